@@ -1,0 +1,164 @@
+// Package ledger records reclaim transactions and answers the questions asked
+// of them: a project's stats and its wallet leaderboard.
+//
+// One Entry is one Solana transaction built by Reclaim and submitted by a
+// wallet. Only confirmed entries count, once each; the time filters of the
+// leaderboard apply to the confirmation time. The package knows nothing of
+// storage or HTTP: the storage package implements Store, the server maps
+// InvalidArgumentError to 400.
+package ledger
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Transaction types: one per transaction, as reported in transactionTypeCounts.
+const (
+	TypeTokenAccountClosure = "token_account_closure"
+	TypeTokenBurn           = "token_burn"
+	TypeNFTBurn             = "nft_burn"
+)
+
+// Types lists every known transaction type, in display order. Treat it as
+// read-only.
+var Types = []string{TypeTokenAccountClosure, TypeTokenBurn, TypeNFTBurn}
+
+// ValidType reports whether t is one of Types.
+func ValidType(t string) bool {
+	for _, known := range Types {
+		if t == known {
+			return true
+		}
+	}
+	return false
+}
+
+// Entry statuses. An entry starts submitted and moves at most once to one of
+// the final statuses; only confirmed entries count in stats and leaderboard.
+const (
+	StatusSubmitted = "submitted"
+	StatusConfirmed = "confirmed"
+	StatusFailed    = "failed"
+	StatusExpired   = "expired"
+)
+
+// ErrNotFound is returned when an entry does not exist.
+var ErrNotFound = errors.New("ledger entry not found")
+
+// ErrDuplicate is returned when an entry would reuse a ticket (jti) or a
+// signature already recorded: the ticket was consumed before.
+var ErrDuplicate = errors.New("ledger entry already recorded")
+
+// Entry is one reclaim transaction. Amounts are lamports:
+// NetRebate = GrossRebate - Fees - DonationAmount, Fees = NetworkFee + ServiceFee.
+type Entry struct {
+	ID        string
+	ProjectID string
+	Payer     string
+	Type      string
+
+	GrossRebate    int64
+	NetRebate      int64
+	DonationAmount int64
+	NetworkFee     int64
+	// ServiceFee is the operator's fee, sent to the treasury and reported as
+	// the community amount.
+	ServiceFee int64
+	// Fees is NetworkFee + ServiceFee.
+	Fees      int64
+	ItemCount int
+
+	Signature string
+	// TicketJTI is the jti of the submission ticket; unique, so a ticket is
+	// consumed at most once.
+	TicketJTI string
+	Status    string
+	Error     string
+
+	CreatedAt   time.Time
+	ConfirmedAt *time.Time
+}
+
+// Stats are a project's totals over its confirmed entries.
+type Stats struct {
+	TotalGrossRebate      int64
+	TotalNetRebate        int64
+	TotalTransactionCount int64
+	// TotalWallets is the number of distinct payers.
+	TotalWallets int64
+	// TotalDonations is the number of entries with a donation above zero.
+	TotalDonations      int64
+	TotalDonationAmount int64
+}
+
+// LeaderboardEntry is one wallet's totals over the confirmed entries that
+// match a Filter.
+type LeaderboardEntry struct {
+	Payer                 string
+	TotalGrossRebate      int64
+	TotalNetRebate        int64
+	TotalTransactionCount int64
+	// TransactionTypeCounts has every one of Types as a key, 0 when none.
+	TransactionTypeCounts map[string]int64
+	TotalDonationAmount   int64
+	// TotalDonationCount is the number of entries with a donation above zero.
+	TotalDonationCount int64
+	// TotalCommunityAmount is the sum of service fees.
+	TotalCommunityAmount int64
+}
+
+// Store is what the ledger reads. Leaderboard ranks by total gross rebate
+// descending, then payer ascending, so paging with Limit and Offset is stable.
+type Store interface {
+	Stats(ctx context.Context, projectID string) (Stats, error)
+	Leaderboard(ctx context.Context, projectID string, f Filter) ([]LeaderboardEntry, error)
+}
+
+// Service answers the stats and leaderboard questions of the API and the
+// console, so both share every number.
+type Service struct {
+	store Store
+}
+
+// NewService returns a Service reading from store.
+func NewService(store Store) *Service {
+	return &Service{store: store}
+}
+
+// Stats returns the totals of a project.
+func (s *Service) Stats(ctx context.Context, projectID string) (Stats, error) {
+	return s.store.Stats(ctx, projectID)
+}
+
+// Leaderboard validates raw query parameters and returns the matching page of
+// the project's leaderboard. Invalid parameters give an *InvalidArgumentError.
+func (s *Service) Leaderboard(ctx context.Context, projectID string, p FilterParams) ([]LeaderboardEntry, error) {
+	f, err := ParseFilter(p)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := s.store.Leaderboard(ctx, projectID, f)
+	if err != nil {
+		return nil, err
+	}
+	for i := range entries {
+		entries[i].TransactionTypeCounts = completeTypeCounts(entries[i].TransactionTypeCounts)
+	}
+	return entries, nil
+}
+
+// completeTypeCounts makes sure every known type is a key, whatever the store
+// returned.
+func completeTypeCounts(m map[string]int64) map[string]int64 {
+	if m == nil {
+		m = make(map[string]int64, len(Types))
+	}
+	for _, t := range Types {
+		if _, ok := m[t]; !ok {
+			m[t] = 0
+		}
+	}
+	return m
+}
