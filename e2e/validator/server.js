@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+'use strict';
+// A local Solana validator for tests: the standard JSON-RPC API (HTTP) and PubSub
+// (WebSocket) over LiteSVM, which runs the real runtime with the real SPL Token,
+// Token-2022 and Associated Token Account programs.
+//
+//   node server.js [--host 127.0.0.1] [--port 8899] [--ws-port PORT+1] [--slot-ms 400]
+//
+// HTTP JSON-RPC on --port; WebSocket PubSub on --ws-port (default port+1, as
+// solana-test-validator does) and also on --port itself (an Upgrade request).
+
+const http = require('http');
+const { Chain } = require('./lib/chain');
+const { Rpc } = require('./lib/rpc');
+const { Subscriptions } = require('./lib/subscriptions');
+const { RpcError } = require('./lib/accounts');
+const { stringify } = require('./lib/json');
+
+function parseArgs(argv) {
+  const opts = { host: '127.0.0.1', port: 8899, wsPort: null, slotMs: 400, quiet: false };
+  for (let i = 0; i < argv.length; i++) {
+    const next = () => {
+      if (i + 1 >= argv.length) throw new Error(`${argv[i]} needs a value`);
+      return argv[++i];
+    };
+    switch (argv[i]) {
+      case '--host': opts.host = next(); break;
+      case '--port': opts.port = Number(next()); break;
+      case '--ws-port': opts.wsPort = Number(next()); break;
+      case '--slot-ms': opts.slotMs = Number(next()); break;
+      case '--quiet': opts.quiet = true; break;
+      case '-h': case '--help':
+        console.log('usage: node server.js [--host H] [--port P] [--ws-port P] [--slot-ms MS] [--quiet]');
+        process.exit(0);
+        break;
+      default: throw new Error(`unknown argument ${argv[i]}`);
+    }
+  }
+  if (opts.wsPort === null) opts.wsPort = opts.port + 1;
+  return opts;
+}
+
+async function handleOne(rpc, req, log) {
+  const id = req && typeof req === 'object' && 'id' in req ? req.id : null;
+  if (!req || typeof req !== 'object' || req.jsonrpc !== '2.0' || typeof req.method !== 'string') {
+    return { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid request' }, id };
+  }
+  try {
+    const result = await rpc.call(req.method, req.params);
+    return { jsonrpc: '2.0', result, id };
+  } catch (e) {
+    if (e instanceof RpcError) {
+      const error = { code: e.code, message: e.message };
+      if (e.data !== undefined) error.data = e.data;
+      return { jsonrpc: '2.0', error, id };
+    }
+    log(`internal error in ${req.method}: ${e.stack}`);
+    return { jsonrpc: '2.0', error: { code: -32603, message: `Internal error: ${e.message}` }, id };
+  }
+}
+
+function createServer(chain, { log = () => {} } = {}) {
+  const rpc = new Rpc(chain);
+  const subs = new Subscriptions(chain, rpc);
+  const server = http.createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/health') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('ok');
+      return;
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(405, { allow: 'POST' });
+      res.end('Used HTTP Method is not allowed. POST or OPTIONS is required');
+      return;
+    }
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', async () => {
+      let body;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        body = undefined;
+      }
+      let out;
+      if (body === undefined) out = { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null };
+      else if (Array.isArray(body)) out = await Promise.all(body.map((r) => handleOne(rpc, r, log)));
+      else out = await handleOne(rpc, body, log);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(stringify(out));
+    });
+  });
+  server.on('upgrade', (req, socket, head) => subs.handleUpgrade(req, socket, head));
+  return { server, subs };
+}
+
+function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const log = (msg) => { if (!opts.quiet) console.log(`[validator] ${msg}`); };
+  const chain = new Chain({ slotMs: opts.slotMs });
+  const { server, subs } = createServer(chain, { log });
+  const wsServer = http.createServer((_req, res) => { res.writeHead(426); res.end('WebSocket only'); });
+  wsServer.on('upgrade', (req, socket, head) => subs.handleUpgrade(req, socket, head));
+  server.listen(opts.port, opts.host, () => {
+    wsServer.listen(opts.wsPort, opts.host, () => {
+      chain.start();
+      log(`JSON-RPC http://${opts.host}:${opts.port}  PubSub ws://${opts.host}:${opts.wsPort}  slot ${opts.slotMs} ms`);
+    });
+  });
+  const shutdown = () => { chain.stop(); server.close(); wsServer.close(); process.exit(0); };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+}
+
+if (require.main === module) main();
+
+module.exports = { createServer, parseArgs };
