@@ -1,0 +1,55 @@
+# Reclaim: see README.md. `make help` lists the targets.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# testcontainers-go on this kind of machine: the reaper image cannot be pulled,
+# and without the override it would dial the default gateway (off this machine).
+export TESTCONTAINERS_RYUK_DISABLED := true
+export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
+
+GO_TEST_FLAGS ?= -count=1 -timeout 30m
+
+.PHONY: help
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
+
+.PHONY: build
+build: ## build bin/reclaim
+	go build -o bin/reclaim ./backend/cmd/reclaim
+
+.PHONY: run
+run: build ## run the service on its embedded defaults (127.0.0.1:8080, SQLite in ./data)
+	./bin/reclaim serve
+
+.PHONY: generate
+generate: ## regenerate gen/ (protobuf, Connect) from proto/
+	go tool buf generate
+
+.PHONY: check-generated
+check-generated: generate ## fail if generated code is not current
+	@git diff --exit-code -- gen || { echo "gen/ is stale: run make generate and commit"; exit 1; }
+	@test -z "$$(git status --porcelain -- gen)" || { echo "gen/ has untracked files: run make generate and commit"; git status --porcelain -- gen; exit 1; }
+
+.PHONY: lint
+lint: ## buf lint, gofmt, go vet
+	go tool buf lint
+	@test -z "$$(gofmt -l backend e2e admin 2>/dev/null)" || { echo "gofmt needed:"; gofmt -l backend e2e admin; exit 1; }
+	go vet ./...
+
+.PHONY: test
+test: ## run every test: unit, storage (SQLite + Postgres), Redis, e2e (Docker)
+	eval "$$(scripts/testdb.sh)" && eval "$$(scripts/testredis.sh)" && \
+		go test $(GO_TEST_FLAGS) ./...
+
+.PHONY: e2e
+e2e: ## run the end-to-end suite against the local validator (Docker)
+	go test $(GO_TEST_FLAGS) ./e2e/...
+
+.PHONY: validator
+validator: ## run the local validator on 127.0.0.1:$${VALIDATOR_PORT:-8899}
+	cd e2e/validator && npm ci --no-audit --no-fund && node server.js --host 127.0.0.1 --port $${VALIDATOR_PORT:-8899}
+
+.PHONY: bench
+bench: ## Go benchmarks of the API and the ledger queries (Postgres)
+	eval "$$(scripts/testdb.sh)" && eval "$$(scripts/testredis.sh)" && \
+		go test -run '^$$' -bench . -benchmem ./backend/...

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/reclaim-sol/reclaim/backend/auth"
+	"github.com/reclaim-sol/reclaim/backend/config"
+	"github.com/reclaim-sol/reclaim/backend/project"
+	"github.com/reclaim-sol/reclaim/backend/signing"
+	"github.com/reclaim-sol/reclaim/backend/storage"
+)
+
+func keysDir(cfg config.Config) string { return filepath.Join(cfg.DataDir, "keys") }
+
+// loadPepper returns the API keys' hash key: configured, or generated once
+// in the data directory.
+func loadPepper(cfg config.Config) ([]byte, error) {
+	if cfg.APIKeyPepper != "" {
+		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(cfg.APIKeyPepper))
+		if err != nil || len(b) < 32 {
+			return nil, errors.New("RECLAIM_API_KEY_PEPPER: want the base64 of at least 32 bytes")
+		}
+		return b, nil
+	}
+	return signing.LoadOrCreateSecret(filepath.Join(keysDir(cfg), "apikey-pepper"), 32)
+}
+
+// storeFlags are the flags every management command takes.
+func storeFlags(name string, cfg *config.Config) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "data directory (RECLAIM_DATA_DIR)")
+	fs.StringVar(&cfg.DatabaseURL, "database-url", cfg.DatabaseURL, "postgres:// URL (DATABASE_URL)")
+	return fs
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		return usageError{fs.Name() + ": " + err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fs.Name() + ": unexpected argument " + fs.Arg(0)}
+	}
+	return nil
+}
+
+func migrate(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return err
+	}
+	if err := parse(storeFlags("migrate", &cfg), args); err != nil {
+		return err
+	}
+	store, err := storage.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if err := store.Migrate(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "migrations applied")
+	return nil
+}
+
+func projectCreate(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return err
+	}
+	fs := storeFlags("project create", &cfg)
+	name := fs.String("name", "", "project name (required)")
+	wallet := fs.String("donation-wallet", "", "wallet receiving donations")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	*name = strings.TrimSpace(*name)
+	if *name == "" || len(*name) > 100 {
+		return usageError{"project create: --name is required (at most 100 characters)"}
+	}
+	if *wallet != "" {
+		if err := auth.ValidateAddress(*wallet); err != nil {
+			return usageError{"project create: --donation-wallet: " + err.Error()}
+		}
+	}
+	e, err := open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer e.store.Close()
+	p, err := e.store.CreateProject(ctx, project.Project{
+		ID: storage.NewID("prj"), Name: *name, DonationWallet: *wallet, CreatedAt: time.Now().UTC(),
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, p.ID)
+	return nil
+}
+
+func apikeyCreate(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return err
+	}
+	fs := storeFlags("apikey create", &cfg)
+	projectID := fs.String("project", "", "project id (required)")
+	name := fs.String("name", "default", "a label for the key")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *projectID == "" {
+		return usageError{"apikey create: --project is required"}
+	}
+	e, err := open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer e.store.Close()
+	if _, err := e.store.GetProject(ctx, *projectID); errors.Is(err, project.ErrNotFound) {
+		return fmt.Errorf("apikey create: no project %q", *projectID)
+	} else if err != nil {
+		return err
+	}
+	key, prefix, err := auth.NewAPIKey()
+	if err != nil {
+		return err
+	}
+	if _, err := e.store.CreateAPIKey(ctx, project.APIKey{
+		ID: storage.NewID("key"), ProjectID: *projectID, Name: *name, Prefix: prefix,
+		Hash: e.hasher.Hash(key), CreatedAt: time.Now().UTC(),
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, key)
+	return nil
+}
+
+func apikeyRevoke(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return err
+	}
+	fs := storeFlags("apikey revoke", &cfg)
+	key := fs.String("key", "", "the API key to revoke (required)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *key == "" {
+		return usageError{"apikey revoke: --key is required"}
+	}
+	e, err := open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer e.store.Close()
+	k, err := e.store.RevokeAPIKey(ctx, e.hasher.Hash(strings.TrimSpace(*key)), time.Now().UTC())
+	if errors.Is(err, project.ErrNotFound) {
+		return errors.New("apikey revoke: no such key")
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "revoked %s (%s...)\n", k.ID, k.Prefix)
+	return nil
+}

@@ -1,0 +1,76 @@
+// Command reclaim is the Reclaim service: the API server and the commands
+// that manage its projects and API keys.
+//
+//	reclaim serve                      run the API server (the default)
+//	reclaim migrate                    apply database migrations
+//	reclaim project create --name N [--donation-wallet ADDR]
+//	reclaim apikey create --project ID [--name N]
+//	reclaim apikey revoke --key KEY
+//
+// Configuration comes from the environment (see backend/config); `serve`
+// also takes every setting as a flag.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "reclaim:", err)
+		var u usageError
+		if errors.As(err, &u) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// usageError is a mistake on the command line.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+const usage = `usage:
+  reclaim serve [flags]                 run the API server
+  reclaim migrate                       apply database migrations
+  reclaim project create --name N [--donation-wallet ADDR]
+  reclaim apikey create --project ID [--name N]
+  reclaim apikey revoke --key KEY`
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	if len(args) == 0 {
+		args = []string{"serve"}
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], getenv, log)
+	case "migrate":
+		return migrate(ctx, args[1:], getenv, stdout)
+	case "project":
+		if len(args) > 1 && args[1] == "create" {
+			return projectCreate(ctx, args[2:], getenv, stdout)
+		}
+	case "apikey":
+		if len(args) > 1 && args[1] == "create" {
+			return apikeyCreate(ctx, args[2:], getenv, stdout)
+		}
+		if len(args) > 1 && args[1] == "revoke" {
+			return apikeyRevoke(ctx, args[2:], getenv, stdout)
+		}
+	case "help", "-h", "--help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	return usageError{"unknown command " + fmt.Sprint(args) + "\n" + usage}
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gagliardetto/solana-go/rpc"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/reclaim-sol/reclaim/backend/auth"
+	"github.com/reclaim-sol/reclaim/backend/config"
+	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/server"
+	"github.com/reclaim-sol/reclaim/backend/signing"
+	"github.com/reclaim-sol/reclaim/backend/storage"
+)
+
+// serveFlags binds every setting to a flag whose default is the environment's.
+func serveFlags(cfg *config.Config) *flag.FlagSet {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (RECLAIM_ADDR)")
+	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "SQLite file and signing keys (RECLAIM_DATA_DIR)")
+	fs.StringVar(&cfg.DatabaseURL, "database-url", cfg.DatabaseURL, "postgres:// URL (DATABASE_URL)")
+	fs.StringVar(&cfg.SolanaRPCURL, "solana-rpc-url", cfg.SolanaRPCURL, "cluster JSON-RPC (SOLANA_RPC_URL)")
+	fs.StringVar(&cfg.RedisURL, "redis-url", cfg.RedisURL, "Redis for rate limits (REDIS_URL)")
+	fs.Float64Var(&cfg.RateLimitRPS, "rate-limit-rps", cfg.RateLimitRPS, "requests per second per bucket (RECLAIM_RATE_LIMIT_RPS)")
+	fs.IntVar(&cfg.RateLimitBurst, "rate-limit-burst", cfg.RateLimitBurst, "bucket capacity (RECLAIM_RATE_LIMIT_BURST)")
+	fs.IntVar(&cfg.ServiceFeeBPS, "service-fee-bps", cfg.ServiceFeeBPS, "service fee in basis points (RECLAIM_SERVICE_FEE_BPS)")
+	fs.StringVar(&cfg.TreasuryWallet, "treasury-wallet", cfg.TreasuryWallet, "service fee recipient (RECLAIM_TREASURY_WALLET)")
+	fs.DurationVar(&cfg.TicketTTL, "ticket-ttl", cfg.TicketTTL, "submission ticket lifetime (RECLAIM_TICKET_TTL_SECONDS)")
+	fs.IntVar(&cfg.GuardHeadroomBytes, "guard-headroom-bytes", cfg.GuardHeadroomBytes, "bytes kept for wallet guards (RECLAIM_GUARD_HEADROOM_BYTES)")
+	fs.StringVar(&cfg.PriceURL, "price-url", cfg.PriceURL, "price endpoint (RECLAIM_PRICE_URL)")
+	fs.StringVar(&cfg.DASRPCURL, "das-rpc-url", cfg.DASRPCURL, "DAS endpoint (DAS_RPC_URL)")
+	fs.StringVar(&cfg.PhotonRPCURL, "photon-rpc-url", cfg.PhotonRPCURL, "Photon endpoint (PHOTON_RPC_URL)")
+	fs.BoolVar(&cfg.AllowSignup, "allow-signup", cfg.AllowSignup, "console sign-up (RECLAIM_ALLOW_SIGNUP)")
+	return fs
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, log *slog.Logger) error {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return err
+	}
+	if err := serveFlags(&cfg).Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	env, err := open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer env.store.Close()
+
+	var limiter ratelimit.Limiter = ratelimit.NewMemory(cfg.RateLimitRPS, cfg.RateLimitBurst)
+	if cfg.RedisURL != "" {
+		opt, err := redis.ParseURL(cfg.RedisURL)
+		if err != nil {
+			return fmt.Errorf("REDIS_URL: %w", err)
+		}
+		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = time.Second, 500*time.Millisecond, 500*time.Millisecond
+		rc := redis.NewClient(opt)
+		defer rc.Close()
+		limiter = ratelimit.NewRedis(rc, cfg.RateLimitRPS, cfg.RateLimitBurst)
+	}
+	handler, err := server.New(server.Deps{
+		Auth:       auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
+		Issuer:     auth.NewIssuer(env.keys, time.Now),
+		Limiter:    limiter,
+		Ledger:     ledger.NewService(env.store),
+		Projects:   env.store,
+		Cluster:    rpcCluster{rpc.New(cfg.SolanaRPCURL)},
+		Ping:       env.store.Ping,
+		Log:        log,
+		RPCTimeout: cfg.RPCTimeout,
+		DBTimeout:  cfg.DBTimeout,
+	})
+	if err != nil {
+		return err
+	}
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
+	srv := &http.Server{
+		Handler:           accessLog(log, handler),
+		Protocols:         &protocols,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	log.Info("listening", "addr", ln.Addr().String(), "solana_rpc", cfg.SolanaRPCURL)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// rpcCluster checks the cluster's health over JSON-RPC.
+type rpcCluster struct{ c *rpc.Client }
+
+func (r rpcCluster) Health(ctx context.Context) error {
+	_, err := r.c.GetHealth(ctx)
+	return err
+}
+
+// accessLog logs one line per request: never headers or query strings,
+// where credentials may travel.
+func accessLog(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		path := r.URL.Path
+		if i := strings.IndexByte(path, '?'); i >= 0 {
+			path = path[:i]
+		}
+		log.Info("request", "method", r.Method, "path", path, "status", sw.status, "ms", time.Since(start).Milliseconds())
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// env is what every command opens: storage and the secrets kept beside it.
+type env struct {
+	store  *storage.Store
+	hasher *auth.Hasher
+	keys   *signing.Keyring
+}
+
+func open(ctx context.Context, cfg config.Config) (*env, error) {
+	store, err := storage.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := store.Migrate(ctx); err != nil {
+		store.Close()
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	pepper, err := loadPepper(cfg)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	keys, err := signing.LoadKeyring(keysDir(cfg), cfg.SigningKey)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	return &env{store: store, hasher: auth.NewHasher(pepper), keys: keys}, nil
+}

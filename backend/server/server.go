@@ -1,0 +1,92 @@
+// Package server is the HTTP face of the service: one handler that serves
+// every operation as Connect, gRPC, gRPC-Web and REST (through vanguard) from
+// the same Connect handlers, plus /healthz. It adapts requests to the domain
+// packages and maps their errors to statuses in one place (toConnect).
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"connectrpc.com/connect"
+	"connectrpc.com/vanguard"
+
+	"github.com/reclaim-sol/reclaim/backend/auth"
+	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/ratelimit"
+	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
+)
+
+// maxRequestBytes bounds a request body: 100 signed transactions in base64
+// with their tickets fit several times over.
+const maxRequestBytes = 1 << 20
+
+// Deps are the server's dependencies.
+type Deps struct {
+	Auth     *auth.Authenticator
+	Issuer   *auth.Issuer
+	Limiter  ratelimit.Limiter
+	Ledger   *ledger.Service
+	Projects ProjectReader
+	Cluster  Cluster
+	// Ping checks the database for /healthz.
+	Ping       func(ctx context.Context) error
+	Log        *slog.Logger
+	RPCTimeout time.Duration
+	DBTimeout  time.Duration
+}
+
+// New returns the service's root handler.
+func New(d Deps) (http.Handler, error) {
+	codec := newJSONCodec(nil)
+	opts := connect.WithHandlerOptions(
+		connect.WithInterceptors(&guard{auth: d.Auth, limiter: d.Limiter, log: d.Log}),
+		connect.WithCodec(connectCodec{json: codec}),
+		connect.WithReadMaxBytes(maxRequestBytes),
+	)
+	mux := http.NewServeMux()
+	var services []*vanguard.Service
+	add := func(path string, h http.Handler) {
+		// Connect, gRPC and gRPC-Web reach the handler directly; vanguard
+		// only transcodes REST.
+		mux.Handle(path, h)
+		services = append(services, vanguard.NewService(path, h))
+	}
+	add(reclaimv1connect.NewSessionServiceHandler(NewSessionServer(d.Issuer), opts))
+	add(reclaimv1connect.NewWalletServiceHandler(NewWalletServer(d.Cluster, d.Projects, d.RPCTimeout, d.DBTimeout), opts))
+	add(reclaimv1connect.NewProjectServiceHandler(NewProjectServer(d.Ledger, d.DBTimeout), opts))
+
+	transcoder, err := vanguard.NewTranscoder(services,
+		vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec { return newJSONCodec(res) }),
+		vanguard.WithDefaultServiceOptions(vanguard.WithMaxMessageBufferBytes(maxRequestBytes)),
+		vanguard.WithUnknownHandler(http.HandlerFunc(notFound)),
+	)
+	if err != nil {
+		return nil, err
+	}
+	mux.Handle("GET /healthz", healthz(d.Ping))
+	mux.Handle("/v1/", transcoder)
+	mux.HandleFunc("/", notFound)
+	return restErrors(mux), nil
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) {
+	http.Error(w, "no route for "+r.Method+" "+r.URL.Path+": see the API reference in the README", http.StatusNotFound)
+}
+
+func healthz(ping func(context.Context) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		status, code := "ok", http.StatusOK
+		if ping != nil && ping(ctx) != nil {
+			status, code = "database unavailable", http.StatusServiceUnavailable
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		_ = json.NewEncoder(w).Encode(map[string]string{"status": status})
+	})
+}
