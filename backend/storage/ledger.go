@@ -1,0 +1,261 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/reclaim-sol/reclaim/backend/ledger"
+)
+
+type transactionRow struct {
+	bun.BaseModel `bun:"table:reclaim_transactions"`
+
+	ID             string     `bun:"id,pk"`
+	ProjectID      string     `bun:"project_id,notnull"`
+	Payer          string     `bun:"payer,notnull"`
+	Type           string     `bun:"type,notnull"`
+	GrossRebate    int64      `bun:"gross_rebate,notnull"`
+	NetRebate      int64      `bun:"net_rebate,notnull"`
+	DonationAmount int64      `bun:"donation_amount,notnull"`
+	NetworkFee     int64      `bun:"network_fee,notnull"`
+	ServiceFee     int64      `bun:"service_fee,notnull"`
+	Fees           int64      `bun:"fees,notnull"`
+	ItemCount      int64      `bun:"item_count,notnull"`
+	Signature      string     `bun:"signature,notnull"`
+	TicketJTI      string     `bun:"ticket_jti,notnull"`
+	Status         string     `bun:"status,notnull"`
+	Error          string     `bun:"error,notnull"`
+	CreatedAt      time.Time  `bun:"created_at,notnull"`
+	ConfirmedAt    *time.Time `bun:"confirmed_at"`
+}
+
+func (r *transactionRow) entry() ledger.Entry {
+	return ledger.Entry{
+		ID:             r.ID,
+		ProjectID:      r.ProjectID,
+		Payer:          r.Payer,
+		Type:           r.Type,
+		GrossRebate:    r.GrossRebate,
+		NetRebate:      r.NetRebate,
+		DonationAmount: r.DonationAmount,
+		NetworkFee:     r.NetworkFee,
+		ServiceFee:     r.ServiceFee,
+		Fees:           r.Fees,
+		ItemCount:      int(r.ItemCount),
+		Signature:      r.Signature,
+		TicketJTI:      r.TicketJTI,
+		Status:         r.Status,
+		Error:          r.Error,
+		CreatedAt:      r.CreatedAt.UTC(),
+		ConfirmedAt:    utcPtr(r.ConfirmedAt),
+	}
+}
+
+func validStatus(s string) bool {
+	switch s {
+	case ledger.StatusSubmitted, ledger.StatusConfirmed, ledger.StatusFailed, ledger.StatusExpired:
+		return true
+	}
+	return false
+}
+
+// InsertEntry records e, with a new "tx_" ID when e.ID is empty and CreatedAt
+// set to now when zero. A ticket jti or signature already recorded gives
+// ledger.ErrDuplicate: that is how concurrent submits of one ticket learn that
+// another one won.
+func (s *Store) InsertEntry(ctx context.Context, e ledger.Entry) error {
+	if !ledger.ValidType(e.Type) {
+		return fmt.Errorf("insert ledger entry: unknown transaction type %q", e.Type)
+	}
+	if !validStatus(e.Status) {
+		return fmt.Errorf("insert ledger entry: unknown status %q", e.Status)
+	}
+	if e.TicketJTI == "" {
+		return fmt.Errorf("insert ledger entry: empty ticket jti")
+	}
+	row := transactionRow{
+		ID:             e.ID,
+		ProjectID:      e.ProjectID,
+		Payer:          e.Payer,
+		Type:           e.Type,
+		GrossRebate:    e.GrossRebate,
+		NetRebate:      e.NetRebate,
+		DonationAmount: e.DonationAmount,
+		NetworkFee:     e.NetworkFee,
+		ServiceFee:     e.ServiceFee,
+		Fees:           e.Fees,
+		ItemCount:      int64(e.ItemCount),
+		Signature:      e.Signature,
+		TicketJTI:      e.TicketJTI,
+		Status:         e.Status,
+		Error:          e.Error,
+		CreatedAt:      utc(e.CreatedAt),
+		ConfirmedAt:    utcPtr(e.ConfirmedAt),
+	}
+	if row.ID == "" {
+		row.ID = NewID("tx")
+	}
+	if e.CreatedAt.IsZero() {
+		row.CreatedAt = now()
+	}
+	if _, err := s.db.NewInsert().Model(&row).Exec(ctx); err != nil {
+		if isUniqueViolation(err) {
+			return fmt.Errorf("insert ledger entry for ticket %s: %w", e.TicketJTI, ledger.ErrDuplicate)
+		}
+		return fmt.Errorf("insert ledger entry: %w", err)
+	}
+	return nil
+}
+
+// EntryByTicketJTI returns the entry recorded for a ticket, or
+// ledger.ErrNotFound.
+func (s *Store) EntryByTicketJTI(ctx context.Context, jti string) (ledger.Entry, error) {
+	var row transactionRow
+	err := s.db.NewSelect().Model(&row).Where("ticket_jti = ?", jti).Scan(ctx)
+	if err != nil {
+		return ledger.Entry{}, notFound(err, ledger.ErrNotFound, "ledger entry for ticket %s", jti)
+	}
+	return row.entry(), nil
+}
+
+// SetEntryStatus moves the entry of a ticket from submitted to status
+// (confirmed, failed or expired) with errMsg; a confirmed entry gets
+// ConfirmedAt = at. It reports whether the entry changed: an entry already
+// final is left alone, so a confirmation is counted once however often it is
+// reported. An unknown ticket gives ledger.ErrNotFound.
+func (s *Store) SetEntryStatus(ctx context.Context, jti, status, errMsg string, at time.Time) (bool, error) {
+	if status == ledger.StatusSubmitted || !validStatus(status) {
+		return false, fmt.Errorf("set ledger entry status: cannot move to %q", status)
+	}
+	q := s.db.NewUpdate().Model((*transactionRow)(nil)).
+		Set("status = ?", status).
+		Set("error = ?", errMsg).
+		Where("ticket_jti = ?", jti).
+		Where("status = ?", ledger.StatusSubmitted)
+	if status == ledger.StatusConfirmed {
+		q = q.Set("confirmed_at = ?", utc(at))
+	}
+	res, err := q.Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("set ledger entry status for ticket %s: %w", jti, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return false, fmt.Errorf("set ledger entry status for ticket %s: %w", jti, err)
+	} else if n == 1 {
+		return true, nil
+	}
+	if _, err := s.EntryByTicketJTI(ctx, jti); err != nil {
+		return false, fmt.Errorf("set ledger entry status: %w", err)
+	}
+	return false, nil
+}
+
+// Stats returns the totals of a project's confirmed entries, all zero when it
+// has none, in one aggregate query.
+func (s *Store) Stats(ctx context.Context, projectID string) (ledger.Stats, error) {
+	var st ledger.Stats
+	err := s.db.NewSelect().
+		TableExpr("reclaim_transactions").
+		ColumnExpr("CAST(COALESCE(SUM(gross_rebate), 0) AS BIGINT)").
+		ColumnExpr("CAST(COALESCE(SUM(net_rebate), 0) AS BIGINT)").
+		ColumnExpr("COUNT(*)").
+		ColumnExpr("COUNT(DISTINCT payer)").
+		ColumnExpr("COUNT(CASE WHEN donation_amount > 0 THEN 1 END)").
+		ColumnExpr("CAST(COALESCE(SUM(donation_amount), 0) AS BIGINT)").
+		Where("project_id = ?", projectID).
+		Where("status = ?", ledger.StatusConfirmed).
+		Scan(ctx, &st.TotalGrossRebate, &st.TotalNetRebate, &st.TotalTransactionCount,
+			&st.TotalWallets, &st.TotalDonations, &st.TotalDonationAmount)
+	if err != nil {
+		return ledger.Stats{}, fmt.Errorf("stats of %s: %w", projectID, err)
+	}
+	return st, nil
+}
+
+// leaderboardRow is one row of the leaderboard query.
+type leaderboardRow struct {
+	Payer                 string `bun:"payer"`
+	TotalGrossRebate      int64  `bun:"total_gross_rebate"`
+	TotalNetRebate        int64  `bun:"total_net_rebate"`
+	TotalTransactionCount int64  `bun:"total_transaction_count"`
+	TokenAccountClosures  int64  `bun:"token_account_closure_count"`
+	TokenBurns            int64  `bun:"token_burn_count"`
+	NFTBurns              int64  `bun:"nft_burn_count"`
+	TotalDonationAmount   int64  `bun:"total_donation_amount"`
+	TotalDonationCount    int64  `bun:"total_donation_count"`
+	TotalCommunityAmount  int64  `bun:"total_community_amount"`
+}
+
+// Leaderboard returns one page of a project's wallets, aggregated over the
+// confirmed entries that match f (times apply to ConfirmedAt), ranked by total
+// gross rebate descending then payer ascending, in one aggregate query.
+func (s *Store) Leaderboard(ctx context.Context, projectID string, f ledger.Filter) ([]ledger.LeaderboardEntry, error) {
+	if f.Limit <= 0 {
+		f.Limit = ledger.DefaultLimit
+	}
+	// Payers are ordered byte-wise on both databases: a Postgres database
+	// with a natural-language collation would otherwise sort them its own way.
+	payerOrder := "payer ASC"
+	if s.postgres {
+		payerOrder = `payer COLLATE "C" ASC`
+	}
+	q := s.db.NewSelect().
+		TableExpr("reclaim_transactions").
+		ColumnExpr("payer").
+		ColumnExpr("CAST(SUM(gross_rebate) AS BIGINT) AS total_gross_rebate").
+		ColumnExpr("CAST(SUM(net_rebate) AS BIGINT) AS total_net_rebate").
+		ColumnExpr("COUNT(*) AS total_transaction_count").
+		ColumnExpr("COUNT(CASE WHEN type = ? THEN 1 END) AS token_account_closure_count", ledger.TypeTokenAccountClosure).
+		ColumnExpr("COUNT(CASE WHEN type = ? THEN 1 END) AS token_burn_count", ledger.TypeTokenBurn).
+		ColumnExpr("COUNT(CASE WHEN type = ? THEN 1 END) AS nft_burn_count", ledger.TypeNFTBurn).
+		ColumnExpr("CAST(SUM(donation_amount) AS BIGINT) AS total_donation_amount").
+		ColumnExpr("COUNT(CASE WHEN donation_amount > 0 THEN 1 END) AS total_donation_count").
+		ColumnExpr("CAST(SUM(service_fee) AS BIGINT) AS total_community_amount").
+		Where("project_id = ?", projectID).
+		Where("status = ?", ledger.StatusConfirmed)
+	if f.Payer != "" {
+		q = q.Where("payer = ?", f.Payer)
+	}
+	if f.Type != "" {
+		q = q.Where("type = ?", f.Type)
+	}
+	if f.Start != nil {
+		q = q.Where("confirmed_at >= ?", utc(*f.Start))
+	}
+	if f.End != nil {
+		q = q.Where("confirmed_at < ?", utc(*f.End))
+	}
+	var rows []leaderboardRow
+	err := q.GroupExpr("payer").
+		OrderExpr("total_gross_rebate DESC").
+		OrderExpr(payerOrder).
+		Limit(f.Limit).
+		Offset(f.Offset).
+		Scan(ctx, &rows)
+	if err != nil {
+		return nil, fmt.Errorf("leaderboard of %s: %w", projectID, err)
+	}
+	entries := make([]ledger.LeaderboardEntry, len(rows))
+	for i, r := range rows {
+		entries[i] = ledger.LeaderboardEntry{
+			Payer:                 r.Payer,
+			TotalGrossRebate:      r.TotalGrossRebate,
+			TotalNetRebate:        r.TotalNetRebate,
+			TotalTransactionCount: r.TotalTransactionCount,
+			TransactionTypeCounts: map[string]int64{
+				ledger.TypeTokenAccountClosure: r.TokenAccountClosures,
+				ledger.TypeTokenBurn:           r.TokenBurns,
+				ledger.TypeNFTBurn:             r.NFTBurns,
+			},
+			TotalDonationAmount:  r.TotalDonationAmount,
+			TotalDonationCount:   r.TotalDonationCount,
+			TotalCommunityAmount: r.TotalCommunityAmount,
+		}
+	}
+	return entries, nil
+}
+
+var _ ledger.Store = (*Store)(nil)

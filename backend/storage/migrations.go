@@ -1,0 +1,208 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/migrate"
+)
+
+// migration is one forward-only schema change. Each runs in a transaction and
+// is written with IF NOT EXISTS, so a run interrupted between the change and
+// its bookkeeping is safely repeated.
+type migration struct {
+	name    string // a timestamp; migrations run in name order
+	comment string
+	up      func(ctx context.Context, db bun.IDB) error
+}
+
+// schema lists every migration, oldest first. Never edit one that has shipped:
+// add a new one.
+var schema = []migration{
+	{name: "20260521000001", comment: "projects_api_keys_transactions", up: upInitial},
+}
+
+// Migrate brings the schema up to date. It is idempotent, and safe when
+// several processes start at once: they take turns on a lock (a Postgres
+// advisory lock, or a file lock beside the SQLite file) that the database or
+// the kernel releases if a holder dies.
+func (s *Store) Migrate(ctx context.Context) error {
+	unlock, err := s.lockMigrations(ctx)
+	if err != nil {
+		return fmt.Errorf("storage: migrate: %w", err)
+	}
+	defer unlock()
+
+	ms := migrate.NewMigrations()
+	for _, m := range schema {
+		up := m.up
+		ms.Add(migrate.Migration{
+			Name:    m.name,
+			Comment: m.comment,
+			Up: func(ctx context.Context, mg *migrate.Migrator, _ *migrate.Migration) error {
+				return mg.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+					return up(ctx, tx)
+				})
+			},
+		})
+	}
+	// Mark a migration applied only once it succeeded: bun's default marks it
+	// first, so a failed migration would never be retried.
+	m := migrate.NewMigrator(s.db, ms, migrate.WithMarkAppliedOnSuccess(true))
+	if err := m.Init(ctx); err != nil {
+		return fmt.Errorf("storage: migrate: init: %w", err)
+	}
+	if _, err := m.Migrate(ctx); err != nil {
+		return fmt.Errorf("storage: migrate: %w", err)
+	}
+	return nil
+}
+
+// pgMigrationLock is the Postgres advisory lock key held while migrating.
+const pgMigrationLock = 0x7265636c61696d // "reclaim"
+
+// lockPoll is how often a process waiting for the migration lock retries.
+const lockPoll = 50 * time.Millisecond
+
+func (s *Store) lockMigrations(ctx context.Context) (unlock func(), err error) {
+	if !s.postgres {
+		return lockFile(ctx, s.lockPath)
+	}
+	// A session-level advisory lock lives on one connection: keep it aside.
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		var ok bool
+		if err := conn.QueryRowContext(ctx, "SELECT pg_try_advisory_lock(?)", pgMigrationLock).Scan(&ok); err != nil {
+			_ = conn.Close()
+			return nil, fmt.Errorf("take migration lock: %w", err)
+		}
+		if ok {
+			break
+		}
+		if err := sleep(ctx, lockPoll); err != nil {
+			_ = conn.Close()
+			return nil, fmt.Errorf("wait for migration lock: %w", err)
+		}
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_, _ = conn.ExecContext(ctx, "SELECT pg_advisory_unlock(?)", pgMigrationLock)
+		// Closing returns the connection to the pool; the lock is released
+		// above, or with the session if that failed.
+		_ = conn.Close()
+	}, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// The models below are frozen as of their migration, so later changes to the
+// live models (models.go) never change what an old migration creates.
+
+type projectV1 struct {
+	bun.BaseModel `bun:"table:projects"`
+
+	ID             string    `bun:"id,pk"`
+	Name           string    `bun:"name,notnull"`
+	DonationWallet string    `bun:"donation_wallet,notnull"`
+	CreatedAt      time.Time `bun:"created_at,notnull"`
+}
+
+type apiKeyV1 struct {
+	bun.BaseModel `bun:"table:api_keys"`
+
+	ID         string     `bun:"id,pk"`
+	ProjectID  string     `bun:"project_id,notnull"`
+	Name       string     `bun:"name,notnull"`
+	Prefix     string     `bun:"prefix,notnull"`
+	Hash       []byte     `bun:"hash,notnull"`
+	CreatedAt  time.Time  `bun:"created_at,notnull"`
+	LastUsedAt *time.Time `bun:"last_used_at"`
+	RevokedAt  *time.Time `bun:"revoked_at"`
+}
+
+type transactionV1 struct {
+	bun.BaseModel `bun:"table:reclaim_transactions"`
+
+	ID             string     `bun:"id,pk"`
+	ProjectID      string     `bun:"project_id,notnull"`
+	Payer          string     `bun:"payer,notnull"`
+	Type           string     `bun:"type,notnull"`
+	GrossRebate    int64      `bun:"gross_rebate,notnull"`
+	NetRebate      int64      `bun:"net_rebate,notnull"`
+	DonationAmount int64      `bun:"donation_amount,notnull"`
+	NetworkFee     int64      `bun:"network_fee,notnull"`
+	ServiceFee     int64      `bun:"service_fee,notnull"`
+	Fees           int64      `bun:"fees,notnull"`
+	ItemCount      int64      `bun:"item_count,notnull"`
+	Signature      string     `bun:"signature,notnull"`
+	TicketJTI      string     `bun:"ticket_jti,notnull"`
+	Status         string     `bun:"status,notnull"`
+	Error          string     `bun:"error,notnull"`
+	CreatedAt      time.Time  `bun:"created_at,notnull"`
+	ConfirmedAt    *time.Time `bun:"confirmed_at"`
+}
+
+func upInitial(ctx context.Context, db bun.IDB) error {
+	tables := []struct {
+		model any
+		fk    string
+	}{
+		{model: (*projectV1)(nil)},
+		{model: (*apiKeyV1)(nil), fk: `("project_id") REFERENCES "projects" ("id") ON DELETE CASCADE`},
+		{model: (*transactionV1)(nil), fk: `("project_id") REFERENCES "projects" ("id") ON DELETE CASCADE`},
+	}
+	for _, t := range tables {
+		q := db.NewCreateTable().Model(t.model).IfNotExists()
+		if t.fk != "" {
+			q = q.ForeignKey(t.fk)
+		}
+		if _, err := q.Exec(ctx); err != nil {
+			return err
+		}
+	}
+	indexes := []struct {
+		model   any
+		name    string
+		unique  bool
+		columns []string
+		where   string
+	}{
+		{model: (*apiKeyV1)(nil), name: "api_keys_hash_key", unique: true, columns: []string{"hash"}},
+		{model: (*apiKeyV1)(nil), name: "api_keys_project_id_idx", columns: []string{"project_id", "created_at"}},
+		{model: (*transactionV1)(nil), name: "reclaim_transactions_ticket_jti_key", unique: true, columns: []string{"ticket_jti"}},
+		{model: (*transactionV1)(nil), name: "reclaim_transactions_signature_key", unique: true, columns: []string{"signature"}, where: "signature <> ''"},
+		// Stats and date-filtered leaderboards: the confirmed rows of a project,
+		// by confirmation time.
+		{model: (*transactionV1)(nil), name: "reclaim_transactions_project_status_confirmed_idx", columns: []string{"project_id", "status", "confirmed_at"}},
+		// Leaderboards of one payer.
+		{model: (*transactionV1)(nil), name: "reclaim_transactions_project_payer_idx", columns: []string{"project_id", "payer"}},
+	}
+	for _, ix := range indexes {
+		q := db.NewCreateIndex().Model(ix.model).Index(ix.name).Column(ix.columns...).IfNotExists()
+		if ix.unique {
+			q = q.Unique()
+		}
+		if ix.where != "" {
+			q = q.Where(ix.where)
+		}
+		if _, err := q.Exec(ctx); err != nil {
+			return fmt.Errorf("create index %s: %w", ix.name, err)
+		}
+	}
+	return nil
+}

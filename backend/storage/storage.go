@@ -1,0 +1,163 @@
+// Package storage persists projects, API keys and the reclaim ledger with bun,
+// on SQLite (the default: one file under the data directory) or on Postgres
+// (when DATABASE_URL is a postgres:// URL).
+//
+// Store implements the stores the domain packages declare. Every method is
+// bounded by its context: a database that does not answer returns an error
+// instead of hanging. Missing rows are reported as project.ErrNotFound or
+// ledger.ErrNotFound, duplicates as project.ErrConflict or ledger.ErrDuplicate.
+package storage
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/driver/pgdriver"
+	"github.com/uptrace/bun/driver/sqliteshim"
+)
+
+// SQLiteFile is the name of the SQLite database inside the data directory.
+const SQLiteFile = "reclaim.db"
+
+// Postgres socket timeouts. A caller's context deadline, when sooner, wins;
+// these bound calls made without one, so a silent server cannot hang a caller.
+const (
+	pgDialTimeout  = 5 * time.Second
+	pgReadTimeout  = 30 * time.Second
+	pgWriteTimeout = 10 * time.Second
+)
+
+// sqliteBusyTimeout is how long a SQLite writer waits for another writer (for
+// instance the reclaim CLI while the server runs) before giving up.
+const sqliteBusyTimeout = 5 * time.Second
+
+// Store is the bun-backed storage of Reclaim. It is safe for concurrent use.
+type Store struct {
+	db       *bun.DB
+	postgres bool
+	// lockPath is the file locked around SQLite migrations.
+	lockPath string
+}
+
+// Open connects to databaseURL when it is a postgres:// or postgresql:// URL,
+// and otherwise, when databaseURL is empty, opens (creating it if needed) the
+// SQLite file <dataDir>/reclaim.db. It checks the connection but does not
+// migrate: call Migrate.
+func Open(ctx context.Context, databaseURL, dataDir string) (*Store, error) {
+	switch {
+	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
+		return openPostgres(ctx, databaseURL)
+	case databaseURL == "":
+		return openSQLite(ctx, dataDir)
+	default:
+		scheme, _, _ := strings.Cut(databaseURL, ":")
+		return nil, fmt.Errorf("storage: unsupported database URL scheme %q (use postgres:// or leave it empty for SQLite)", scheme)
+	}
+}
+
+func openPostgres(ctx context.Context, databaseURL string) (*Store, error) {
+	connector := pgdriver.NewConnector(
+		pgdriver.WithDSN(databaseURL),
+		pgdriver.WithDialTimeout(pgDialTimeout),
+		pgdriver.WithReadTimeout(pgReadTimeout),
+		pgdriver.WithWriteTimeout(pgWriteTimeout),
+		pgdriver.WithApplicationName("reclaim"),
+	)
+	sqldb := sql.OpenDB(connector)
+	sqldb.SetMaxOpenConns(20)
+	sqldb.SetMaxIdleConns(10)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	s := &Store{db: bun.NewDB(sqldb, pgdialect.New()), postgres: true}
+	if err := s.db.PingContext(ctx); err != nil {
+		_ = s.db.Close()
+		return nil, fmt.Errorf("storage: connect to postgres: %w", err)
+	}
+	return s, nil
+}
+
+func openSQLite(ctx context.Context, dataDir string) (*Store, error) {
+	if dataDir == "" {
+		return nil, errors.New("storage: no data directory for the SQLite database")
+	}
+	if strings.ContainsAny(dataDir, "?#") {
+		return nil, fmt.Errorf("storage: data directory %q must not contain '?' or '#'", dataDir)
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("storage: create data directory: %w", err)
+	}
+	path := filepath.Join(dataDir, SQLiteFile)
+	// The pragmas apply to every pooled connection. WAL lets readers run
+	// beside one writer; busy_timeout makes a second writer (another process)
+	// wait instead of failing; _txlock=immediate takes the write lock at BEGIN,
+	// so two transactions never deadlock upgrading a read lock.
+	dsn := "file:" + path +
+		fmt.Sprintf("?_pragma=busy_timeout(%d)", sqliteBusyTimeout.Milliseconds()) +
+		"&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	sqldb, err := sql.Open(sqliteshim.ShimName, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", path, err)
+	}
+	sqldb.SetMaxOpenConns(8)
+	sqldb.SetMaxIdleConns(8)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	s := &Store{db: bun.NewDB(sqldb, sqlitedialect.New()), lockPath: path + ".migrate.lock"}
+	if err := s.db.PingContext(ctx); err != nil {
+		_ = s.db.Close()
+		return nil, fmt.Errorf("storage: open %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	return s.db.Close()
+}
+
+// Ping checks that the database answers within ctx; for readiness probes.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.db.PingContext(ctx)
+}
+
+// NewID returns a random identifier: prefix, an underscore and 26 lowercase
+// base32 characters (128 bits), e.g. NewID("prj") = "prj_k5x...".
+func NewID(prefix string) string {
+	return prefix + "_" + strings.ToLower(rand.Text())
+}
+
+// now is the time stored for a new row: UTC, to the microsecond both
+// databases keep, so what is written is what is read back.
+func now() time.Time {
+	return utc(time.Now())
+}
+
+func utc(t time.Time) time.Time {
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := utc(*t)
+	return &u
+}
+
+// isUniqueViolation reports whether err is a unique (or primary key)
+// constraint violation on either database.
+func isUniqueViolation(err error) bool {
+	var pgErr pgdriver.Error
+	if errors.As(err, &pgErr) {
+		return pgErr.Field('C') == "23505"
+	}
+	return strings.Contains(err.Error(), "UNIQUE constraint failed")
+}
