@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -35,7 +37,7 @@ func restErrors(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ew := &errorWriter{ResponseWriter: w}
+		ew := &errorWriter{ResponseWriter: w, route: r.Method + " " + r.URL.Path}
 		next.ServeHTTP(ew, r)
 		ew.finish()
 	})
@@ -47,6 +49,7 @@ func isWebSocket(r *http.Request) bool {
 
 type errorWriter struct {
 	http.ResponseWriter
+	route  string // method and path, for messages that lack them
 	status int
 	buf    *bytes.Buffer // non-nil once an error status was written
 }
@@ -98,17 +101,21 @@ func (w *errorWriter) finish() {
 	if w.buf == nil {
 		return
 	}
-	body := reshape(w.status, w.buf.Bytes())
+	status, body := reshape(w.status, w.buf.Bytes(), w.route)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Del("Content-Encoding")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.ResponseWriter.WriteHeader(w.status)
+	w.ResponseWriter.WriteHeader(status)
 	_, _ = w.ResponseWriter.Write(body)
 }
 
+// unknownParam is how vanguard words a query parameter that names no field;
+// it reports it as an unknown (500) error, but it is the caller's mistake.
+var unknownParam = regexp.MustCompile(`^unknown field in field path "([^"]*)"`)
+
 // reshape turns whatever error body was written into a restError.
-func reshape(status int, body []byte) []byte {
+func reshape(status int, body []byte, route string) (int, []byte) {
 	out := restError{StatusCode: status, Error: http.StatusText(status), Code: codeForStatus(status)}
 	var st struct {
 		Code    json.RawMessage `json:"code"`
@@ -122,14 +129,22 @@ func reshape(status int, body []byte) []byte {
 	} else {
 		out.Message = strings.TrimSpace(string(body))
 	}
-	if out.Message == "" || strings.HasPrefix(out.Message, "{") {
-		out.Message = strings.ToLower(out.Error)
+	if m := unknownParam.FindStringSubmatch(out.Message); m != nil {
+		status = http.StatusBadRequest
+		out = restError{StatusCode: status, Error: http.StatusText(status), Code: connect.CodeInvalidArgument.String(),
+			Message: fmt.Sprintf("unknown query parameter %q", m[1])}
+	}
+	if status == http.StatusMethodNotAllowed {
+		out.Message = route + ": method not allowed on this route"
+	}
+	if out.Message == "" || strings.HasPrefix(out.Message, "{") || out.Message == out.Error {
+		out.Message = strings.ToLower(out.Error) + " (" + route + ")"
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(out)
-	return bytes.TrimRight(buf.Bytes(), "\n")
+	return status, bytes.TrimRight(buf.Bytes(), "\n")
 }
 
 func codeForStatus(status int) string {

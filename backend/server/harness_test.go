@@ -1,0 +1,351 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/auth"
+	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/project"
+	"github.com/reclaim-sol/reclaim/backend/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/server"
+	"github.com/reclaim-sol/reclaim/backend/signing"
+	"github.com/reclaim-sol/reclaim/backend/storage"
+	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
+	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
+)
+
+// clock is a settable time source shared by the server's parts.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// fakeCluster answers Health with its func.
+type fakeCluster struct {
+	health func(ctx context.Context) error
+}
+
+func (f fakeCluster) Health(ctx context.Context) error { return f.health(ctx) }
+
+// env is one running server over real storage, with what tests need to
+// reach it and to seed it.
+type env struct {
+	t       *testing.T
+	srv     *httptest.Server
+	store   *storage.Store
+	hasher  *auth.Hasher
+	keys    *signing.Keyring
+	clock   *clock
+	project project.Project
+	apiKey  string
+	keyID   string
+	http    *http.Client
+}
+
+type option func(*options)
+
+type options struct {
+	limiter ratelimit.Limiter
+	cluster server.Cluster
+	keyTTL  time.Duration
+	store   *storage.Store
+	keys    *signing.Keyring
+	hasher  *auth.Hasher
+}
+
+func withLimiter(l ratelimit.Limiter) option { return func(o *options) { o.limiter = l } }
+func withCluster(c server.Cluster) option    { return func(o *options) { o.cluster = c } }
+func withShared(store *storage.Store, keys *signing.Keyring, hasher *auth.Hasher) option {
+	return func(o *options) { o.store, o.keys, o.hasher = store, keys, hasher }
+}
+
+// newEnv starts a server on SQLite with one project ("Acme", with a donation
+// wallet) and one API key.
+func newEnv(t *testing.T, opts ...option) *env {
+	t.Helper()
+	o := options{
+		limiter: ratelimit.NewMemory(1000, 1000),
+		cluster: fakeCluster{health: func(context.Context) error { return nil }},
+		keyTTL:  2 * time.Second,
+	}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.store == nil {
+		o.store = storagetest.SQLite(t)
+		_, priv, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.keys = signing.NewKeyring(priv)
+		o.hasher = auth.NewHasher(bytes.Repeat([]byte{7}, 32))
+	}
+	clk := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+	h, err := server.New(server.Deps{
+		Auth:       auth.NewAuthenticator(o.store, o.hasher, o.keys, o.keyTTL, clk.Now),
+		Issuer:     auth.NewIssuer(o.keys, clk.Now),
+		Limiter:    o.limiter,
+		Ledger:     ledger.NewService(o.store),
+		Projects:   o.store,
+		Cluster:    o.cluster,
+		Ping:       o.store.Ping,
+		Log:        slog.New(slog.NewTextHandler(io.Discard, nil)),
+		RPCTimeout: 300 * time.Millisecond,
+		DBTimeout:  2 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(h)
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
+	srv.Config.Protocols = &protocols
+	srv.Start()
+	t.Cleanup(srv.Close)
+
+	e := &env{t: t, srv: srv, store: o.store, hasher: o.hasher, keys: o.keys, clock: clk}
+	e.http = &http.Client{Transport: h2cTransport()}
+	e.project = e.newProject("Acme", newWallet())
+	e.apiKey, e.keyID = e.newAPIKey(e.project.ID)
+	return e
+}
+
+// h2cTransport speaks HTTP/1.1 and HTTP/2 without TLS, as the server does.
+func h2cTransport() *http.Transport {
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	return &http.Transport{Protocols: &p, DialContext: (&net.Dialer{}).DialContext, TLSClientConfig: &tls.Config{}}
+}
+
+// h2Only forces HTTP/2 (gRPC needs it).
+func h2Only() *http.Transport {
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	return &http.Transport{Protocols: &p}
+}
+
+// with returns the env reporting to t (a subtest's).
+func (e *env) with(t *testing.T) *env {
+	c := *e
+	c.t = t
+	return &c
+}
+
+func (e *env) newProject(name, donationWallet string) project.Project {
+	e.t.Helper()
+	p, err := e.store.CreateProject(context.Background(), project.Project{
+		ID: storage.NewID("prj"), Name: name, DonationWallet: donationWallet, CreatedAt: e.clock.Now(),
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+func (e *env) newAPIKey(projectID string) (key, id string) {
+	e.t.Helper()
+	key, prefix, err := auth.NewAPIKey()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	k, err := e.store.CreateAPIKey(context.Background(), project.APIKey{
+		ID: storage.NewID("key"), ProjectID: projectID, Name: "test", Prefix: prefix,
+		Hash: e.hasher.Hash(key), CreatedAt: e.clock.Now(),
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return key, k.ID
+}
+
+func (e *env) revoke(key string) {
+	e.t.Helper()
+	if _, err := e.store.RevokeAPIKey(context.Background(), e.hasher.Hash(key), e.clock.Now()); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// newWallet returns a fresh on-curve wallet address.
+func newWallet() string {
+	return solana.NewWallet().PublicKey().String()
+}
+
+// offCurve is a program-derived address: valid base58, not a wallet.
+func offCurve(t *testing.T) string {
+	t.Helper()
+	pda, _, err := solana.FindProgramAddress([][]byte{[]byte("x")}, solana.TokenProgramID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pda.String()
+}
+
+// session mints a session token over REST.
+func (e *env) session(wallet string, scopes ...string) string {
+	e.t.Helper()
+	body := map[string]any{"walletAddress": wallet}
+	if scopes != nil {
+		body["scopes"] = scopes
+	}
+	r := e.rest("POST", "/v1/sessions", apiKey(e.apiKey), body)
+	r.status(200)
+	return r.json()["token"].(string)
+}
+
+// cred is a credential header.
+type cred func(h http.Header)
+
+func apiKey(k string) cred    { return func(h http.Header) { h.Set("X-Api-Key", k) } }
+func bearer(t string) cred    { return func(h http.Header) { h.Set("Authorization", "Bearer "+t) } }
+func noCred() cred            { return func(http.Header) {} }
+func header(k, v string) cred { return func(h http.Header) { h.Set(k, v) } }
+
+// response is a REST response, read whole.
+type response struct {
+	t      *testing.T
+	code   int
+	header http.Header
+	body   []byte
+}
+
+// rest sends a REST request; body is marshalled as JSON unless it is a string.
+func (e *env) rest(method, path string, c cred, body any) *response {
+	e.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = bytes.NewBufferString(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, e.srv.URL+path, rd)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	c(req.Header)
+	resp, err := e.http.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return &response{t: e.t, code: resp.StatusCode, header: resp.Header, body: b}
+}
+
+func (r *response) status(want int) *response {
+	r.t.Helper()
+	if r.code != want {
+		r.t.Fatalf("status %d, want %d; body %s", r.code, want, r.body)
+	}
+	return r
+}
+
+func (r *response) json() map[string]any {
+	r.t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		r.t.Fatalf("body is not a JSON object: %v: %s", err, r.body)
+	}
+	return m
+}
+
+// restErr checks the REST error body shape and returns its message.
+func (r *response) restErr(status int, code string) string {
+	r.t.Helper()
+	r.status(status)
+	var body struct {
+		StatusCode int    `json:"statusCode"`
+		Error      string `json:"error"`
+		Code       string `json:"code"`
+		Message    string `json:"message"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(r.body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil {
+		r.t.Fatalf("error body %s: %v", r.body, err)
+	}
+	if body.StatusCode != status || body.Error != http.StatusText(status) || body.Code != code || body.Message == "" {
+		r.t.Fatalf("error body %s, want statusCode %d, error %q, code %q and a message", r.body, status, http.StatusText(status), code)
+	}
+	if ct := r.header.Get("Content-Type"); ct != "application/json" {
+		r.t.Fatalf("error Content-Type %q", ct)
+	}
+	return body.Message
+}
+
+// clients are the generated Connect clients over one protocol.
+type clients struct {
+	session reclaimv1connect.SessionServiceClient
+	wallet  reclaimv1connect.WalletServiceClient
+	project reclaimv1connect.ProjectServiceClient
+}
+
+func (e *env) connectClients(opts ...connect.ClientOption) clients {
+	hc := &http.Client{Transport: h2cTransport()}
+	if len(opts) > 0 {
+		hc = &http.Client{Transport: h2Only()}
+	}
+	return clients{
+		session: reclaimv1connect.NewSessionServiceClient(hc, e.srv.URL, opts...),
+		wallet:  reclaimv1connect.NewWalletServiceClient(hc, e.srv.URL, opts...),
+		project: reclaimv1connect.NewProjectServiceClient(hc, e.srv.URL, opts...),
+	}
+}
+
+// withCred puts a credential on a Connect request.
+func withCred[T any](msg *T, c cred) *connect.Request[T] {
+	req := connect.NewRequest(msg)
+	c(req.Header())
+	return req
+}
+
+func connectCode(t *testing.T, err error) connect.Code {
+	t.Helper()
+	var ce *connect.Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("want a connect error, got %v", err)
+	}
+	return ce.Code()
+}

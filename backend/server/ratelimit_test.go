@@ -1,0 +1,98 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"connectrpc.com/connect"
+
+	"github.com/reclaim-sol/reclaim/backend/ratelimit"
+	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
+)
+
+// frozenLimiter is a real in-process limiter whose clock never moves, so a
+// bucket empties after exactly burst requests.
+func frozenLimiter(burst int) ratelimit.Limiter {
+	c := &clock{}
+	return ratelimit.NewMemory(1, burst, ratelimit.WithClock(c.Now))
+}
+
+func TestRateLimitPerCredential(t *testing.T) {
+	e := newEnv(t, withLimiter(frozenLimiter(3)))
+	for i := 2; i >= 0; i-- {
+		r := e.rest("GET", "/v1/stats", apiKey(e.apiKey), nil).status(200)
+		if r.header.Get("X-RateLimit-Limit") != "3" || r.header.Get("X-RateLimit-Remaining") != strconv.Itoa(i) {
+			t.Fatalf("headers %v", r.header)
+		}
+	}
+	r := e.rest("GET", "/v1/stats", apiKey(e.apiKey), nil)
+	msg := r.restErr(429, "resource_exhausted")
+	if !strings.Contains(msg, "rate limit exceeded") || r.header.Get("Retry-After") != "1" || r.header.Get("X-RateLimit-Remaining") != "0" {
+		t.Fatalf("429: %q, headers %v", msg, r.header)
+	}
+	// Every endpoint answers 429 on the spent bucket.
+	e.rest("POST", "/v1/sessions", apiKey(e.apiKey), map[string]any{"walletAddress": newWallet()}).restErr(429, "resource_exhausted")
+	e.rest("GET", "/v1/leaderboard", apiKey(e.apiKey), nil).restErr(429, "resource_exhausted")
+	e.rest("GET", "/v1/wallet/"+newWallet()+"/assets", apiKey(e.apiKey), nil).restErr(429, "resource_exhausted")
+
+	// Another key of the same project, or another tenant, is not throttled.
+	other, _ := e.newAPIKey(e.project.ID)
+	e.rest("GET", "/v1/stats", apiKey(other), nil).status(200)
+
+	// Connect and gRPC clients get their protocol's resource_exhausted.
+	for name, opts := range map[string][]connect.ClientOption{"connect": nil, "grpc": {connect.WithGRPC()}} {
+		_, err := e.connectClients(opts...).project.GetStats(context.Background(), withCred(&reclaimv1.GetStatsRequest{}, apiKey(e.apiKey)))
+		var ce *connect.Error
+		if !errors.As(err, &ce) || ce.Code() != connect.CodeResourceExhausted {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if name == "connect" && ce.Meta().Get("Retry-After") != "1" {
+			t.Fatalf("connect 429 without Retry-After: %v", ce.Meta())
+		}
+	}
+}
+
+func TestRateLimitSessionsHaveTheirOwnBuckets(t *testing.T) {
+	e := newEnv(t, withLimiter(frozenLimiter(2)))
+	wallet := newWallet()
+	s1 := e.session(wallet) // spends one of the key's two tokens
+	e.rest("GET", "/v1/stats", bearer(s1), nil).status(200)
+	e.rest("GET", "/v1/stats", bearer(s1), nil).status(200)
+	e.rest("GET", "/v1/stats", bearer(s1), nil).restErr(429, "resource_exhausted")
+	// The key still has one token: a session's flood did not spend it.
+	e.rest("GET", "/v1/stats", apiKey(e.apiKey), nil).status(200)
+}
+
+// Requests without valid credentials are limited per client address, so key
+// guessing is throttled while valid tenants behind the same address are not.
+func TestRateLimitPerClientIPWithoutCredentials(t *testing.T) {
+	e := newEnv(t, withLimiter(frozenLimiter(3)))
+	for range 3 {
+		e.rest("GET", "/v1/stats", apiKey("ak_live_guess"), nil).restErr(401, "unauthenticated")
+	}
+	r := e.rest("GET", "/v1/stats", noCred(), nil)
+	r.restErr(429, "resource_exhausted")
+	if r.header.Get("Retry-After") == "" {
+		t.Fatal("no Retry-After")
+	}
+	e.rest("GET", "/v1/stats", apiKey(e.apiKey), nil).status(200)
+}
+
+// failingLimiter stands for a Redis that does not answer.
+type failingLimiter struct{}
+
+func (failingLimiter) Allow(context.Context, string) (ratelimit.Result, error) {
+	return ratelimit.Result{}, errors.New("redis: connection refused")
+}
+
+func TestRateLimiterOutageFailsOpen(t *testing.T) {
+	e := newEnv(t, withLimiter(failingLimiter{}))
+	r := e.rest("GET", "/v1/stats", apiKey(e.apiKey), nil).status(200)
+	if r.header.Get("X-RateLimit-Limit") != "" {
+		t.Fatalf("no decision, yet headers %v", r.header)
+	}
+	e.rest("GET", "/v1/stats", noCred(), nil).restErr(401, "unauthenticated")
+}
