@@ -59,7 +59,7 @@ func (f fakeCluster) Health(ctx context.Context) error { return f.health(ctx) }
 // env is one running server over real storage, with what tests need to
 // reach it and to seed it.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	srv     *httptest.Server
 	store   *storage.Store
 	hasher  *auth.Hasher
@@ -90,7 +90,7 @@ func withShared(store *storage.Store, keys *signing.Keyring, hasher *auth.Hasher
 
 // newEnv starts a server on SQLite with one project ("Acme", with a donation
 // wallet) and one API key.
-func newEnv(t *testing.T, opts ...option) *env {
+func newEnv(t testing.TB, opts ...option) *env {
 	t.Helper()
 	o := options{
 		limiter: ratelimit.NewMemory(1000, 1000),
@@ -233,7 +233,7 @@ func header(k, v string) cred { return func(h http.Header) { h.Set(k, v) } }
 
 // response is a REST response, read whole.
 type response struct {
-	t      *testing.T
+	t      testing.TB
 	code   int
 	header http.Header
 	body   []byte
