@@ -2,7 +2,7 @@
 # Docker for the e2e suite on a machine that can reach Debian's apt mirrors but no
 # container registry. Idempotent: every step checks before it acts.
 #
-#   1. installs docker.io and debootstrap from apt when missing;
+#   1. installs docker.io, debootstrap, nodejs and npm from apt when missing;
 #   2. starts dockerd in the background when `docker info` fails, and waits for it;
 #   3. builds the validator's base image (a debootstrap bookworm root with Debian's
 #      nodejs, `docker import`ed as $E2E_BASE_IMAGE) when it does not exist yet.
@@ -26,6 +26,10 @@ ci_docker_main() {
 	local missing=()
 	command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
 	command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
+	# node and npm on the host: `npm ci` for the image's node_modules, the web3.js e2e
+	# script, and `make validator`.
+	command -v node >/dev/null 2>&1 || missing+=(nodejs)
+	command -v npm >/dev/null 2>&1 || missing+=(npm)
 	if [ "${#missing[@]}" -gt 0 ]; then
 		echo "docker.sh: installing ${missing[*]} from apt"
 		$sudo apt-get update -qq || return 1

@@ -199,7 +199,8 @@ function encodeAccount(acct, { encoding, dataSlice } = {}, decimalsOf) {
     executable: acct.executable(),
     lamports: acct.lamports(),
     owner,
-    rentEpoch: acct.rentEpoch(),
+    // Rent collection is gone: a cluster reports every account as exempt forever.
+    rentEpoch: U64_MAX,
     space,
   };
 }
