@@ -77,7 +77,31 @@ func (a *Authenticator) apiKey(ctx context.Context, key string) (Principal, erro
 		return Principal{}, deny("API key revoked: create a new key in the dashboard")
 	}
 	a.remember(k)
+	a.touch(k)
 	return Principal{Kind: KindAPIKey, ProjectID: k.ProjectID, APIKeyID: k.ID}, nil
+}
+
+// Toucher records when a key was last used; a Store may implement it.
+type Toucher interface {
+	TouchAPIKeyUsed(ctx context.Context, id string, at time.Time) error
+}
+
+// touchEvery is how stale a key's "last used" may get.
+const touchEvery = time.Minute
+
+// touch records the key's use in the background, at most about once a minute
+// per key, so a request never waits on that write.
+func (a *Authenticator) touch(k project.APIKey) {
+	t, ok := a.store.(Toucher)
+	now := a.now()
+	if !ok || (k.LastUsedAt != nil && now.Sub(*k.LastUsedAt) < touchEvery) {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = t.TouchAPIKeyUsed(ctx, k.ID, now) // best effort: a display field
+	}()
 }
 
 // Session verifies a session token, including that its API key still stands.

@@ -178,3 +178,27 @@ func TestStatsAndLeaderboardTakeAnySessionOfTheProject(t *testing.T) {
 	}
 	_ = http.MethodGet
 }
+
+// A key's use is recorded (for the console's "last used"), without the
+// request waiting for that write.
+func TestAPIKeyLastUsedIsRecorded(t *testing.T) {
+	e := newEnv(t)
+	e.rest("GET", "/v1/stats", apiKey(e.apiKey), nil).status(200)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		k, err := e.store.APIKeyByID(context.Background(), e.keyID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k.LastUsedAt != nil {
+			if !k.LastUsedAt.Equal(e.clock.Now()) {
+				t.Fatalf("last used %v, want %v", k.LastUsedAt, e.clock.Now())
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("last used not recorded within 5s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -3,13 +3,16 @@ package server_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
 
 	"connectrpc.com/connect"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/storage"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 )
 
@@ -95,4 +98,32 @@ func TestRateLimiterOutageFailsOpen(t *testing.T) {
 		t.Fatalf("no decision, yet headers %v", r.header)
 	}
 	e.rest("GET", "/v1/stats", noCred(), nil).restErr(401, "unauthenticated")
+}
+
+// With REDIS_URL the buckets live in Redis and every instance shares them.
+func TestRateLimitSharedThroughRedis(t *testing.T) {
+	url := os.Getenv("RECLAIM_TEST_REDIS_URL")
+	if url == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("RECLAIM_TEST_REDIS_URL is not set (CI=true: the Redis test must run; make test starts Redis)")
+		}
+		t.Skip("RECLAIM_TEST_REDIS_URL is not set: run through make test")
+	}
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := redis.NewClient(opt)
+	t.Cleanup(func() { rc.Close() })
+	prefix := "reclaim:test:" + storage.NewID("rl") + ":"
+	a := newEnv(t, withLimiter(ratelimit.NewRedis(rc, 0.001, 3, ratelimit.WithPrefix(prefix))))
+	b := newEnv(t, withShared(a.store, a.keys, a.hasher), withLimiter(ratelimit.NewRedis(rc, 0.001, 3, ratelimit.WithPrefix(prefix))))
+	a.rest("GET", "/v1/stats", apiKey(a.apiKey), nil).status(200)
+	b.rest("GET", "/v1/stats", apiKey(a.apiKey), nil).status(200)
+	a.rest("GET", "/v1/stats", apiKey(a.apiKey), nil).status(200)
+	r := b.rest("GET", "/v1/stats", apiKey(a.apiKey), nil)
+	r.restErr(429, "resource_exhausted")
+	if r.header.Get("Retry-After") == "" {
+		t.Fatal("no Retry-After")
+	}
 }
