@@ -1,0 +1,77 @@
+package assets
+
+import (
+	"github.com/gagliardetto/solana-go"
+)
+
+// The WalletItemTypes of the contract.
+const (
+	TypeEmptyAccount      = "empty_account"
+	TypeToken             = "token"
+	TypeNFT               = "nft"
+	TypeFungibleAsset     = "fungible_asset"
+	TypeZKCompressedToken = "zk_compressed_token"
+	TypeCNFT              = "cnft"
+)
+
+// Types lists every WalletItemType, in the contract's order; `counts` has
+// one key for each.
+var Types = []string{TypeEmptyAccount, TypeToken, TypeNFT, TypeFungibleAsset, TypeZKCompressedToken, TypeCNFT}
+
+// The BurnerActions.
+const (
+	ActionClose = "close"
+	ActionBurn  = "burn"
+)
+
+// Collection names an NFT's collection.
+type Collection struct {
+	Address string
+	Name    string
+}
+
+// Item is one reclaimable item of a wallet, with the on-chain state the
+// transaction builder needs.
+type Item struct {
+	// Type is one of Types.
+	Type string
+	// Address is the token account (what an ItemSelection names).
+	Address solana.PublicKey
+	// Owner is the token account's owner (the wallet).
+	Owner solana.PublicKey
+	// Mint of the token account.
+	Mint solana.PublicKey
+	// TokenProgram owns the account: SPL Token or Token-2022.
+	TokenProgram solana.PublicKey
+	// Name, Symbol and URI come from on-chain metadata (Metaplex Token
+	// Metadata, or Token-2022's metadata extension); "" when there is none.
+	Name, Symbol, URI string
+	// ImageURI is from the metadata JSON behind URI; "" when unknown.
+	ImageURI string
+	// Lamports held by the token account, read from the chain: what closing
+	// it returns.
+	Lamports uint64
+	// Decimals of the mint.
+	Decimals uint8
+	// Amount is the raw token balance.
+	Amount uint64
+	// UIBalance is Amount in display units.
+	UIBalance float64
+	// USDValue of the balance; nil when no price is known.
+	USDValue *float64
+	// Collection of an NFT; nil when none.
+	Collection *Collection
+	// IsFrozen is true when the account is frozen.
+	IsFrozen bool
+	// IsNative is true for a wrapped SOL account: closing it returns its
+	// whole balance, and it has no tokens to burn.
+	IsNative bool
+	// WithheldAmount is the Token-2022 transfer fee withheld in the account;
+	// it must be harvested to the mint before the account can close.
+	WithheldAmount uint64
+	// HasCloseAuthority is true when a close authority other than the owner
+	// is set: then the owner cannot close the account.
+	HasCloseAuthority bool
+	// Actions the token program would accept from the owner now.
+	Actions []string
+}
