@@ -101,7 +101,16 @@ func (s *Store) InsertEntry(ctx context.Context, e ledger.Entry) error {
 	if e.CreatedAt.IsZero() {
 		row.CreatedAt = now()
 	}
-	if _, err := s.db.NewInsert().Model(&row).Exec(ctx); err != nil {
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.NewInsert().Model(&row).Exec(ctx); err != nil {
+			return err
+		}
+		if row.Status == ledger.StatusConfirmed {
+			return addToTotals(ctx, tx, &row)
+		}
+		return nil
+	})
+	if err != nil {
 		if isUniqueViolation(err) {
 			return fmt.Errorf("insert ledger entry for ticket %s: %w", e.TicketJTI, ledger.ErrDuplicate)
 		}
@@ -130,21 +139,34 @@ func (s *Store) SetEntryStatus(ctx context.Context, jti, status, errMsg string, 
 	if status == ledger.StatusSubmitted || !validStatus(status) {
 		return false, fmt.Errorf("set ledger entry status: cannot move to %q", status)
 	}
-	q := s.db.NewUpdate().Model((*transactionRow)(nil)).
-		Set("status = ?", status).
-		Set("error = ?", errMsg).
-		Where("ticket_jti = ?", jti).
-		Where("status = ?", ledger.StatusSubmitted)
-	if status == ledger.StatusConfirmed {
-		q = q.Set("confirmed_at = ?", utc(at))
-	}
-	res, err := q.Exec(ctx)
+	var changed bool
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var rows []transactionRow
+		q := tx.NewUpdate().Model(&rows).
+			Set("status = ?", status).
+			Set("error = ?", errMsg).
+			Where("ticket_jti = ?", jti).
+			Where("status = ?", ledger.StatusSubmitted).
+			Returning("*")
+		if status == ledger.StatusConfirmed {
+			q = q.Set("confirmed_at = ?", utc(at))
+		}
+		if err := q.Scan(ctx); err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		changed = true
+		if status == ledger.StatusConfirmed {
+			return addToTotals(ctx, tx, &rows[0])
+		}
+		return nil
+	})
 	if err != nil {
 		return false, fmt.Errorf("set ledger entry status for ticket %s: %w", jti, err)
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return false, fmt.Errorf("set ledger entry status for ticket %s: %w", jti, err)
-	} else if n == 1 {
+	if changed {
 		return true, nil
 	}
 	if _, err := s.EntryByTicketJTI(ctx, jti); err != nil {
@@ -154,19 +176,19 @@ func (s *Store) SetEntryStatus(ctx context.Context, jti, status, errMsg string, 
 }
 
 // Stats returns the totals of a project's confirmed entries, all zero when it
-// has none, in one aggregate query.
+// has none, in one aggregate query over the per-wallet totals.
 func (s *Store) Stats(ctx context.Context, projectID string) (ledger.Stats, error) {
 	var st ledger.Stats
 	err := s.db.NewSelect().
-		TableExpr("reclaim_transactions").
+		TableExpr("reclaim_payer_totals").
 		ColumnExpr("CAST(COALESCE(SUM(gross_rebate), 0) AS BIGINT)").
 		ColumnExpr("CAST(COALESCE(SUM(net_rebate), 0) AS BIGINT)").
-		ColumnExpr("COUNT(*)").
-		ColumnExpr("COUNT(DISTINCT payer)").
-		ColumnExpr("COUNT(CASE WHEN donation_amount > 0 THEN 1 END)").
+		ColumnExpr("CAST(COALESCE(SUM(transaction_count), 0) AS BIGINT)").
+		ColumnExpr("COUNT(CASE WHEN transaction_count > 0 THEN 1 END)").
+		ColumnExpr("CAST(COALESCE(SUM(donation_count), 0) AS BIGINT)").
 		ColumnExpr("CAST(COALESCE(SUM(donation_amount), 0) AS BIGINT)").
 		Where("project_id = ?", projectID).
-		Where("status = ?", ledger.StatusConfirmed).
+		Where("type = ''").
 		Scan(ctx, &st.TotalGrossRebate, &st.TotalNetRebate, &st.TotalTransactionCount,
 			&st.TotalWallets, &st.TotalDonations, &st.TotalDonationAmount)
 	if err != nil {
@@ -191,10 +213,17 @@ type leaderboardRow struct {
 
 // Leaderboard returns one page of a project's wallets, aggregated over the
 // confirmed entries that match f (times apply to ConfirmedAt), ranked by total
-// gross rebate descending then payer ascending, in one aggregate query.
+// gross rebate descending then payer ascending, in one query: over the
+// per-wallet totals when f has no time bounds, over the ledger rows otherwise.
 func (s *Store) Leaderboard(ctx context.Context, projectID string, f ledger.Filter) ([]ledger.LeaderboardEntry, error) {
 	if f.Limit <= 0 {
 		f.Limit = ledger.DefaultLimit
+	}
+	var q *bun.SelectQuery
+	if f.Start == nil && f.End == nil {
+		q = s.leaderboardFromTotals(projectID, f)
+	} else {
+		q = s.leaderboardFromEntries(projectID, f)
 	}
 	// Payers are ordered byte-wise on both databases: a Postgres database
 	// with a natural-language collation would otherwise sort them its own way.
@@ -202,35 +231,8 @@ func (s *Store) Leaderboard(ctx context.Context, projectID string, f ledger.Filt
 	if s.postgres {
 		payerOrder = `payer COLLATE "C" ASC`
 	}
-	q := s.db.NewSelect().
-		TableExpr("reclaim_transactions").
-		ColumnExpr("payer").
-		ColumnExpr("CAST(SUM(gross_rebate) AS BIGINT) AS total_gross_rebate").
-		ColumnExpr("CAST(SUM(net_rebate) AS BIGINT) AS total_net_rebate").
-		ColumnExpr("COUNT(*) AS total_transaction_count").
-		ColumnExpr("COUNT(CASE WHEN type = ? THEN 1 END) AS token_account_closure_count", ledger.TypeTokenAccountClosure).
-		ColumnExpr("COUNT(CASE WHEN type = ? THEN 1 END) AS token_burn_count", ledger.TypeTokenBurn).
-		ColumnExpr("COUNT(CASE WHEN type = ? THEN 1 END) AS nft_burn_count", ledger.TypeNFTBurn).
-		ColumnExpr("CAST(SUM(donation_amount) AS BIGINT) AS total_donation_amount").
-		ColumnExpr("COUNT(CASE WHEN donation_amount > 0 THEN 1 END) AS total_donation_count").
-		ColumnExpr("CAST(SUM(service_fee) AS BIGINT) AS total_community_amount").
-		Where("project_id = ?", projectID).
-		Where("status = ?", ledger.StatusConfirmed)
-	if f.Payer != "" {
-		q = q.Where("payer = ?", f.Payer)
-	}
-	if f.Type != "" {
-		q = q.Where("type = ?", f.Type)
-	}
-	if f.Start != nil {
-		q = q.Where("confirmed_at >= ?", utc(*f.Start))
-	}
-	if f.End != nil {
-		q = q.Where("confirmed_at < ?", utc(*f.End))
-	}
 	var rows []leaderboardRow
-	err := q.GroupExpr("payer").
-		OrderExpr("total_gross_rebate DESC").
+	err := q.OrderExpr("total_gross_rebate DESC").
 		OrderExpr(payerOrder).
 		Limit(f.Limit).
 		Offset(f.Offset).
@@ -258,4 +260,151 @@ func (s *Store) Leaderboard(ctx context.Context, projectID string, f ledger.Filt
 	return entries, nil
 }
 
+// leaderboardFromTotals reads the running totals: one row per wallet, from
+// an index, whatever the size of the ledger.
+func (s *Store) leaderboardFromTotals(projectID string, f ledger.Filter) *bun.SelectQuery {
+	q := s.db.NewSelect().
+		TableExpr("reclaim_payer_totals").
+		ColumnExpr("payer").
+		ColumnExpr("gross_rebate AS total_gross_rebate").
+		ColumnExpr("net_rebate AS total_net_rebate").
+		ColumnExpr("transaction_count AS total_transaction_count").
+		ColumnExpr("token_account_closure_count, token_burn_count, nft_burn_count").
+		ColumnExpr("donation_amount AS total_donation_amount").
+		ColumnExpr("donation_count AS total_donation_count").
+		ColumnExpr("community_amount AS total_community_amount").
+		Where("project_id = ?", projectID).
+		Where("type = ?", f.Type). // "" is the all-types row
+		Where("transaction_count > 0")
+	if f.Payer != "" {
+		q = q.Where("payer = ?", f.Payer)
+	}
+	return q
+}
+
+// leaderboardFromEntries aggregates the confirmed ledger rows in a time range.
+func (s *Store) leaderboardFromEntries(projectID string, f ledger.Filter) *bun.SelectQuery {
+	q := s.db.NewSelect().
+		TableExpr("reclaim_transactions").
+		ColumnExpr("payer").
+		ColumnExpr("CAST(SUM(gross_rebate) AS BIGINT) AS total_gross_rebate").
+		ColumnExpr("CAST(SUM(net_rebate) AS BIGINT) AS total_net_rebate").
+		ColumnExpr("COUNT(*) AS total_transaction_count").
+		ColumnExpr("COUNT(CASE WHEN type = ? THEN 1 END) AS token_account_closure_count", ledger.TypeTokenAccountClosure).
+		ColumnExpr("COUNT(CASE WHEN type = ? THEN 1 END) AS token_burn_count", ledger.TypeTokenBurn).
+		ColumnExpr("COUNT(CASE WHEN type = ? THEN 1 END) AS nft_burn_count", ledger.TypeNFTBurn).
+		ColumnExpr("CAST(SUM(donation_amount) AS BIGINT) AS total_donation_amount").
+		ColumnExpr("COUNT(CASE WHEN donation_amount > 0 THEN 1 END) AS total_donation_count").
+		ColumnExpr("CAST(SUM(service_fee) AS BIGINT) AS total_community_amount").
+		Where("project_id = ?", projectID).
+		Where("status = ?", ledger.StatusConfirmed).
+		GroupExpr("payer")
+	if f.Payer != "" {
+		q = q.Where("payer = ?", f.Payer)
+	}
+	if f.Type != "" {
+		q = q.Where("type = ?", f.Type)
+	}
+	if f.Start != nil {
+		q = q.Where("confirmed_at >= ?", utc(*f.Start))
+	}
+	if f.End != nil {
+		q = q.Where("confirmed_at < ?", utc(*f.End))
+	}
+	return q
+}
+
 var _ ledger.Store = (*Store)(nil)
+
+// payerTotalRow is the running total of one wallet in one project, for one
+// transaction type, or for all of them when Type is "". Confirming an entry
+// adds to its two rows in the same transaction.
+type payerTotalRow struct {
+	bun.BaseModel `bun:"table:reclaim_payer_totals"`
+
+	ProjectID                string `bun:"project_id,pk"`
+	Payer                    string `bun:"payer,pk"`
+	Type                     string `bun:"type,pk"`
+	GrossRebate              int64  `bun:"gross_rebate,notnull"`
+	NetRebate                int64  `bun:"net_rebate,notnull"`
+	TransactionCount         int64  `bun:"transaction_count,notnull"`
+	TokenAccountClosureCount int64  `bun:"token_account_closure_count,notnull"`
+	TokenBurnCount           int64  `bun:"token_burn_count,notnull"`
+	NFTBurnCount             int64  `bun:"nft_burn_count,notnull"`
+	DonationAmount           int64  `bun:"donation_amount,notnull"`
+	DonationCount            int64  `bun:"donation_count,notnull"`
+	CommunityAmount          int64  `bun:"community_amount,notnull"`
+}
+
+// addToTotals counts the confirmed entry r in its wallet's totals.
+func addToTotals(ctx context.Context, tx bun.Tx, r *transactionRow) error {
+	one := payerTotalRow{
+		ProjectID:        r.ProjectID,
+		Payer:            r.Payer,
+		Type:             r.Type,
+		GrossRebate:      r.GrossRebate,
+		NetRebate:        r.NetRebate,
+		TransactionCount: 1,
+		DonationAmount:   r.DonationAmount,
+		CommunityAmount:  r.ServiceFee,
+	}
+	switch r.Type {
+	case ledger.TypeTokenAccountClosure:
+		one.TokenAccountClosureCount = 1
+	case ledger.TypeTokenBurn:
+		one.TokenBurnCount = 1
+	case ledger.TypeNFTBurn:
+		one.NFTBurnCount = 1
+	}
+	if r.DonationAmount > 0 {
+		one.DonationCount = 1
+	}
+	all := one
+	all.Type = ""
+	rows := []payerTotalRow{one, all}
+	q := tx.NewInsert().Model(&rows).On("CONFLICT (project_id, payer, type) DO UPDATE")
+	for _, c := range []string{"gross_rebate", "net_rebate", "transaction_count", "token_account_closure_count",
+		"token_burn_count", "nft_burn_count", "donation_amount", "donation_count", "community_amount"} {
+		q = q.Set("? = ?TableAlias.? + EXCLUDED.?", bun.Ident(c), bun.Ident(c), bun.Ident(c))
+	}
+	if _, err := q.Exec(ctx); err != nil {
+		return fmt.Errorf("add to payer totals: %w", err)
+	}
+	return nil
+}
+
+// rebuildPayerTotals recomputes the totals from the confirmed ledger rows.
+const rebuildPayerTotals = `
+INSERT INTO reclaim_payer_totals (project_id, payer, type, gross_rebate, net_rebate, transaction_count,
+	token_account_closure_count, token_burn_count, nft_burn_count, donation_amount, donation_count, community_amount)
+SELECT project_id, payer, t, SUM(gross_rebate), SUM(net_rebate), COUNT(*),
+	COUNT(CASE WHEN type = 'token_account_closure' THEN 1 END),
+	COUNT(CASE WHEN type = 'token_burn' THEN 1 END),
+	COUNT(CASE WHEN type = 'nft_burn' THEN 1 END),
+	SUM(donation_amount), COUNT(CASE WHEN donation_amount > 0 THEN 1 END), SUM(service_fee)
+FROM (
+	SELECT project_id, payer, type, type AS t, gross_rebate, net_rebate, donation_amount, service_fee
+	FROM reclaim_transactions WHERE status = 'confirmed'
+	UNION ALL
+	SELECT project_id, payer, type, '' AS t, gross_rebate, net_rebate, donation_amount, service_fee
+	FROM reclaim_transactions WHERE status = 'confirmed'
+) AS confirmed
+GROUP BY project_id, payer, t`
+
+// RebuildPayerTotals recomputes, in one transaction, the per-wallet totals
+// that Stats and the unfiltered Leaderboard read, from the confirmed ledger
+// rows. The store keeps them current itself; this repairs them after rows were
+// changed behind its back (a manual fix, a bulk import).
+func (s *Store) RebuildPayerTotals(ctx context.Context) error {
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.NewDelete().Model((*payerTotalRow)(nil)).Where("1 = 1").Exec(ctx); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, rebuildPayerTotals)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("rebuild payer totals: %w", err)
+	}
+	return nil
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -438,6 +439,105 @@ func TestSetEntryStatus(t *testing.T) {
 		}
 		if _, err := s.SetEntryStatus(ctx, "a", ledger.StatusSubmitted, "", confirmedAt); err == nil {
 			t.Error("SetEntryStatus back to submitted succeeded")
+		}
+	})
+}
+
+// TestLeaderboardPathsAgree checks that the running totals (read when there is
+// no time bound) and the ledger rows (aggregated when there is) give the same
+// leaderboard, before and after the totals are rebuilt from the rows.
+func TestLeaderboardPathsAgree(t *testing.T) {
+	t.Parallel()
+	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+		t.Parallel()
+		ctx := ctxT(t)
+		projectID, _ := seed(t, s)
+		allTime := func(f ledger.Filter) ledger.Filter {
+			f.Start, f.End = at("1970-01-01T00:00:00Z"), at("9000-01-01T00:00:00Z")
+			return f
+		}
+		var filters []ledger.Filter
+		for _, typ := range append([]string{""}, ledger.Types...) {
+			for _, payer := range []string{"", wsol, sys} {
+				filters = append(filters, ledger.Filter{Type: typ, Payer: payer, Limit: 100})
+			}
+		}
+		filters = append(filters, ledger.Filter{Limit: 1, Offset: 1}, ledger.Filter{Limit: 3, Offset: 1})
+		check := func(t *testing.T) {
+			for _, f := range filters {
+				fromTotals, err := s.Leaderboard(ctx, projectID, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fromRows, err := s.Leaderboard(ctx, projectID, allTime(f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(fromTotals, fromRows) {
+					t.Errorf("filter %+v: totals give\n%s\nledger rows give\n%s", f, showBoard(fromTotals), showBoard(fromRows))
+				}
+			}
+		}
+		t.Run("kept current", check)
+		before, err := s.Stats(ctx, projectID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RebuildPayerTotals(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Run("rebuilt", check)
+		after, err := s.Stats(ctx, projectID)
+		if err != nil || after != before {
+			t.Errorf("Stats after rebuild = %+v, %v; want %+v", after, err, before)
+		}
+	})
+}
+
+// TestConfirmRace confirms one ticket from several goroutines at once: it must
+// change once and count once.
+func TestConfirmRace(t *testing.T) {
+	t.Parallel()
+	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+		t.Parallel()
+		ctx := ctxT(t)
+		p, err := s.CreateProject(ctx, project.Project{Name: "p"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := entry("race", wsol, ledger.TypeNFTBurn, 1_000_000, 100_000, 2_000, ledger.StatusSubmitted, nil)
+		e.ProjectID = p.ID
+		if err := s.InsertEntry(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+		const n = 8
+		changed := make(chan bool, n)
+		var wg sync.WaitGroup
+		for range n {
+			wg.Go(func() {
+				ok, err := s.SetEntryStatus(ctx, "race", ledger.StatusConfirmed, "", *at("2026-01-10T00:00:00Z"))
+				if err != nil {
+					t.Error(err)
+				}
+				changed <- ok
+			})
+		}
+		wg.Wait()
+		close(changed)
+		wins := 0
+		for ok := range changed {
+			if ok {
+				wins++
+			}
+		}
+		st, err := s.Stats(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ledger.Stats{TotalGrossRebate: 1_000_000, TotalNetRebate: 1_000_000 - 7_000 - 100_000, TotalTransactionCount: 1,
+			TotalWallets: 1, TotalDonations: 1, TotalDonationAmount: 100_000}
+		if wins != 1 || st != want {
+			t.Errorf("%d confirmations won, stats %+v; want 1 and %+v", wins, st, want)
 		}
 	})
 }

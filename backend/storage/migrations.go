@@ -22,6 +22,7 @@ type migration struct {
 // add a new one.
 var schema = []migration{
 	{name: "20260521000001", comment: "projects_api_keys_transactions", up: upInitial},
+	{name: "20260521000002", comment: "payer_totals", up: upPayerTotals},
 }
 
 // Migrate brings the schema up to date. It is idempotent, and safe when
@@ -205,4 +206,63 @@ func upInitial(ctx context.Context, db bun.IDB) error {
 		}
 	}
 	return nil
+}
+
+type payerTotalV2 struct {
+	bun.BaseModel `bun:"table:reclaim_payer_totals"`
+
+	ProjectID                string `bun:"project_id,pk"`
+	Payer                    string `bun:"payer,pk"`
+	Type                     string `bun:"type,pk"`
+	GrossRebate              int64  `bun:"gross_rebate,notnull"`
+	NetRebate                int64  `bun:"net_rebate,notnull"`
+	TransactionCount         int64  `bun:"transaction_count,notnull"`
+	TokenAccountClosureCount int64  `bun:"token_account_closure_count,notnull"`
+	TokenBurnCount           int64  `bun:"token_burn_count,notnull"`
+	NFTBurnCount             int64  `bun:"nft_burn_count,notnull"`
+	DonationAmount           int64  `bun:"donation_amount,notnull"`
+	DonationCount            int64  `bun:"donation_count,notnull"`
+	CommunityAmount          int64  `bun:"community_amount,notnull"`
+}
+
+// payerTotalsV2 fills reclaim_payer_totals from the confirmed rows: one row per
+// project, payer and type, and one per project and payer with type ”.
+const payerTotalsV2 = `
+INSERT INTO reclaim_payer_totals (project_id, payer, type, gross_rebate, net_rebate, transaction_count,
+	token_account_closure_count, token_burn_count, nft_burn_count, donation_amount, donation_count, community_amount)
+SELECT project_id, payer, t, SUM(gross_rebate), SUM(net_rebate), COUNT(*),
+	COUNT(CASE WHEN type = 'token_account_closure' THEN 1 END),
+	COUNT(CASE WHEN type = 'token_burn' THEN 1 END),
+	COUNT(CASE WHEN type = 'nft_burn' THEN 1 END),
+	SUM(donation_amount), COUNT(CASE WHEN donation_amount > 0 THEN 1 END), SUM(service_fee)
+FROM (
+	SELECT project_id, payer, type, type AS t, gross_rebate, net_rebate, donation_amount, service_fee
+	FROM reclaim_transactions WHERE status = 'confirmed'
+	UNION ALL
+	SELECT project_id, payer, type, '' AS t, gross_rebate, net_rebate, donation_amount, service_fee
+	FROM reclaim_transactions WHERE status = 'confirmed'
+) AS confirmed
+GROUP BY project_id, payer, t`
+
+// upPayerTotals adds the running per-wallet totals that the unfiltered
+// leaderboard and the stats read: aggregating a million ledger rows per
+// request took over a second on Postgres; reading 50k totals takes
+// milliseconds.
+func upPayerTotals(ctx context.Context, db bun.IDB) error {
+	if _, err := db.NewCreateTable().Model((*payerTotalV2)(nil)).IfNotExists().
+		ForeignKey(`("project_id") REFERENCES "projects" ("id") ON DELETE CASCADE`).
+		Exec(ctx); err != nil {
+		return err
+	}
+	if _, err := db.NewCreateIndex().Model((*payerTotalV2)(nil)).Index("reclaim_payer_totals_rank_idx").
+		Column("project_id", "type", "gross_rebate").IfNotExists().Exec(ctx); err != nil {
+		return err
+	}
+	// Start from empty, so a rerun after an interrupted first run does not
+	// count twice.
+	if _, err := db.NewDelete().Model((*payerTotalV2)(nil)).Where("1 = 1").Exec(ctx); err != nil {
+		return err
+	}
+	_, err := db.ExecContext(ctx, payerTotalsV2)
+	return err
 }
