@@ -34,6 +34,8 @@ type Deps struct {
 	Cluster  Cluster
 	// Ping checks the database for /healthz.
 	Ping       func(ctx context.Context) error
+	// Admin is the console, served under /admin/ (nil: none).
+	Admin      http.Handler
 	Log        *slog.Logger
 	RPCTimeout time.Duration
 	DBTimeout  time.Duration
@@ -68,6 +70,10 @@ func New(d Deps) (http.Handler, error) {
 		return nil, err
 	}
 	mux.Handle("GET /healthz", healthz(d.Ping))
+	if d.Admin != nil {
+		mux.Handle("/admin/", d.Admin)
+		mux.Handle("GET /admin", http.RedirectHandler("/admin/", http.StatusFound))
+	}
 	mux.Handle("/v1/", transcoder)
 	mux.HandleFunc("/", notFound)
 	return restErrors(mux), nil

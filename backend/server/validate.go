@@ -22,10 +22,12 @@ const (
 	maxTicketLen      = 8 << 10
 )
 
-// actionsByType are the actions each WalletItemType can take.
+// actionsByType are the actions each WalletItemType can take. A token is
+// burned, except wrapped SOL, which is closed (the token program refuses to
+// burn it); which one applies is checked against the chain at build time.
 var actionsByType = map[string][]string{
 	"empty_account":       {"close"},
-	"token":               {"burn"},
+	"token":               {"burn", "close"},
 	"nft":                 {"burn"},
 	"fungible_asset":      {"burn"},
 	"zk_compressed_token": {"burn"},
@@ -71,7 +73,7 @@ func validateBuild(req *reclaimv1.BuildTransactionsRequest) error {
 			return invalidf(field+".address", "%s", err.Error())
 		}
 		if !slices.Contains(actions, it.GetAction()) {
-			return invalidf(field+".action", "action %q is not valid for a %s item: want %s", it.GetAction(), it.GetType(), strings.Join(actions, " or "))
+			return invalidf(field+".action", "action %q is not valid for an item of type %s: want %s", it.GetAction(), it.GetType(), strings.Join(actions, " or "))
 		}
 		if j, dup := seen[it.GetAddress()]; dup {
 			return invalidf(field+".address", "%s is already selected in items[%d]", it.GetAddress(), j)

@@ -36,7 +36,7 @@ func TestBuildValidation(t *testing.T) {
 		{"missing items", path, "", map[string]any{}, "items: at least one item is required"},
 		{"too many items", path, "", map[string]any{"items": items(501)}, "at most 500 items"},
 		{"unknown type", path, "", map[string]any{"items": []any{map[string]any{"type": "coin", "address": newWallet(), "action": "burn"}}}, `items[0].type: unknown item type "coin"`},
-		{"close a token", path, "", map[string]any{"items": []any{map[string]any{"type": "token", "address": newWallet(), "action": "close"}}}, `items[0].action: action "close" is not valid for a token item: want burn`},
+		{"close an nft", path, "", map[string]any{"items": []any{map[string]any{"type": "nft", "address": newWallet(), "action": "close"}}}, `items[0].action: action "close" is not valid for an item of type nft: want burn`},
 		{"burn an empty account", path, "", map[string]any{"items": []any{map[string]any{"type": "empty_account", "address": newWallet(), "action": "burn"}}}, "want close"},
 		{"missing action", path, "", map[string]any{"items": []any{map[string]any{"type": "nft", "address": newWallet()}}}, `items[0].action: action ""`},
 		{"missing address", path, "", map[string]any{"items": []any{map[string]any{"type": "nft", "action": "burn"}}}, "items[0].address: is required"},

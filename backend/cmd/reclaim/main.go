@@ -45,7 +45,8 @@ const usage = `usage:
   reclaim migrate                       apply database migrations
   reclaim project create --name N [--donation-wallet ADDR]
   reclaim apikey create --project ID [--name N]
-  reclaim apikey revoke --key KEY`
+  reclaim apikey revoke --key KEY
+  reclaim owner create --email E        (password on stdin)`
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
@@ -67,6 +68,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		}
 		if len(args) > 1 && args[1] == "revoke" {
 			return apikeyRevoke(ctx, args[2:], getenv, stdout)
+		}
+	case "owner":
+		if len(args) > 1 && args[1] == "create" {
+			return ownerCreate(ctx, args[2:], getenv, stdin, stdout)
 		}
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)

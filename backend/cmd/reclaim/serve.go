@@ -69,7 +69,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, log *
 		defer rc.Close()
 		limiter = ratelimit.NewRedis(rc, cfg.RateLimitRPS, cfg.RateLimitBurst)
 	}
+	console, err := newConsole(cfg, env, log)
+	if err != nil {
+		return err
+	}
 	handler, err := server.New(server.Deps{
+		Admin:      console,
 		Auth:       auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
 		Issuer:     auth.NewIssuer(env.keys, time.Now),
 		Limiter:    limiter,
