@@ -35,9 +35,12 @@ func ValidType(t string) bool {
 	return false
 }
 
-// Entry statuses. An entry starts submitted and moves at most once to one of
-// the final statuses; only confirmed entries count in stats and leaderboard.
+// Entry statuses. An entry starts sending (its ticket claimed, the
+// transaction on its way to the cluster), becomes submitted once the cluster
+// accepted it, and moves at most once to one of the final statuses; only
+// confirmed entries count in stats and leaderboard.
 const (
+	StatusSending   = "sending"
 	StatusSubmitted = "submitted"
 	StatusConfirmed = "confirmed"
 	StatusFailed    = "failed"
@@ -79,6 +82,23 @@ type Entry struct {
 
 	CreatedAt   time.Time
 	ConfirmedAt *time.Time
+	// LastValidBlockHeight of the transaction's blockhash: past it, a
+	// transaction the cluster never saw has expired.
+	LastValidBlockHeight int64
+}
+
+// Attempt is one submission result, kept whatever its outcome: the ledger of
+// what was asked of the relay, beside the entries of what was sent.
+type Attempt struct {
+	ProjectID string
+	Payer     string
+	TicketJTI string
+	Signature string
+	// Status is submitted, duplicate or failed.
+	Status string
+	// Code and Message explain a failure.
+	Code, Message string
+	CreatedAt     time.Time
 }
 
 // Stats are a project's totals over its confirmed entries.

@@ -30,6 +30,8 @@ type transactionRow struct {
 	Error          string     `bun:"error,notnull"`
 	CreatedAt      time.Time  `bun:"created_at,notnull"`
 	ConfirmedAt    *time.Time `bun:"confirmed_at"`
+	// LastValidBlockHeight came with migration 20260521000003.
+	LastValidBlockHeight int64 `bun:"last_valid_block_height,notnull"`
 }
 
 func (r *transactionRow) entry() ledger.Entry {
@@ -51,6 +53,8 @@ func (r *transactionRow) entry() ledger.Entry {
 		Error:          r.Error,
 		CreatedAt:      r.CreatedAt.UTC(),
 		ConfirmedAt:    utcPtr(r.ConfirmedAt),
+
+		LastValidBlockHeight: r.LastValidBlockHeight,
 	}
 }
 
@@ -94,6 +98,8 @@ func (s *Store) InsertEntry(ctx context.Context, e ledger.Entry) error {
 		Error:          e.Error,
 		CreatedAt:      utc(e.CreatedAt),
 		ConfirmedAt:    utcPtr(e.ConfirmedAt),
+
+		LastValidBlockHeight: e.LastValidBlockHeight,
 	}
 	if row.ID == "" {
 		row.ID = NewID("tx")

@@ -1,0 +1,103 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/reclaim-sol/reclaim/backend/ledger"
+)
+
+// ClaimTicket records e as sending: the ticket is claimed and its
+// transaction about to be relayed. The database decides between concurrent
+// claims of one ticket, on every instance: all but one get
+// ledger.ErrDuplicate.
+func (s *Store) ClaimTicket(ctx context.Context, e ledger.Entry) error {
+	return s.insertWithStatus(ctx, e, ledger.StatusSending)
+}
+
+// insertWithStatus inserts e with a status InsertEntry does not accept from
+// callers (sending).
+func (s *Store) insertWithStatus(ctx context.Context, e ledger.Entry, status string) error {
+	if e.TicketJTI == "" || !ledger.ValidType(e.Type) {
+		return fmt.Errorf("claim ticket: incomplete entry")
+	}
+	row := transactionRow{
+		ID: NewID("tx"), ProjectID: e.ProjectID, Payer: e.Payer, Type: e.Type,
+		GrossRebate: e.GrossRebate, NetRebate: e.NetRebate, DonationAmount: e.DonationAmount,
+		NetworkFee: e.NetworkFee, ServiceFee: e.ServiceFee, Fees: e.Fees, ItemCount: int64(e.ItemCount),
+		Signature: e.Signature, TicketJTI: e.TicketJTI, Status: status, CreatedAt: utc(e.CreatedAt),
+		LastValidBlockHeight: e.LastValidBlockHeight,
+	}
+	if e.CreatedAt.IsZero() {
+		row.CreatedAt = now()
+	}
+	if _, err := s.db.NewInsert().Model(&row).Exec(ctx); err != nil {
+		if isUniqueViolation(err) {
+			return fmt.Errorf("claim ticket %s: %w", e.TicketJTI, ledger.ErrDuplicate)
+		}
+		return fmt.Errorf("claim ticket: %w", err)
+	}
+	return nil
+}
+
+// MarkSubmitted moves a claimed entry from sending to submitted once the
+// cluster accepted its transaction. It reports whether the entry changed.
+func (s *Store) MarkSubmitted(ctx context.Context, jti string) (bool, error) {
+	res, err := s.db.NewUpdate().Model((*transactionRow)(nil)).
+		Set("status = ?", ledger.StatusSubmitted).
+		Where("ticket_jti = ?", jti).
+		Where("status = ?", ledger.StatusSending).
+		Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("mark ticket %s submitted: %w", jti, err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// ReleaseClaim removes a claim whose transaction the cluster refused, so the
+// ticket was not consumed and may be submitted again.
+func (s *Store) ReleaseClaim(ctx context.Context, jti string) error {
+	_, err := s.db.NewDelete().Model((*transactionRow)(nil)).
+		Where("ticket_jti = ?", jti).
+		Where("status = ?", ledger.StatusSending).
+		Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("release ticket %s: %w", jti, err)
+	}
+	return nil
+}
+
+// InFlight returns up to limit entries still sending or submitted, oldest
+// first: what the confirmation tracker follows.
+func (s *Store) InFlight(ctx context.Context, limit int) ([]ledger.Entry, error) {
+	var rows []transactionRow
+	err := s.db.NewSelect().Model(&rows).
+		Where("status IN (?, ?)", ledger.StatusSending, ledger.StatusSubmitted).
+		OrderExpr("created_at ASC").
+		Limit(limit).
+		Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("entries in flight: %w", err)
+	}
+	out := make([]ledger.Entry, len(rows))
+	for i := range rows {
+		out[i] = rows[i].entry()
+	}
+	return out, nil
+}
+
+// LogAttempt records one submission result.
+func (s *Store) LogAttempt(ctx context.Context, a ledger.Attempt) error {
+	row := attemptV3{
+		ID: NewID("att"), ProjectID: a.ProjectID, Payer: a.Payer, TicketJTI: a.TicketJTI,
+		Signature: a.Signature, Status: a.Status, Code: a.Code, Message: a.Message, CreatedAt: utc(a.CreatedAt),
+	}
+	if a.CreatedAt.IsZero() {
+		row.CreatedAt = now()
+	}
+	if _, err := s.db.NewInsert().Model(&row).Exec(ctx); err != nil {
+		return fmt.Errorf("log submission attempt: %w", err)
+	}
+	return nil
+}
