@@ -3,4 +3,146 @@
 // metadata, classified as the contract's WalletItemTypes with the actions the
 // token program would accept. It reads the cluster through the small RPC
 // interface it declares; it knows nothing of HTTP or storage.
+//
+// Reads are batched: one getTokenAccountsByOwner per token program, then
+// getMultipleAccounts in chunks of 100 keys for the mints together with their
+// Metaplex metadata PDAs, and one more chunked read for the metadata of NFT
+// collections. The number of calls grows with ceil(accounts / 100), never with
+// the number of accounts. Account data is read as base64 and parsed here, so a
+// real cluster and the local validator give the same items.
+//
+// Classification: a zero balance is empty_account (close); a wrapped SOL account
+// with a balance is token (close: closing returns its lamports, and the token
+// programs refuse Burn on native accounts); decimals 0 and supply 1 is nft
+// (burn); any other balance is token (burn). Burn means burn then close. Actions
+// hold only what the token program would accept from the owner now: a frozen
+// account cannot burn (an empty frozen account still closes: CloseAccount does
+// not check the frozen state), and an account whose close authority is another
+// key offers nothing (the owner cannot close it, and a burn alone reclaims no
+// rent). Such items are listed all the same, with no actions.
+//
+// Names: Metaplex Token Metadata first, then Token-2022's TokenMetadata extension
+// on the mint; wrapped SOL without metadata is "Wrapped SOL" ("SOL"); otherwise
+// Name, Symbol and URI are "" and the client chooses what to show. A metadata
+// pointer to an account other than the mint or the Metaplex PDA is not followed.
+// Collections are named only when the Metaplex collection is verified: anyone
+// can claim an unverified one. ImageURI needs the off-chain JSON behind URI,
+// which this package does not fetch.
+//
+// USD values come from a PriceSource, only for items of type token, and stay nil
+// when no price is known; a failing source means no prices, never a failed list.
 package assets
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+)
+
+// RPC is the part of solana-go's *rpc.Client that discovery calls.
+type RPC interface {
+	GetTokenAccountsByOwner(ctx context.Context, owner solana.PublicKey, conf *rpc.GetTokenAccountsConfig, opts *rpc.GetTokenAccountsOpts) (*rpc.GetTokenAccountsResult, error)
+	GetMultipleAccountsWithOpts(ctx context.Context, accounts []solana.PublicKey, opts *rpc.GetMultipleAccountsOpts) (*rpc.GetMultipleAccountsResult, error)
+}
+
+// PriceSource gives USD prices per mint (base58). A mint without a known price is
+// absent from the map. An error means no prices at all.
+type PriceSource interface {
+	Prices(ctx context.Context, mints []string) (map[string]float64, error)
+}
+
+// Discoverer lists and resolves a wallet's reclaimable items.
+type Discoverer struct {
+	rpc    RPC
+	prices PriceSource
+}
+
+// NewDiscoverer reads the cluster through rpc; prices may be nil (no USD values).
+func NewDiscoverer(rpc RPC, prices PriceSource) *Discoverer {
+	return &Discoverer{rpc: rpc, prices: prices}
+}
+
+// Listing is every reclaimable item of a wallet.
+type Listing struct {
+	// Items sorted by type (in the order of Types), then by address.
+	Items []Item
+	// Counts has one key per type of Types, zeros included.
+	Counts map[string]int
+}
+
+// ItemError names the first address Resolve cannot build for.
+type ItemError struct {
+	Address string
+	// Reason is a sentence for the client, e.g. "account not found".
+	Reason string
+}
+
+// Error implements error.
+func (e *ItemError) Error() string { return fmt.Sprintf("%s: %s", e.Address, e.Reason) }
+
+// The reasons of ItemError.
+const (
+	reasonNotFound    = "account not found"
+	reasonNotToken    = "not a token account of SPL Token or Token-2022"
+	reasonOtherWallet = "token account is owned by another wallet"
+)
+
+// List reads every token account of wallet with its mint and metadata. Errors
+// talking to the cluster are returned wrapped.
+func (d *Discoverer) List(ctx context.Context, wallet solana.PublicKey) (Listing, error) {
+	owned, err := d.ownedTokenAccounts(ctx, wallet)
+	if err != nil {
+		return Listing{}, err
+	}
+	mints, err := d.mints(ctx, owned, true)
+	if err != nil {
+		return Listing{}, err
+	}
+	items := make([]Item, len(owned))
+	for i, a := range owned {
+		items[i] = newItem(a, mints[a.state.mint])
+	}
+	if err := d.nameCollections(ctx, items, mints); err != nil {
+		return Listing{}, err
+	}
+	applyPrices(ctx, d.prices, items)
+	sortItems(items)
+	return Listing{Items: items, Counts: countItems(items)}, nil
+}
+
+// Resolve reads the current state of exactly these token accounts of wallet, for
+// building: items in the given order, without metadata, collections or prices.
+// An address that does not exist, is not a token account or belongs to another
+// wallet gives an *ItemError (the first one in order).
+func (d *Discoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addresses []solana.PublicKey) ([]Item, error) {
+	accs, err := d.accounts(ctx, addresses)
+	if err != nil {
+		return nil, err
+	}
+	owned := make([]ownedAccount, len(addresses))
+	for i, addr := range addresses {
+		a := accs[i]
+		if a == nil {
+			return nil, &ItemError{Address: addr.String(), Reason: reasonNotFound}
+		}
+		st, err := parseTokenAccount(data(a))
+		if !isTokenProgram(a.Owner) || err != nil {
+			return nil, &ItemError{Address: addr.String(), Reason: reasonNotToken}
+		}
+		if !st.owner.Equals(wallet) {
+			return nil, &ItemError{Address: addr.String(), Reason: reasonOtherWallet}
+		}
+		owned[i] = ownedAccount{address: addr, program: a.Owner, lamports: a.Lamports, state: st}
+	}
+	mints, err := d.mints(ctx, owned, false)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]Item, len(owned))
+	for i, a := range owned {
+		items[i] = newItem(a, mints[a.state.mint])
+	}
+	return items, nil
+}

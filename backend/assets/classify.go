@@ -1,0 +1,158 @@
+package assets
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gagliardetto/solana-go"
+)
+
+// Names shown for wrapped SOL when its mint has no metadata (as on a local
+// validator; mainnet's native mint has Metaplex metadata with the same values).
+const (
+	wrappedSOLName   = "Wrapped SOL"
+	wrappedSOLSymbol = "SOL"
+)
+
+// mintInfo is a mint's state and its display metadata (nil when it has none).
+type mintInfo struct {
+	state mintState
+	meta  *tokenMetadata
+}
+
+// newItem classifies a token account and fills every field the chain gives.
+func newItem(a ownedAccount, m mintInfo) Item {
+	st := a.state
+	it := Item{
+		Address:           a.address,
+		Owner:             st.owner,
+		Mint:              st.mint,
+		TokenProgram:      a.program,
+		Lamports:          a.lamports,
+		Decimals:          m.state.decimals,
+		Amount:            st.amount,
+		UIBalance:         uiAmount(st.amount, m.state.decimals),
+		IsFrozen:          st.frozen,
+		IsNative:          st.native,
+		WithheldAmount:    st.withheld,
+		HasCloseAuthority: st.foreignCloseAuthority(),
+	}
+	it.Type, it.Actions = classify(st, m.state)
+	switch {
+	case m.meta != nil:
+		it.Name, it.Symbol, it.URI = m.meta.name, m.meta.symbol, m.meta.uri
+	case st.native:
+		it.Name, it.Symbol = wrappedSOLName, wrappedSOLSymbol
+	}
+	return it
+}
+
+// classify gives an account's type and the actions the token program would
+// accept from its owner. Both SPL Token and Token-2022:
+//   - CloseAccount needs a zero balance (native accounts excepted: closing returns
+//     their lamports) and the close authority's signature, which is the owner's
+//     only when no other close authority is set. It does not look at the frozen
+//     state, so an empty frozen account closes.
+//   - Burn refuses frozen and native accounts.
+//
+// A burn is only worth offering when the account can be closed after it (burning
+// alone reclaims nothing). Withheld transfer fees block CloseAccount too, but any
+// signer may harvest them to the mint first, so such accounts stay closable.
+func classify(st tokenAccount, m mintState) (string, []string) {
+	closable := !st.foreignCloseAuthority()
+	actions := []string{}
+	switch {
+	case st.amount == 0:
+		if closable {
+			actions = append(actions, ActionClose)
+		}
+		return TypeEmptyAccount, actions
+	case st.native:
+		if closable {
+			actions = append(actions, ActionClose)
+		}
+		return TypeToken, actions
+	}
+	if closable && !st.frozen {
+		actions = append(actions, ActionBurn)
+	}
+	if m.decimals == 0 && m.supply == 1 {
+		return TypeNFT, actions
+	}
+	return TypeToken, actions
+}
+
+// uiAmount is amount in display units, correctly rounded to the nearest float64
+// (formatting the decimal string avoids the double rounding of amount / 10^d).
+func uiAmount(amount uint64, decimals uint8) float64 {
+	s := strconv.FormatUint(amount, 10)
+	if d := int(decimals); d > 0 {
+		if len(s) <= d {
+			s = strings.Repeat("0", d-len(s)+1) + s
+		}
+		s = s[:len(s)-d] + "." + s[len(s)-d:]
+	}
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}
+
+// applyPrices sets USDValue on token items whose mint has a known price. A failing
+// price source means no prices: the listing never fails because of it.
+func applyPrices(ctx context.Context, src PriceSource, items []Item) {
+	if src == nil {
+		return
+	}
+	var mints []string
+	seen := map[solana.PublicKey]bool{}
+	for _, it := range items {
+		if it.Type == TypeToken && !seen[it.Mint] {
+			seen[it.Mint] = true
+			mints = append(mints, it.Mint.String())
+		}
+	}
+	if len(mints) == 0 {
+		return
+	}
+	prices, err := src.Prices(ctx, mints)
+	if err != nil {
+		return
+	}
+	for i := range items {
+		if items[i].Type != TypeToken {
+			continue
+		}
+		if p, ok := prices[items[i].Mint.String()]; ok && p >= 0 && !math.IsInf(p, 0) {
+			v := items[i].UIBalance * p
+			items[i].USDValue = &v
+		}
+	}
+}
+
+// sortItems orders items by type (in the order of Types), then by address.
+func sortItems(items []Item) {
+	rank := map[string]int{}
+	for i, t := range Types {
+		rank[t] = i
+	}
+	slices.SortStableFunc(items, func(a, b Item) int {
+		if d := rank[a.Type] - rank[b.Type]; d != 0 {
+			return d
+		}
+		return strings.Compare(a.Address.String(), b.Address.String())
+	})
+}
+
+// countItems counts items per type, with every type of Types present.
+func countItems(items []Item) map[string]int {
+	counts := make(map[string]int, len(Types))
+	for _, t := range Types {
+		counts[t] = 0
+	}
+	for _, it := range items {
+		counts[it.Type]++
+	}
+	return counts
+}

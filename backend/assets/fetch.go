@@ -1,0 +1,128 @@
+package assets
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+)
+
+// Cluster reads. getMultipleAccounts takes at most 100 keys per call, so every key
+// list is read in chunks of 100: the number of calls grows with ceil(keys / 100).
+const (
+	maxKeysPerCall = 100
+	// parallelCalls bounds the chunks in flight at once, so a large wallet does
+	// not trip a provider's rate limit with a burst.
+	parallelCalls = 4
+	commitment    = rpc.CommitmentConfirmed
+)
+
+// tokenPrograms are the programs whose accounts Reclaim closes and burns.
+var tokenPrograms = []solana.PublicKey{solana.TokenProgramID, solana.Token2022ProgramID}
+
+func isTokenProgram(pk solana.PublicKey) bool {
+	return pk.Equals(solana.TokenProgramID) || pk.Equals(solana.Token2022ProgramID)
+}
+
+// ownedAccount is a token account read from the cluster.
+type ownedAccount struct {
+	address  solana.PublicKey
+	program  solana.PublicKey
+	lamports uint64
+	state    tokenAccount
+}
+
+// ownedTokenAccounts lists wallet's token accounts under both token programs (one
+// getTokenAccountsByOwner call each, in parallel). Accounts that do not parse as
+// initialized token accounts are left out: nothing can be reclaimed from them.
+func (d *Discoverer) ownedTokenAccounts(ctx context.Context, wallet solana.PublicKey) ([]ownedAccount, error) {
+	results := make([]*rpc.GetTokenAccountsResult, len(tokenPrograms))
+	errs := make([]error, len(tokenPrograms))
+	var wg sync.WaitGroup
+	for i, program := range tokenPrograms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = d.rpc.GetTokenAccountsByOwner(ctx, wallet,
+				&rpc.GetTokenAccountsConfig{ProgramId: &program},
+				&rpc.GetTokenAccountsOpts{Commitment: commitment, Encoding: solana.EncodingBase64})
+		}()
+	}
+	wg.Wait()
+	var out []ownedAccount
+	for i, res := range results {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("get token accounts of %s under %s: %w", wallet, tokenPrograms[i], errs[i])
+		}
+		if res == nil {
+			continue
+		}
+		for _, ka := range res.Value {
+			if ka == nil || ka.Account.Data == nil || !isTokenProgram(ka.Account.Owner) {
+				continue
+			}
+			st, err := parseTokenAccount(ka.Account.Data.GetBinary())
+			if err != nil || !st.owner.Equals(wallet) {
+				continue
+			}
+			out = append(out, ownedAccount{address: ka.Pubkey, program: ka.Account.Owner, lamports: ka.Account.Lamports, state: st})
+		}
+	}
+	return out, nil
+}
+
+// accounts reads keys with getMultipleAccounts in chunks of maxKeysPerCall; the
+// result is aligned with keys, nil where an account does not exist.
+func (d *Discoverer) accounts(ctx context.Context, keys []solana.PublicKey) ([]*rpc.Account, error) {
+	out := make([]*rpc.Account, len(keys))
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		slots    = make(chan struct{}, parallelCalls)
+	)
+	for start := 0; start < len(keys); start += maxKeysPerCall {
+		chunk := keys[start:min(start+maxKeysPerCall, len(keys))]
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			res, err := d.rpc.GetMultipleAccountsWithOpts(ctx, chunk,
+				&rpc.GetMultipleAccountsOpts{Commitment: commitment, Encoding: solana.EncodingBase64})
+			if err == nil && (res == nil || len(res.Value) != len(chunk)) {
+				err = fmt.Errorf("%d accounts for %d keys", lenValue(res), len(chunk))
+			}
+			if err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = fmt.Errorf("get %d accounts: %w", len(chunk), err)
+				}
+				mu.Unlock()
+				return
+			}
+			copy(out[start:], res.Value)
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return out, nil
+}
+
+func lenValue(res *rpc.GetMultipleAccountsResult) int {
+	if res == nil {
+		return 0
+	}
+	return len(res.Value)
+}
+
+// data is an account's bytes (nil for a missing account).
+func data(a *rpc.Account) []byte {
+	if a == nil || a.Data == nil {
+		return nil
+	}
+	return a.Data.GetBinary()
+}

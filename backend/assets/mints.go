@@ -1,0 +1,99 @@
+package assets
+
+import (
+	"context"
+	"slices"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+)
+
+// mints reads the distinct mints of owned, and with withMetadata their Metaplex
+// metadata PDAs in the same chunked reads (2 keys per mint). A mint that no
+// longer exists (Token-2022 mints with a close authority can be closed once their
+// supply is zero) reads as the zero mintState: its accounts are empty and close.
+func (d *Discoverer) mints(ctx context.Context, owned []ownedAccount, withMetadata bool) (map[solana.PublicKey]mintInfo, error) {
+	var mints []solana.PublicKey
+	seen := map[solana.PublicKey]bool{}
+	for _, a := range owned {
+		if !seen[a.state.mint] {
+			seen[a.state.mint] = true
+			mints = append(mints, a.state.mint)
+		}
+	}
+	keys := slices.Clone(mints)
+	if withMetadata {
+		for _, m := range mints {
+			keys = append(keys, metadataAddress(m))
+		}
+	}
+	accs, err := d.accounts(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[solana.PublicKey]mintInfo, len(mints))
+	for i, mint := range mints {
+		var mi mintInfo
+		if a := accs[i]; a != nil && isTokenProgram(a.Owner) {
+			mi.state, _ = parseMint(data(a))
+			mi.meta = mi.state.metadata
+		}
+		if withMetadata {
+			if md := metaplexOf(accs[len(mints)+i], mint); md != nil {
+				mi.meta = md
+			}
+		}
+		out[mint] = mi
+	}
+	return out, nil
+}
+
+// metaplexOf parses a Metaplex metadata account of mint, nil unless the Token
+// Metadata program owns it.
+func metaplexOf(a *rpc.Account, mint solana.PublicKey) *tokenMetadata {
+	if a == nil || !a.Owner.Equals(solana.TokenMetadataProgramID) {
+		return nil
+	}
+	return parseMetaplex(data(a), mint)
+}
+
+// nameCollections sets Collection on NFT items whose Metaplex metadata names a
+// verified collection, reading the collections' metadata in one more chunked
+// read. A collection without readable metadata keeps an empty name.
+func (d *Discoverer) nameCollections(ctx context.Context, items []Item, mints map[solana.PublicKey]mintInfo) error {
+	var cols []solana.PublicKey
+	seen := map[solana.PublicKey]bool{}
+	for _, it := range items {
+		md := mints[it.Mint].meta
+		if it.Type != TypeNFT || md == nil || md.collection == nil || seen[*md.collection] {
+			continue
+		}
+		seen[*md.collection] = true
+		cols = append(cols, *md.collection)
+	}
+	if len(cols) == 0 {
+		return nil
+	}
+	keys := make([]solana.PublicKey, len(cols))
+	for i, c := range cols {
+		keys[i] = metadataAddress(c)
+	}
+	accs, err := d.accounts(ctx, keys)
+	if err != nil {
+		return err
+	}
+	names := make(map[solana.PublicKey]string, len(cols))
+	for i, c := range cols {
+		if md := metaplexOf(accs[i], c); md != nil {
+			names[c] = md.name
+		}
+	}
+	for i := range items {
+		md := mints[items[i].Mint].meta
+		if items[i].Type == TypeNFT && md != nil && md.collection != nil {
+			c := *md.collection
+			items[i].Collection = &Collection{Address: c.String(), Name: names[c]}
+		}
+	}
+	return nil
+}
