@@ -2,11 +2,115 @@ package storage
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/uptrace/bun"
 )
 
-// upConsole adds the admin console's tables.
+// The console's models, frozen as of migration 20260521000004.
+
+type ownerV4 struct {
+	bun.BaseModel `bun:"table:console_owners"`
+
+	ID           string    `bun:"id,pk"`
+	Email        string    `bun:"email,notnull"`
+	PasswordHash string    `bun:"password_hash,notnull"`
+	CreatedAt    time.Time `bun:"created_at,notnull"`
+}
+
+type membershipV4 struct {
+	bun.BaseModel `bun:"table:console_memberships"`
+
+	ProjectID string    `bun:"project_id,pk"`
+	OwnerID   string    `bun:"owner_id,pk"`
+	Role      string    `bun:"role,notnull"`
+	CreatedAt time.Time `bun:"created_at,notnull"`
+}
+
+type browserSessionV4 struct {
+	bun.BaseModel `bun:"table:console_sessions"`
+
+	IDHash     []byte    `bun:"id_hash,pk"`
+	OwnerID    string    `bun:"owner_id,notnull"`
+	CSRFToken  string    `bun:"csrf_token,notnull"`
+	CreatedAt  time.Time `bun:"created_at,notnull"`
+	LastSeenAt time.Time `bun:"last_seen_at,notnull"`
+	ExpiresAt  time.Time `bun:"expires_at,notnull"`
+}
+
+type signInFailuresV4 struct {
+	bun.BaseModel `bun:"table:console_signin_failures"`
+
+	Key      string    `bun:"key,pk"`
+	Failures int64     `bun:"failures,notnull"`
+	LastAt   time.Time `bun:"last_at,notnull"`
+}
+
+type auditV4 struct {
+	bun.BaseModel `bun:"table:console_audit"`
+
+	ID         string    `bun:"id,pk"`
+	ProjectID  string    `bun:"project_id,notnull"`
+	OwnerID    string    `bun:"owner_id,notnull"`
+	OwnerEmail string    `bun:"owner_email,notnull"`
+	Action     string    `bun:"action,notnull"`
+	KeyID      string    `bun:"key_id,notnull"`
+	KeyPrefix  string    `bun:"key_prefix,notnull"`
+	KeyName    string    `bun:"key_name,notnull"`
+	CreatedAt  time.Time `bun:"created_at,notnull"`
+}
+
+// upConsole adds the admin console's tables: owners, their project
+// memberships, browser sessions, sign-in throttling and the audit log; and an
+// index for the console's latest transactions.
 func upConsole(ctx context.Context, db bun.IDB) error {
+	const (
+		projectFK = `("project_id") REFERENCES "projects" ("id") ON DELETE CASCADE`
+		ownerFK   = `("owner_id") REFERENCES "console_owners" ("id") ON DELETE CASCADE`
+	)
+	tables := []struct {
+		model any
+		fks   []string
+	}{
+		{model: (*ownerV4)(nil)},
+		{model: (*membershipV4)(nil), fks: []string{projectFK, ownerFK}},
+		{model: (*browserSessionV4)(nil), fks: []string{ownerFK}},
+		{model: (*signInFailuresV4)(nil)},
+		// The audit log outlives the owner who acted: it keeps the email.
+		{model: (*auditV4)(nil), fks: []string{projectFK}},
+	}
+	for _, t := range tables {
+		q := db.NewCreateTable().Model(t.model).IfNotExists()
+		for _, fk := range t.fks {
+			q = q.ForeignKey(fk)
+		}
+		if _, err := q.Exec(ctx); err != nil {
+			return err
+		}
+	}
+	indexes := []struct {
+		model   any
+		name    string
+		unique  bool
+		columns []string
+	}{
+		{model: (*ownerV4)(nil), name: "console_owners_email_key", unique: true, columns: []string{"email"}},
+		{model: (*membershipV4)(nil), name: "console_memberships_owner_idx", columns: []string{"owner_id"}},
+		{model: (*browserSessionV4)(nil), name: "console_sessions_owner_idx", columns: []string{"owner_id"}},
+		{model: (*browserSessionV4)(nil), name: "console_sessions_expires_idx", columns: []string{"expires_at"}},
+		{model: (*auditV4)(nil), name: "console_audit_project_idx", columns: []string{"project_id", "created_at"}},
+		// The overview's latest transactions, newest first, whatever their status.
+		{model: (*transactionV1)(nil), name: "reclaim_transactions_project_created_idx", columns: []string{"project_id", "created_at"}},
+	}
+	for _, ix := range indexes {
+		q := db.NewCreateIndex().Model(ix.model).Index(ix.name).Column(ix.columns...).IfNotExists()
+		if ix.unique {
+			q = q.Unique()
+		}
+		if _, err := q.Exec(ctx); err != nil {
+			return fmt.Errorf("create index %s: %w", ix.name, err)
+		}
+	}
 	return nil
 }

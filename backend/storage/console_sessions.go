@@ -1,0 +1,174 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/reclaim-sol/reclaim/backend/owner"
+)
+
+type browserSessionRow struct {
+	bun.BaseModel `bun:"table:console_sessions"`
+
+	IDHash     []byte    `bun:"id_hash,pk"`
+	OwnerID    string    `bun:"owner_id,notnull"`
+	CSRFToken  string    `bun:"csrf_token,notnull"`
+	CreatedAt  time.Time `bun:"created_at,notnull"`
+	LastSeenAt time.Time `bun:"last_seen_at,notnull"`
+	ExpiresAt  time.Time `bun:"expires_at,notnull"`
+}
+
+// CreateSession stores a browser session.
+func (s *Store) CreateSession(ctx context.Context, bs owner.Session) error {
+	row := browserSessionRow{
+		IDHash: bs.IDHash, OwnerID: bs.OwnerID, CSRFToken: bs.CSRFToken,
+		CreatedAt: utc(bs.CreatedAt), LastSeenAt: utc(bs.LastSeenAt), ExpiresAt: utc(bs.ExpiresAt),
+	}
+	if _, err := s.db.NewInsert().Model(&row).Exec(ctx); err != nil {
+		return fmt.Errorf("create session: %w", err)
+	}
+	return nil
+}
+
+// SessionByHash returns the session whose id hashes to idHash, expired or
+// not, or owner.ErrNotFound. The caller checks the expiries.
+func (s *Store) SessionByHash(ctx context.Context, idHash []byte) (owner.Session, error) {
+	var row browserSessionRow
+	if err := s.db.NewSelect().Model(&row).Where("id_hash = ?", idHash).Scan(ctx); err != nil {
+		return owner.Session{}, notFound(err, owner.ErrNotFound, "session")
+	}
+	return owner.Session{
+		IDHash: row.IDHash, OwnerID: row.OwnerID, CSRFToken: row.CSRFToken,
+		CreatedAt: row.CreatedAt.UTC(), LastSeenAt: row.LastSeenAt.UTC(), ExpiresAt: row.ExpiresAt.UTC(),
+	}, nil
+}
+
+// TouchSession records activity of a session at time at.
+func (s *Store) TouchSession(ctx context.Context, idHash []byte, at time.Time) error {
+	_, err := s.db.NewUpdate().Model((*browserSessionRow)(nil)).
+		Set("last_seen_at = ?", utc(at)).Where("id_hash = ?", idHash).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("touch session: %w", err)
+	}
+	return nil
+}
+
+// DeleteSession ends a session; an unknown one is not an error.
+func (s *Store) DeleteSession(ctx context.Context, idHash []byte) error {
+	if _, err := s.db.NewDelete().Model((*browserSessionRow)(nil)).Where("id_hash = ?", idHash).Exec(ctx); err != nil {
+		return fmt.Errorf("delete session: %w", err)
+	}
+	return nil
+}
+
+// DeleteSessionsBefore removes the sessions whose absolute expiry is before
+// t, or that were last seen before idleBefore.
+func (s *Store) DeleteSessionsBefore(ctx context.Context, t, idleBefore time.Time) error {
+	_, err := s.db.NewDelete().Model((*browserSessionRow)(nil)).
+		Where("expires_at < ?", utc(t)).WhereOr("last_seen_at < ?", utc(idleBefore)).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("delete expired sessions: %w", err)
+	}
+	return nil
+}
+
+type signInFailuresRow struct {
+	bun.BaseModel `bun:"table:console_signin_failures"`
+
+	Key      string    `bun:"key,pk"`
+	Failures int64     `bun:"failures,notnull"`
+	LastAt   time.Time `bun:"last_at,notnull"`
+}
+
+// SignInFailures returns the failures recorded under key; none is a zero
+// count, not an error.
+func (s *Store) SignInFailures(ctx context.Context, key string) (owner.SignInFailures, error) {
+	var row signInFailuresRow
+	err := s.db.NewSelect().Model(&row).Where("key = ?", key).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return owner.SignInFailures{Key: key}, nil
+	}
+	if err != nil {
+		return owner.SignInFailures{}, fmt.Errorf("sign-in failures: %w", err)
+	}
+	return owner.SignInFailures{Key: row.Key, Failures: int(row.Failures), LastAt: row.LastAt.UTC()}, nil
+}
+
+// RecordSignInFailure counts one more failure under key at time at and
+// returns the new state.
+func (s *Store) RecordSignInFailure(ctx context.Context, key string, at time.Time) (owner.SignInFailures, error) {
+	row := signInFailuresRow{Key: key, Failures: 1, LastAt: utc(at)}
+	_, err := s.db.NewInsert().Model(&row).
+		On("CONFLICT (key) DO UPDATE").
+		Set("failures = ?TableAlias.failures + 1").
+		Set("last_at = EXCLUDED.last_at").
+		Exec(ctx)
+	if err != nil {
+		return owner.SignInFailures{}, fmt.Errorf("record sign-in failure: %w", err)
+	}
+	return s.SignInFailures(ctx, key)
+}
+
+// ClearSignInFailures forgets the failures under key.
+func (s *Store) ClearSignInFailures(ctx context.Context, key string) error {
+	if _, err := s.db.NewDelete().Model((*signInFailuresRow)(nil)).Where("key = ?", key).Exec(ctx); err != nil {
+		return fmt.Errorf("clear sign-in failures: %w", err)
+	}
+	return nil
+}
+
+type auditRow struct {
+	bun.BaseModel `bun:"table:console_audit"`
+
+	ID         string    `bun:"id,pk"`
+	ProjectID  string    `bun:"project_id,notnull"`
+	OwnerID    string    `bun:"owner_id,notnull"`
+	OwnerEmail string    `bun:"owner_email,notnull"`
+	Action     string    `bun:"action,notnull"`
+	KeyID      string    `bun:"key_id,notnull"`
+	KeyPrefix  string    `bun:"key_prefix,notnull"`
+	KeyName    string    `bun:"key_name,notnull"`
+	CreatedAt  time.Time `bun:"created_at,notnull"`
+}
+
+// AddAudit records e, with a new "aud_" ID when e.ID is empty and CreatedAt
+// set to now when zero.
+func (s *Store) AddAudit(ctx context.Context, e owner.AuditEntry) error {
+	row := auditRow{
+		ID: e.ID, ProjectID: e.ProjectID, OwnerID: e.OwnerID, OwnerEmail: e.OwnerEmail, Action: e.Action,
+		KeyID: e.KeyID, KeyPrefix: e.KeyPrefix, KeyName: e.KeyName, CreatedAt: utc(e.CreatedAt),
+	}
+	if row.ID == "" {
+		row.ID = NewID("aud")
+	}
+	if e.CreatedAt.IsZero() {
+		row.CreatedAt = now()
+	}
+	if _, err := s.db.NewInsert().Model(&row).Exec(ctx); err != nil {
+		return fmt.Errorf("add audit entry: %w", err)
+	}
+	return nil
+}
+
+// AuditLog returns the latest limit entries of a project, newest first.
+func (s *Store) AuditLog(ctx context.Context, projectID string, limit int) ([]owner.AuditEntry, error) {
+	var rows []auditRow
+	err := s.db.NewSelect().Model(&rows).Where("project_id = ?", projectID).
+		OrderExpr("created_at DESC, id DESC").Limit(limit).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("audit log of %s: %w", projectID, err)
+	}
+	out := make([]owner.AuditEntry, len(rows))
+	for i, r := range rows {
+		out[i] = owner.AuditEntry{
+			ID: r.ID, ProjectID: r.ProjectID, OwnerID: r.OwnerID, OwnerEmail: r.OwnerEmail, Action: r.Action,
+			KeyID: r.KeyID, KeyPrefix: r.KeyPrefix, KeyName: r.KeyName, CreatedAt: r.CreatedAt.UTC(),
+		}
+	}
+	return out, nil
+}
