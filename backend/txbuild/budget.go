@@ -1,0 +1,46 @@
+package txbuild
+
+import (
+	"encoding/binary"
+
+	"github.com/gagliardetto/solana-go"
+)
+
+// Instructions of the Compute Budget and System programs that frame every
+// transaction: its compute limit and price first, the donation and service
+// fee transfers last.
+
+// Compute Budget instruction tags.
+const (
+	tagSetComputeUnitLimit = 2
+	tagSetComputeUnitPrice = 3
+)
+
+// systemTransfer is the System program's Transfer instruction index (u32 LE).
+const systemTransfer = 2
+
+// setComputeUnitLimit caps the transaction's compute units; the priority fee
+// is charged on this limit, not on what the transaction consumes. Data: 2,
+// units (u32 LE). No accounts.
+func setComputeUnitLimit(units uint32) solana.Instruction {
+	return solana.NewInstruction(solana.ComputeBudget, solana.AccountMetaSlice{},
+		binary.LittleEndian.AppendUint32([]byte{tagSetComputeUnitLimit}, units))
+}
+
+// setComputeUnitPrice sets the priority fee in micro-lamports per compute
+// unit. Data: 3, price (u64 LE). No accounts.
+func setComputeUnitPrice(microLamports uint64) solana.Instruction {
+	return solana.NewInstruction(solana.ComputeBudget, solana.AccountMetaSlice{},
+		binary.LittleEndian.AppendUint64([]byte{tagSetComputeUnitPrice}, microLamports))
+}
+
+// transfer moves lamports from a system account (the signing wallet) to any
+// account. Data: 2 as u32 LE, lamports (u64 LE). Accounts: from (w, s), to (w).
+func transfer(from, to solana.PublicKey, lamports uint64) solana.Instruction {
+	data := binary.LittleEndian.AppendUint32(nil, systemTransfer)
+	data = binary.LittleEndian.AppendUint64(data, lamports)
+	return solana.NewInstruction(solana.SystemProgramID, solana.AccountMetaSlice{
+		solana.Meta(from).WRITE().SIGNER(),
+		solana.Meta(to).WRITE(),
+	}, data)
+}

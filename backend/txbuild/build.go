@@ -1,0 +1,148 @@
+package txbuild
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+)
+
+// Build checks p, packs its items and builds, simulates and prices each
+// transaction. An *Error names what the request got wrong; other errors come
+// from the cluster or the configuration.
+func (b *Builder) Build(ctx context.Context, p Params) (Result, error) {
+	r, err := p.check()
+	if err != nil {
+		return Result{}, err
+	}
+	batches, err := r.pack(defaultLimits(r.HeadroomBytes))
+	if err != nil {
+		return Result{}, err
+	}
+	for _, bt := range batches {
+		// Refuse before asking the cluster when even the base fee eats the rebate.
+		if _, err := r.split(bt).net(SignatureFee); err != nil {
+			return Result{}, err
+		}
+	}
+	latest, err := b.rpc.GetLatestBlockhash(ctx, rpc.CommitmentConfirmed)
+	if err != nil {
+		return Result{}, fmt.Errorf("txbuild: latest blockhash: %w", err)
+	}
+	if latest == nil || latest.Value == nil {
+		return Result{}, fmt.Errorf("txbuild: latest blockhash: empty result")
+	}
+	rc, err := b.recipients(ctx, r)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Blockhash: latest.Value.Blockhash, LastValidBlockHeight: latest.Value.LastValidBlockHeight}
+	for _, bt := range batches {
+		tx, err := b.build(ctx, r, bt, latest.Value.Blockhash, rc)
+		if err != nil {
+			return Result{}, err
+		}
+		res.Txs = append(res.Txs, tx)
+	}
+	return res, nil
+}
+
+// build prices, simulates and compiles the transaction of one batch.
+func (b *Builder) build(ctx context.Context, r *request, bt batch, blockhash solana.Hash, rc rentCheck) (Tx, error) {
+	m := r.split(bt)
+	if err := rc.check(r, m); err != nil {
+		return Tx{}, err
+	}
+	f := frame{units: MaxComputeUnits, donation: m.donation, fee: m.fee}
+	if r.DonationWallet != nil {
+		f.donationTo = *r.DonationWallet
+	}
+	if r.Treasury != nil {
+		f.treasury = *r.Treasury
+	}
+	price, err := b.price(ctx, r, bt.items, f)
+	if err != nil {
+		return Tx{}, err
+	}
+	f.price = price
+	sim, owners, err := assemble(r.Wallet, blockhash, bt.items, f)
+	if err != nil {
+		return Tx{}, err
+	}
+	consumed, err := b.simulate(ctx, sim, owners, bt.items)
+	if err != nil {
+		return Tx{}, err
+	}
+	f.units = computeLimit(consumed)
+	tx, _, err := assemble(r.Wallet, blockhash, bt.items, f)
+	if err != nil {
+		return Tx{}, err
+	}
+	out := Tx{
+		Transaction:      tx,
+		Includes:         bt.items,
+		LedgerType:       bt.ledgerType,
+		GrossRebate:      m.gross,
+		DonationAmount:   m.donation,
+		ServiceFee:       m.fee,
+		ComputeUnits:     f.units,
+		ComputeUnitPrice: f.price,
+		PriorityFee:      priorityFee(f.price, f.units),
+	}
+	out.NetworkFee = SignatureFee*uint64(tx.Message.Header.NumRequiredSignatures) + out.PriorityFee
+	out.Fees = out.NetworkFee + out.ServiceFee
+	if out.NetRebate, err = m.net(out.NetworkFee); err != nil {
+		return Tx{}, err
+	}
+	return out, out.serialize()
+}
+
+func (t *Tx) serialize() error {
+	msg, err := t.Transaction.Message.MarshalBinary()
+	if err != nil {
+		return fmt.Errorf("txbuild: serialize message: %w", err)
+	}
+	raw, err := t.Transaction.MarshalBinary()
+	if err != nil {
+		return fmt.Errorf("txbuild: serialize transaction: %w", err)
+	}
+	t.Message, t.MessageHash, t.Base64 = msg, sha256.Sum256(msg), base64.StdEncoding.EncodeToString(raw)
+	return nil
+}
+
+// money is a batch's gross rebate and what goes to others out of it.
+type money struct {
+	items    []Selected
+	gross    uint64
+	donation uint64
+	fee      uint64
+}
+
+// split computes the money of one transaction: the gross is the included
+// accounts' lamports (a wrapped SOL account's are its balance and its rent).
+func (r *request) split(bt batch) money {
+	m := money{items: bt.items}
+	for _, s := range bt.items {
+		m.gross += s.Item.Lamports
+	}
+	m.donation = floorFraction(m.gross, r.donation)
+	m.fee = serviceFee(m.gross, r.ServiceFeeBPS)
+	return m
+}
+
+// net is the wallet's gain after networkFee; it must be positive.
+func (m money) net(networkFee uint64) (uint64, error) {
+	cost := networkFee + m.donation + m.fee
+	if m.gross > cost {
+		return m.gross - cost, nil
+	}
+	e := requestError("reclaiming would cost more than it returns: %d lamports back, %d in network fee, %d donated, %d service fee",
+		m.gross, networkFee, m.donation, m.fee)
+	if len(m.items) == 1 {
+		e.Item = m.items[0].Item.Address.String()
+	}
+	return 0, e
+}

@@ -1,0 +1,179 @@
+package txbuild
+
+import (
+	"fmt"
+
+	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/assets"
+)
+
+// Compute estimates used while packing, before simulation measures the real
+// figure. They are about three times what the programs consume (measured on
+// the e2e validator: see txbuild_test.go in e2e), so the simulated need plus
+// its margin always fits the limit packing allowed for.
+const (
+	unitsFrame   = 2_000  // compute budget and transfer instructions
+	unitsClose   = 10_000 // CloseAccount, Token or Token-2022
+	unitsBurn    = 15_000 // BurnChecked
+	unitsHarvest = 20_000 // HarvestWithheldTokensToMint, one account
+)
+
+// batch is the items of one transaction.
+type batch struct {
+	ledgerType string
+	items      []Selected
+}
+
+// limits bound one transaction while packing.
+type limits struct {
+	bytes int    // serialized signed size
+	units uint64 // estimated compute units
+}
+
+// defaultLimits leave room for the compute margin (10% + 1,000) on top of an
+// estimate, and for the caller's headroom bytes.
+func defaultLimits(headroom int) limits {
+	return limits{bytes: MaxTransactionSize - headroom, units: (MaxComputeUnits-1_000)*10/11 - 1}
+}
+
+// frame is what surrounds the items of a transaction: the compute budget
+// instructions before them, the transfers after.
+type frame struct {
+	units      uint32
+	price      uint64 // micro-lamports; 0 leaves out SetComputeUnitPrice
+	donation   uint64 // 0 leaves out the donation transfer
+	donationTo solana.PublicKey
+	fee        uint64 // 0 leaves out the service fee transfer
+	treasury   solana.PublicKey
+}
+
+// assemble compiles the v0 transaction for items within f, with one zeroed
+// signature slot. owners[i] is the index in items of instruction i's item,
+// -1 for the frame's instructions.
+func assemble(wallet solana.PublicKey, blockhash solana.Hash, items []Selected, f frame) (*solana.Transaction, []int, error) {
+	ixs := []solana.Instruction{setComputeUnitLimit(f.units)}
+	owners := []int{-1}
+	if f.price > 0 {
+		ixs = append(ixs, setComputeUnitPrice(f.price))
+		owners = append(owners, -1)
+	}
+	for i, s := range items {
+		for _, ix := range itemInstructions(s, wallet) {
+			ixs = append(ixs, ix)
+			owners = append(owners, i)
+		}
+	}
+	if f.donation > 0 {
+		ixs = append(ixs, transfer(wallet, f.donationTo, f.donation))
+		owners = append(owners, -1)
+	}
+	if f.fee > 0 {
+		ixs = append(ixs, transfer(wallet, f.treasury, f.fee))
+		owners = append(owners, -1)
+	}
+	tx, err := solana.NewTransaction(ixs, blockhash, solana.TransactionPayer(wallet))
+	if err != nil {
+		return nil, nil, fmt.Errorf("txbuild: compile transaction: %w", err)
+	}
+	tx.Message.SetVersion(solana.MessageVersionV0)
+	tx.Signatures = make([]solana.Signature, tx.Message.Header.NumRequiredSignatures)
+	return tx, owners, nil
+}
+
+// sizingFrame has every instruction a transaction of r can have, with
+// placeholder values of the final encoded size.
+func (r *request) sizingFrame() frame {
+	f := frame{units: MaxComputeUnits}
+	if r.percentile > 0 {
+		f.price = 1
+	}
+	if r.donation.Sign() > 0 {
+		f.donation, f.donationTo = 1, *r.DonationWallet
+	}
+	if r.ServiceFeeBPS > 0 {
+		f.fee, f.treasury = 1, *r.Treasury
+	}
+	return f
+}
+
+// size is the serialized size of the signed transaction holding items.
+func (r *request) size(items []Selected) (int, error) {
+	tx, _, err := assemble(r.Wallet, solana.Hash{}, items, r.sizingFrame())
+	if err != nil {
+		return 0, err
+	}
+	b, err := tx.MarshalBinary()
+	if err != nil {
+		return 0, fmt.Errorf("txbuild: serialize transaction: %w", err)
+	}
+	return len(b), nil
+}
+
+// estimateUnits is the compute estimate of one item's instructions.
+func estimateUnits(s Selected) uint64 {
+	u := uint64(unitsClose)
+	if s.Item.WithheldAmount > 0 {
+		u += unitsHarvest
+	}
+	if s.Action == assets.ActionBurn && !s.Item.IsNative {
+		u += unitsBurn
+	}
+	return u
+}
+
+// pack groups the items by ledger type, in order of first appearance, and
+// fills transactions greedily in request order within each group: an item
+// joins the current transaction if the transaction still fits lim with it,
+// and otherwise starts the next one.
+func (r *request) pack(lim limits) ([]batch, error) {
+	var order []string
+	groups := map[string][]Selected{}
+	for i, s := range r.Items {
+		t := r.types[i]
+		if _, ok := groups[t]; !ok {
+			order = append(order, t)
+		}
+		groups[t] = append(groups[t], s)
+	}
+	var out []batch
+	for _, t := range order {
+		var cur []Selected
+		var units uint64
+		for _, s := range groups[t] {
+			if len(cur) > 0 {
+				next := append(cur[:len(cur):len(cur)], s)
+				ok, err := r.fits(next, units+estimateUnits(s), lim)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					cur, units = next, units+estimateUnits(s)
+					continue
+				}
+				out = append(out, batch{ledgerType: t, items: cur})
+			}
+			cur, units = []Selected{s}, unitsFrame+estimateUnits(s)
+			ok, err := r.fits(cur, units, lim)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, itemError(s.Item.Address, "does not fit alone in a transaction of %d bytes and %d compute units", lim.bytes, lim.units)
+			}
+		}
+		out = append(out, batch{ledgerType: t, items: cur})
+	}
+	return out, nil
+}
+
+func (r *request) fits(items []Selected, units uint64, lim limits) (bool, error) {
+	if units > lim.units {
+		return false, nil
+	}
+	n, err := r.size(items)
+	if err != nil {
+		return false, err
+	}
+	return n <= lim.bytes, nil
+}

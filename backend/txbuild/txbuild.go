@@ -1,0 +1,193 @@
+// Package txbuild builds the unsigned version-0 transactions that reclaim the
+// items a wallet selected, with exact integer money.
+//
+// Items arrive already resolved from the chain (assets.Item). They are grouped
+// by ledger type (token_account_closure, token_burn, nft_burn) in order of
+// first appearance and packed greedily, in request order, while the signed
+// transaction stays within 1232 bytes less the caller's headroom (room for
+// wallet guard instructions) and an estimate of its compute stays under the
+// 1.4M limit. Every transaction stands alone: compute limit and price, the
+// item instructions, then the donation and service fee transfers; the wallet
+// is the fee payer and only signer.
+//
+// Each transaction is simulated for its compute units; its priority fee comes
+// from the cluster's recent prioritization fees. All transactions of one
+// Build share one blockhash, taken at commitment confirmed: a confirmed block
+// is practically never rolled back, and its hash stays valid about 13 seconds
+// longer than a finalized one.
+//
+// Errors: *Error is a mistake or impossibility in the request (the server
+// answers 400); anything else is the cluster or the configuration failing
+// (503).
+package txbuild
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/assets"
+)
+
+// Limits of a Solana transaction.
+const (
+	// MaxTransactionSize is the largest serialized signed transaction.
+	MaxTransactionSize = 1232
+	// MaxComputeUnits is the largest compute unit limit of a transaction.
+	MaxComputeUnits = 1_400_000
+)
+
+// Priority fee levels.
+const (
+	PriorityNone   = "none"
+	PriorityLow    = "low"
+	PriorityMedium = "medium"
+	PriorityHigh   = "high"
+)
+
+// Selected is an item and the action to take on it: assets.ActionClose or
+// assets.ActionBurn.
+type Selected struct {
+	Item   assets.Item
+	Action string
+}
+
+// Params is one build request.
+type Params struct {
+	// Wallet owns the items, pays the fees and receives the rebate.
+	Wallet solana.PublicKey
+	// Items in request order.
+	Items []Selected
+	// DonationPercentage is the fraction of each transaction's gross rebate
+	// donated, from 0 to 1.
+	DonationPercentage float64
+	// DonationWallet receives donations; it must be set when there is one.
+	DonationWallet *solana.PublicKey
+	// ServiceFeeBPS is the operator's fee in basis points of the gross rebate.
+	ServiceFeeBPS int
+	// Treasury receives the service fee; it must be set when the fee is not 0.
+	Treasury *solana.PublicKey
+	// PriorityLevel is one of PriorityNone, PriorityLow, PriorityMedium and
+	// PriorityHigh; "" means PriorityMedium.
+	PriorityLevel string
+	// HeadroomBytes are kept free in every transaction for instructions a
+	// wallet may add when signing.
+	HeadroomBytes int
+}
+
+// Tx is one built transaction and its money, in lamports.
+type Tx struct {
+	// Transaction is unsigned, version 0, with one zeroed signature slot.
+	Transaction *solana.Transaction
+	// Base64 is the serialized unsigned transaction.
+	Base64 string
+	// Message is the serialized message the wallet signs.
+	Message []byte
+	// MessageHash is the SHA-256 of Message.
+	MessageHash [32]byte
+	// Includes are the items in the transaction, in request order.
+	Includes []Selected
+	// LedgerType is ledger.TypeTokenAccountClosure, ledger.TypeTokenBurn or
+	// ledger.TypeNFTBurn: close, burn of a token, burn of an NFT.
+	LedgerType string
+	// GrossRebate is the lamports of the included accounts.
+	GrossRebate uint64
+	// NetRebate is what the wallet's balance rises by when the transaction
+	// lands: GrossRebate - Fees - DonationAmount.
+	NetRebate uint64
+	// DonationAmount goes to the donation wallet.
+	DonationAmount uint64
+	// NetworkFee is SignatureFee per signature plus PriorityFee.
+	NetworkFee uint64
+	// PriorityFee is ceil(ComputeUnitPrice * ComputeUnits / 1e6).
+	PriorityFee uint64
+	// ServiceFee goes to the treasury.
+	ServiceFee uint64
+	// Fees is NetworkFee + ServiceFee.
+	Fees uint64
+	// ComputeUnits is the compute unit limit set: the simulated need plus a
+	// margin.
+	ComputeUnits uint32
+	// ComputeUnitPrice is in micro-lamports per compute unit; 0 when no price
+	// is set.
+	ComputeUnitPrice uint64
+}
+
+// Result is the outcome of a Build.
+type Result struct {
+	Txs []Tx
+	// Blockhash of every transaction.
+	Blockhash solana.Hash
+	// LastValidBlockHeight is the last block height at which they can land.
+	LastValidBlockHeight uint64
+}
+
+// Totals sums a Result's transactions.
+type Totals struct {
+	ItemCount      int
+	GrossRebate    uint64
+	NetRebate      uint64
+	DonationAmount uint64
+	Fees           uint64
+}
+
+// Totals sums the transactions of r.
+func (r Result) Totals() Totals {
+	var t Totals
+	for _, tx := range r.Txs {
+		t.ItemCount += len(tx.Includes)
+		t.GrossRebate += tx.GrossRebate
+		t.NetRebate += tx.NetRebate
+		t.DonationAmount += tx.DonationAmount
+		t.Fees += tx.Fees
+	}
+	return t
+}
+
+// Error is a request that cannot be built as asked: an item that cannot take
+// its action, money that does not add up, a transfer the cluster would
+// refuse. Its Message is safe to show to the client.
+type Error struct {
+	// Item is the address of the item at fault; "" when it is not one item.
+	Item string
+	// Message says what is wrong.
+	Message string
+}
+
+// Error returns the message, prefixed by the item when there is one.
+func (e *Error) Error() string {
+	if e.Item == "" {
+		return "txbuild: " + e.Message
+	}
+	return fmt.Sprintf("txbuild: item %s: %s", e.Item, e.Message)
+}
+
+func itemError(item solana.PublicKey, format string, args ...any) *Error {
+	return &Error{Item: item.String(), Message: fmt.Sprintf(format, args...)}
+}
+
+func requestError(format string, args ...any) *Error {
+	return &Error{Message: fmt.Sprintf(format, args...)}
+}
+
+// RPC is the part of the Solana JSON-RPC client (*rpc.Client) the builder
+// uses.
+type RPC interface {
+	GetLatestBlockhash(ctx context.Context, commitment rpc.CommitmentType) (*rpc.GetLatestBlockhashResult, error)
+	GetMultipleAccountsWithOpts(ctx context.Context, accounts []solana.PublicKey, opts *rpc.GetMultipleAccountsOpts) (*rpc.GetMultipleAccountsResult, error)
+	GetMinimumBalanceForRentExemption(ctx context.Context, dataSize uint64, commitment rpc.CommitmentType) (uint64, error)
+	GetRecentPrioritizationFees(ctx context.Context, accounts solana.PublicKeySlice) ([]rpc.PriorizationFeeResult, error)
+	SimulateTransactionWithOpts(ctx context.Context, tx *solana.Transaction, opts *rpc.SimulateTransactionOpts) (*rpc.SimulateTransactionResponse, error)
+}
+
+// Builder builds reclaim transactions against one cluster.
+type Builder struct {
+	rpc RPC
+}
+
+// NewBuilder returns a Builder that reads the cluster through rpc.
+func NewBuilder(rpc RPC) *Builder {
+	return &Builder{rpc: rpc}
+}
