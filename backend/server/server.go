@@ -33,7 +33,7 @@ type Deps struct {
 	Projects ProjectReader
 	Cluster  Cluster
 	// Ping checks the database for /healthz.
-	Ping       func(ctx context.Context) error
+	Ping func(ctx context.Context) error
 	// Admin is the console, served under /admin/ (nil: none).
 	Admin      http.Handler
 	Log        *slog.Logger

@@ -1,0 +1,86 @@
+package relay
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+
+	bin "github.com/gagliardetto/binary"
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
+)
+
+// decode parses a signed transaction and returns it with the exact bytes of
+// its message (what the signatures and the ticket's hash cover).
+func decode(raw []byte) (*solana.Transaction, []byte, error) {
+	tx, err := solana.TransactionFromDecoder(bin.NewBinDecoder(raw))
+	if err != nil {
+		return nil, nil, err
+	}
+	n, size, err := shortvec(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	start := size + n*64
+	if n != len(tx.Signatures) || start >= len(raw) {
+		return nil, nil, errors.New("truncated signatures")
+	}
+	return tx, raw[start:], nil
+}
+
+// shortvec reads Solana's compact-u16 length prefix.
+func shortvec(b []byte) (n, size int, err error) {
+	for i := 0; i < 3 && i < len(b); i++ {
+		n |= int(b[i]&0x7f) << (7 * i)
+		if b[i]&0x80 == 0 {
+			return n, i + 1, nil
+		}
+	}
+	return 0, 0, errors.New("bad length prefix")
+}
+
+// neverSent reports an error that proves the request never reached the
+// cluster (it could not even connect).
+func neverSent(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// jsonrpcError is a refusal the cluster answered with (as opposed to a
+// cluster that did not answer).
+type jsonrpcError struct {
+	code    int
+	message string
+	logs    []string
+}
+
+func asRPCError(err error, out **jsonrpcError) bool {
+	var re *jsonrpc.RPCError
+	if !errors.As(err, &re) {
+		return false
+	}
+	e := &jsonrpcError{code: re.Code, message: re.Message}
+	if data, ok := re.Data.(map[string]any); ok {
+		if logs, ok := data["logs"].([]any); ok {
+			for _, l := range logs {
+				if s, ok := l.(string); ok {
+					e.logs = append(e.logs, s)
+				}
+			}
+		}
+	}
+	*out = e
+	return true
+}
+
+// describe is the cluster's reason, with the last program log lines that
+// explain it.
+func (e *jsonrpcError) describe() string {
+	s := fmt.Sprintf("%s (code %d)", e.message, e.code)
+	if n := len(e.logs); n > 0 {
+		tail := e.logs[max(0, n-3):]
+		s += "; logs: " + strings.Join(tail, " | ")
+	}
+	return s
+}
