@@ -131,14 +131,8 @@ func apikeyCreate(ctx context.Context, args []string, getenv func(string) string
 	} else if err != nil {
 		return err
 	}
-	key, prefix, err := auth.NewAPIKey()
+	key, _, err := auth.IssueAPIKey(ctx, e.store, e.hasher, *projectID, *name, time.Now())
 	if err != nil {
-		return err
-	}
-	if _, err := e.store.CreateAPIKey(ctx, project.APIKey{
-		ID: storage.NewID("key"), ProjectID: *projectID, Name: *name, Prefix: prefix,
-		Hash: e.hasher.Hash(key), CreatedAt: time.Now().UTC(),
-	}); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, key)
