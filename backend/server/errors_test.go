@@ -1,22 +1,11 @@
 package server_test
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/gagliardetto/solana-go/rpc"
 )
-
-// rpcCluster is the production adapter's shape: solana-go's client.
-type rpcCluster struct{ c *rpc.Client }
-
-func (r rpcCluster) Health(ctx context.Context) error {
-	_, err := r.c.GetHealth(ctx)
-	return err
-}
 
 // A cluster that accepts the connection and never answers gives 503 within
 // the RPC timeout, not a hang.
@@ -30,13 +19,16 @@ func TestClusterThatDoesNotAnswerGives503(t *testing.T) {
 	}))
 	t.Cleanup(hang.Close)
 	t.Cleanup(func() { close(release) })
-	e := newEnv(t, withCluster(rpcCluster{rpc.New(hang.URL)}))
+	e := newEnv(t, withRPC(hang.URL))
 	wallet := newWallet()
 	for _, call := range walletCalls(wallet) {
+		if call.name == "submit" {
+			continue // needs no cluster to refuse a bad ticket
+		}
 		t.Run(call.name, func(t *testing.T) {
 			e := e.with(t)
 			msg := e.rest(call.method, call.path, apiKey(e.apiKey), call.body).restErr(503, "unavailable")
-			if !strings.Contains(msg, "the Solana cluster did not answer within 300ms") {
+			if !strings.Contains(msg, "the Solana cluster did not answer") {
 				t.Fatalf("message %q", msg)
 			}
 		})
@@ -47,7 +39,7 @@ func TestClusterRefusingConnectionsGives503(t *testing.T) {
 	down := httptest.NewServer(http.NotFoundHandler())
 	url := down.URL
 	down.Close()
-	e := newEnv(t, withCluster(rpcCluster{rpc.New(url)}))
+	e := newEnv(t, withRPC(url))
 	e.rest("GET", "/v1/wallet/"+newWallet()+"/assets", apiKey(e.apiKey), nil).restErr(503, "unavailable")
 }
 

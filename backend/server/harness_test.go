@@ -20,14 +20,20 @@ import (
 	"connectrpc.com/connect"
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/assets"
 	"github.com/reclaim-sol/reclaim/backend/auth"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/project"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/relay"
 	"github.com/reclaim-sol/reclaim/backend/server"
 	"github.com/reclaim-sol/reclaim/backend/signing"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
+	"github.com/reclaim-sol/reclaim/backend/ticket"
+	"github.com/reclaim-sol/reclaim/backend/txbuild"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
 
@@ -49,12 +55,24 @@ func (c *clock) Advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// fakeCluster answers Health with its func.
-type fakeCluster struct {
-	health func(ctx context.Context) error
+// rpcCluster is the production adapter's shape: solana-go's client.
+type rpcCluster struct{ c *rpc.Client }
+
+func (r rpcCluster) Health(ctx context.Context) error {
+	_, err := r.c.GetHealth(ctx)
+	return err
 }
 
-func (f fakeCluster) Health(ctx context.Context) error { return f.health(ctx) }
+// brokenCluster is a JSON-RPC endpoint that answers every call with an
+// internal error: the wallet endpoints then stop at the cluster step (503).
+func brokenCluster(t testing.TB) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"node is unhealthy"}}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
 
 // env is one running server over real storage, with what tests need to
 // reach it and to seed it.
@@ -75,7 +93,7 @@ type option func(*options)
 
 type options struct {
 	limiter ratelimit.Limiter
-	cluster server.Cluster
+	rpcURL  string
 	keyTTL  time.Duration
 	store   *storage.Store
 	keys    *signing.Keyring
@@ -83,7 +101,7 @@ type options struct {
 }
 
 func withLimiter(l ratelimit.Limiter) option { return func(o *options) { o.limiter = l } }
-func withCluster(c server.Cluster) option    { return func(o *options) { o.cluster = c } }
+func withRPC(url string) option              { return func(o *options) { o.rpcURL = url } }
 func withShared(store *storage.Store, keys *signing.Keyring, hasher *auth.Hasher) option {
 	return func(o *options) { o.store, o.keys, o.hasher = store, keys, hasher }
 }
@@ -94,7 +112,6 @@ func newEnv(t testing.TB, opts ...option) *env {
 	t.Helper()
 	o := options{
 		limiter: ratelimit.NewMemory(1000, 1000),
-		cluster: fakeCluster{health: func(context.Context) error { return nil }},
 		keyTTL:  2 * time.Second,
 	}
 	for _, f := range opts {
@@ -109,14 +126,22 @@ func newEnv(t testing.TB, opts ...option) *env {
 		o.keys = signing.NewKeyring(priv)
 		o.hasher = auth.NewHasher(bytes.Repeat([]byte{7}, 32))
 	}
+	if o.rpcURL == "" {
+		o.rpcURL = brokenCluster(t)
+	}
 	clk := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+	rc := rpc.New(o.rpcURL)
+	tickets := ticket.NewIssuer(o.keys)
 	h, err := server.New(server.Deps{
-		Auth:       auth.NewAuthenticator(o.store, o.hasher, o.keys, o.keyTTL, clk.Now),
-		Issuer:     auth.NewIssuer(o.keys, clk.Now),
-		Limiter:    o.limiter,
-		Ledger:     ledger.NewService(o.store),
-		Projects:   o.store,
-		Cluster:    o.cluster,
+		Auth:     auth.NewAuthenticator(o.store, o.hasher, o.keys, o.keyTTL, clk.Now),
+		Issuer:   auth.NewIssuer(o.keys, clk.Now),
+		Limiter:  o.limiter,
+		Ledger:   ledger.NewService(o.store),
+		Projects: o.store,
+		Wallet: server.Wallet{
+			Cluster: rpcCluster{rc}, Discoverer: assets.NewDiscoverer(rc, nil), Builder: txbuild.NewBuilder(rc),
+			Tickets: tickets, Relay: relay.New(rc, o.store, tickets, clk.Now), TicketTTL: time.Minute, Now: clk.Now,
+		},
 		Ping:       o.store.Ping,
 		Log:        slog.New(slog.NewTextHandler(io.Discard, nil)),
 		RPCTimeout: 300 * time.Millisecond,

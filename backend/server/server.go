@@ -31,7 +31,7 @@ type Deps struct {
 	Limiter  ratelimit.Limiter
 	Ledger   *ledger.Service
 	Projects ProjectReader
-	Cluster  Cluster
+	Wallet   Wallet
 	// Ping checks the database for /healthz.
 	Ping func(ctx context.Context) error
 	// Admin is the console, served under /admin/ (nil: none).
@@ -58,7 +58,7 @@ func New(d Deps) (http.Handler, error) {
 		services = append(services, vanguard.NewService(path, h))
 	}
 	add(reclaimv1connect.NewSessionServiceHandler(NewSessionServer(d.Issuer), opts))
-	add(reclaimv1connect.NewWalletServiceHandler(NewWalletServer(d.Cluster, d.Projects, d.RPCTimeout, d.DBTimeout), opts))
+	add(reclaimv1connect.NewWalletServiceHandler(NewWalletServer(d.Wallet, d.Projects, d.RPCTimeout, d.DBTimeout), opts))
 	add(reclaimv1connect.NewProjectServiceHandler(NewProjectServer(d.Ledger, d.DBTimeout), opts))
 
 	transcoder, err := vanguard.NewTranscoder(services,

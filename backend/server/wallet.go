@@ -2,19 +2,27 @@ package server
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"connectrpc.com/connect"
+	"github.com/gagliardetto/solana-go"
 
+	"github.com/reclaim-sol/reclaim/backend/assets"
 	"github.com/reclaim-sol/reclaim/backend/auth"
 	"github.com/reclaim-sol/reclaim/backend/project"
+	"github.com/reclaim-sol/reclaim/backend/relay"
+	"github.com/reclaim-sol/reclaim/backend/ticket"
+	"github.com/reclaim-sol/reclaim/backend/txbuild"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
 
-// Cluster is what the wallet service needs of the Solana cluster so far.
+// Cluster is what the wallet service needs to tell whether the cluster
+// answers at all.
 type Cluster interface {
 	Health(ctx context.Context) error
 }
@@ -24,48 +32,315 @@ type ProjectReader interface {
 	GetProject(ctx context.Context, id string) (project.Project, error)
 }
 
+// Wallet holds the domain parts of the wallet service and their settings.
+type Wallet struct {
+	Cluster    Cluster
+	Discoverer *assets.Discoverer
+	Builder    *txbuild.Builder
+	Tickets    *ticket.Issuer
+	Relay      *relay.Relay
+	// ServiceFeeBPS and Treasury: the operator's fee and where it goes.
+	ServiceFeeBPS int
+	Treasury      *solana.PublicKey
+	// HeadroomBytes are kept free in each transaction for wallet guards.
+	HeadroomBytes int
+	// TicketTTL is the longest life of a ticket.
+	TicketTTL time.Duration
+	// BuildTimeout bounds a whole build (one simulation per transaction).
+	BuildTimeout time.Duration
+	Now          func() time.Time
+}
+
+// blockhashLife is how long a blockhash stays valid on a cluster producing a
+// block every 400 ms: 150 blocks. A ticket never outlives its transaction.
+const blockhashLife = 60 * time.Second
+
 type walletServer struct {
-	cluster    Cluster
+	w          Wallet
 	projects   ProjectReader
 	rpcTimeout time.Duration
 	dbTimeout  time.Duration
 }
 
 // NewWalletServer returns the WalletService handler.
-func NewWalletServer(cluster Cluster, projects ProjectReader, rpcTimeout, dbTimeout time.Duration) reclaimv1connect.WalletServiceHandler {
-	return &walletServer{cluster: cluster, projects: projects, rpcTimeout: rpcTimeout, dbTimeout: dbTimeout}
+func NewWalletServer(w Wallet, projects ProjectReader, rpcTimeout, dbTimeout time.Duration) reclaimv1connect.WalletServiceHandler {
+	if w.BuildTimeout == 0 {
+		w.BuildTimeout = 20 * time.Second
+	}
+	if w.Now == nil {
+		w.Now = time.Now
+	}
+	return &walletServer{w: w, projects: projects, rpcTimeout: rpcTimeout, dbTimeout: dbTimeout}
 }
 
 func (s *walletServer) ListAssets(ctx context.Context, req *connect.Request[reclaimv1.ListAssetsRequest]) (*connect.Response[reclaimv1.ListAssetsResponse], error) {
-	if err := validateWalletPath(req.Msg.GetAddress()); err != nil {
+	m := req.Msg
+	if err := validateWalletPath(m.GetAddress()); err != nil {
 		return nil, err
 	}
-	return nil, s.notYet(ctx, "asset discovery")
+	after, err := parseCursor(m.GetCursor())
+	if err != nil {
+		return nil, err
+	}
+	if m.Limit != nil && (m.GetLimit() < 1 || m.GetLimit() > 1000) {
+		return nil, invalidf("limit", "must be from 1 to 1000, got %d", m.GetLimit())
+	}
+	rctx, cancel := context.WithTimeout(ctx, s.rpcTimeout*2)
+	defer cancel()
+	listing, err := s.w.Discoverer.List(rctx, solana.MustPublicKeyFromBase58(m.GetAddress()))
+	if err != nil {
+		return nil, s.clusterError(err)
+	}
+	resp := &reclaimv1.ListAssetsResponse{WalletAddress: m.GetAddress(), Counts: map[string]uint32{}}
+	for t, n := range listing.Counts {
+		resp.Counts[t] = uint32(n)
+	}
+	items := listing.Items
+	if after != "" {
+		i := 0
+		for i < len(items) && cursorOf(items[i]) <= after {
+			i++
+		}
+		items = items[i:]
+	}
+	if m.Limit != nil && len(items) > int(m.GetLimit()) {
+		items = items[:m.GetLimit()]
+		next := encodeCursor(cursorOf(items[len(items)-1]))
+		resp.NextCursor = &next
+	}
+	resp.Items = make([]*reclaimv1.WalletItem, len(items))
+	for i, it := range items {
+		resp.Items[i] = walletItem(it)
+	}
+	return connect.NewResponse(resp), nil
+}
+
+// cursorOf orders items as the listing does: by type (in contract order),
+// then address.
+func cursorOf(it assets.Item) string {
+	for i, t := range assets.Types {
+		if t == it.Type {
+			return fmt.Sprintf("%d:%s", i, it.Address)
+		}
+	}
+	return "9:" + it.Address.String()
+}
+
+func encodeCursor(c string) string { return base64.RawURLEncoding.EncodeToString([]byte(c)) }
+
+func parseCursor(s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || !strings.Contains(string(b), ":") {
+		return "", invalidf("cursor", "is not a cursor this service returned")
+	}
+	return string(b), nil
+}
+
+func walletItem(it assets.Item) *reclaimv1.WalletItem {
+	out := &reclaimv1.WalletItem{
+		Type: it.Type, Address: it.Address.String(), Name: it.Name, TokenProgram: it.TokenProgram.String(),
+		IsFrozen: it.IsFrozen, Actions: append([]string{}, it.Actions...),
+	}
+	mint, lamports := it.Mint.String(), it.Lamports
+	out.Mint, out.Lamports = &mint, &lamports
+	if it.Symbol != "" {
+		out.Symbol = &it.Symbol
+	}
+	if it.ImageURI != "" {
+		out.ImageUri = &it.ImageURI
+	}
+	if it.Type == assets.TypeToken {
+		dec, bal, ui := uint32(it.Decimals), fmt.Sprint(it.Amount), it.UIBalance
+		out.Decimals, out.Balance, out.UiBalance = &dec, &bal, &ui
+		out.UsdValue = it.USDValue
+	}
+	if it.Collection != nil {
+		out.Collection = &reclaimv1.Collection{Address: it.Collection.Address, Name: it.Collection.Name}
+	}
+	return out
 }
 
 func (s *walletServer) BuildTransactions(ctx context.Context, req *connect.Request[reclaimv1.BuildTransactionsRequest]) (*connect.Response[reclaimv1.BuildTransactionsResponse], error) {
-	if err := validateBuild(req.Msg); err != nil {
+	m := req.Msg
+	if err := validateBuild(m); err != nil {
 		return nil, err
 	}
-	if req.Msg.GetDonationPercentage() > 0 {
-		dctx, cancel := context.WithTimeout(ctx, s.dbTimeout)
-		defer cancel()
-		p, err := s.projects.GetProject(dctx, principalFrom(ctx).ProjectID)
-		if err != nil {
-			return nil, unavailable("the database did not answer in time; retry shortly", err)
+	caller := principalFrom(ctx)
+	p, err := s.project(ctx, caller.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	if m.GetDonationPercentage() > 0 && p.DonationWallet == "" {
+		return nil, invalidf("donationPercentage", "project %s has no donation wallet: set one in the dashboard or leave donationPercentage out", p.ID)
+	}
+	wallet := solana.MustPublicKeyFromBase58(m.GetAddress())
+	selected, err := s.resolve(ctx, wallet, m.GetItems())
+	if err != nil {
+		return nil, err
+	}
+	params := txbuild.Params{
+		Wallet: wallet, Items: selected, DonationPercentage: m.GetDonationPercentage(),
+		ServiceFeeBPS: s.w.ServiceFeeBPS, Treasury: s.w.Treasury, PriorityLevel: m.GetPriorityFeeLevel(),
+		HeadroomBytes: s.w.HeadroomBytes,
+	}
+	if p.DonationWallet != "" {
+		dw := solana.MustPublicKeyFromBase58(p.DonationWallet)
+		params.DonationWallet = &dw
+	}
+	bctx, cancel := context.WithTimeout(ctx, s.w.BuildTimeout)
+	defer cancel()
+	res, err := s.w.Builder.Build(bctx, params)
+	var berr *txbuild.Error
+	if errors.As(err, &berr) {
+		return nil, buildError(berr, m.GetItems())
+	}
+	if err != nil {
+		return nil, s.clusterError(err)
+	}
+	return s.respondBuilt(caller, m.GetAddress(), res)
+}
+
+// resolve reads the selected items' current state and checks each selection
+// against it.
+func (s *walletServer) resolve(ctx context.Context, wallet solana.PublicKey, sel []*reclaimv1.ItemSelection) ([]txbuild.Selected, error) {
+	addrs := make([]solana.PublicKey, len(sel))
+	for i, it := range sel {
+		addrs[i] = solana.MustPublicKeyFromBase58(it.GetAddress())
+	}
+	rctx, cancel := context.WithTimeout(ctx, s.rpcTimeout)
+	defer cancel()
+	items, err := s.w.Discoverer.Resolve(rctx, wallet, addrs)
+	var ierr *assets.ItemError
+	if errors.As(err, &ierr) {
+		return nil, invalidf(itemField(sel, ierr.Address), "%s: %s", ierr.Address, ierr.Reason)
+	}
+	if err != nil {
+		return nil, s.clusterError(err)
+	}
+	out := make([]txbuild.Selected, len(sel))
+	for i, it := range items {
+		field := fmt.Sprintf("items[%d]", i)
+		if it.Type != sel[i].GetType() {
+			return nil, invalidf(field, "%s is a %s on chain now, not a %s: list the assets again", it.Address, it.Type, sel[i].GetType())
 		}
-		if p.DonationWallet == "" {
-			return nil, invalidf("donationPercentage", "project %s has no donation wallet: set one in the dashboard or leave donationPercentage out", p.ID)
+		if !contains(it.Actions, sel[i].GetAction()) {
+			return nil, invalidf(field, "%s cannot be %s now: %s", it.Address, pastTense(sel[i].GetAction()), whyNot(it))
+		}
+		out[i] = txbuild.Selected{Item: it, Action: sel[i].GetAction()}
+	}
+	return out, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
 		}
 	}
-	return nil, s.notYet(ctx, "transaction building")
+	return false
+}
+
+func pastTense(action string) string {
+	if action == assets.ActionClose {
+		return "closed"
+	}
+	return "burned"
+}
+
+func whyNot(it assets.Item) string {
+	switch {
+	case it.IsFrozen:
+		return "the account is frozen by its mint's freeze authority"
+	case it.HasCloseAuthority:
+		return "another key is its close authority"
+	case len(it.Actions) > 0:
+		return "it takes only " + strings.Join(it.Actions, " or ")
+	}
+	return "the token program would refuse it"
+}
+
+func itemField(sel []*reclaimv1.ItemSelection, address string) string {
+	for i, it := range sel {
+		if it.GetAddress() == address {
+			return fmt.Sprintf("items[%d]", i)
+		}
+	}
+	return "items"
+}
+
+func buildError(e *txbuild.Error, sel []*reclaimv1.ItemSelection) error {
+	if e.Item == "" {
+		return invalidf("items", "%s", e.Message)
+	}
+	return invalidf(itemField(sel, e.Item), "%s: %s", e.Item, e.Message)
+}
+
+// respondBuilt issues a ticket per transaction and writes the response.
+func (s *walletServer) respondBuilt(caller auth.Principal, wallet string, res txbuild.Result) (*connect.Response[reclaimv1.BuildTransactionsResponse], error) {
+	ttl := min(s.w.TicketTTL, blockhashLife)
+	now := s.w.Now()
+	out := &reclaimv1.BuildTransactionsResponse{
+		RecentBlockhash: res.Blockhash.String(), LastValidBlockHeight: res.LastValidBlockHeight,
+		Transactions: make([]*reclaimv1.BuiltTransaction, len(res.Txs)),
+	}
+	for i, tx := range res.Txs {
+		includes := make([]*reclaimv1.ItemSelection, len(tx.Includes))
+		items := make([]ticket.Item, len(tx.Includes))
+		for j, in := range tx.Includes {
+			items[j] = ticket.Item{Type: in.Item.Type, Address: in.Item.Address.String(), Action: in.Action}
+			includes[j] = &reclaimv1.ItemSelection{Type: items[j].Type, Address: items[j].Address, Action: items[j].Action}
+		}
+		tok, _, err := s.w.Tickets.Issue(ticket.Claims{
+			Project: caller.ProjectID, Wallet: wallet, MessageHash: ticket.Hash(tx.MessageHash), Includes: items,
+			Type: tx.LedgerType, GrossRebate: tx.GrossRebate, NetRebate: tx.NetRebate, DonationAmount: tx.DonationAmount,
+			NetworkFee: tx.NetworkFee, ServiceFee: tx.ServiceFee, Fees: tx.Fees, LastValidBlockHeight: res.LastValidBlockHeight,
+		}, now, ttl)
+		if err != nil {
+			return nil, err
+		}
+		out.Transactions[i] = &reclaimv1.BuiltTransaction{
+			TransactionBase64: tx.Base64, Includes: includes, GrossRebate: tx.GrossRebate, NetRebate: tx.NetRebate,
+			DonationAmount: tx.DonationAmount, ComputeUnitsNeeded: tx.ComputeUnits, SubmissionTicket: tok,
+		}
+	}
+	t := res.Totals()
+	out.Totals = &reclaimv1.Totals{ItemCount: uint32(t.ItemCount), GrossRebate: t.GrossRebate, NetRebate: t.NetRebate,
+		DonationAmount: t.DonationAmount, Fees: t.Fees}
+	return connect.NewResponse(out), nil
 }
 
 func (s *walletServer) SubmitTransactions(ctx context.Context, req *connect.Request[reclaimv1.SubmitTransactionsRequest]) (*connect.Response[reclaimv1.SubmitTransactionsResponse], error) {
-	if err := validateSubmit(req.Msg); err != nil {
+	m := req.Msg
+	if err := validateSubmit(m); err != nil {
 		return nil, err
 	}
-	return nil, s.notYet(ctx, "transaction submission")
+	signed := make([]relay.Signed, len(m.GetSigned()))
+	for i, sg := range m.GetSigned() {
+		signed[i] = relay.Signed{TransactionBase64: sg.GetTransactionBase64(), Ticket: sg.GetSubmissionTicket()}
+	}
+	results, err := s.w.Relay.Submit(ctx, principalFrom(ctx).ProjectID, m.GetAddress(), signed)
+	if err != nil {
+		return nil, unavailable("the ledger did not answer; nothing more was sent, retry with the same tickets", err)
+	}
+	out := &reclaimv1.SubmitTransactionsResponse{Results: make([]*reclaimv1.SubmissionResult, len(results))}
+	for i, r := range results {
+		res := &reclaimv1.SubmissionResult{Status: r.Status, Includes: []*reclaimv1.ItemSelection{}}
+		for _, in := range r.Includes {
+			res.Includes = append(res.Includes, &reclaimv1.ItemSelection{Type: in.Type, Address: in.Address, Action: in.Action})
+		}
+		if r.Signature != "" {
+			sig := r.Signature
+			res.Signature = &sig
+		}
+		if r.Status == relay.StatusFailed {
+			res.Error = &reclaimv1.SubmissionError{Code: r.Code, Message: r.Message}
+		}
+		out.Results[i] = res
+	}
+	return connect.NewResponse(out), nil
 }
 
 func (s *walletServer) StreamWalletAssets(ctx context.Context, req *connect.Request[reclaimv1.StreamWalletAssetsRequest], _ *connect.ServerStream[reclaimv1.StreamWalletAssetsResponse]) error {
@@ -75,7 +350,27 @@ func (s *walletServer) StreamWalletAssets(ctx context.Context, req *connect.Requ
 	if err := validateWalletPath(req.Msg.GetAddress()); err != nil {
 		return err
 	}
-	return s.notYet(ctx, "the asset stream")
+	ctx, cancel := context.WithTimeout(ctx, s.rpcTimeout)
+	defer cancel()
+	if err := s.w.Cluster.Health(ctx); err != nil {
+		return s.clusterError(err)
+	}
+	return connect.NewError(connect.CodeUnavailable, errors.New("the asset stream is not available in this version of the service yet"))
+}
+
+func (s *walletServer) project(ctx context.Context, id string) (project.Project, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.dbTimeout)
+	defer cancel()
+	p, err := s.projects.GetProject(ctx, id)
+	if err != nil {
+		return p, unavailable("the database did not answer in time; retry shortly", err)
+	}
+	return p, nil
+}
+
+// clusterError reports a cluster that failed or did not answer.
+func (s *walletServer) clusterError(err error) error {
+	return unavailable(fmt.Sprintf("the Solana cluster did not answer within %s or failed; retry shortly", s.rpcTimeout), err)
 }
 
 // requireWallet enforces a session's wallet binding where the interceptor
@@ -86,16 +381,4 @@ func requireWallet(ctx context.Context, address string) error {
 		return &auth.Error{Message: "wallet mismatch: this session is bound to another wallet"}
 	}
 	return nil
-}
-
-// notYet answers for the operations that need the cluster and are not built
-// yet: unavailable, after making sure the cluster answers at all, so an
-// unreachable cluster is reported as such within rpcTimeout.
-func (s *walletServer) notYet(ctx context.Context, what string) error {
-	ctx, cancel := context.WithTimeout(ctx, s.rpcTimeout)
-	defer cancel()
-	if err := s.cluster.Health(ctx); err != nil {
-		return unavailable(fmt.Sprintf("the Solana cluster did not answer within %s; retry shortly", s.rpcTimeout), err)
-	}
-	return connect.NewError(connect.CodeUnavailable, errors.New(what+" is not available in this version of the service yet"))
 }

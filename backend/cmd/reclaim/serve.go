@@ -11,16 +11,22 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/reclaim-sol/reclaim/backend/assets"
+	"github.com/reclaim-sol/reclaim/backend/assets/jupiter"
 	"github.com/reclaim-sol/reclaim/backend/auth"
 	"github.com/reclaim-sol/reclaim/backend/config"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/relay"
 	"github.com/reclaim-sol/reclaim/backend/server"
 	"github.com/reclaim-sol/reclaim/backend/signing"
 	"github.com/reclaim-sol/reclaim/backend/storage"
+	"github.com/reclaim-sol/reclaim/backend/ticket"
+	"github.com/reclaim-sol/reclaim/backend/txbuild"
 )
 
 // serveFlags binds every setting to a flag whose default is the environment's.
@@ -73,6 +79,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, log *
 	if err != nil {
 		return err
 	}
+	wallet, tracker, err := newWallet(cfg, env, log)
+	if err != nil {
+		return err
+	}
+	trackCtx, stopTracking := context.WithCancel(ctx)
+	defer stopTracking()
+	go tracker.Run(trackCtx)
 	handler, err := server.New(server.Deps{
 		Admin:      console,
 		Auth:       auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
@@ -80,7 +93,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, log *
 		Limiter:    limiter,
 		Ledger:     ledger.NewService(env.store),
 		Projects:   env.store,
-		Cluster:    rpcCluster{rpc.New(cfg.SolanaRPCURL)},
+		Wallet:     wallet,
 		Ping:       env.store.Ping,
 		Log:        log,
 		RPCTimeout: cfg.RPCTimeout,
@@ -121,6 +134,38 @@ func serve(ctx context.Context, args []string, getenv func(string) string, log *
 		return err
 	}
 	return nil
+}
+
+// newWallet wires the reclaim core: discovery, building, tickets, relay and
+// the confirmation tracker, over one JSON-RPC client.
+func newWallet(cfg config.Config, e *env, log *slog.Logger) (server.Wallet, *relay.Tracker, error) {
+	rc := rpc.New(cfg.SolanaRPCURL)
+	var treasury *solana.PublicKey
+	if cfg.TreasuryWallet != "" {
+		pk, err := solana.PublicKeyFromBase58(cfg.TreasuryWallet)
+		if err != nil {
+			return server.Wallet{}, nil, fmt.Errorf("RECLAIM_TREASURY_WALLET: %w", err)
+		}
+		treasury = &pk
+	}
+	var prices assets.PriceSource
+	if cfg.PriceURL != "" {
+		prices = jupiter.New(cfg.PriceURL, nil)
+	}
+	tickets := ticket.NewIssuer(e.keys)
+	w := server.Wallet{
+		Cluster:       rpcCluster{rc},
+		Discoverer:    assets.NewDiscoverer(rc, prices),
+		Builder:       txbuild.NewBuilder(rc),
+		Tickets:       tickets,
+		Relay:         relay.New(rc, e.store, tickets, time.Now),
+		ServiceFeeBPS: cfg.ServiceFeeBPS,
+		Treasury:      treasury,
+		HeadroomBytes: cfg.GuardHeadroomBytes,
+		TicketTTL:     cfg.TicketTTL,
+		Now:           time.Now,
+	}
+	return w, relay.NewTracker(rc, e.store, log, time.Now), nil
 }
 
 // rpcCluster checks the cluster's health over JSON-RPC.
