@@ -18,7 +18,7 @@ const (
 	tagBurnChecked  = 15
 	// tagTransferFeeExtension prefixes Token-2022's transfer-fee instructions;
 	// the second byte selects one of them.
-	tagTransferFeeExtension = 26
+	tagTransferFeeExtension  = 26
 	transferFeeHarvestToMint = 4
 )
 

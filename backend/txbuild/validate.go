@@ -88,8 +88,6 @@ func ledgerType(s Selected, wallet solana.PublicKey) (string, error) {
 		return "", itemError(it.Address, "is not an SPL Token or Token-2022 account (program %s)", it.TokenProgram)
 	case !it.Owner.Equals(wallet):
 		return "", itemError(it.Address, "is owned by %s, not by the wallet", it.Owner)
-	case it.IsFrozen:
-		return "", itemError(it.Address, "is frozen: the token program cannot burn from or close it")
 	case it.HasCloseAuthority:
 		return "", itemError(it.Address, "has a close authority other than the wallet, so the wallet cannot close it")
 	case it.WithheldAmount > 0 && !it.TokenProgram.Equals(solana.Token2022ProgramID):
@@ -107,6 +105,8 @@ func ledgerType(s Selected, wallet solana.PublicKey) (string, error) {
 		switch {
 		case it.IsNative:
 			return "", itemError(it.Address, "is wrapped SOL: close it (action close) and its balance returns with the rent")
+		case it.IsFrozen:
+			return "", itemError(it.Address, "is frozen: the token program refuses to burn from it")
 		case it.Type == assets.TypeToken:
 			return ledger.TypeTokenBurn, nil
 		case it.Type == assets.TypeNFT:
