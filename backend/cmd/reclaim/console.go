@@ -1,21 +1,82 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
+	"time"
 
+	"github.com/reclaim-sol/reclaim/admin"
 	"github.com/reclaim-sol/reclaim/backend/config"
+	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/owner"
 )
 
 // newConsole wires the admin console (admin/) over the opened environment.
+// The explorer cluster is localnet (links to the Solana Explorer's custom
+// cluster at SOLANA_RPC_URL) until the configuration names one.
 func newConsole(cfg config.Config, e *env, log *slog.Logger) (http.Handler, error) {
-	return nil, nil
+	return newConsoleFor(cfg, e, log, admin.ClusterLocalnet)
 }
 
-// ownerCreate creates a console owner; the password comes on stdin.
+func newConsoleFor(cfg config.Config, e *env, log *slog.Logger, cluster string) (http.Handler, error) {
+	cluster, err := admin.ParseCluster(cluster)
+	if err != nil {
+		return nil, err
+	}
+	return admin.New(admin.Deps{
+		Store:       e.store,
+		Ledger:      ledger.NewService(e.store),
+		Hasher:      e.hasher,
+		Explorer:    admin.Explorer{Cluster: cluster, RPCURL: cfg.SolanaRPCURL},
+		AllowSignup: cfg.AllowSignup,
+		Now:         time.Now,
+		Log:         log,
+		DBTimeout:   cfg.DBTimeout,
+	}), nil
+}
+
+// ownerCreate creates a console owner; the password comes on stdin (its
+// first line), never on the command line where ps would show it.
 func ownerCreate(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout io.Writer) error {
-	return errors.New("owner create: the console is not built yet")
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return err
+	}
+	fs := storeFlags("owner create", &cfg)
+	email := fs.String("email", "", "the owner's email (required); the password is read from stdin")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	*email = strings.TrimSpace(*email)
+	if err := admin.ValidateEmail(*email); err != nil {
+		return usageError{"owner create: --email: " + err.Error()}
+	}
+	line, err := bufio.NewReader(io.LimitReader(stdin, 4096)).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("owner create: read password: %w", err)
+	}
+	password := strings.TrimRight(line, "\r\n")
+	if err := admin.ValidatePassword(password); err != nil {
+		return usageError{"owner create: password on stdin: " + err.Error()}
+	}
+	e, err := open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer e.store.Close()
+	o, err := admin.CreateOwner(ctx, e.store, admin.DefaultPasswords, *email, password)
+	if errors.Is(err, owner.ErrConflict) {
+		return fmt.Errorf("owner create: an owner with email %s exists already", *email)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, o.ID)
+	return nil
 }

@@ -1,0 +1,64 @@
+package admin
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/a-h/templ"
+
+	"github.com/reclaim-sol/reclaim/backend/owner"
+	"github.com/reclaim-sol/reclaim/backend/project"
+)
+
+// page is what the layout needs: who is signed in, where they are.
+type page struct {
+	Title string
+	// Owner is nil on the signed-out pages.
+	Owner *owner.Owner
+	CSRF  string
+	// Project is set on a project's pages, with the owner's Role and the
+	// active Tab ("overview", "keys", "settings").
+	Project *project.Project
+	Role    owner.Role
+	Tab     string
+	// Notice is a confirmation shown at the top of the page.
+	Notice string
+}
+
+func (rq *request) page(title, tab string) page {
+	p := page{Title: title, Owner: &rq.owner, CSRF: rq.session.CSRFToken, Tab: tab}
+	if rq.project.ID != "" {
+		p.Project, p.Role = &rq.project, rq.role
+	}
+	return p
+}
+
+func (c *console) render(w http.ResponseWriter, r *http.Request, status int, comp templ.Component) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	if err := comp.Render(r.Context(), w); err != nil {
+		c.Log.Warn("console: render", "path", r.URL.Path, "err", err)
+	}
+}
+
+// fail renders an error page with a message for the owner.
+func (c *console) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	c.render(w, r, status, errorView(page{Title: http.StatusText(status)}, status, msg))
+}
+
+func (c *console) notFound(w http.ResponseWriter, r *http.Request) {
+	c.fail(w, r, http.StatusNotFound, "There is nothing here, or you do not have access to it.")
+}
+
+// serverError logs the cause and shows a message that leaks nothing.
+func (c *console) serverError(w http.ResponseWriter, r *http.Request, err error) {
+	c.Log.Error("console: request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	c.fail(w, r, http.StatusInternalServerError, "Something went wrong on our side. Try again in a moment.")
+}
+
+func urlQueryEscape(s string) string { return url.QueryEscape(s) }
+
+// projectURL is the path of a project page; suffix is "", "/keys" or "/settings".
+func projectURL(id, suffix string) string {
+	return "/admin/projects/" + url.PathEscape(id) + suffix
+}

@@ -1,0 +1,238 @@
+package admin
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/reclaim-sol/reclaim/backend/owner"
+	"github.com/reclaim-sol/reclaim/backend/project"
+)
+
+// Cookies. Both are HttpOnly, SameSite=Lax, scoped to /admin, and Secure on
+// TLS. The session cookie holds a random id whose SHA-256 is stored; the
+// pre-session CSRF cookie guards the sign-in and sign-up forms (double
+// submit), before there is a session to hold a token.
+const (
+	sessionCookie = "reclaim_session"
+	csrfCookie    = "reclaim_csrf"
+	csrfField     = "csrf_token"
+	csrfHeader    = "X-CSRF-Token"
+	maxFormBytes  = 64 << 10
+)
+
+// request is what a signed-in handler knows about its caller.
+type request struct {
+	owner   owner.Owner
+	session owner.Session
+	// project and role are set under /admin/projects/{project}.
+	project project.Project
+	role    owner.Role
+}
+
+type handler func(w http.ResponseWriter, r *http.Request, rq *request)
+
+func randomToken() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func hashSessionID(id string) []byte {
+	sum := sha256.Sum256([]byte(id))
+	return sum[:]
+}
+
+func (c *console) setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{
+		Name: name, Value: value, Path: "/admin", MaxAge: maxAge,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil || c.SecureCookies,
+	})
+}
+
+// startSession signs ownerID in: a new session id (so a planted cookie is
+// never promoted), stored only as its hash.
+func (c *console) startSession(w http.ResponseWriter, r *http.Request, ownerID string) error {
+	ctx, cancel := c.dbContext(r)
+	defer cancel()
+	now := c.Now().UTC()
+	id := randomToken()
+	err := c.Store.CreateSession(ctx, owner.Session{
+		IDHash: hashSessionID(id), OwnerID: ownerID, CSRFToken: randomToken(),
+		CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(absoluteTimeout),
+	})
+	if err != nil {
+		return err
+	}
+	// Sweep sessions that can no longer be used; losing the race is harmless.
+	if err := c.Store.DeleteSessionsBefore(ctx, now, now.Add(-idleTimeout)); err != nil {
+		c.Log.Warn("console: sweep sessions", "err", err)
+	}
+	c.setCookie(w, r, sessionCookie, id, int(absoluteTimeout.Seconds()))
+	return nil
+}
+
+// currentSession returns the live session of the request's cookie, or
+// owner.ErrNotFound. An expired session is deleted.
+func (c *console) currentSession(r *http.Request) (owner.Session, error) {
+	ck, err := r.Cookie(sessionCookie)
+	if err != nil || len(ck.Value) != 43 {
+		return owner.Session{}, owner.ErrNotFound
+	}
+	ctx, cancel := c.dbContext(r)
+	defer cancel()
+	s, err := c.Store.SessionByHash(ctx, hashSessionID(ck.Value))
+	if err != nil {
+		return owner.Session{}, err
+	}
+	now := c.Now()
+	if !now.Before(s.ExpiresAt) || now.Sub(s.LastSeenAt) >= idleTimeout {
+		_ = c.Store.DeleteSession(ctx, s.IDHash)
+		return owner.Session{}, owner.ErrNotFound
+	}
+	if now.Sub(s.LastSeenAt) >= touchEvery {
+		if err := c.Store.TouchSession(ctx, s.IDHash, now); err != nil {
+			return owner.Session{}, err
+		}
+	}
+	return s, nil
+}
+
+// signedIn runs h for a signed-in owner; others are sent to the sign-in
+// page. A POST must carry the session's CSRF token.
+func (c *console) signedIn(h handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s, err := c.currentSession(r)
+		if errors.Is(err, owner.ErrNotFound) {
+			c.toSignIn(w, r)
+			return
+		}
+		if err != nil {
+			c.serverError(w, r, err)
+			return
+		}
+		ctx, cancel := c.dbContext(r)
+		o, err := c.Store.OwnerByID(ctx, s.OwnerID)
+		cancel()
+		if errors.Is(err, owner.ErrNotFound) {
+			c.toSignIn(w, r)
+			return
+		}
+		if err != nil {
+			c.serverError(w, r, err)
+			return
+		}
+		if r.Method == http.MethodPost {
+			r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+			got := r.Header.Get(csrfHeader)
+			if got == "" {
+				got = r.PostFormValue(csrfField)
+			}
+			if !tokensEqual(got, s.CSRFToken) {
+				c.fail(w, r, http.StatusForbidden, "This form has expired or did not come from this console. Reload the page and try again.")
+				return
+			}
+		}
+		h(w, r, &request{owner: o, session: s})
+	}
+}
+
+func tokensEqual(got, want string) bool {
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+// toSignIn sends a signed-out visitor to the sign-in page, to come back to
+// the page they asked for (a path, never a secret).
+func (c *console) toSignIn(w http.ResponseWriter, r *http.Request) {
+	target := "/admin/signin"
+	if r.Method == http.MethodGet && r.URL.Path != "/admin/" {
+		target += "?next=" + urlQueryEscape(r.URL.Path)
+	}
+	http.Redirect(w, r, target, http.StatusSeeOther)
+}
+
+// safeNext returns next when it is a console path, else the projects page.
+func safeNext(next string) string {
+	if strings.HasPrefix(next, "/admin/") && !strings.HasPrefix(next, "//") && !strings.ContainsAny(next, "\\\r\n") {
+		return next
+	}
+	return "/admin/projects"
+}
+
+// inProject runs h when the signed-in owner belongs to the path's project;
+// any other project is a 404, indistinguishable from one that does not exist.
+func (c *console) inProject(h handler) http.HandlerFunc {
+	return c.signedIn(func(w http.ResponseWriter, r *http.Request, rq *request) {
+		ctx, cancel := c.dbContext(r)
+		defer cancel()
+		m, err := c.Store.Membership(ctx, r.PathValue("project"), rq.owner.ID)
+		if errors.Is(err, owner.ErrNotFound) {
+			c.notFound(w, r)
+			return
+		}
+		if err != nil {
+			c.serverError(w, r, err)
+			return
+		}
+		p, err := c.Store.GetProject(ctx, m.ProjectID)
+		if errors.Is(err, project.ErrNotFound) {
+			c.notFound(w, r)
+			return
+		}
+		if err != nil {
+			c.serverError(w, r, err)
+			return
+		}
+		rq.project, rq.role = p, m.Role
+		h(w, r, rq)
+	})
+}
+
+// manager runs h only for the project's owners: viewers change nothing.
+func (c *console) manager(h handler) handler {
+	return func(w http.ResponseWriter, r *http.Request, rq *request) {
+		if !rq.role.CanManage() {
+			c.fail(w, r, http.StatusForbidden, "Viewers cannot change API keys or settings. Ask an owner of this project.")
+			return
+		}
+		h(w, r, rq)
+	}
+}
+
+// preSessionToken returns the CSRF token of the sign-in forms, setting its
+// cookie when the browser has none.
+func (c *console) preSessionToken(w http.ResponseWriter, r *http.Request) string {
+	if ck, err := r.Cookie(csrfCookie); err == nil && len(ck.Value) == 43 {
+		return ck.Value
+	}
+	t := randomToken()
+	c.setCookie(w, r, csrfCookie, t, 0)
+	return t
+}
+
+// checkPreSessionToken checks the double-submitted token of a sign-in form.
+func (c *console) checkPreSessionToken(w http.ResponseWriter, r *http.Request) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	ck, err := r.Cookie(csrfCookie)
+	if err != nil || !tokensEqual(r.PostFormValue(csrfField), ck.Value) {
+		c.fail(w, r, http.StatusForbidden, "This form has expired. Reload the page and try again.")
+		return false
+	}
+	return true
+}
+
+// clientIP is the TCP peer's address, as the API's limiter uses.
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
