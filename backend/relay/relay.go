@@ -53,6 +53,7 @@ type RPC interface {
 // Store is what the relay needs of the ledger.
 type Store interface {
 	EntryByTicketJTI(ctx context.Context, jti string) (ledger.Entry, error)
+	EntryBySignature(ctx context.Context, sig string) (ledger.Entry, error)
 	ClaimTicket(ctx context.Context, e ledger.Entry) error
 	MarkSubmitted(ctx context.Context, jti string) (bool, error)
 	ReleaseClaim(ctx context.Context, jti string) error
@@ -172,6 +173,11 @@ func (r *Relay) check(ctx context.Context, c ticket.Claims, wallet string, e Sig
 	}
 	switch err := r.store.ClaimTicket(ctx, claim); {
 	case errors.Is(err, ledger.ErrDuplicate):
+		if prior, err := r.store.EntryBySignature(ctx, sig); err == nil && prior.TicketJTI != c.ID {
+			// Another ticket of the very same transaction (built twice
+			// within one blockhash): it was sent once; this is a duplicate.
+			return r.waitForOther(ctx, prior.TicketJTI)
+		}
 		return r.waitForOther(ctx, c.ID)
 	case err != nil:
 		return storeFailure(err)

@@ -247,3 +247,23 @@ func TestRefusedTransactionDoesNotConsumeTheTicket(t *testing.T) {
 		t.Fatalf("retry after refusal: %+v", r)
 	}
 }
+
+// Two tickets of the very same transaction (built twice within one
+// blockhash) send it once: the second is a duplicate.
+func TestSameTransactionTwoTickets(t *testing.T) {
+	f := newFixture(t)
+	tx, tok := f.build(t)
+	signed := sign(t, tx, f.wallet)
+	msg, _ := tx.Message.MarshalBinary()
+	tok2, _, err := f.issuer.Issue(ticket.Claims{Project: f.project.ID, Wallet: f.wallet.PublicKey().String(),
+		MessageHash: ticket.Hash(sha256.Sum256(msg)), Type: ledger.TypeTokenAccountClosure}, f.now, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := f.submit(t, signed, tok); r.Status != relay.StatusSubmitted {
+		t.Fatalf("first: %+v", r)
+	}
+	if r := f.submit(t, signed, tok2); r.Status != relay.StatusDuplicate || r.Signature != tx.Signatures[0].String() || f.rpc.sends.Load() != 1 {
+		t.Fatalf("second ticket: %+v, sends %d", r, f.rpc.sends.Load())
+	}
+}

@@ -40,6 +40,17 @@ func (s *Store) insertWithStatus(ctx context.Context, e ledger.Entry, status str
 	return nil
 }
 
+// EntryBySignature returns the entry of a transaction signature, or
+// ledger.ErrNotFound.
+func (s *Store) EntryBySignature(ctx context.Context, sig string) (ledger.Entry, error) {
+	var row transactionRow
+	err := s.db.NewSelect().Model(&row).Where("signature = ?", sig).Limit(1).Scan(ctx)
+	if err != nil {
+		return ledger.Entry{}, notFound(err, ledger.ErrNotFound, "ledger entry for signature %s", sig)
+	}
+	return row.entry(), nil
+}
+
 // MarkSubmitted moves a claimed entry from sending to submitted once the
 // cluster accepted its transaction. It reports whether the entry changed.
 func (s *Store) MarkSubmitted(ctx context.Context, jti string) (bool, error) {
