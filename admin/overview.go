@@ -79,7 +79,7 @@ func (c *console) overviewData(r *http.Request, projectID string) (overviewData,
 	if len(d.Board) > boardPageSize {
 		d.Board, d.HasNext = d.Board[:boardPageSize], true
 	}
-	to := c.Now().UTC().Truncate(24 * time.Hour).AddDate(0, 0, 1)
+	to := c.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 1)
 	from := to.AddDate(0, 0, -chartDays)
 	days, err := c.Store.DailyTotals(ctx, projectID, from, to)
 	if err != nil {

@@ -1,0 +1,234 @@
+package admin_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+
+	"github.com/reclaim-sol/reclaim/admin"
+	"github.com/reclaim-sol/reclaim/backend/auth"
+	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/owner"
+	"github.com/reclaim-sol/reclaim/backend/storage"
+	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
+)
+
+// cheap keeps argon2id fast in tests; the parameters travel in the hash.
+var cheap = admin.Passwords{Time: 1, MemoryKiB: 64, Threads: 1}
+
+const password = "correct horse battery staple"
+
+// clock is a settable time source.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// harness is a console on a fresh SQLite store, served over HTTP.
+type harness struct {
+	t      *testing.T
+	store  *storage.Store
+	hasher *auth.Hasher
+	clock  *clock
+	srv    *httptest.Server
+}
+
+func newHarness(t *testing.T, allowSignup bool) *harness {
+	t.Helper()
+	h := &harness{
+		t: t, store: storagetest.SQLite(t), hasher: auth.NewHasher([]byte(strings.Repeat("p", 32))),
+		clock: &clock{t: time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)},
+	}
+	h.srv = httptest.NewServer(admin.New(admin.Deps{
+		Store: h.store, Ledger: ledger.NewService(h.store), Hasher: h.hasher, Passwords: cheap,
+		Explorer:    admin.Explorer{Cluster: admin.ClusterLocalnet, RPCURL: "http://127.0.0.1:8899"},
+		AllowSignup: allowSignup, Now: h.clock.Now,
+	}))
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+func (h *harness) owner(email string) owner.Owner {
+	h.t.Helper()
+	o, err := admin.CreateOwner(context.Background(), h.store, cheap, email, password)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return o
+}
+
+// browser is one visitor: a cookie jar, redirects not followed.
+type browser struct {
+	h      *harness
+	client *http.Client
+}
+
+func (h *harness) browser() *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{h: h, client: &http.Client{
+		Jar:           jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+// response is a read response with its parsed page.
+type response struct {
+	*http.Response
+	body string
+	doc  *html.Node
+}
+
+func (b *browser) do(req *http.Request) *response {
+	b.h.t.Helper()
+	resp, err := b.client.Do(req)
+	if err != nil {
+		b.h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	doc, err := html.Parse(strings.NewReader(string(body)))
+	if err != nil {
+		b.h.t.Fatal(err)
+	}
+	return &response{Response: resp, body: string(body), doc: doc}
+}
+
+func (b *browser) get(path string) *response {
+	req, _ := http.NewRequest(http.MethodGet, b.h.srv.URL+path, nil)
+	return b.do(req)
+}
+
+// post submits a form as a same-origin browser does.
+func (b *browser) post(path string, form url.Values, headers ...string) *response {
+	req, _ := http.NewRequest(http.MethodPost, b.h.srv.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	return b.do(req)
+}
+
+// signIn signs in through the form and returns the session's CSRF token.
+func (b *browser) signIn(email string) string {
+	b.h.t.Helper()
+	page := b.get("/admin/signin")
+	resp := b.post("/admin/signin", url.Values{
+		"csrf_token": {value(page.doc, "csrf_token")}, "email": {email}, "password": {password},
+	})
+	if resp.StatusCode != http.StatusSeeOther {
+		b.h.t.Fatalf("sign in as %s: status %d: %s", email, resp.StatusCode, text(byTestID(resp.doc, "form-error")))
+	}
+	return b.csrf()
+}
+
+// csrf reads the session's token from the sign-out form of a page.
+func (b *browser) csrf() string {
+	b.h.t.Helper()
+	tok := value(b.get("/admin/projects").doc, "csrf_token")
+	if tok == "" {
+		b.h.t.Fatal("no CSRF token on the projects page")
+	}
+	return tok
+}
+
+// createProject creates a project through the form and returns its id.
+func (b *browser) createProject(csrf, name string) string {
+	b.h.t.Helper()
+	resp := b.post("/admin/projects", url.Values{"csrf_token": {csrf}, "name": {name}})
+	if resp.StatusCode != http.StatusSeeOther {
+		b.h.t.Fatalf("create project: status %d", resp.StatusCode)
+	}
+	loc := resp.Header.Get("Location")
+	return strings.TrimPrefix(loc, "/admin/projects/")
+}
+
+// byTestID returns the first element with data-testid=id, or nil.
+func byTestID(n *html.Node, id string) *html.Node {
+	all := allByTestID(n, id)
+	if len(all) == 0 {
+		return nil
+	}
+	return all[0]
+}
+
+func allByTestID(n *html.Node, id string) []*html.Node {
+	var out []*html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && attr(n, "data-testid") == id {
+			out = append(out, n)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}
+
+func attr(n *html.Node, name string) string {
+	if n == nil {
+		return ""
+	}
+	for _, a := range n.Attr {
+		if a.Key == name {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func text(n *html.Node) string {
+	if n == nil {
+		return ""
+	}
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// value returns the value of the first input named name.
+func value(n *html.Node, name string) string {
+	var found string
+	var walk func(*html.Node) bool
+	walk = func(n *html.Node) bool {
+		if n.Type == html.ElementNode && n.Data == "input" && attr(n, "name") == name {
+			found = attr(n, "value")
+			return true
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if walk(c) {
+				return true
+			}
+		}
+		return false
+	}
+	walk(n)
+	return found
+}

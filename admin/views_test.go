@@ -1,0 +1,234 @@
+package admin
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a-h/templ"
+	"golang.org/x/net/html"
+
+	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/owner"
+	"github.com/reclaim-sol/reclaim/backend/project"
+	"github.com/reclaim-sol/reclaim/backend/storage"
+)
+
+// render renders c and returns the document.
+func render(t *testing.T, c templ.Component) *html.Node {
+	t.Helper()
+	var b strings.Builder
+	if err := c.Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func find(n *html.Node, id string) []*html.Node {
+	var out []*html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			for _, a := range n.Attr {
+				if a.Key == "data-testid" && a.Val == id {
+					out = append(out, n)
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}
+
+func textOf(ns []*html.Node) string {
+	if len(ns) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(ns[0])
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+func projectPage(role owner.Role, tab string) page {
+	return page{
+		Title: "p", Owner: &owner.Owner{Email: "a@example.com"}, CSRF: "tok",
+		Project: &project.Project{ID: "prj_1", Name: "Acme"}, Role: role, Tab: tab,
+	}
+}
+
+func TestKeysViewRendering(t *testing.T) {
+	t.Parallel()
+	revoked := time.Date(2026, 5, 2, 10, 0, 0, 0, time.UTC)
+	used := time.Date(2026, 5, 1, 9, 30, 0, 0, time.UTC)
+	keys := []project.APIKey{
+		{ID: "key_a", Name: "prod", Prefix: "ak_live_AAAA", CreatedAt: used, LastUsedAt: &used},
+		{ID: "key_b", Name: "old", Prefix: "ak_live_BBBB", CreatedAt: used, RevokedAt: &revoked},
+	}
+	cases := []struct {
+		name      string
+		role      owner.Role
+		d         keysData
+		present   []string
+		absent    []string
+		statusRow []string
+	}{
+		{name: "owner, new key", role: owner.RoleOwner, d: keysData{Keys: keys, NewKey: "ak_live_secret"},
+			present: []string{"new-key", "copy-key", "create-key", "revoke-link", "keys-table", "audit-empty"}, absent: []string{"keys-empty"}},
+		{name: "viewer", role: owner.RoleViewer, d: keysData{Keys: keys},
+			present: []string{"keys-table", "viewer-badge"}, absent: []string{"new-key", "create-key", "revoke-link"}},
+		{name: "owner, no keys", role: owner.RoleOwner, d: keysData{},
+			present: []string{"keys-empty", "create-key"}, absent: []string{"keys-table"}},
+		{name: "rejected name", role: owner.RoleOwner, d: keysData{Name: "x", NameErr: "Give the key a name"},
+			present: []string{"key-name-error"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			doc := render(t, keysView(projectPage(c.role, "keys"), c.d))
+			for _, id := range c.present {
+				if len(find(doc, id)) == 0 {
+					t.Errorf("no %s", id)
+				}
+			}
+			for _, id := range c.absent {
+				if len(find(doc, id)) != 0 {
+					t.Errorf("unexpected %s", id)
+				}
+			}
+		})
+	}
+	doc := render(t, keysView(projectPage(owner.RoleOwner, "keys"), keysData{Keys: keys, NewKey: "ak_live_secret"}))
+	for _, a := range find(doc, "new-key")[0].Attr {
+		if a.Key == "value" && a.Val != "ak_live_secret" {
+			t.Errorf("new key value %q", a.Val)
+		}
+	}
+	status := find(doc, "key-status")
+	if textOf(status[:1]) != "Active" || textOf(status[1:]) != "Revoked 2026-05-02 10:00 UTC" {
+		t.Errorf("statuses %q, %q", textOf(status[:1]), textOf(status[1:]))
+	}
+	if len(find(doc, "revoke-link")) != 1 {
+		t.Error("a revoked key offers revocation")
+	}
+}
+
+func TestOverviewRendering(t *testing.T) {
+	t.Parallel()
+	from := time.Date(2026, 4, 21, 0, 0, 0, 0, time.UTC)
+	d := overviewData{
+		Stats: ledger.Stats{TotalGrossRebate: 1_234_567_890_123, TotalTransactionCount: 1_000_000, TotalWallets: 50_000},
+		Chart: newChart(from, 30, []storage.DailyTotal{
+			{Day: from, GrossRebate: 2_039_280, TransactionCount: 1},
+			{Day: from.AddDate(0, 0, 29), GrossRebate: 4_078_560, TransactionCount: 4},
+		}),
+		Board:    []ledger.LeaderboardEntry{{Payer: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin", TotalGrossRebate: 2_039_280}},
+		HasNext:  true,
+		Explorer: Explorer{Cluster: ClusterDevnet},
+		Latest:   []ledger.Entry{{Type: ledger.TypeNFTBurn, Status: ledger.StatusSubmitted, Signature: "sig1", Payer: "p"}},
+	}
+	doc := render(t, overviewView(projectPage(owner.RoleOwner, "overview"), d))
+	checks := map[string]string{
+		"stat-gross":        "1,234.567890123 SOL",
+		"stat-transactions": "1,000,000",
+		"stat-wallets":      "50,000",
+		"latest-status":     "submitted",
+	}
+	for id, want := range checks {
+		if got := textOf(find(doc, id)); got != want {
+			t.Errorf("%s = %q, want %q", id, got, want)
+		}
+	}
+	gross := find(find(doc, "chart-gross")[0], "bar")
+	if len(gross) != 30 {
+		t.Fatalf("%d bars", len(gross))
+	}
+	heights := map[int]string{0: "61.0", 1: "0.0", 29: "122.0"}
+	for i, want := range heights {
+		for _, a := range gross[i].Attr {
+			if a.Key == "height" && a.Val != want {
+				t.Errorf("bar %d height %s, want %s", i, a.Val, want)
+			}
+		}
+	}
+	if len(find(doc, "board-next")) != 1 || len(find(doc, "board-prev")) != 0 {
+		t.Error("pager wrong on the first page")
+	}
+	link := find(doc, "explorer-link")
+	if len(link) != 1 {
+		t.Fatal("no explorer link")
+	}
+	for _, a := range link[0].Attr {
+		if a.Key == "href" && a.Val != "https://explorer.solana.com/tx/sig1?cluster=devnet" {
+			t.Errorf("explorer link %q", a.Val)
+		}
+	}
+	tab := find(doc, "tab-overview")[0]
+	for _, a := range tab.Attr {
+		if a.Key == "aria-current" && a.Val != "page" {
+			t.Errorf("overview tab aria-current=%q", a.Val)
+		}
+	}
+
+	empty := render(t, overviewView(projectPage(owner.RoleOwner, "overview"), overviewData{Chart: newChart(from, 30, nil)}))
+	for _, id := range []string{"chart-empty", "board-empty", "latest-empty"} {
+		if len(find(empty, id)) == 0 {
+			t.Errorf("no %s", id)
+		}
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[int64]string{0: "0", 1: "0.000000001", 2_039_280: "0.00203928", 1_000_000_000: "1", -1_500_000_000: "-1.5", 12_345_000_000_000: "12,345"} {
+		if got := sol(in); got != want {
+			t.Errorf("sol(%d) = %q, want %q", in, got, want)
+		}
+	}
+	e := Explorer{Cluster: ClusterMainnet}
+	if got := e.AddressURL("abc"); got != "https://explorer.solana.com/address/abc" {
+		t.Errorf("mainnet link %q", got)
+	}
+	if _, err := ParseCluster("mainnet"); err == nil {
+		t.Error("ParseCluster(mainnet) accepted")
+	}
+}
+
+func TestThrottlePolicy(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	cases := []struct {
+		failures int
+		after    time.Duration
+		want     time.Duration
+	}{
+		{2, 0, 0},
+		{3, 0, time.Second},
+		{3, time.Second, 0},
+		{5, time.Second, 3 * time.Second},
+		{9, 0, 64 * time.Second},
+		{10, time.Minute, 14 * time.Minute},
+		{12, 15 * time.Minute, 0},
+	}
+	for _, c := range cases {
+		f := owner.SignInFailures{Failures: c.failures, LastAt: t0}
+		if got := retryAfter(f, t0.Add(c.after)); got != c.want {
+			t.Errorf("%d failures, %v later: wait %v, want %v", c.failures, c.after, got, c.want)
+		}
+	}
+}
