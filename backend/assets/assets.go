@@ -113,7 +113,8 @@ func (d *Discoverer) List(ctx context.Context, wallet solana.PublicKey) (Listing
 }
 
 // Resolve reads the current state of exactly these token accounts of wallet, for
-// building: items in the given order, without metadata, collections or prices.
+// building: items in the given order, without Metaplex metadata, collections or
+// prices (names from Token-2022's metadata extension come with the mint).
 // An address that does not exist, is not a token account or belongs to another
 // wallet gives an *ItemError (the first one in order).
 func (d *Discoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addresses []solana.PublicKey) ([]Item, error) {
