@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
@@ -96,34 +97,9 @@ func TestTxBuildReclaimEverything(t *testing.T) {
 	checkPacking(t, res, len(sel))
 
 	before := map[solana.PublicKey]uint64{owner: v.Balance(t, owner), donation: v.Balance(t, donation), treasury: v.Balance(t, treasury)}
-	var sigs []solana.Signature
-	for i, tx := range res.Txs {
-		signed, err := solana.TransactionFromBase64(tx.Base64)
-		if err != nil {
-			t.Fatalf("tx %d: decode: %v", i, err)
-		}
-		if err := harness.Sign(signed, w.Owner); err != nil {
-			t.Fatal(err)
-		}
-		sig, err := v.RPC.SendTransactionWithOpts(ctx, signed, rpc.TransactionOpts{PreflightCommitment: rpc.CommitmentConfirmed})
-		if err != nil {
-			t.Fatalf("tx %d (%s, %d items): send: %v", i, tx.LedgerType, len(tx.Includes), err)
-		}
-		sigs = append(sigs, sig)
-	}
+	sendAll(t, v, w.Owner, res)
 	var net, donated, fees uint64
-	for i, sig := range sigs {
-		if _, err := v.WaitConfirmed(ctx, sig); err != nil {
-			t.Fatalf("tx %d: %v", i, err)
-		}
-		paid, err := v.FeePaid(ctx, sig)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tx := res.Txs[i]
-		if paid != tx.NetworkFee {
-			t.Errorf("tx %d: the cluster charged %d, NetworkFee is %d", i, paid, tx.NetworkFee)
-		}
+	for i, tx := range res.Txs {
 		t.Logf("tx %d %-21s items %2d gross %9d net %9d donation %8d service %7d network %5d (priority %d: %d CU at %d µL)",
 			i, tx.LedgerType, len(tx.Includes), tx.GrossRebate, tx.NetRebate, tx.DonationAmount, tx.ServiceFee, tx.NetworkFee,
 			tx.PriorityFee, tx.ComputeUnits, tx.ComputeUnitPrice)
@@ -186,9 +162,11 @@ func checkPacking(t *testing.T, res txbuild.Result, items int) {
 	}
 }
 
-// TestTxBuildRefusals: a donation too small to create a missing donation wallet, and
-// a closure of a frozen empty account, which discovery offers.
-func TestTxBuildRefusals(t *testing.T) {
+// TestTxBuildEdgeCases: a donation too small to create a missing donation wallet is
+// refused; an item whose account changed after it was read fails simulation and is
+// named; an empty frozen account (discovery offers close: CloseAccount does not
+// check the frozen state) closes, to the lamport.
+func TestTxBuildEdgeCases(t *testing.T) {
 	t.Parallel()
 	v := harness.Shared(t)
 	ctx := context.Background()
@@ -202,11 +180,60 @@ func TestTxBuildRefusals(t *testing.T) {
 		PriorityLevel: txbuild.PriorityNone,
 	})
 	var te *txbuild.Error
-	if !errors.As(err, &te) {
-		t.Fatalf("donation to a missing account: %v, want *txbuild.Error", err)
+	if !errors.As(err, &te) || !strings.Contains(te.Message, "rent-exempt minimum") {
+		t.Errorf("donation to a missing account: %v, want *txbuild.Error about the rent-exempt minimum", err)
 	}
 	t.Logf("donation to a missing account: %v", err)
 
-	res, err := b.Build(ctx, txbuild.Params{Wallet: owner, Items: selectAll(t, v, owner, []solana.PublicKey{f.Frozen}), PriorityLevel: txbuild.PriorityNone})
-	t.Logf("frozen empty account: %+v, %v", res, err)
+	stale := selectAll(t, v, owner, []solana.PublicKey{f.Empty, f.Empty22})
+	v.MintTo(t, f.Token22, f.Empty22, 5)
+	_, err = b.Build(ctx, txbuild.Params{Wallet: owner, Items: stale, PriorityLevel: txbuild.PriorityLow})
+	if !errors.As(err, &te) || te.Item != f.Empty22.String() {
+		t.Errorf("closing an account that received tokens: %v, want *txbuild.Error naming %s", err, f.Empty22)
+	}
+	t.Logf("stale item: %v", err)
+
+	res, err := b.Build(ctx, txbuild.Params{Wallet: owner, Items: selectAll(t, v, owner, []solana.PublicKey{f.Frozen}), PriorityLevel: txbuild.PriorityHigh})
+	if err != nil {
+		t.Fatalf("build frozen empty account: %v", err)
+	}
+	before := v.Balance(t, owner)
+	sendAll(t, v, f.Owner, res)
+	if got, want := v.Balance(t, owner)-before, res.Txs[0].NetRebate; got != want {
+		t.Errorf("closing the frozen account raised the balance by %d, want %d", got, want)
+	}
+}
+
+// sendAll signs the built transactions as a wallet would (from their Base64), sends
+// them all, waits for each and checks the fee the cluster charged.
+func sendAll(t *testing.T, v *harness.Validator, owner solana.PrivateKey, res txbuild.Result) {
+	t.Helper()
+	ctx := context.Background()
+	var sigs []solana.Signature
+	for i, tx := range res.Txs {
+		signed, err := solana.TransactionFromBase64(tx.Base64)
+		if err != nil {
+			t.Fatalf("tx %d: decode: %v", i, err)
+		}
+		if err := harness.Sign(signed, owner); err != nil {
+			t.Fatal(err)
+		}
+		sig, err := v.RPC.SendTransactionWithOpts(ctx, signed, rpc.TransactionOpts{PreflightCommitment: rpc.CommitmentConfirmed})
+		if err != nil {
+			t.Fatalf("tx %d (%s, %d items): send: %v", i, tx.LedgerType, len(tx.Includes), err)
+		}
+		sigs = append(sigs, sig)
+	}
+	for i, sig := range sigs {
+		if _, err := v.WaitConfirmed(ctx, sig); err != nil {
+			t.Fatalf("tx %d: %v", i, err)
+		}
+		paid, err := v.FeePaid(ctx, sig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tx := res.Txs[i]; paid != tx.NetworkFee {
+			t.Errorf("tx %d: the cluster charged %d, NetworkFee is %d", i, paid, tx.NetworkFee)
+		}
+	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
@@ -39,15 +41,49 @@ func (b *Builder) Build(ctx context.Context, p Params) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Blockhash: latest.Value.Blockhash, LastValidBlockHeight: latest.Value.LastValidBlockHeight}
-	for _, bt := range batches {
-		tx, err := b.build(ctx, r, bt, latest.Value.Blockhash, rc)
-		if err != nil {
-			return Result{}, err
-		}
-		res.Txs = append(res.Txs, tx)
+	txs, err := b.buildAll(ctx, r, batches, latest.Value.Blockhash, rc)
+	if err != nil {
+		return Result{}, err
 	}
-	return res, nil
+	return Result{Txs: txs, Blockhash: latest.Value.Blockhash, LastValidBlockHeight: latest.Value.LastValidBlockHeight}, nil
+}
+
+// parallel bounds the transactions priced and simulated at once: a build of
+// many transactions should not wait on its round trips one by one, nor flood
+// the RPC provider.
+const parallel = 4
+
+// buildAll builds the batches concurrently; the error returned is that of the
+// first failing batch in order, so the same request always reports the same
+// mistake.
+func (b *Builder) buildAll(ctx context.Context, r *request, batches []batch, blockhash solana.Hash, rc rentCheck) ([]Tx, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	txs := make([]Tx, len(batches))
+	errs := make([]error, len(batches))
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, bt := range batches {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if txs[i], errs[i] = b.build(ctx, r, bt, blockhash, rc); errs[i] != nil {
+				var e *Error
+				if errors.As(errs[i], &e) {
+					return // a request error does not make the others fail
+				}
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return txs, nil
 }
 
 // build prices, simulates and compiles the transaction of one batch.

@@ -60,17 +60,24 @@ func (b *Builder) recipients(ctx context.Context, r *request) (rentCheck, error)
 // check refuses a transaction whose transfers would create an account below
 // the rent-exempt minimum.
 func (rc rentCheck) check(r *request, m money) error {
-	to := map[solana.PublicKey]uint64{}
+	type transfer struct {
+		what   string
+		amount uint64
+	}
+	to := map[solana.PublicKey]transfer{}
 	if m.donation > 0 {
-		to[*r.DonationWallet] += m.donation
+		to[*r.DonationWallet] = transfer{"donation", m.donation}
 	}
 	if m.fee > 0 {
-		to[*r.Treasury] += m.fee
+		t := to[*r.Treasury]
+		t.amount += m.fee
+		t.what = strings.TrimPrefix(t.what+" and service fee", " and ")
+		to[*r.Treasury] = t
 	}
-	for key, amount := range to {
-		if rc.missing[key] && amount < rc.minimum {
-			return requestError("the transfer of %d lamports to %s would fail: that account does not exist yet, and a transfer creating it must be at least %d lamports (the rent-exempt minimum); select more items or donate a larger share",
-				amount, key, rc.minimum)
+	for key, t := range to {
+		if rc.missing[key] && t.amount < rc.minimum {
+			return requestError("the %s transfer of %d lamports to %s would fail: that account does not exist yet, and a transfer creating it must be at least %d lamports (the rent-exempt minimum); select more items in one transaction",
+				t.what, t.amount, key, rc.minimum)
 		}
 	}
 	return nil

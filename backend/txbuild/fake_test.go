@@ -49,40 +49,38 @@ func newFake() *fakeRPC {
 	}
 }
 
-func (f *fakeRPC) count(name string) {
+// count records a call and locks the fake until the returned func runs, so
+// the func fields and the tests' closures run one at a time.
+func (f *fakeRPC) count(name string) func() {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.calls[name]++
+	return f.mu.Unlock
 }
 
 func (f *fakeRPC) GetLatestBlockhash(_ context.Context, c rpc.CommitmentType) (*rpc.GetLatestBlockhashResult, error) {
-	f.count("getLatestBlockhash")
+	defer f.count("getLatestBlockhash")()
 	return f.blockhash(c)
 }
 
 func (f *fakeRPC) GetMultipleAccountsWithOpts(_ context.Context, keys []solana.PublicKey, _ *rpc.GetMultipleAccountsOpts) (*rpc.GetMultipleAccountsResult, error) {
-	f.count("getMultipleAccounts")
+	defer f.count("getMultipleAccounts")()
 	return f.accounts(keys)
 }
 
 func (f *fakeRPC) GetMinimumBalanceForRentExemption(_ context.Context, size uint64, _ rpc.CommitmentType) (uint64, error) {
-	f.count("getMinimumBalanceForRentExemption")
+	defer f.count("getMinimumBalanceForRentExemption")()
 	return f.rent(size)
 }
 
 func (f *fakeRPC) GetRecentPrioritizationFees(_ context.Context, accounts solana.PublicKeySlice) ([]rpc.PriorizationFeeResult, error) {
-	f.count("getRecentPrioritizationFees")
-	f.mu.Lock()
+	defer f.count("getRecentPrioritizationFees")()
 	f.feeAccounts = append(f.feeAccounts, accounts)
-	f.mu.Unlock()
 	return f.fees(accounts)
 }
 
 func (f *fakeRPC) SimulateTransactionWithOpts(_ context.Context, tx *solana.Transaction, opts *rpc.SimulateTransactionOpts) (*rpc.SimulateTransactionResponse, error) {
-	f.count("simulateTransaction")
-	f.mu.Lock()
+	defer f.count("simulateTransaction")()
 	f.simulated = append(f.simulated, tx)
-	f.mu.Unlock()
 	return f.simulate(tx, opts)
 }
 

@@ -9,9 +9,11 @@ import (
 )
 
 // Compute estimates used while packing, before simulation measures the real
-// figure. They are about three times what the programs consume (measured on
-// the e2e validator: see txbuild_test.go in e2e), so the simulated need plus
-// its margin always fits the limit packing allowed for.
+// figure. On the e2e validator a transaction of 21 Token closures consumed
+// 5,887 units, 19 closures mostly of Token-2022 accounts 21,658, and 4 burns
+// with a harvest 10,630: a few hundred to about 2,000 units an item. The
+// estimates are several times that, so the simulated need plus its margin fits
+// the limit packing allowed for; at 1232 bytes they never bind in practice.
 const (
 	unitsFrame   = 2_000  // compute budget and transfer instructions
 	unitsClose   = 10_000 // CloseAccount, Token or Token-2022
