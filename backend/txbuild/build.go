@@ -133,10 +133,15 @@ func (b *Builder) build(ctx context.Context, r *request, bt batch, blockhash sol
 	if out.NetRebate, err = m.net(out.NetworkFee); err != nil {
 		return Tx{}, err
 	}
-	return out, out.serialize()
+	if err := out.serialize(MaxTransactionSize - r.HeadroomBytes); err != nil {
+		return Tx{}, err
+	}
+	return out, nil
 }
 
-func (t *Tx) serialize() error {
+// serialize fills Message, MessageHash and Base64, and guards the size packing
+// promised: the final values encode to the same size as the placeholders.
+func (t *Tx) serialize(limit int) error {
 	msg, err := t.Transaction.Message.MarshalBinary()
 	if err != nil {
 		return fmt.Errorf("txbuild: serialize message: %w", err)
@@ -144,6 +149,9 @@ func (t *Tx) serialize() error {
 	raw, err := t.Transaction.MarshalBinary()
 	if err != nil {
 		return fmt.Errorf("txbuild: serialize transaction: %w", err)
+	}
+	if len(raw) > limit {
+		return fmt.Errorf("txbuild: built a transaction of %d bytes, over the %d packing allowed", len(raw), limit)
 	}
 	t.Message, t.MessageHash, t.Base64 = msg, sha256.Sum256(msg), base64.StdEncoding.EncodeToString(raw)
 	return nil

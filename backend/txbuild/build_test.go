@@ -3,6 +3,7 @@ package txbuild
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"testing"
@@ -196,5 +197,28 @@ func TestBuildSerialization(t *testing.T) {
 		if b != 0 {
 			t.Fatal("signature slot is not zeroed")
 		}
+	}
+}
+
+// TestBuildAtTheLimit: the built transaction, with its final compute limit,
+// price and amounts, is exactly as large as packing measured.
+func TestBuildAtTheLimit(t *testing.T) {
+	t.Parallel()
+	items := empties(21)
+	size, err := mustCheck(t, fullParams(items, 0)).size(items[:20])
+	if err != nil {
+		t.Fatal(err)
+	}
+	headroom := MaxTransactionSize - size
+	res := build(t, newFake(), fullParams(items, headroom))
+	if len(res.Txs) != 2 || len(res.Txs[0].Includes) != 20 {
+		t.Fatalf("%d transactions, the first with %d items; want 2, 20", len(res.Txs), len(res.Txs[0].Includes))
+	}
+	raw, err := base64.StdEncoding.DecodeString(res.Txs[0].Base64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) != MaxTransactionSize-headroom {
+		t.Errorf("%d bytes, want exactly %d (1232 - %d headroom)", len(raw), MaxTransactionSize-headroom, headroom)
 	}
 }

@@ -103,8 +103,8 @@ func (b *Builder) price(ctx context.Context, r *request, items []Selected, f fra
 		return 0, fmt.Errorf("txbuild: recent prioritization fees: %w", err)
 	}
 	fees := make([]uint64, len(recent))
-	for i, f := range recent {
-		fees[i] = f.PrioritizationFee
+	for i, fee := range recent {
+		fees[i] = fee.PrioritizationFee
 	}
 	return max(percentile(fees, r.percentile), 1), nil
 }
