@@ -10,11 +10,23 @@
 // item instructions, then the donation and service fee transfers; the wallet
 // is the fee payer and only signer.
 //
-// Each transaction is simulated for its compute units; its priority fee comes
-// from the cluster's recent prioritization fees. All transactions of one
-// Build share one blockhash, taken at commitment confirmed: a confirmed block
-// is practically never rolled back, and its hash stays valid about 13 seconds
-// longer than a finalized one.
+// Each transaction is simulated (sigVerify false, replaceRecentBlockhash,
+// commitment processed) with the maximum limit; its limit is then the units
+// consumed plus 10% and 1,000. Priority levels low, medium and high pay the
+// 25th, 50th and 75th nearest-rank percentile of getRecentPrioritizationFees
+// over the transaction's writable accounts, at least 1 micro-lamport; none
+// sets no price. All transactions of one Build share one blockhash, taken at
+// commitment confirmed: a confirmed block is practically never rolled back,
+// and its hash stays valid about 13 seconds longer than a finalized one.
+//
+// Money per transaction, in integer lamports: donation = floor(gross * p) with
+// p taken exactly from its decimal form; service fee = floor(gross * bps /
+// 10000); network fee = 5000 per signature + ceil(price * limit / 1e6); net =
+// gross - network fee - donation - service fee, which is exactly the wallet's
+// balance change when the transaction lands, and must be positive. The
+// donation wallet and treasury are read once: a transfer that would create
+// one of them must reach the rent-exempt minimum of an empty account, in every
+// transaction on its own, or the build is refused.
 //
 // Errors: *Error is a mistake or impossibility in the request (the server
 // answers 400); anything else is the cluster or the configuration failing
