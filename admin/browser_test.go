@@ -1,0 +1,314 @@
+package admin_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/storage"
+)
+
+var updateScreenshots = flag.Bool("update-screenshots", false, "write the console screenshots to docs/screenshots")
+
+// chromiumPath finds Debian's chromium. Without it the browser test skips,
+// or fails when CI=true: CI must run it.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("RECLAIM_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	const how = "install it with: apt-get install -y chromium (or set RECLAIM_CHROMIUM)"
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("chromium is not installed and CI=true: the console's browser test must run in CI; %s", how)
+	}
+	t.Skipf("chromium is not installed: skipping the console's browser test; %s", how)
+	return ""
+}
+
+// server is `reclaim serve`, built from this tree, on a fresh SQLite data
+// directory.
+type server struct {
+	bin, dataDir, url string
+}
+
+func startServer(t *testing.T) *server {
+	t.Helper()
+	dir := t.TempDir()
+	s := &server{bin: filepath.Join(dir, "reclaim"), dataDir: filepath.Join(dir, "data")}
+	_, file, _, _ := runtime.Caller(0)
+	build := exec.Command("go", "build", "-o", s.bin, "./backend/cmd/reclaim")
+	build.Dir = filepath.Join(filepath.Dir(file), "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build reclaim: %v\n%s", err, out)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	s.url = "http://" + addr
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, s.bin, "serve")
+	cmd.Env = s.env("RECLAIM_ADDR=" + addr)
+	var logs bytes.Buffer
+	cmd.Stderr = &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("server log:\n%s", logs.String())
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(s.url + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("reclaim serve did not answer /healthz within 30s: %v\n%s", err, logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (s *server) env(extra ...string) []string {
+	return append([]string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
+		"RECLAIM_DATA_DIR=" + s.dataDir, "SOLANA_RPC_URL=http://127.0.0.1:8899",
+	}, extra...)
+}
+
+// ownerCreate runs `reclaim owner create` with the password on stdin.
+func (s *server) ownerCreate(t *testing.T, email string) {
+	t.Helper()
+	cmd := exec.Command(s.bin, "owner", "create", "--email", email)
+	cmd.Env = s.env()
+	cmd.Stdin = strings.NewReader(password + "\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "own_") {
+		t.Fatalf("reclaim owner create: %v: %s", err, out)
+	}
+}
+
+// createSession calls POST /v1/sessions with key and returns the status.
+func (s *server) createSession(t *testing.T, key string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, s.url+"/v1/sessions",
+		strings.NewReader(`{"walletAddress":"9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"}`))
+	req.Header.Set("X-Api-Key", key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestBrowser drives headless Chromium through the console against the real
+// binary: sign in, create a project and a key, use the key, revoke it, and
+// check that another owner cannot open the project. With
+// -update-screenshots it writes docs/screenshots/*.png.
+func TestBrowser(t *testing.T) {
+	chrome := chromiumPath(t)
+	start := time.Now()
+	srv := startServer(t)
+	srv.ownerCreate(t, "alice@example.com")
+	srv.ownerCreate(t, "bob@example.com")
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chrome), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.WindowSize(1280, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancelTimeout()
+
+	run := func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			var loc, body string
+			_ = chromedp.Run(ctx, chromedp.Location(&loc), chromedp.Text("body", &body, chromedp.ByQuery))
+			t.Fatalf("%s: %v (at %s)\n%s", what, err, loc, body)
+		}
+	}
+	sel := func(id string) string { return `[data-testid="` + id + `"]` }
+
+	signIn := func(email string) {
+		run("sign in as "+email,
+			chromedp.Navigate(srv.url+"/admin/"),
+			chromedp.WaitVisible(sel("signin-form"), chromedp.ByQuery),
+			chromedp.SendKeys(sel("email"), email, chromedp.ByQuery),
+			chromedp.SendKeys(sel("password"), password, chromedp.ByQuery),
+			chromedp.Click(sel("signin-submit"), chromedp.ByQuery),
+			chromedp.WaitVisible(sel("owner-email"), chromedp.ByQuery),
+		)
+	}
+	signIn("alice@example.com")
+
+	var overviewURL string
+	run("create a project",
+		chromedp.WaitVisible(sel("projects-empty"), chromedp.ByQuery),
+		chromedp.SendKeys(sel("project-name-input"), "Acme Wallet", chromedp.ByQuery),
+		chromedp.SendKeys(sel("donation-wallet-input"), "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin", chromedp.ByQuery),
+		chromedp.Click(sel("create-project-submit"), chromedp.ByQuery),
+		chromedp.WaitVisible(sel("stats"), chromedp.ByQuery),
+		chromedp.Location(&overviewURL),
+	)
+	projectID := strings.TrimPrefix(overviewURL, srv.url+"/admin/projects/")
+	seedLedger(t, srv.dataDir, projectID)
+
+	var key string
+	run("create a key",
+		chromedp.Click(sel("tab-keys"), chromedp.ByQuery),
+		chromedp.WaitVisible(sel("keys-empty"), chromedp.ByQuery),
+		chromedp.SendKeys(sel("key-name-input"), "production backend", chromedp.ByQuery),
+		chromedp.Click(sel("create-key-submit"), chromedp.ByQuery),
+		chromedp.WaitVisible(sel("new-key"), chromedp.ByQuery),
+		chromedp.Value(sel("new-key"), &key, chromedp.ByQuery),
+	)
+	if !strings.HasPrefix(key, "ak_live_") {
+		t.Fatalf("new key %q", key)
+	}
+	if status := srv.createSession(t, key); status != http.StatusOK {
+		t.Fatalf("POST /v1/sessions with the console's key: %d, want 200", status)
+	}
+
+	shots := map[string]string{}
+	shoot := func(name, url, ready string) {
+		for _, vp := range []struct {
+			suffix string
+			w, h   int64
+			mobile bool
+		}{{"desktop", 1280, 900, false}, {"phone", 390, 844, true}} {
+			var png []byte
+			run("screenshot "+name+" "+vp.suffix,
+				chromedp.EmulateViewport(vp.w, vp.h, chromedp.EmulateMobile),
+				chromedp.Navigate(url),
+				chromedp.WaitVisible(sel(ready), chromedp.ByQuery),
+				chromedp.FullScreenshot(&png, 100),
+			)
+			shots[name+"-"+vp.suffix+".png"] = string(png)
+		}
+		run("reset viewport", chromedp.EmulateViewport(1280, 900))
+	}
+	shoot("overview", overviewURL, "stats")
+	shoot("keys", overviewURL+"/keys", "keys-table")
+
+	run("revoke the key",
+		chromedp.Navigate(overviewURL+"/keys"),
+		chromedp.Click(sel("revoke-link"), chromedp.ByQuery),
+		chromedp.WaitVisible(sel("revoke-confirm"), chromedp.ByQuery),
+		chromedp.Click(sel("revoke-submit"), chromedp.ByQuery),
+		chromedp.WaitVisible(sel("notice"), chromedp.ByQuery),
+	)
+	var status string
+	run("read the key's status", chromedp.Text(sel("key-status"), &status, chromedp.ByQuery))
+	if !strings.HasPrefix(status, "Revoked") {
+		t.Errorf("key status after revoking: %q", status)
+	}
+	if code := srv.createSession(t, key); code != http.StatusUnauthorized {
+		t.Errorf("POST /v1/sessions with the revoked key: %d, want 401", code)
+	}
+
+	run("sign out", chromedp.Click(sel("signout"), chromedp.ByQuery), chromedp.WaitVisible(sel("signin-form"), chromedp.ByQuery))
+	signIn("bob@example.com")
+	var msg string
+	var names []string
+	run("bob opens alice's project",
+		chromedp.Navigate(overviewURL),
+		chromedp.WaitVisible(sel("error-page"), chromedp.ByQuery),
+		chromedp.Text(sel("error-message"), &msg, chromedp.ByQuery),
+		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="project-name"],[data-testid="stats"]')].map(e => e.textContent)`, &names),
+	)
+	if !strings.Contains(msg, "nothing here") || len(names) != 0 {
+		t.Errorf("bob on alice's project: message %q, project data %q", msg, names)
+	}
+	if resp, err := http.Get(overviewURL); err == nil {
+		resp.Body.Close() // signed out: a redirect to sign in, no data
+	}
+	t.Logf("browser test took %v", time.Since(start).Round(time.Millisecond))
+
+	if *updateScreenshots {
+		_, file, _, _ := runtime.Caller(0)
+		dir := filepath.Join(filepath.Dir(file), "..", "docs", "screenshots")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, png := range shots {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(png), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// seedLedger gives the project a month of reclaims, so the overview has
+// something to show.
+func seedLedger(t *testing.T, dataDir, projectID string) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := storage.Open(ctx, "", dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+	now := time.Now().UTC()
+	types := []string{ledger.TypeTokenAccountClosure, ledger.TypeTokenBurn, ledger.TypeNFTBurn}
+	for i := range 120 {
+		payer := "Wa11et" + strings.Repeat(string(alphabet[i%23]), 37) + string(alphabet[i%7])
+		gross := int64(2_039_280 * (1 + i%5))
+		donation := int64(0)
+		if i%4 == 0 {
+			donation = gross / 10
+		}
+		at := now.Add(-time.Duration((i*37)%(29*24)) * time.Hour)
+		status := ledger.StatusConfirmed
+		var confirmed *time.Time = &at
+		if i%17 == 0 {
+			status, confirmed = ledger.StatusFailed, nil
+		}
+		err := s.InsertEntry(ctx, ledger.Entry{
+			ProjectID: projectID, Payer: payer, Type: types[i%3], GrossRebate: gross, DonationAmount: donation,
+			NetworkFee: 5000, Fees: 5000, NetRebate: gross - 5000 - donation, ItemCount: 1 + i%6,
+			TicketJTI: fmt.Sprintf("jti-%d", i), Signature: fmt.Sprintf("%d%s", i, strings.Repeat("5", 80)),
+			Status: status, ConfirmedAt: confirmed, CreatedAt: at.Add(-20 * time.Second),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
