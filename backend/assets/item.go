@@ -44,7 +44,8 @@ type Item struct {
 	// TokenProgram owns the account: SPL Token or Token-2022.
 	TokenProgram solana.PublicKey
 	// Name, Symbol and URI come from on-chain metadata (Metaplex Token
-	// Metadata, or Token-2022's metadata extension); "" when there is none.
+	// Metadata, or Token-2022's metadata extension); "" when there is none,
+	// except wrapped SOL, which is "Wrapped SOL" ("SOL") without metadata.
 	Name, Symbol, URI string
 	// ImageURI is from the metadata JSON behind URI; "" when unknown.
 	ImageURI string

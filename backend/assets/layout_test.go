@@ -6,7 +6,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 )
 
-func TestUIAmount(t *testing.T) {
+func TestAssetsUIAmount(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		amount   uint64
@@ -28,7 +28,7 @@ func TestUIAmount(t *testing.T) {
 	}
 }
 
-func TestParseTokenAccountRejects(t *testing.T) {
+func TestAssetsParseTokenAccountRejects(t *testing.T) {
 	t.Parallel()
 	good := acct{mint: solana.NewWallet().PublicKey(), owner: solana.NewWallet().PublicKey(), token2022: true}.encode()
 	mintType := append([]byte{}, good...)
@@ -57,7 +57,7 @@ func TestParseTokenAccountRejects(t *testing.T) {
 	}
 }
 
-func TestParseMetaplex(t *testing.T) {
+func TestAssetsParseMetaplex(t *testing.T) {
 	t.Parallel()
 	mint := solana.NewWallet().PublicKey()
 	col := solana.NewWallet().PublicKey()
@@ -89,7 +89,7 @@ func TestParseMetaplex(t *testing.T) {
 	}
 }
 
-func TestParseMintMetadataExtension(t *testing.T) {
+func TestAssetsParseMintMetadataExtension(t *testing.T) {
 	t.Parallel()
 	m := solana.NewWallet().PublicKey()
 	st, ok := parseMint(mintBytes(m, 9, 42, &tokenMetadata{name: "N", symbol: "S", uri: "U"}))

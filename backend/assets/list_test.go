@@ -55,7 +55,7 @@ func ptr[T any](v T) *T { return &v }
 
 // TestListClassification lists a wallet holding one account per case and checks
 // the whole item.
-func TestListClassification(t *testing.T) {
+func TestAssetsListClassification(t *testing.T) {
 	t.Parallel()
 	tok, t22 := solana.TokenProgramID, solana.Token2022ProgramID
 	other := solana.NewWallet().PublicKey()
@@ -198,7 +198,7 @@ func TestListClassification(t *testing.T) {
 	}
 }
 
-func TestListRPCErrors(t *testing.T) {
+func TestAssetsListRPCErrors(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("connection refused")
 	w := newWorld(t)

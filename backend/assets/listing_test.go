@@ -22,7 +22,7 @@ func (p *fakePrices) Prices(_ context.Context, mints []string) (map[string]float
 	return p.prices, p.err
 }
 
-func TestListPrices(t *testing.T) {
+func TestAssetsListPrices(t *testing.T) {
 	t.Parallel()
 	tok := solana.TokenProgramID
 	w := newWorld(t)
@@ -75,7 +75,7 @@ func TestListPrices(t *testing.T) {
 // TestListOrderAndCounts lists a mixed wallet: items by type in the order of Types,
 // then by address; counts cover every type. Accounts of other wallets, mints and
 // uninitialized accounts are not items.
-func TestListOrderAndCounts(t *testing.T) {
+func TestAssetsListOrderAndCounts(t *testing.T) {
 	t.Parallel()
 	tok, t22 := solana.TokenProgramID, solana.Token2022ProgramID
 	w := newWorld(t)
@@ -117,7 +117,7 @@ func TestListOrderAndCounts(t *testing.T) {
 // TestListBatching pins the number of RPC calls: two getTokenAccountsByOwner, the
 // mints and their metadata PDAs in chunks of 100 keys, and one chunked read of the
 // collections' metadata, however many accounts.
-func TestListBatching(t *testing.T) {
+func TestAssetsListBatching(t *testing.T) {
 	t.Parallel()
 	for _, n := range []int{1, 50, 100, 250} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {

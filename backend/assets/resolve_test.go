@@ -9,7 +9,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 )
 
-func TestResolve(t *testing.T) {
+func TestAssetsResolve(t *testing.T) {
 	t.Parallel()
 	tok, t22 := solana.TokenProgramID, solana.Token2022ProgramID
 	w := newWorld(t)
@@ -87,7 +87,7 @@ func TestResolve(t *testing.T) {
 
 // TestResolveBatching: 250 accounts of 250 mints take ceil(250/100) reads of the
 // accounts and ceil(250/100) of the mints.
-func TestResolveBatching(t *testing.T) {
+func TestAssetsResolveBatching(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	var addrs []solana.PublicKey

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-func TestPrices(t *testing.T) {
+func TestAssetsPrices(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name    string
@@ -67,7 +67,7 @@ func TestPrices(t *testing.T) {
 	}
 }
 
-func TestPricesChunksOf100(t *testing.T) {
+func TestAssetsPricesChunksOf100(t *testing.T) {
 	t.Parallel()
 	var requests atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
