@@ -19,12 +19,15 @@
 // account cannot burn (an empty frozen account still closes: CloseAccount does
 // not check the frozen state), and an account whose close authority is another
 // key offers nothing (the owner cannot close it, and a burn alone reclaims no
-// rent). Such items are listed all the same, with no actions.
+// rent). Such items are listed all the same, with no actions. Not checked yet:
+// Token-2022 confidential-transfer balances and paused mints, which can also
+// make the program refuse CloseAccount or Burn.
 //
 // Names: Metaplex Token Metadata first, then Token-2022's TokenMetadata extension
 // on the mint; wrapped SOL without metadata is "Wrapped SOL" ("SOL"); otherwise
-// Name, Symbol and URI are "" and the client chooses what to show. A metadata
-// pointer to an account other than the mint or the Metaplex PDA is not followed.
+// Name, Symbol and URI are "" and the client chooses what to show. Token-2022
+// metadata kept outside the mint (a metadata pointer to another account) is not
+// followed.
 // Collections are named only when the Metaplex collection is verified: anyone
 // can claim an unverified one. ImageURI needs the off-chain JSON behind URI,
 // which this package does not fetch.
