@@ -56,15 +56,26 @@ type PriceSource interface {
 	Prices(ctx context.Context, mints []string) (map[string]float64, error)
 }
 
-// Discoverer lists and resolves a wallet's reclaimable items.
-type Discoverer struct {
-	rpc    RPC
-	prices PriceSource
+// Source lists items that are not SPL token accounts: MPL Core assets,
+// compressed NFTs from a DAS indexer, ZK-compressed tokens from Photon.
+type Source interface {
+	// Name names the source in errors ("das", "photon", ...).
+	Name() string
+	// Items lists the wallet's items of this source.
+	Items(ctx context.Context, wallet solana.PublicKey) ([]Item, error)
 }
 
-// NewDiscoverer reads the cluster through rpc; prices may be nil (no USD values).
-func NewDiscoverer(rpc RPC, prices PriceSource) *Discoverer {
-	return &Discoverer{rpc: rpc, prices: prices}
+// Discoverer lists and resolves a wallet's reclaimable items.
+type Discoverer struct {
+	rpc     RPC
+	prices  PriceSource
+	sources []Source
+}
+
+// NewDiscoverer reads the cluster through rpc; prices may be nil (no USD
+// values). Sources add items beyond the token accounts.
+func NewDiscoverer(rpc RPC, prices PriceSource, sources ...Source) *Discoverer {
+	return &Discoverer{rpc: rpc, prices: prices, sources: sources}
 }
 
 // Listing is every reclaimable item of a wallet.
@@ -111,6 +122,13 @@ func (d *Discoverer) List(ctx context.Context, wallet solana.PublicKey) (Listing
 		return Listing{}, err
 	}
 	applyPrices(ctx, d.prices, items)
+	for _, src := range d.sources {
+		more, err := src.Items(ctx, wallet)
+		if err != nil {
+			return Listing{}, fmt.Errorf("list %s items: %w", src.Name(), err)
+		}
+		items = append(items, more...)
+	}
 	sortItems(items)
 	return Listing{Items: items, Counts: countItems(items)}, nil
 }
