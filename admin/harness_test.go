@@ -42,7 +42,7 @@ func (c *clock) Advance(d time.Duration) {
 
 // harness is a console on a fresh SQLite store, served over HTTP.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	store  *storage.Store
 	hasher *auth.Hasher
 	clock  *clock
@@ -231,4 +231,9 @@ func value(n *html.Node, name string) string {
 	}
 	walk(n)
 	return found
+}
+
+func ioCopy(w io.Writer, resp *http.Response) (int64, error) {
+	defer resp.Body.Close()
+	return io.Copy(w, resp.Body)
 }

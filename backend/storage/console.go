@@ -18,12 +18,14 @@ type DailyTotal struct {
 
 // DailyTotals returns, for each UTC day in [from, to) with confirmed entries,
 // their gross rebate and count, by confirmation time, oldest day first; days
-// without entries are absent. It reads the index on (project_id, status,
-// confirmed_at), so its cost grows with the range, not with the ledger.
+// without entries are absent. It reads only the index on (project_id,
+// status, confirmed_at, gross_rebate), so its cost grows with the range, not
+// with the ledger.
 func (s *Store) DailyTotals(ctx context.Context, projectID string, from, to time.Time) ([]DailyTotal, error) {
-	day := "substr(confirmed_at, 1, 10)" // SQLite keeps times as ISO 8601 text
+	day, group := "substr(confirmed_at, 1, 10)", "day" // SQLite keeps times as ISO 8601 text
 	if s.postgres {
-		day = "to_char(confirmed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
+		group = "date_trunc('day', confirmed_at AT TIME ZONE 'UTC')"
+		day = "to_char(" + group + ", 'YYYY-MM-DD')"
 	}
 	var rows []struct {
 		Day   string `bun:"day"`
@@ -39,7 +41,7 @@ func (s *Store) DailyTotals(ctx context.Context, projectID string, from, to time
 		Where("status = ?", ledger.StatusConfirmed).
 		Where("confirmed_at >= ?", utc(from)).
 		Where("confirmed_at < ?", utc(to)).
-		GroupExpr("day").
+		GroupExpr(group).
 		OrderExpr("day ASC").
 		Scan(ctx, &rows)
 	if err != nil {

@@ -102,6 +102,10 @@ func upConsole(ctx context.Context, db bun.IDB) error {
 		{model: (*auditV4)(nil), name: "console_audit_project_idx", columns: []string{"project_id", "created_at"}},
 		// The overview's latest transactions, newest first, whatever their status.
 		{model: (*transactionV1)(nil), name: "reclaim_transactions_project_created_idx", columns: []string{"project_id", "created_at"}},
+		// The overview's daily chart: an index-only scan of a month of
+		// confirmed rows (80k of a 1M-row ledger: 360 ms with heap fetches,
+		// 75 ms without, on Postgres).
+		{model: (*transactionV1)(nil), name: "reclaim_transactions_daily_idx", columns: []string{"project_id", "status", "confirmed_at", "gross_rebate"}},
 	}
 	for _, ix := range indexes {
 		q := db.NewCreateIndex().Model(ix.model).Index(ix.name).Column(ix.columns...).IfNotExists()

@@ -1,0 +1,96 @@
+package admin_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reclaim-sol/reclaim/admin"
+	"github.com/reclaim-sol/reclaim/backend/auth"
+	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/owner"
+	"github.com/reclaim-sol/reclaim/backend/storage"
+	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
+)
+
+// BenchmarkOverview1M renders the overview of the project of the storage
+// package's 1M-row benchmark database (1,000,000 ledger rows, 50,000
+// wallets, over 2025) on Postgres, through the console's router. Seed that
+// database first, then:
+//
+//	eval "$(scripts/testdb.sh)"
+//	go test ./backend/storage -run '^$' -bench Stats1M -benchtime 1x   # seeds once
+//	go test ./admin -run '^$' -bench Overview1M -benchtime 20x
+func BenchmarkOverview1M(b *testing.B) {
+	const benchProject = "prj_bench1m"
+	base := os.Getenv("RECLAIM_BENCH_POSTGRES_URL")
+	if base == "" {
+		base = storagetest.PostgresURL(b)
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	u.Path = "/reclaim_bench"
+	ctx := context.Background()
+	s, err := storage.Open(ctx, u.String(), "")
+	if err != nil {
+		b.Skipf("no benchmark database (%v): seed it with go test ./backend/storage -run '^$' -bench Stats1M -benchtime 1x", err)
+	}
+	defer s.Close()
+	if err := s.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if st, err := s.Stats(ctx, benchProject); err != nil || st.TotalTransactionCount == 0 {
+		b.Skipf("the benchmark database is not seeded (%v): go test ./backend/storage -run '^$' -bench Stats1M -benchtime 1x", err)
+	}
+	o, err := admin.CreateOwner(ctx, s, cheap, "bench@example.com", password)
+	if errors.Is(err, owner.ErrConflict) {
+		o, err = s.OwnerByEmail(ctx, "bench@example.com")
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.AddMember(ctx, benchProject, o.ID, owner.RoleOwner); err != nil && !errors.Is(err, owner.ErrConflict) {
+		b.Fatal(err)
+	}
+	// The chart's 30 days end on the last day of the seeded year.
+	clk := &clock{t: time.Date(2025, 12, 31, 12, 0, 0, 0, time.UTC)}
+	h := &harness{store: s, clock: clk}
+	h.srv = httptest.NewServer(admin.New(admin.Deps{
+		Store: s, Ledger: ledger.NewService(s), Hasher: auth.NewHasher(make([]byte, 32)), Passwords: cheap, Now: clk.Now,
+	}))
+	defer h.srv.Close()
+	h.t = b
+	br := h.browser()
+	page := br.get("/admin/signin")
+	if resp := br.post("/admin/signin", url.Values{"csrf_token": {value(page.doc, "csrf_token")}, "email": {"bench@example.com"}, "password": {password}}); resp.StatusCode != http.StatusSeeOther {
+		b.Fatalf("sign in: %d", resp.StatusCode)
+	}
+	for _, c := range []struct{ name, query string }{
+		{"default", ""},
+		{"one month filter", "?startDate=2025-06-01&endDate=2025-06-30"},
+		{"type filter, deep page", "?transactionType=nft_burn&offset=10000"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				resp, err := br.client.Get(h.srv.URL + "/admin/projects/" + benchProject + c.query)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var body strings.Builder
+				_, _ = ioCopy(&body, resp)
+				if resp.StatusCode != http.StatusOK || !strings.Contains(body.String(), `data-testid="board-row"`) {
+					b.Fatalf("overview: %d", resp.StatusCode)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/render")
+		})
+	}
+}
