@@ -22,13 +22,14 @@ run: build ## run the service on its embedded defaults (127.0.0.1:8080, SQLite i
 	./bin/reclaim serve
 
 .PHONY: generate
-generate: ## regenerate gen/ (protobuf, Connect) from proto/
+generate: ## regenerate gen/ (protobuf, Connect) and the console's templ views
 	go tool buf generate
+	go tool templ generate -path admin
 
 .PHONY: check-generated
 check-generated: generate ## fail if generated code is not current
-	@git diff --exit-code -- gen || { echo "gen/ is stale: run make generate and commit"; exit 1; }
-	@test -z "$$(git status --porcelain -- gen)" || { echo "gen/ has untracked files: run make generate and commit"; git status --porcelain -- gen; exit 1; }
+	@git diff --exit-code -- gen admin || { echo "generated code is stale: run make generate and commit"; exit 1; }
+	@test -z "$$(git status --porcelain -- gen admin)" || { echo "generated files are not committed: run make generate and commit"; git status --porcelain -- gen admin; exit 1; }
 
 .PHONY: lint
 lint: ## buf lint, gofmt, go vet

@@ -43,6 +43,9 @@ type Config struct {
 	PhotonRPCURL string
 	// AllowSignup lets anyone create an owner account in the console.
 	AllowSignup bool
+	// Cluster names the cluster for block explorer links: mainnet-beta,
+	// devnet, testnet or localnet (links to SolanaRPCURL as a custom cluster).
+	Cluster string
 	// SigningKey, when set, is the base64 Ed25519 seed that signs session
 	// tokens and tickets; otherwise a key is generated in DataDir.
 	SigningKey string
@@ -72,6 +75,7 @@ func Default() Config {
 		GuardHeadroomBytes:   64,
 		SessionCheckInterval: 2 * time.Second,
 		DBTimeout:            5 * time.Second,
+		Cluster:              "localnet",
 	}
 }
 
@@ -115,6 +119,12 @@ func Load(getenv func(string) string) (Config, error) {
 	str("PHOTON_RPC_URL", &c.PhotonRPCURL)
 	str("RECLAIM_SIGNING_KEY", &c.SigningKey)
 	str("RECLAIM_API_KEY_PEPPER", &c.APIKeyPepper)
+	str("RECLAIM_CLUSTER", &c.Cluster)
+	switch c.Cluster {
+	case "mainnet-beta", "devnet", "testnet", "localnet":
+	default:
+		errs = append(errs, fmt.Sprintf("RECLAIM_CLUSTER=%q: want mainnet-beta, devnet, testnet or localnet", c.Cluster))
+	}
 	if v := strings.TrimSpace(getenv("RECLAIM_RATE_LIMIT_RPS")); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f <= 0 || f > 1e6 {

@@ -33,6 +33,7 @@ func TestLoadRejects(t *testing.T) {
 		"RECLAIM_SERVICE_FEE_BPS":    {"RECLAIM_SERVICE_FEE_BPS": "10001"},
 		"RECLAIM_TICKET_TTL_SECONDS": {"RECLAIM_TICKET_TTL_SECONDS": "-1"},
 		"RECLAIM_ALLOW_SIGNUP":       {"RECLAIM_ALLOW_SIGNUP": "maybe"},
+		"RECLAIM_CLUSTER":            {"RECLAIM_CLUSTER": "moonnet"},
 		"RECLAIM_TREASURY_WALLET":    {"RECLAIM_SERVICE_FEE_BPS": "10"},
 	}
 	for name, m := range cases {

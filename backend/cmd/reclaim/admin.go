@@ -13,6 +13,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/auth"
 	"github.com/reclaim-sol/reclaim/backend/config"
+	"github.com/reclaim-sol/reclaim/backend/owner"
 	"github.com/reclaim-sol/reclaim/backend/project"
 	"github.com/reclaim-sol/reclaim/backend/signing"
 	"github.com/reclaim-sol/reclaim/backend/storage"
@@ -80,6 +81,7 @@ func projectCreate(ctx context.Context, args []string, getenv func(string) strin
 	fs := storeFlags("project create", &cfg)
 	name := fs.String("name", "", "project name (required)")
 	wallet := fs.String("donation-wallet", "", "wallet receiving donations")
+	ownerEmail := fs.String("owner", "", "console owner (email) who gets the project")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -97,13 +99,64 @@ func projectCreate(ctx context.Context, args []string, getenv func(string) strin
 		return err
 	}
 	defer e.store.Close()
+	var o owner.Owner
+	if *ownerEmail != "" {
+		if o, err = e.store.OwnerByEmail(ctx, strings.TrimSpace(*ownerEmail)); err != nil {
+			return fmt.Errorf("project create: --owner: no console owner %q (create one with reclaim owner create)", *ownerEmail)
+		}
+	}
 	p, err := e.store.CreateProject(ctx, project.Project{
 		ID: storage.NewID("prj"), Name: *name, DonationWallet: *wallet, CreatedAt: time.Now().UTC(),
 	})
 	if err != nil {
 		return err
 	}
+	if o.ID != "" {
+		if err := e.store.AddMember(ctx, p.ID, o.ID, owner.RoleOwner); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintln(stdout, p.ID)
+	return nil
+}
+
+// projectShare gives a console owner a role in a project.
+func projectShare(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return err
+	}
+	fs := storeFlags("project share", &cfg)
+	projectID := fs.String("project", "", "project id (required)")
+	email := fs.String("email", "", "the console owner's email (required)")
+	role := fs.String("role", string(owner.RoleViewer), "owner (manages keys and settings) or viewer (reads)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *projectID == "" || *email == "" {
+		return usageError{"project share: --project and --email are required"}
+	}
+	if !owner.ValidRole(owner.Role(*role)) {
+		return usageError{"project share: --role must be owner or viewer"}
+	}
+	e, err := open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer e.store.Close()
+	o, err := e.store.OwnerByEmail(ctx, strings.TrimSpace(*email))
+	if err != nil {
+		return fmt.Errorf("project share: no console owner %q (create one with reclaim owner create)", *email)
+	}
+	switch err := e.store.AddMember(ctx, *projectID, o.ID, owner.Role(*role)); {
+	case errors.Is(err, owner.ErrConflict):
+		return fmt.Errorf("project share: %s is already a member of %s", *email, *projectID)
+	case errors.Is(err, owner.ErrNotFound):
+		return fmt.Errorf("project share: no project %q", *projectID)
+	case err != nil:
+		return err
+	}
+	fmt.Fprintf(stdout, "%s is now %s of %s\n", *email, *role, *projectID)
 	return nil
 }
 

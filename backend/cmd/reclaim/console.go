@@ -17,11 +17,10 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/owner"
 )
 
-// newConsole wires the admin console (admin/) over the opened environment.
-// The explorer cluster is localnet (links to the Solana Explorer's custom
-// cluster at SOLANA_RPC_URL) until the configuration names one.
+// newConsole wires the admin console (admin/) over the opened environment;
+// RECLAIM_CLUSTER picks the block explorer's cluster.
 func newConsole(cfg config.Config, e *env, log *slog.Logger) (http.Handler, error) {
-	return newConsoleFor(cfg, e, log, admin.ClusterLocalnet)
+	return newConsoleFor(cfg, e, log, cfg.Cluster)
 }
 
 func newConsoleFor(cfg config.Config, e *env, log *slog.Logger, cluster string) (http.Handler, error) {

@@ -3,7 +3,8 @@
 //
 //	reclaim serve                      run the API server (the default)
 //	reclaim migrate                    apply database migrations
-//	reclaim project create --name N [--donation-wallet ADDR]
+//	reclaim project create --name N [--donation-wallet ADDR] [--owner EMAIL]
+//	reclaim project share --project ID --email EMAIL [--role owner|viewer]
 //	reclaim apikey create --project ID [--name N]
 //	reclaim apikey revoke --key KEY
 //
@@ -43,7 +44,8 @@ func (e usageError) Error() string { return e.msg }
 const usage = `usage:
   reclaim serve [flags]                 run the API server
   reclaim migrate                       apply database migrations
-  reclaim project create --name N [--donation-wallet ADDR]
+  reclaim project create --name N [--donation-wallet ADDR] [--owner EMAIL]
+  reclaim project share --project ID --email EMAIL [--role owner|viewer]
   reclaim apikey create --project ID [--name N]
   reclaim apikey revoke --key KEY
   reclaim owner create --email E        (password on stdin)`
@@ -61,6 +63,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "project":
 		if len(args) > 1 && args[1] == "create" {
 			return projectCreate(ctx, args[2:], getenv, stdout)
+		}
+		if len(args) > 1 && args[1] == "share" {
+			return projectShare(ctx, args[2:], getenv, stdout)
 		}
 	case "apikey":
 		if len(args) > 1 && args[1] == "create" {

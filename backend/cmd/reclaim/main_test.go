@@ -177,3 +177,49 @@ func TestCLIRejections(t *testing.T) {
 		})
 	}
 }
+
+// Console owners get projects from the command line: at creation, or shared
+// later with a role.
+func TestCLIOwnersAndSharing(t *testing.T) {
+	dir := t.TempDir()
+	getenv := func(k string) string {
+		if k == "RECLAIM_DATA_DIR" {
+			return dir
+		}
+		return ""
+	}
+	for _, email := range []string{"ada@example.com", "bob@example.com"} {
+		var out bytes.Buffer
+		if err := run(context.Background(), []string{"owner", "create", "--email", email}, getenv, strings.NewReader("correct horse battery staple\n"), &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(out.String(), "own") {
+			t.Fatalf("owner create printed %q", out.String())
+		}
+	}
+	id, err := cli(t, dir, "project", "create", "--name", "Shared", "--owner", "ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id = strings.TrimSpace(id)
+	if out, err := cli(t, dir, "project", "share", "--project", id, "--email", "bob@example.com"); err != nil || !strings.Contains(out, "viewer") {
+		t.Fatalf("share: %q %v", out, err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown owner at creation", []string{"project", "create", "--name", "x", "--owner", "eve@example.com"}, "no console owner"},
+		{"shared twice", []string{"project", "share", "--project", id, "--email", "bob@example.com"}, "already a member"},
+		{"unknown project", []string{"project", "share", "--project", "prj_nope", "--email", "bob@example.com"}, "no project"},
+		{"bad role", []string{"project", "share", "--project", id, "--email", "bob@example.com", "--role", "admin"}, "--role"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := cli(t, dir, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
