@@ -169,11 +169,13 @@ func bytesToInts(b []byte) []int {
 	return out
 }
 
-// Twenty concurrent submits of one ticket send exactly one transaction.
+// Twenty concurrent submits of one ticket, spread over two instances that
+// share the database, send exactly one transaction.
 func TestConcurrentSubmitsOfOneTicket(t *testing.T) {
 	t.Parallel()
 	v := harness.Shared(t)
 	s := startService(t, v)
+	instances := []*service{s, s.another()}
 	owner, accounts := emptyWallet(t, v, 3)
 	token := s.session(owner.PublicKey())
 	b := s.build(t, owner.PublicKey(), token, map[string]any{"items": closeAll(accounts), "priorityFeeLevel": "none"})
@@ -190,7 +192,7 @@ func TestConcurrentSubmitsOfOneTicket(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = s.submit(t, owner.PublicKey(), token, signed)[0]
+			results[i] = instances[i%2].submit(t, owner.PublicKey(), token, signed)[0]
 		}()
 	}
 	wg.Wait()

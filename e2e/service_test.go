@@ -79,7 +79,22 @@ func startService(t *testing.T, v *harness.Validator, extraEnv ...string) *servi
 	s.env = append(s.env, extraEnv...)
 	s.projectID = s.cli("project", "create", "--name", "e2e", "--donation-wallet", s.donation.String())
 	s.apiKey = s.cli("apikey", "create", "--project", s.projectID)
+	s.url = s.serve()
+	return s
+}
 
+// another starts a second instance on the same data (database and keys), as
+// a second replica behind a load balancer would be.
+func (s *service) another() *service {
+	c := *s
+	c.url = s.serve()
+	return &c
+}
+
+// serve starts `reclaim serve` and returns its base URL.
+func (s *service) serve() string {
+	t := s.t
+	t.Helper()
 	cmd := exec.Command(reclaimBinary(t), "serve")
 	cmd.Env = s.env
 	stderr, err := cmd.StderrPipe()
@@ -108,11 +123,11 @@ func startService(t *testing.T, v *harness.Validator, extraEnv ...string) *servi
 	}()
 	select {
 	case a := <-addr:
-		s.url = "http://" + a
+		return "http://" + a
 	case <-time.After(30 * time.Second):
 		t.Fatal("reclaim serve did not listen within 30s")
 	}
-	return s
+	return ""
 }
 
 func (s *service) cli(args ...string) string {
