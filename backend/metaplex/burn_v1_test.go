@@ -1,0 +1,102 @@
+package metaplex_test
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/metaplex"
+)
+
+func sum(s string) []byte { h := sha256.Sum256([]byte(s)); return h[:] }
+
+// TestBurnV1MatchesJSClient pins the BurnV1 encoder byte for byte, PDAs
+// included, against @metaplex-foundation/mpl-token-metadata's burnV1 for
+// the same inputs (testdata/burn_v1.golden; rebuilt by the JS client when
+// node is available, always under CI=true).
+func TestBurnV1MatchesJSClient(t *testing.T) {
+	wallet, mint, token := key("wallet"), key("mint"), key("token")
+	collection := key("collection mint")
+	master, masterToken := key("master mint"), key("master token")
+	tokenRecord := metaplex.TokenRecordAddress(mint, token)
+	ptr := func(k solana.PublicKey) *solana.PublicKey { return &k }
+	base := func() metaplex.BurnV1 {
+		return metaplex.BurnV1{
+			Authority: wallet, Metadata: metaplex.MetadataAddress(mint), Edition: metaplex.EditionAddress(mint),
+			Mint: mint, Token: token, TokenProgram: solana.TokenProgramID, Amount: 1,
+		}
+	}
+	request := func(standard string, extra map[string]any) map[string]any {
+		r := map[string]any{"kind": "tmBurnV1", "authority": wallet.String(), "mint": mint.String(), "token": token.String(), "tokenStandard": standard}
+		for k, v := range extra {
+			r[k] = v
+		}
+		return r
+	}
+	type tc struct {
+		name string
+		req  map[string]any
+		burn func() metaplex.BurnV1
+	}
+	cases := []tc{
+		{"nft", request("NonFungible", nil), base},
+		{"pnft with token record", request("ProgrammableNonFungible", nil), func() metaplex.BurnV1 {
+			b := base()
+			b.TokenRecord = &tokenRecord
+			return b
+		}},
+		{"print edition", request("NonFungibleEdition", map[string]any{
+			"masterEditionMint": master.String(), "masterEditionToken": masterToken.String(), "editionNumber": 300,
+		}), func() metaplex.BurnV1 {
+			b := base()
+			b.MasterEdition = ptr(metaplex.EditionAddress(master))
+			b.MasterEditionMint, b.MasterEditionToken = &master, &masterToken
+			b.EditionMarker = ptr(metaplex.EditionMarkerAddress(master, 300))
+			return b
+		}},
+		{"pnft print edition", request("ProgrammableNonFungibleEdition", map[string]any{
+			"masterEditionMint": master.String(), "masterEditionToken": masterToken.String(), "editionNumber": 7,
+		}), func() metaplex.BurnV1 {
+			b := base()
+			b.MasterEdition = ptr(metaplex.EditionAddress(master))
+			b.MasterEditionMint, b.MasterEditionToken = &master, &masterToken
+			b.EditionMarker = ptr(metaplex.EditionMarkerV2Address(master))
+			b.TokenRecord = &tokenRecord
+			return b
+		}},
+		{"nft in a verified collection", request("NonFungible", map[string]any{"collectionMint": collection.String()}), func() metaplex.BurnV1 {
+			b := base()
+			b.CollectionMetadata = ptr(metaplex.MetadataAddress(collection))
+			return b
+		}},
+		{"token-2022 pnft in a collection", request("ProgrammableNonFungible", map[string]any{
+			"collectionMint": collection.String(), "splTokenProgram": solana.Token2022ProgramID.String(),
+		}), func() metaplex.BurnV1 {
+			b := base()
+			b.TokenRecord = &tokenRecord
+			b.CollectionMetadata = ptr(metaplex.MetadataAddress(collection))
+			b.TokenProgram = solana.Token2022ProgramID
+			return b
+		}},
+	}
+	goldens := make([]golden, len(cases))
+	for i, c := range cases {
+		goldens[i] = golden{Name: c.name, Request: c.req}
+	}
+	want := expected(t, filepath.Join("testdata", "burn_v1.golden"), goldens)
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if len(want[i].Instructions) != 1 {
+				t.Fatalf("JS client built %d instructions, want 1", len(want[i].Instructions))
+			}
+			got, _ := json.MarshalIndent(toJS(t, c.burn().Instruction()), "", " ")
+			exp, _ := json.MarshalIndent(want[i].Instructions[0], "", " ")
+			if string(got) != string(exp) {
+				t.Errorf("instruction differs from the JS client's:\n got %s\nwant %s", got, exp)
+			}
+		})
+	}
+}

@@ -1,0 +1,115 @@
+// Package mplcore speaks to Metaplex Core
+// (CoREENxT6tW1HoK8ypY1SxRMZTcVPm7R94rH4PZNhX7d): the AssetV1 account layout
+// and the BurnV1 instruction (burn_v1.go), pinned byte for byte against
+// @metaplex-foundation/mpl-core in burn_v1_test.go.
+//
+// A Core asset is one account owned by the program. BurnV1 does not close it
+// (programs/mpl-core/src/utils/account.rs, close_program_account): it moves
+// rent.minimum_balance(data length) - rent.minimum_balance(1) to the payer
+// and leaves a 1-byte stub whose byte is Key::Uninitialized, holding the
+// rent of one byte and any lamports above the account's minimum. Refund
+// computes that.
+package mplcore
+
+import (
+	"errors"
+
+	"github.com/gagliardetto/solana-go"
+)
+
+// ProgramID is Metaplex Core's program id.
+var ProgramID = solana.MustPublicKeyFromBase58("CoREENxT6tW1HoK8ypY1SxRMZTcVPm7R94rH4PZNhX7d")
+
+// Key is the first byte of every Core account.
+type Key uint8
+
+// The account keys.
+const (
+	KeyUninitialized    Key = 0
+	KeyAssetV1          Key = 1
+	KeyHashedAssetV1    Key = 2
+	KeyPluginHeaderV1   Key = 3
+	KeyPluginRegistryV1 Key = 4
+	KeyCollectionV1     Key = 5
+)
+
+// OwnerOffset is where AssetV1's owner starts: after the key byte. A
+// getProgramAccounts filter memcmp {0: [1]} and {1: owner} lists a wallet's
+// assets.
+const OwnerOffset = 1
+
+// UpdateAuthority kinds of AssetV1 (BaseUpdateAuthority).
+const (
+	UpdateAuthorityNone       = 0
+	UpdateAuthorityAddress    = 1
+	UpdateAuthorityCollection = 2
+)
+
+// ErrLayout is data that is not an AssetV1.
+var ErrLayout = errors.New("mplcore: not an AssetV1 account")
+
+// Asset is the part of an AssetV1 account discovery and burning need.
+type Asset struct {
+	Owner solana.PublicKey
+	// Collection is the asset's collection: its update authority when that
+	// is of kind Collection; nil otherwise. A burn must pass it.
+	Collection *solana.PublicKey
+	Name, URI  string
+}
+
+// ParseAsset reads an AssetV1: key 1, owner 32, update_authority (u8 kind,
+// then 32 bytes for Address and Collection), name, uri (u32-length
+// strings), then fields not read (seq, plugins).
+func ParseAsset(data []byte) (Asset, error) {
+	if len(data) < 34 || Key(data[0]) != KeyAssetV1 {
+		return Asset{}, ErrLayout
+	}
+	a := Asset{Owner: solana.PublicKeyFromBytes(data[1:33])}
+	off := 34
+	switch data[33] {
+	case UpdateAuthorityNone:
+	case UpdateAuthorityAddress, UpdateAuthorityCollection:
+		if len(data) < off+32 {
+			return Asset{}, ErrLayout
+		}
+		if data[33] == UpdateAuthorityCollection {
+			c := solana.PublicKeyFromBytes(data[off : off+32])
+			a.Collection = &c
+		}
+		off += 32
+	default:
+		return Asset{}, ErrLayout
+	}
+	var ok bool
+	if a.Name, off, ok = str(data, off); !ok {
+		return Asset{}, ErrLayout
+	}
+	if a.URI, _, ok = str(data, off); !ok {
+		return Asset{}, ErrLayout
+	}
+	return a, nil
+}
+
+func str(data []byte, off int) (string, int, bool) {
+	if off+4 > len(data) {
+		return "", off, false
+	}
+	n := int(uint32(data[off]) | uint32(data[off+1])<<8 | uint32(data[off+2])<<16 | uint32(data[off+3])<<24)
+	off += 4
+	if n < 0 || n > len(data)-off {
+		return "", off, false
+	}
+	return string(data[off : off+n]), off + n, true
+}
+
+// Refund is the lamports BurnV1 moves to the payer for an asset of size
+// bytes: minimumBalance(size) - minimumBalance(1), with minimumBalance from
+// the cluster's Rent sysvar. ok is false when that would underflow (an
+// account of under 1 byte is not an asset).
+func Refund(size uint64, minimumBalance func(size uint64) uint64) (lamports uint64, ok bool) {
+	full, stub := minimumBalance(size), minimumBalance(1)
+	if size < 1 || full < stub {
+		return 0, false
+	}
+	return full - stub, true
+}
