@@ -42,6 +42,8 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/mplcore"
 )
 
 // RPC is the part of solana-go's *rpc.Client that discovery calls.
@@ -101,6 +103,10 @@ const (
 	reasonNotFound    = "account not found"
 	reasonNotToken    = "not a token account of SPL Token or Token-2022"
 	reasonOtherWallet = "token account is owned by another wallet"
+	// An account of the MPL Core program that is not an asset (a collection,
+	// a burned asset's stub), and an asset of another owner.
+	reasonNotCore         = "not an MPL Core asset"
+	reasonOtherWalletCore = "MPL Core asset is owned by another wallet"
 )
 
 // List reads every token account of wallet with its mint and metadata. Errors
@@ -133,21 +139,37 @@ func (d *Discoverer) List(ctx context.Context, wallet solana.PublicKey) (Listing
 	return Listing{Items: items, Counts: countItems(items)}, nil
 }
 
-// Resolve reads the current state of exactly these token accounts of wallet, for
-// building: items in the given order, without Metaplex metadata, collections or
-// prices (names from Token-2022's metadata extension come with the mint).
-// An address that does not exist, is not a token account or belongs to another
-// wallet gives an *ItemError (the first one in order).
+// Resolve reads the current state of exactly these items of wallet, for
+// building: items in the given order, without Metaplex display metadata,
+// collections or prices (names from Token-2022's metadata extension come with
+// the mint). Token accounts of NFTs carry what a Token Metadata burn needs
+// (one more chunked read for them; see metaplex_burn.go). An address owned by
+// the MPL Core program resolves as a Core asset (one more read, for the Rent
+// sysvar, only when there is one).
+// An address that does not exist, is neither a token account nor a Core asset,
+// or belongs to another wallet gives an *ItemError (the first one in order).
 func (d *Discoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addresses []solana.PublicKey) ([]Item, error) {
 	accs, err := d.accounts(ctx, addresses)
 	if err != nil {
 		return nil, err
 	}
-	owned := make([]ownedAccount, len(addresses))
+	var owned []ownedAccount
+	var cores []coreAccount
 	for i, addr := range addresses {
 		a := accs[i]
 		if a == nil {
 			return nil, &ItemError{Address: addr.String(), Reason: reasonNotFound}
+		}
+		if a.Owner.Equals(mplcore.ProgramID) {
+			ca, err := mplcore.ParseAsset(data(a))
+			if err != nil {
+				return nil, &ItemError{Address: addr.String(), Reason: reasonNotCore}
+			}
+			if !ca.Owner.Equals(wallet) {
+				return nil, &ItemError{Address: addr.String(), Reason: reasonOtherWalletCore}
+			}
+			cores = append(cores, coreAccount{address: addr, asset: ca, size: uint64(len(data(a)))})
+			continue
 		}
 		st, err := parseTokenAccount(data(a))
 		if !isTokenProgram(a.Owner) || err != nil {
@@ -156,15 +178,36 @@ func (d *Discoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addre
 		if !st.owner.Equals(wallet) {
 			return nil, &ItemError{Address: addr.String(), Reason: reasonOtherWallet}
 		}
-		owned[i] = ownedAccount{address: addr, program: a.Owner, lamports: a.Lamports, state: st}
+		owned = append(owned, ownedAccount{address: addr, program: a.Owner, lamports: a.Lamports, state: st})
 	}
 	mints, err := d.mints(ctx, owned, false)
 	if err != nil {
 		return nil, err
 	}
-	items := make([]Item, len(owned))
+	tokens := make([]Item, len(owned))
 	for i, a := range owned {
-		items[i] = newItem(a, mints[a.state.mint])
+		tokens[i] = newItem(a, mints[a.state.mint])
+	}
+	if plan := planBurns(tokens, mints, false); len(plan.keys) > 0 {
+		accs, err := d.accounts(ctx, plan.keys)
+		if err != nil {
+			return nil, err
+		}
+		if err := d.applyBurns(ctx, plan, accs, tokens, mints); err != nil {
+			return nil, err
+		}
+	}
+	coreList, err := coreItems(ctx, d, cores)
+	if err != nil {
+		return nil, err
+	}
+	byAddress := make(map[solana.PublicKey]Item, len(addresses))
+	for _, it := range append(tokens, coreList...) {
+		byAddress[it.Address] = it
+	}
+	items := make([]Item, len(addresses))
+	for i, addr := range addresses {
+		items[i] = byAddress[addr]
 	}
 	return items, nil
 }

@@ -21,6 +21,10 @@ const (
 type mintInfo struct {
 	state mintState
 	meta  *tokenMetadata
+	// metaplex is the mint's Metaplex metadata account when it was read (nil
+	// when it was not, or the mint has none): what a Token Metadata burn
+	// needs of it.
+	metaplex *metaplexAccount
 }
 
 // newItem classifies a token account and fills every field the chain gives.

@@ -2,6 +2,8 @@ package assets
 
 import (
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/metaplex"
 )
 
 // The WalletItemTypes of the contract.
@@ -49,8 +51,11 @@ type Item struct {
 	Name, Symbol, URI string
 	// ImageURI is from the metadata JSON behind URI; "" when unknown.
 	ImageURI string
-	// Lamports held by the token account, read from the chain: what closing
-	// it returns.
+	// Lamports the item's reclaim returns to the wallet, read from the chain:
+	// for a token account its lamports (what closing it returns); for a
+	// Metaplex NFT burned with Token Metadata (Metaplex set), the refund of
+	// every account BurnV1 closes (see metaplex.Refund); for an MPL Core
+	// asset, what BurnV1 moves out of it (see mplcore.Refund).
 	Lamports uint64
 	// Decimals of the mint.
 	Decimals uint8
@@ -75,4 +80,31 @@ type Item struct {
 	HasCloseAuthority bool
 	// Actions the token program would accept from the owner now.
 	Actions []string
+	// Metaplex is set on an NFT that Token Metadata's BurnV1 burns (it has a
+	// master or print edition); nil for items the token program burns.
+	Metaplex *MetaplexNFT
+	// Core is set on an MPL Core asset (Address is the asset, TokenProgram
+	// the Core program, Mint the asset too); nil otherwise.
+	Core *CoreAsset
+}
+
+// MetaplexNFT is what Token Metadata's BurnV1 needs beyond the token account
+// (see metaplex.BurnV1); the optional accounts are nil when absent.
+type MetaplexNFT struct {
+	Standard metaplex.TokenStandard
+	Metadata solana.PublicKey
+	// Edition is the master edition, or a print's edition.
+	Edition            solana.PublicKey
+	CollectionMetadata *solana.PublicKey
+	TokenRecord        *solana.PublicKey
+	MasterEdition      *solana.PublicKey
+	MasterEditionMint  *solana.PublicKey
+	MasterEditionToken *solana.PublicKey
+	EditionMarker      *solana.PublicKey
+}
+
+// CoreAsset is what MPL Core's BurnV1 needs beyond the asset.
+type CoreAsset struct {
+	// Collection of the asset; nil when it has none.
+	Collection *solana.PublicKey
 }

@@ -39,8 +39,10 @@ func (d *Discoverer) mints(ctx context.Context, owned []ownedAccount, withMetada
 			mi.meta = mi.state.metadata
 		}
 		if withMetadata {
-			if md := metaplexOf(accs[len(mints)+i], mint); md != nil {
+			a := accs[len(mints)+i]
+			if md := metaplexOf(a, mint); md != nil {
 				mi.meta = md
+				mi.metaplex = readMetaplexAccount(a, mint)
 			}
 		}
 		out[mint] = mi
@@ -58,8 +60,11 @@ func metaplexOf(a *rpc.Account, mint solana.PublicKey) *tokenMetadata {
 }
 
 // nameCollections sets Collection on NFT items whose Metaplex metadata names a
-// verified collection, reading the collections' metadata in one more chunked
-// read. A collection without readable metadata keeps an empty name.
+// verified collection, and prepares the Token Metadata burn of Metaplex NFTs
+// (metaplex_burn.go): the collections' metadata, the NFTs' editions and token
+// records and the Rent sysvar come in one more chunked read (print editions
+// need one more for their masters). A collection without readable metadata
+// keeps an empty name.
 func (d *Discoverer) nameCollections(ctx context.Context, items []Item, mints map[solana.PublicKey]mintInfo) error {
 	var cols []solana.PublicKey
 	seen := map[solana.PublicKey]bool{}
@@ -71,14 +76,15 @@ func (d *Discoverer) nameCollections(ctx context.Context, items []Item, mints ma
 		seen[*md.collection] = true
 		cols = append(cols, *md.collection)
 	}
-	if len(cols) == 0 {
+	plan := planBurns(items, mints, true)
+	if len(cols) == 0 && len(plan.keys) == 0 {
 		return nil
 	}
-	keys := make([]solana.PublicKey, len(cols))
+	keys := make([]solana.PublicKey, len(cols), len(cols)+len(plan.keys))
 	for i, c := range cols {
 		keys[i] = metadataAddress(c)
 	}
-	accs, err := d.accounts(ctx, keys)
+	accs, err := d.accounts(ctx, append(keys, plan.keys...))
 	if err != nil {
 		return err
 	}
@@ -95,5 +101,5 @@ func (d *Discoverer) nameCollections(ctx context.Context, items []Item, mints ma
 			items[i].Collection = &Collection{Address: c.String(), Name: names[c]}
 		}
 	}
-	return nil
+	return d.applyBurns(ctx, plan, accs[len(cols):], items, mints)
 }
