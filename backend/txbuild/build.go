@@ -165,8 +165,10 @@ type money struct {
 	fee      uint64
 }
 
-// split computes the money of one transaction: the gross is the included
-// accounts' lamports (a wrapped SOL account's are its balance and its rent).
+// split computes the money of one transaction: the gross is what the
+// included items' reclaims return (assets.Item.Lamports: a token account's
+// lamports, a wrapped SOL account's balance and rent included; the refund of
+// a Metaplex or Core burn).
 func (r *request) split(bt batch) money {
 	m := money{items: bt.items}
 	for _, s := range bt.items {

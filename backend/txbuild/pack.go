@@ -114,6 +114,16 @@ func (r *request) size(items []Selected) (int, error) {
 
 // estimateUnits is the compute estimate of one item's instructions.
 func estimateUnits(s Selected) uint64 {
+	switch {
+	case s.Item.Core != nil:
+		return unitsCoreBurn
+	case s.Item.Metaplex != nil && s.Action == assets.ActionBurn:
+		u := uint64(unitsMetaplexBurn)
+		if s.Item.WithheldAmount > 0 {
+			u += unitsHarvest
+		}
+		return u
+	}
 	u := uint64(unitsClose)
 	if s.Item.WithheldAmount > 0 {
 		u += unitsHarvest

@@ -1,7 +1,10 @@
 // Package txbuild builds the unsigned version-0 transactions that reclaim the
 // items a wallet selected, with exact integer money.
 //
-// Items arrive already resolved from the chain (assets.Item). They are grouped
+// Items arrive already resolved from the chain (assets.Item). Token accounts
+// burn and close with the token programs; Metaplex NFTs burn with Token
+// Metadata's BurnV1 and MPL Core assets with Core's BurnV1 (programs.go),
+// whose refund discovery computed exactly. They are grouped
 // by ledger type (token_account_closure, token_burn, nft_burn) in order of
 // first appearance and packed greedily, in request order, while the signed
 // transaction stays within 1232 bytes less the caller's headroom (room for
@@ -104,7 +107,9 @@ type Tx struct {
 	// LedgerType is ledger.TypeTokenAccountClosure, ledger.TypeTokenBurn or
 	// ledger.TypeNFTBurn: close, burn of a token, burn of an NFT.
 	LedgerType string
-	// GrossRebate is the lamports of the included accounts.
+	// GrossRebate is what the included items' reclaims return to the wallet:
+	// the lamports of the token accounts closed, the refund of the Metaplex
+	// and Core burns (see assets.Item.Lamports).
 	GrossRebate uint64
 	// NetRebate is what the wallet's balance rises by when the transaction
 	// lands: GrossRebate - Fees - DonationAmount.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/mplcore"
 )
 
 // request is a checked Params with what the checks derived.
@@ -84,6 +85,8 @@ func ledgerType(s Selected, wallet solana.PublicKey) (string, error) {
 		return "", requestError("an item has no address")
 	case it.Type == assets.TypeZKCompressedToken || it.Type == assets.TypeCNFT:
 		return "", itemError(it.Address, "%s items cannot be reclaimed yet", it.Type)
+	case it.Core != nil:
+		return coreLedgerType(s, wallet)
 	case !it.TokenProgram.Equals(solana.TokenProgramID) && !it.TokenProgram.Equals(solana.Token2022ProgramID):
 		return "", itemError(it.Address, "is not an SPL Token or Token-2022 account (program %s)", it.TokenProgram)
 	case !it.Owner.Equals(wallet):
@@ -105,7 +108,8 @@ func ledgerType(s Selected, wallet solana.PublicKey) (string, error) {
 		switch {
 		case it.IsNative:
 			return "", itemError(it.Address, "is wrapped SOL: close it (action close) and its balance returns with the rent")
-		case it.IsFrozen:
+		case it.IsFrozen && !(it.Metaplex != nil && it.Metaplex.Standard.Programmable()):
+			// A pNFT's account is frozen by design: Token Metadata thaws it.
 			return "", itemError(it.Address, "is frozen: the token program refuses to burn from it")
 		case it.Type == assets.TypeToken:
 			return ledger.TypeTokenBurn, nil
@@ -117,14 +121,39 @@ func ledgerType(s Selected, wallet solana.PublicKey) (string, error) {
 	return "", itemError(it.Address, "action %q is not one of close, burn", s.Action)
 }
 
+// coreLedgerType checks an MPL Core asset: the wallet owns it, and burn is
+// its one action.
+func coreLedgerType(s Selected, wallet solana.PublicKey) (string, error) {
+	it := s.Item
+	switch {
+	case !it.TokenProgram.Equals(mplcore.ProgramID):
+		return "", itemError(it.Address, "is not an MPL Core asset (program %s)", it.TokenProgram)
+	case !it.Owner.Equals(wallet):
+		return "", itemError(it.Address, "is owned by %s, not by the wallet", it.Owner)
+	case s.Action != assets.ActionBurn:
+		return "", itemError(it.Address, "action %q is not available for an MPL Core asset (available: [burn])", s.Action)
+	case len(it.Actions) > 0 && !slices.Contains(it.Actions, s.Action):
+		return "", itemError(it.Address, "action %q is not available for this item (available: %v)", s.Action, it.Actions)
+	}
+	return ledger.TypeNFTBurn, nil
+}
+
 // itemInstructions reclaims one item: harvest withheld Token-2022 fees, burn
 // the whole balance when burning, close to the wallet. Wrapped SOL is closed,
-// never burned: closing returns its balance with its rent.
+// never burned: closing returns its balance with its rent. A Metaplex NFT
+// burns with Token Metadata's BurnV1 and an MPL Core asset with Core's BurnV1
+// (programs.go): each closes what it burns to the wallet.
 func itemInstructions(s Selected, wallet solana.PublicKey) []solana.Instruction {
 	it := s.Item
+	if it.Core != nil {
+		return []solana.Instruction{coreBurn(it, wallet)}
+	}
 	var ixs []solana.Instruction
 	if it.WithheldAmount > 0 {
 		ixs = append(ixs, harvestWithheldTokensToMint(it.Mint, it.Address))
+	}
+	if it.Metaplex != nil && s.Action == assets.ActionBurn {
+		return append(ixs, metaplexBurn(it, wallet))
 	}
 	if s.Action == assets.ActionBurn && !it.IsNative {
 		ixs = append(ixs, burnChecked(it.TokenProgram, it.Address, it.Mint, wallet, it.Amount, it.Decimals))
