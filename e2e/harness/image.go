@@ -67,9 +67,14 @@ func Start(ctx context.Context, logw io.Writer) (*Validator, error) {
 			return nil, err
 		}
 	}
+	programs, err := programFiles()
+	if err != nil {
+		return nil, err
+	}
 	req := testcontainers.ContainerRequest{
 		Image:        image,
 		ExposedPorts: []string{rpcPort, wsPort},
+		Files:        programs,
 		WaitingFor: wait.ForHTTP("/").WithPort(rpcPort).WithMethod("POST").
 			WithHeaders(map[string]string{"Content-Type": "application/json"}).
 			WithBody(strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"getHealth"}`)).
@@ -79,6 +84,9 @@ func Start(ctx context.Context, logw io.Writer) (*Validator, error) {
 			}).
 			WithPollInterval(50 * time.Millisecond).
 			WithStartupTimeout(2 * time.Minute),
+	}
+	if len(programs) > 0 {
+		req.Env = map[string]string{ProgramsDirEnv: containerProgramsDir}
 	}
 	start := time.Now()
 	c, err := testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{ContainerRequest: req, Started: true})
@@ -101,6 +109,55 @@ func Start(ctx context.Context, logw io.Writer) (*Validator, error) {
 	}
 	fmt.Fprintf(logw, "harness: validator %s healthy at %s, %s after container start\n", image, url, healthy.Round(time.Millisecond))
 	return &Validator{RPC: rpc.New(url), URL: url, WSURL: wsURL, Image: image, StartToHealthy: healthy, container: c}, nil
+}
+
+// ProgramsDirEnv names a host directory of <programId>.so files that the
+// validator loads at startup (Metaplex Token Metadata, MPL Core, ...): its
+// .so files are copied into the container, whose server.js reads the same
+// variable.
+const ProgramsDirEnv = "E2E_PROGRAMS_DIR"
+
+const containerProgramsDir = "/programs"
+
+// ProgramsDir is the host directory of ProgramsDirEnv, "" when unset.
+func ProgramsDir() string { return os.Getenv(ProgramsDirEnv) }
+
+// HasPrograms reports whether ProgramsDir holds <id>.so for every id.
+func HasPrograms(ids ...string) bool {
+	dir := ProgramsDir()
+	if dir == "" {
+		return false
+	}
+	for _, id := range ids {
+		if _, err := os.Stat(filepath.Join(dir, id+".so")); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// programFiles lists the .so files of ProgramsDir to copy into the container.
+func programFiles() ([]testcontainers.ContainerFile, error) {
+	dir := ProgramsDir()
+	if dir == "" {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ProgramsDirEnv, err)
+	}
+	var files []testcontainers.ContainerFile
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".so") {
+			continue
+		}
+		files = append(files, testcontainers.ContainerFile{
+			HostFilePath:      filepath.Join(dir, e.Name()),
+			ContainerFilePath: containerProgramsDir + "/" + e.Name(),
+			FileMode:          0o644,
+		})
+	}
+	return files, nil
 }
 
 // EnsureImage returns the local validator image for the current sources, building it

@@ -5,6 +5,11 @@
 // Token-2022 and Associated Token Account programs.
 //
 //   node server.js [--host 127.0.0.1] [--port 8899] [--ws-port PORT+1] [--slot-ms 400]
+//                  [--programs-dir DIR]
+//
+// --programs-dir (or the environment's E2E_PROGRAMS_DIR) names a directory of
+// <programId>.so files, loaded as programs at startup (Metaplex Token
+// Metadata, MPL Core, ...).
 //
 // HTTP JSON-RPC on --port; WebSocket PubSub on --ws-port (default port+1, as
 // solana-test-validator does) and also on --port itself (an Upgrade request).
@@ -17,7 +22,7 @@ const { RpcError } = require('./lib/accounts');
 const { stringify } = require('./lib/json');
 
 function parseArgs(argv) {
-  const opts = { host: '127.0.0.1', port: 8899, wsPort: null, slotMs: 400, quiet: false };
+  const opts = { host: '127.0.0.1', port: 8899, wsPort: null, slotMs: 400, quiet: false, programsDir: process.env.E2E_PROGRAMS_DIR || null };
   for (let i = 0; i < argv.length; i++) {
     const next = () => {
       if (i + 1 >= argv.length) throw new Error(`${argv[i]} needs a value`);
@@ -28,9 +33,10 @@ function parseArgs(argv) {
       case '--port': opts.port = Number(next()); break;
       case '--ws-port': opts.wsPort = Number(next()); break;
       case '--slot-ms': opts.slotMs = Number(next()); break;
+      case '--programs-dir': opts.programsDir = next(); break;
       case '--quiet': opts.quiet = true; break;
       case '-h': case '--help':
-        console.log('usage: node server.js [--host H] [--port P] [--ws-port P] [--slot-ms MS] [--quiet]');
+        console.log('usage: node server.js [--host H] [--port P] [--ws-port P] [--slot-ms MS] [--programs-dir DIR] [--quiet]');
         process.exit(0);
         break;
       default: throw new Error(`unknown argument ${argv[i]}`);
@@ -97,7 +103,8 @@ function createServer(chain, { log = () => {} } = {}) {
 function main() {
   const opts = parseArgs(process.argv.slice(2));
   const log = (msg) => { if (!opts.quiet) console.log(`[validator] ${msg}`); };
-  const chain = new Chain({ slotMs: opts.slotMs });
+  const chain = new Chain({ slotMs: opts.slotMs, programsDir: opts.programsDir });
+  if (chain.programs.length > 0) log(`programs from ${opts.programsDir}: ${chain.programs.join(', ')}`);
   const { server, subs } = createServer(chain, { log });
   const wsServer = http.createServer((_req, res) => { res.writeHead(426); res.end('WebSocket only'); });
   wsServer.on('upgrade', (req, socket, head) => subs.handleUpgrade(req, socket, head));

@@ -24,13 +24,32 @@ class TxFailure extends Error {
   constructor(err, meta) { super(errors.display(err)); this.err = err; this.meta = meta; }
 }
 
+// loadPrograms adds every <programId>.so of dir to svm as an upgradeable BPF
+// program (LiteSVM's addProgramFromFile) and returns the ids loaded. Programs
+// LiteSVM does not ship (Metaplex Token Metadata, MPL Core) come this way.
+function loadPrograms(svm, dir) {
+  const fs = require('fs');
+  const path = require('path');
+  const loaded = [];
+  for (const name of fs.readdirSync(dir).sort()) {
+    if (!name.endsWith('.so')) continue;
+    const id = name.slice(0, -'.so'.length);
+    const key = bs58.decode(id);
+    if (key.length !== 32) throw new Error(`${name}: ${id} is not a base58 program id`);
+    svm.addProgramFromFile(key, path.join(dir, name));
+    loaded.push(id);
+  }
+  return loaded;
+}
+
 class Chain extends EventEmitter {
-  constructor({ slotMs = 400 } = {}) {
+  constructor({ slotMs = 400, programsDir = null } = {}) {
     super();
     this.svm = new LiteSvm();
     this.svm.setBlockhashCheck(false); // we check the 150-block window ourselves
     this.svm.setTransactionHistory(0n); // duplicates are caught by our own status cache
     this.svm.withNativeMints();
+    this.programs = programsDir ? loadPrograms(this.svm, programsDir) : [];
     this.slotMs = slotMs;
     this.slot = 0;
     this.blockHeight = 0;
