@@ -156,7 +156,7 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger) (server.Wallet, *rel
 	tickets := ticket.NewIssuer(e.keys)
 	w := server.Wallet{
 		Cluster:       rpcCluster{rc},
-		Discoverer:    assets.NewDiscoverer(rc, prices),
+		Discoverer:    assets.NewDiscoverer(rc, prices, assets.NewCoreSource(rc)),
 		Builder:       txbuild.NewBuilder(rc),
 		Tickets:       tickets,
 		Relay:         relay.New(rc, e.store, tickets, time.Now),
