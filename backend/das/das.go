@@ -1,0 +1,181 @@
+// Package das reads a wallet's digital assets from an indexer that speaks the
+// Metaplex Digital Asset Standard (DAS) JSON-RPC API, as Helius, Triton and
+// QuickNode serve it (DAS_RPC_URL): getAssetsByOwner, getAsset and
+// getAssetProof.
+//
+// Source lists what the token-account discovery of package assets cannot see:
+//
+//   - cnft: compressed NFTs (Bubblegum leaves: compression.compressed true),
+//     owned by the wallet and not burnt, with the action burn. Burning a cnft
+//     returns no rent: the leaf lives in a Merkle tree account the tree's
+//     creator paid for, not in an account of the wallet. Item.Lamports is 0,
+//     so a cnft burn's gross rebate is 0; it tidies the wallet, and the wallet
+//     pays the network fee. The address is the asset id.
+//   - fungible_asset: fungible assets DAS reports (interface FungibleAsset or
+//     FungibleToken, with token_info) held in a token account of a program the
+//     token-account discovery does not read (Options.ListedTokenPrograms, SPL
+//     Token and Token-2022 by default). Every fungible a mainnet indexer
+//     reports today sits in an SPL Token or Token-2022 account, which package
+//     assets already lists as token or nft with its rent and balance, so by
+//     default this yields nothing: listing them again would count them twice.
+//     They are listed without actions.
+//
+// Everything else DAS reports (uncompressed NFTs, MPL Core assets, editions) is
+// left to the discovery that reads it from the cluster.
+//
+// Client bounds each call by Options.Timeout and each response body by
+// Options.MaxBody; a JSON-RPC error comes back as *RPCError, which matches
+// ErrNotFound when the indexer does not know the asset.
+package das
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Defaults of a Client.
+const (
+	// DefaultTimeout bounds one JSON-RPC call.
+	DefaultTimeout = 5 * time.Second
+	// DefaultMaxBody caps one response body: a page of 1000 assets with
+	// content and collection metadata is a few MiB.
+	DefaultMaxBody = 16 << 20
+	// PageLimit is the number of assets asked per getAssetsByOwner page (the
+	// most DAS serves).
+	PageLimit = 1000
+	// DefaultMaxPages bounds the pages one listing reads: 50,000 assets.
+	DefaultMaxPages = 50
+)
+
+// ErrNotFound is matched by an *RPCError saying the asset is unknown.
+var ErrNotFound = errors.New("asset not found")
+
+// RPCError is an error object of a JSON-RPC response.
+type RPCError struct {
+	Method  string
+	Code    int
+	Message string
+}
+
+// Error implements error.
+func (e *RPCError) Error() string {
+	return fmt.Sprintf("das %s: rpc error %d: %s", e.Method, e.Code, e.Message)
+}
+
+// Is matches ErrNotFound when the indexer says it does not know the asset
+// (Helius and the reference indexer say "Asset Not Found", -32000).
+func (e *RPCError) Is(target error) bool {
+	return target == ErrNotFound && strings.Contains(strings.ToLower(e.Message), "not found")
+}
+
+// Options tune a Client; zero values take the defaults.
+type Options struct {
+	Timeout  time.Duration
+	MaxBody  int64
+	MaxPages int
+}
+
+// Client calls a DAS JSON-RPC endpoint.
+type Client struct {
+	url  string
+	http *http.Client
+	opts Options
+}
+
+// New returns a Client for the endpoint url (e.g. https://mainnet.helius-rpc.com/?api-key=...)
+// using httpClient (nil: http.DefaultClient).
+func New(url string, httpClient *http.Client, opts Options) *Client {
+	if httpClient == nil {
+		httpClient = http.DefaultClient
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = DefaultMaxBody
+	}
+	if opts.MaxPages <= 0 {
+		opts.MaxPages = DefaultMaxPages
+	}
+	return &Client{url: url, http: httpClient, opts: opts}
+}
+
+type request struct {
+	JSONRPC string `json:"jsonrpc"`
+	ID      string `json:"id"`
+	Method  string `json:"method"`
+	Params  any    `json:"params"`
+}
+
+type response struct {
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// call posts one JSON-RPC request and decodes its result into out. The URL
+// never appears in errors: it usually carries an API key.
+func (c *Client) call(ctx context.Context, method string, params, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	body, err := json.Marshal(request{JSONRPC: "2.0", ID: "reclaim", Method: method, Params: params})
+	if err != nil {
+		return fmt.Errorf("das %s: encode: %w", method, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("das %s: bad endpoint url", method)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	res, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("das %s: %w", method, redact(err))
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, c.opts.MaxBody+1))
+	if err != nil {
+		return fmt.Errorf("das %s: read: %w", method, redact(err))
+	}
+	if int64(len(raw)) > c.opts.MaxBody {
+		return fmt.Errorf("das %s: response larger than %d bytes", method, c.opts.MaxBody)
+	}
+	var r response
+	jsonErr := json.Unmarshal(raw, &r)
+	if jsonErr == nil && r.Error != nil {
+		return &RPCError{Method: method, Code: r.Error.Code, Message: r.Error.Message}
+	}
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("das %s: status %s", method, res.Status)
+	}
+	if jsonErr != nil {
+		return fmt.Errorf("das %s: decode: %w", method, jsonErr)
+	}
+	if len(r.Result) == 0 || string(r.Result) == "null" {
+		return fmt.Errorf("das %s: response without result", method)
+	}
+	if err := json.Unmarshal(r.Result, out); err != nil {
+		return fmt.Errorf("das %s: decode result: %w", method, err)
+	}
+	return nil
+}
+
+// redact drops the request URL from a transport error (*url.Error prints it,
+// API key included) and keeps the cause, so errors.Is still sees a deadline.
+func redact(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%s: %w", strings.ToLower(ue.Op), ue.Err)
+	}
+	return err
+}
