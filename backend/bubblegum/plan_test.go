@@ -147,7 +147,9 @@ func TestBubblegumPlannerRefusals(t *testing.T) {
 		tree   func(solana.PublicKey, *rpc.GetAccountInfoOpts) (*rpc.GetAccountInfoResult, error)
 		reason string // "" for an error that is not an *assets.ItemError
 	}{
-		{"unknown to the indexer", func(f *fakeIndexer) { f.err = &das.RPCError{Method: "getAsset", Code: -32000, Message: "Asset Not Found"} }, v1Tree, ReasonNotFound},
+		{"unknown to the indexer", func(f *fakeIndexer) {
+			f.err = &das.RPCError{Method: "getAsset", Code: -32000, Message: "Asset Not Found"}
+		}, v1Tree, ReasonNotFound},
 		{"indexer down", func(f *fakeIndexer) { f.err = errors.New("das getAsset: status 503") }, v1Tree, ""},
 		{"not compressed", func(f *fakeIndexer) { f.asset.Compression.Compressed = false }, v1Tree, ReasonNotCNFT},
 		{"burnt", func(f *fakeIndexer) { f.asset.Burnt = true }, v1Tree, ReasonBurnt},
