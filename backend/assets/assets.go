@@ -82,8 +82,11 @@ func NewDiscoverer(rpc RPC, prices PriceSource, sources ...Source) *Discoverer {
 
 // Listing is every reclaimable item of a wallet.
 type Listing struct {
-	// Items sorted by type (in the order of Types), then by address.
+	// Items in discovery order (see Stream): the TokenAccounts token accounts
+	// by address, then the Sources' items by address.
 	Items []Item
+	// TokenAccounts is how many of Items are SPL Token and Token-2022 accounts.
+	TokenAccounts int
 	// Counts has one key per type of Types, zeros included.
 	Counts map[string]int
 }
@@ -109,34 +112,19 @@ const (
 	reasonOtherWalletCore = "MPL Core asset is owned by another wallet"
 )
 
-// List reads every token account of wallet with its mint and metadata. Errors
-// talking to the cluster are returned wrapped.
+// List reads every token account of wallet with its mint and metadata, and
+// the Sources' items, in the order of Stream. Errors talking to the cluster
+// are returned wrapped.
 func (d *Discoverer) List(ctx context.Context, wallet solana.PublicKey) (Listing, error) {
-	owned, err := d.ownedTokenAccounts(ctx, wallet)
-	if err != nil {
-		return Listing{}, err
-	}
-	mints, err := d.mints(ctx, owned, true)
-	if err != nil {
-		return Listing{}, err
-	}
-	items := make([]Item, len(owned))
-	for i, a := range owned {
-		items[i] = newItem(a, mints[a.state.mint])
-	}
-	if err := d.nameCollections(ctx, items, mints); err != nil {
-		return Listing{}, err
-	}
-	applyPrices(ctx, d.prices, items)
-	for _, src := range d.sources {
-		more, err := src.Items(ctx, wallet)
-		if err != nil {
-			return Listing{}, fmt.Errorf("list %s items: %w", src.Name(), err)
-		}
+	items := []Item{}
+	n, err := d.discover(ctx, wallet, 0, 0, func(more []Item, _, _ bool) error {
 		items = append(items, more...)
+		return nil
+	})
+	if err != nil {
+		return Listing{}, err
 	}
-	sortItems(items)
-	return Listing{Items: items, Counts: countItems(items)}, nil
+	return Listing{Items: items, TokenAccounts: n, Counts: countItems(items)}, nil
 }
 
 // Resolve reads the current state of exactly these items of wallet, for

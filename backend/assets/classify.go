@@ -3,7 +3,6 @@ package assets
 import (
 	"context"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -133,20 +132,6 @@ func applyPrices(ctx context.Context, src PriceSource, items []Item) {
 			items[i].USDValue = &v
 		}
 	}
-}
-
-// sortItems orders items by type (in the order of Types), then by address.
-func sortItems(items []Item) {
-	rank := map[string]int{}
-	for i, t := range Types {
-		rank[t] = i
-	}
-	slices.SortStableFunc(items, func(a, b Item) int {
-		if d := rank[a.Type] - rank[b.Type]; d != 0 {
-			return d
-		}
-		return strings.Compare(a.Address.String(), b.Address.String())
-	})
 }
 
 // countItems counts items per type, with every type of Types present.
