@@ -44,8 +44,9 @@ type Deps struct {
 // New returns the service's root handler.
 func New(d Deps) (http.Handler, error) {
 	codec := newJSONCodec(nil)
+	g := &guard{auth: d.Auth, limiter: d.Limiter, log: d.Log}
 	opts := connect.WithHandlerOptions(
-		connect.WithInterceptors(&guard{auth: d.Auth, limiter: d.Limiter, log: d.Log}),
+		connect.WithInterceptors(g),
 		connect.WithCodec(connectCodec{json: codec}),
 		connect.WithReadMaxBytes(maxRequestBytes),
 	)
@@ -58,7 +59,8 @@ func New(d Deps) (http.Handler, error) {
 		services = append(services, vanguard.NewService(path, h))
 	}
 	add(reclaimv1connect.NewSessionServiceHandler(NewSessionServer(d.Issuer), opts))
-	add(reclaimv1connect.NewWalletServiceHandler(NewWalletServer(d.Wallet, d.Projects, d.RPCTimeout, d.DBTimeout), opts))
+	wallet := NewWalletServer(d.Wallet, d.Projects, d.RPCTimeout, d.DBTimeout)
+	add(reclaimv1connect.NewWalletServiceHandler(wallet, opts))
 	add(reclaimv1connect.NewProjectServiceHandler(NewProjectServer(d.Ledger, d.DBTimeout), opts))
 
 	transcoder, err := vanguard.NewTranscoder(services,
@@ -74,6 +76,9 @@ func New(d Deps) (http.Handler, error) {
 		mux.Handle("/admin/", d.Admin)
 		mux.Handle("GET /admin", http.RedirectHandler("/admin/", http.StatusFound))
 	}
+	// The wallet stream's WebSocket, before the REST routes (vanguard cannot
+	// upgrade); it checks credentials through the interceptor's guard.
+	mux.Handle("/v1/wallet/{address}/stream", newWalletSocket(g, wallet.(*walletServer), codec))
 	mux.Handle("/v1/", transcoder)
 	mux.HandleFunc("/", notFound)
 	return restErrors(mux), nil

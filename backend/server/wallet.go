@@ -95,17 +95,16 @@ func (s *walletServer) ListAssets(ctx context.Context, req *connect.Request[recl
 	for t, n := range listing.Counts {
 		resp.Counts[t] = uint32(n)
 	}
-	items := listing.Items
-	if after != "" {
-		i := 0
-		for i < len(items) && cursorOf(items[i]) <= after {
-			i++
+	start := 0
+	if after != nil {
+		for start < len(listing.Items) && !after.before(keyAt(listing, start)) {
+			start++
 		}
-		items = items[i:]
 	}
+	items := listing.Items[start:]
 	if m.Limit != nil && len(items) > int(m.GetLimit()) {
 		items = items[:m.GetLimit()]
-		next := encodeCursor(cursorOf(items[len(items)-1]))
+		next := keyAt(listing, start+len(items)-1).cursor()
 		resp.NextCursor = &next
 	}
 	resp.Items = make([]*reclaimv1.WalletItem, len(items))
@@ -115,28 +114,45 @@ func (s *walletServer) ListAssets(ctx context.Context, req *connect.Request[recl
 	return connect.NewResponse(resp), nil
 }
 
-// cursorOf orders items as the listing does: by type (in contract order),
-// then address.
-func cursorOf(it assets.Item) string {
-	for i, t := range assets.Types {
-		if t == it.Type {
-			return fmt.Sprintf("%d:%s", i, it.Address)
-		}
-	}
-	return "9:" + it.Address.String()
+// listingKey is an item's place in the listing's order (discovery order:
+// token accounts by address, then the Sources' items by address), which is
+// what a cursor holds: a page resumes after it even when items were closed
+// or added meanwhile.
+type listingKey struct {
+	source  bool
+	address string
 }
 
-func encodeCursor(c string) string { return base64.RawURLEncoding.EncodeToString([]byte(c)) }
+func keyAt(l assets.Listing, i int) listingKey {
+	return listingKey{source: i >= l.TokenAccounts, address: l.Items[i].Address.String()}
+}
 
-func parseCursor(s string) (string, error) {
+// before reports whether k comes before o.
+func (k listingKey) before(o listingKey) bool {
+	if k.source != o.source {
+		return !k.source
+	}
+	return k.address < o.address
+}
+
+func (k listingKey) cursor() string {
+	group := "a:"
+	if k.source {
+		group = "s:"
+	}
+	return base64.RawURLEncoding.EncodeToString([]byte(group + k.address))
+}
+
+func parseCursor(s string) (*listingKey, error) {
 	if s == "" {
-		return "", nil
+		return nil, nil
 	}
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || !strings.Contains(string(b), ":") {
-		return "", invalidf("cursor", "is not a cursor this service returned")
+	group, address, ok := strings.Cut(string(b), ":")
+	if err != nil || !ok || (group != "a" && group != "s") || address == "" {
+		return nil, invalidf("cursor", "is not a cursor this service returned")
 	}
-	return string(b), nil
+	return &listingKey{source: group == "s", address: address}, nil
 }
 
 func walletItem(it assets.Item) *reclaimv1.WalletItem {
@@ -343,19 +359,22 @@ func (s *walletServer) SubmitTransactions(ctx context.Context, req *connect.Requ
 	return connect.NewResponse(out), nil
 }
 
-func (s *walletServer) StreamWalletAssets(ctx context.Context, req *connect.Request[reclaimv1.StreamWalletAssetsRequest], _ *connect.ServerStream[reclaimv1.StreamWalletAssetsResponse]) error {
+func (s *walletServer) StreamWalletAssets(ctx context.Context, req *connect.Request[reclaimv1.StreamWalletAssetsRequest], stream *connect.ServerStream[reclaimv1.StreamWalletAssetsResponse]) error {
 	if err := requireWallet(ctx, req.Msg.GetAddress()); err != nil {
 		return err
 	}
 	if err := validateWalletPath(req.Msg.GetAddress()); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.rpcTimeout)
-	defer cancel()
-	if err := s.w.Cluster.Health(ctx); err != nil {
-		return s.clusterError(err)
+	size, err := chunkSize(req.Msg.ChunkSize)
+	if err != nil {
+		return err
 	}
-	return connect.NewError(connect.CodeUnavailable, errors.New("the asset stream is not available in this version of the service yet"))
+	// Headers now: an HTTP/1.1 client waits for them before it reads on.
+	if err := stream.Send(nil); err != nil {
+		return err
+	}
+	return s.streamChunks(ctx, req.Msg.GetAddress(), size, stream.Send)
 }
 
 func (s *walletServer) project(ctx context.Context, id string) (project.Project, error) {

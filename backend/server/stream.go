@@ -1,0 +1,353 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"connectrpc.com/connect"
+	"github.com/coder/websocket"
+	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/assets"
+	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
+	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
+)
+
+// The wallet stream: the Connect server stream StreamWalletAssets and the
+// WebSocket at GET /v1/wallet/{address}/stream send the same chunks, built
+// here (docs/decisions.md, "wallet stream").
+const (
+	// wsSubprotocol is the subprotocol a browser offers beside its token
+	// ("bearer.<token>"); the server answers with it, never with the token.
+	wsSubprotocol   = "reclaim.v1"
+	wsTokenProtocol = "bearer."
+	// wsEvent names the chunks, as the contract's scope table does.
+	wsEvent = "streamWalletAssets"
+	// wsWriteTimeout bounds one message's write: a client that stops reading
+	// is dropped rather than holding the discovery behind it.
+	wsWriteTimeout = 10 * time.Second
+	// wsPingInterval and wsPongTimeout find peers that vanished without a
+	// close while discovery has nothing to send.
+	wsPingInterval = 20 * time.Second
+	wsPongTimeout  = 10 * time.Second
+	// wsReadLimit: clients send nothing but control frames.
+	wsReadLimit = 1 << 10
+	// maxCloseReason is what a close frame can carry.
+	maxCloseReason = 123
+)
+
+// streamSendError marks a failure to deliver a chunk: the client is gone or
+// too slow, so there is no one left to tell.
+type streamSendError struct{ err error }
+
+func (e *streamSendError) Error() string { return "send chunk: " + e.err.Error() }
+func (e *streamSendError) Unwrap() error { return e.err }
+
+// chunkSize checks a requested chunk size (nil: the default).
+func chunkSize(n *uint32) (int, error) {
+	if n == nil {
+		return assets.DefaultChunkSize, nil
+	}
+	if *n < 1 || *n > assets.MaxChunkSize {
+		return 0, invalidf("chunkSize", "must be from 1 to %d, got %d", assets.MaxChunkSize, *n)
+	}
+	return int(*n), nil
+}
+
+// streamChunks discovers the wallet and sends its chunks: walletItem as in
+// the listing, counts of the items sent so far (every type present), the last
+// chunk complete. A send error is returned as a *streamSendError, a discovery
+// error as unavailable.
+func (s *walletServer) streamChunks(ctx context.Context, address string, size int, send func(*reclaimv1.StreamWalletAssetsResponse) error) error {
+	counts := make(map[string]uint32, len(assets.Types))
+	for _, t := range assets.Types {
+		counts[t] = 0
+	}
+	var index uint32
+	err := s.w.Discoverer.Stream(ctx, solana.MustPublicKeyFromBase58(address),
+		assets.StreamOptions{ChunkSize: size, StepTimeout: 2 * s.rpcTimeout},
+		func(chunk []assets.Item, last bool) error {
+			msg := &reclaimv1.StreamWalletAssetsResponse{
+				WalletAddress: address, ChunkIndex: index, Complete: last,
+				Items: make([]*reclaimv1.WalletItem, len(chunk)),
+			}
+			for i, it := range chunk {
+				msg.Items[i] = walletItem(it)
+				counts[it.Type]++
+			}
+			msg.Counts = maps.Clone(counts)
+			index++
+			if err := send(msg); err != nil {
+				return &streamSendError{err: err}
+			}
+			return nil
+		})
+	var sendErr *streamSendError
+	switch {
+	case err == nil, errors.As(err, &sendErr):
+		return err
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return s.clusterError(err)
+}
+
+// walletSocket serves the stream as a WebSocket. Credentials, rate limit and
+// the requirement table are the Connect interceptor's (guard.admit) for the
+// StreamWalletAssets procedure.
+type walletSocket struct {
+	guard  *guard
+	wallet *walletServer
+	codec  *jsonCodec
+}
+
+func newWalletSocket(g *guard, w *walletServer, codec *jsonCodec) http.Handler {
+	return &walletSocket{guard: g, wallet: w, codec: codec}
+}
+
+func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		writeRESTError(w, http.StatusMethodNotAllowed, connect.CodeUnimplemented,
+			r.Method+" "+r.URL.Path+": the wallet stream takes GET with Upgrade: websocket")
+		return
+	}
+	if !isWebSocket(r) {
+		writeRESTError(w, http.StatusBadRequest, connect.CodeInvalidArgument,
+			"this route is a WebSocket: connect with Upgrade: websocket (or use the Connect server stream reclaim.v1.WalletService/StreamWalletAssets)")
+		return
+	}
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		Subprotocols: []string{wsSubprotocol},
+		// Any origin: the credential is a token the page holds, never an
+		// ambient cookie, so a cross-site page gains nothing by connecting.
+		InsecureSkipVerify: true,
+	})
+	if err != nil {
+		return // Accept answered the handshake's error
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(wsReadLimit)
+	// The connection's context: it ends when the client closes or drops
+	// (CloseRead reads control frames until then), stopping the discovery.
+	ctx := c.CloseRead(r.Context())
+	go keepAlive(ctx, c)
+
+	address := r.PathValue("address")
+	ctx, size, err := h.admit(ctx, r, address)
+	if err != nil {
+		h.closeWith(ctx, c, err)
+		return
+	}
+	err = h.wallet.streamChunks(ctx, address, size, func(msg *reclaimv1.StreamWalletAssetsResponse) error {
+		data, err := h.codec.MarshalAppend(nil, msg)
+		if err != nil {
+			return err
+		}
+		return writeEvent(ctx, c, wsEvent, data)
+	})
+	var sendErr *streamSendError
+	switch {
+	case err == nil:
+		_ = c.Close(websocket.StatusNormalClosure, "complete")
+	case errors.As(err, &sendErr), ctx.Err() != nil:
+		// The client left or stopped reading: nobody to tell.
+	default:
+		h.closeWith(ctx, c, err)
+	}
+}
+
+// admit authenticates, rate-limits and authorises as the interceptor does,
+// then validates the request as the Connect handler does.
+func (h *walletSocket) admit(ctx context.Context, r *http.Request, address string) (context.Context, int, error) {
+	token, err := socketToken(r)
+	if err != nil {
+		return ctx, 0, err
+	}
+	hdr := http.Header{}
+	hdr.Set("X-Api-Key", r.Header.Get("X-Api-Key"))
+	if token != "" {
+		hdr.Set("Authorization", "Bearer "+token)
+	}
+	ctx, _, err = h.guard.admit(ctx, reclaimv1connect.WalletServiceStreamWalletAssetsProcedure, hdr, r.RemoteAddr,
+		&reclaimv1.StreamWalletAssetsRequest{Address: address})
+	if err != nil {
+		return ctx, 0, err
+	}
+	if err := validateWalletPath(address); err != nil {
+		return ctx, 0, err
+	}
+	q := r.URL.Query()
+	for k := range q {
+		if k != "token" && k != "chunkSize" {
+			return ctx, 0, invalidf(k, "unknown query parameter %q", k)
+		}
+	}
+	var n *uint32
+	if v := q.Get("chunkSize"); v != "" || q.Has("chunkSize") {
+		u, err := strconv.ParseUint(v, 10, 32)
+		if err != nil {
+			return ctx, 0, invalidf("chunkSize", "must be from 1 to %d, got %q", assets.MaxChunkSize, v)
+		}
+		u32 := uint32(u)
+		n = &u32
+	}
+	size, err := chunkSize(n)
+	return ctx, size, err
+}
+
+// socketToken finds the session token: ?token=, a "bearer.<token>"
+// subprotocol, or an Authorization header (for clients that can set one).
+// More than one is refused, as two credential headers are.
+func socketToken(r *http.Request) (string, error) {
+	var found []string
+	if q := r.URL.Query(); q.Has("token") {
+		found = append(found, q.Get("token"))
+	}
+	for _, h := range r.Header.Values("Sec-WebSocket-Protocol") {
+		for _, p := range strings.Split(h, ",") {
+			if t, ok := strings.CutPrefix(strings.TrimSpace(p), wsTokenProtocol); ok {
+				found = append(found, t)
+			}
+		}
+	}
+	if a := r.Header.Get("Authorization"); a != "" {
+		scheme, t, ok := strings.Cut(a, " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") {
+			return "", &authError{"malformed Authorization header: want Bearer SESSION_TOKEN"}
+		}
+		found = append(found, strings.TrimSpace(t))
+	}
+	switch {
+	case len(found) > 1:
+		return "", &authError{"send the session token once: ?token=, a bearer.<token> subprotocol or Authorization"}
+	case len(found) == 1 && found[0] == "":
+		return "", &authError{"empty session token"}
+	case len(found) == 1:
+		return found[0], nil
+	}
+	return "", nil // the Authenticator words the missing credential
+}
+
+// authError is a credential problem found before the Authenticator runs.
+type authError struct{ msg string }
+
+func (e *authError) Error() string { return e.msg }
+
+// writeEvent sends one message: {"event": name, "data": data}.
+func writeEvent(ctx context.Context, c *websocket.Conn, name string, data []byte) error {
+	frame := make([]byte, 0, len(data)+len(name)+22)
+	frame = append(frame, `{"event":"`...)
+	frame = append(frame, name...)
+	frame = append(frame, `","data":`...)
+	frame = append(frame, data...)
+	frame = append(frame, '}')
+	wctx, cancel := context.WithTimeout(ctx, wsWriteTimeout)
+	defer cancel()
+	return c.Write(wctx, websocket.MessageText, frame)
+}
+
+// closeWith reports a refusal or failure: an "error" event whose data is the
+// REST error body, then a close frame with code 4000 + the HTTP status REST
+// would answer (4401, 4429, 4400, 4503, ...) and the message as reason.
+func (h *walletSocket) closeWith(ctx context.Context, c *websocket.Conn, err error) {
+	var ae *authError
+	if errors.As(err, &ae) {
+		err = connect.NewError(connect.CodeUnauthenticated, errors.New(ae.msg))
+	}
+	ce := toConnectError(ctx, h.guard, err)
+	status := httpStatus(ce.Code())
+	msg := ce.Message()
+	_ = writeEvent(ctx, c, "error", restErrorBody(status, ce.Code(), msg))
+	_ = c.Close(websocket.StatusCode(4000+status), closeReason(msg))
+}
+
+func toConnectError(ctx context.Context, g *guard, err error) *connect.Error {
+	var ce *connect.Error
+	if errors.As(toConnect(ctx, g.log, err), &ce) {
+		return ce
+	}
+	return connect.NewError(connect.CodeInternal, errors.New("internal error"))
+}
+
+// closeReason fits a message into a close frame, on a rune boundary.
+func closeReason(msg string) string {
+	if len(msg) <= maxCloseReason {
+		return msg
+	}
+	cut := maxCloseReason - len("...")
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + "..."
+}
+
+// keepAlive pings the client while the connection lives; a client that does
+// not answer within wsPongTimeout is dropped, ending ctx.
+func keepAlive(ctx context.Context, c *websocket.Conn) {
+	t := time.NewTicker(wsPingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		pctx, cancel := context.WithTimeout(ctx, wsPongTimeout)
+		err := c.Ping(pctx)
+		cancel()
+		if err != nil {
+			_ = c.CloseNow()
+			return
+		}
+	}
+}
+
+// httpStatus is the HTTP status vanguard gives a Connect code.
+func httpStatus(code connect.Code) int {
+	switch code {
+	case connect.CodeInvalidArgument, connect.CodeFailedPrecondition, connect.CodeOutOfRange:
+		return http.StatusBadRequest
+	case connect.CodeUnauthenticated:
+		return http.StatusUnauthorized
+	case connect.CodePermissionDenied:
+		return http.StatusForbidden
+	case connect.CodeNotFound:
+		return http.StatusNotFound
+	case connect.CodeResourceExhausted:
+		return http.StatusTooManyRequests
+	case connect.CodeUnimplemented:
+		return http.StatusNotImplemented
+	case connect.CodeUnavailable:
+		return http.StatusServiceUnavailable
+	case connect.CodeDeadlineExceeded:
+		return http.StatusGatewayTimeout
+	case connect.CodeCanceled:
+		return 499
+	}
+	return http.StatusInternalServerError
+}
+
+// restErrorBody is the REST error body (rest.go's restError).
+func restErrorBody(status int, code connect.Code, msg string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(restError{StatusCode: status, Error: http.StatusText(status), Code: code.String(), Message: msg})
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+func writeRESTError(w http.ResponseWriter, status int, code connect.Code, msg string) {
+	body := restErrorBody(status, code, msg)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
