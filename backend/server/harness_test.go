@@ -94,14 +94,17 @@ type option func(*options)
 type options struct {
 	limiter ratelimit.Limiter
 	rpcURL  string
-	keyTTL  time.Duration
-	store   *storage.Store
-	keys    *signing.Keyring
-	hasher  *auth.Hasher
+	// rpcTimeout is the server's RPCTimeout (300 ms unless set).
+	rpcTimeout time.Duration
+	keyTTL     time.Duration
+	store      *storage.Store
+	keys       *signing.Keyring
+	hasher     *auth.Hasher
 }
 
 func withLimiter(l ratelimit.Limiter) option { return func(o *options) { o.limiter = l } }
 func withRPC(url string) option              { return func(o *options) { o.rpcURL = url } }
+func withRPCTimeout(d time.Duration) option  { return func(o *options) { o.rpcTimeout = d } }
 func withShared(store *storage.Store, keys *signing.Keyring, hasher *auth.Hasher) option {
 	return func(o *options) { o.store, o.keys, o.hasher = store, keys, hasher }
 }
@@ -111,8 +114,9 @@ func withShared(store *storage.Store, keys *signing.Keyring, hasher *auth.Hasher
 func newEnv(t testing.TB, opts ...option) *env {
 	t.Helper()
 	o := options{
-		limiter: ratelimit.NewMemory(1000, 1000),
-		keyTTL:  2 * time.Second,
+		limiter:    ratelimit.NewMemory(1000, 1000),
+		keyTTL:     2 * time.Second,
+		rpcTimeout: 300 * time.Millisecond,
 	}
 	for _, f := range opts {
 		f(&o)
@@ -144,7 +148,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 		},
 		Ping:       o.store.Ping,
 		Log:        slog.New(slog.NewTextHandler(io.Discard, nil)),
-		RPCTimeout: 300 * time.Millisecond,
+		RPCTimeout: o.rpcTimeout,
 		DBTimeout:  2 * time.Second,
 	})
 	if err != nil {

@@ -1,0 +1,166 @@
+package server_test
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/gagliardetto/solana-go"
+)
+
+// fakeCluster is a JSON-RPC endpoint serving one wallet's token accounts and
+// their mints in the real account layouts, as a cluster answers
+// getTokenAccountsByOwner and getMultipleAccounts (base64). With hold set,
+// getMultipleAccounts waits for it, and reports on cancelled when the
+// caller gives up first.
+type fakeCluster struct {
+	url      string
+	mu       sync.Mutex
+	accounts map[solana.PublicKey]fakeAccount
+	owner    solana.PublicKey
+
+	hold      chan struct{}
+	started   chan struct{}
+	cancelled chan struct{}
+	once      sync.Once
+}
+
+type fakeAccount struct {
+	program  solana.PublicKey
+	lamports uint64
+	data     []byte
+}
+
+const rentLamports = 2_039_280
+
+func newFakeCluster(t testing.TB) *fakeCluster {
+	f := &fakeCluster{accounts: map[solana.PublicKey]fakeAccount{}, owner: solana.NewWallet().PublicKey(),
+		started: make(chan struct{}, 1), cancelled: make(chan struct{})}
+	srv := httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(srv.Close)
+	f.url = srv.URL
+	return f
+}
+
+// add gives the wallet n token accounts: every third empty, every third an
+// NFT, the others token balances; under SPL Token and Token-2022.
+func (f *fakeCluster) add(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range n {
+		program := solana.TokenProgramID
+		if i%2 == 1 {
+			program = solana.Token2022ProgramID
+		}
+		decimals, supply, amount := uint8(6), uint64(1_000_000), uint64(0)
+		switch i % 3 {
+		case 1:
+			amount = 1234
+		case 2:
+			decimals, supply, amount = 0, 1, 1
+		}
+		mint := solana.NewWallet().PublicKey()
+		f.accounts[mint] = fakeAccount{program: program, lamports: 1_461_600, data: mintData(decimals, supply)}
+		f.accounts[solana.NewWallet().PublicKey()] = fakeAccount{program: program, lamports: rentLamports, data: tokenAccountData(mint, f.owner, amount)}
+	}
+}
+
+// tokenAccountData is SPL Token's 165-byte account, initialized.
+func tokenAccountData(mint, owner solana.PublicKey, amount uint64) []byte {
+	d := append(append([]byte{}, mint[:]...), owner[:]...)
+	d = binary.LittleEndian.AppendUint64(d, amount)
+	d = append(d, make([]byte, 36)...) // no delegate
+	d = append(d, 1)                   // initialized
+	d = append(d, make([]byte, 12)...) // not native
+	d = binary.LittleEndian.AppendUint64(d, 0)
+	return append(d, make([]byte, 36)...) // no close authority
+}
+
+// mintData is SPL Token's 82-byte mint, initialized.
+func mintData(decimals uint8, supply uint64) []byte {
+	auth := solana.NewWallet().PublicKey()
+	d := append(binary.LittleEndian.AppendUint32(nil, 1), auth[:]...)
+	d = binary.LittleEndian.AppendUint64(d, supply)
+	d = append(d, decimals, 1)
+	return append(d, make([]byte, 36)...)
+}
+
+type rpcRequest struct {
+	ID     json.RawMessage   `json:"id"`
+	Method string            `json:"method"`
+	Params []json.RawMessage `json:"params"`
+}
+
+func (f *fakeCluster) serve(w http.ResponseWriter, r *http.Request) {
+	var req rpcRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var result any
+	switch req.Method {
+	case "getHealth":
+		result = "ok"
+	case "getTokenAccountsByOwner":
+		var owner string
+		var filter struct{ ProgramID string }
+		_ = json.Unmarshal(req.Params[0], &owner)
+		_ = json.Unmarshal(req.Params[1], &filter)
+		result = f.tokenAccounts(owner, filter.ProgramID)
+	case "getMultipleAccounts":
+		if f.hold != nil {
+			select {
+			case f.started <- struct{}{}:
+			default:
+			}
+			select {
+			case <-f.hold:
+			case <-r.Context().Done():
+				f.once.Do(func() { close(f.cancelled) })
+				return
+			}
+		}
+		var keys []string
+		_ = json.Unmarshal(req.Params[0], &keys)
+		result = f.multiple(keys)
+	default:
+		result = nil
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
+}
+
+func (a fakeAccount) json() map[string]any {
+	return map[string]any{
+		"lamports": a.lamports, "owner": a.program.String(), "executable": false, "rentEpoch": 0, "space": len(a.data),
+		"data": []string{base64.StdEncoding.EncodeToString(a.data), "base64"},
+	}
+}
+
+func (f *fakeCluster) tokenAccounts(owner, program string) map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	value := []any{}
+	for addr, a := range f.accounts {
+		if a.program.String() == program && len(a.data) == 165 && solana.PublicKeyFromBytes(a.data[32:64]).String() == owner {
+			value = append(value, map[string]any{"pubkey": addr.String(), "account": a.json()})
+		}
+	}
+	return map[string]any{"context": map[string]any{"slot": 1}, "value": value}
+}
+
+func (f *fakeCluster) multiple(keys []string) map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	value := make([]any, len(keys))
+	for i, k := range keys {
+		if a, ok := f.accounts[solana.MustPublicKeyFromBase58(k)]; ok {
+			value[i] = a.json()
+		}
+	}
+	return map[string]any{"context": map[string]any{"slot": 1}, "value": value}
+}
