@@ -1,0 +1,202 @@
+// Package photon lists a wallet's ZK-compressed token accounts (Light
+// Protocol) from a Photon indexer (PHOTON_RPC_URL; Helius serves Photon's
+// JSON-RPC on its mainnet endpoint): getCompressedTokenAccountsByOwner, paged
+// with its cursor.
+//
+// Source lists them as zk_compressed_token items with no actions. Reclaiming
+// them returns nothing: a compressed token account is a hash in a state tree
+// whose account the tree's operator paid for, not a rent-exempt account of
+// the wallet, so there is no rent locked in it (its lamports field is 0 in
+// practice and is reported as Item.Lamports as is). Burning or decompressing
+// one needs a validity proof (Photon's getValidityProof) and the Light
+// compressed token program's instructions, which this service does not build;
+// decompressing would even cost rent (it creates or fills an SPL token
+// account). So they are listed for completeness, never offered for
+// reclaiming. The item's address is the compressed account's hash, which
+// changes whenever the account is spent; Decimals and UIBalance stay 0
+// (Photon does not report the mint's decimals).
+package photon
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Defaults of a Client.
+const (
+	DefaultTimeout  = 5 * time.Second
+	DefaultMaxBody  = 8 << 20
+	PageLimit       = 1000
+	DefaultMaxPages = 50
+)
+
+// RPCError is an error object of a JSON-RPC response.
+type RPCError struct {
+	Method  string
+	Code    int
+	Message string
+}
+
+// Error implements error.
+func (e *RPCError) Error() string {
+	return fmt.Sprintf("photon %s: rpc error %d: %s", e.Method, e.Code, e.Message)
+}
+
+// Options tune a Client; zero values take the defaults.
+type Options struct {
+	Timeout  time.Duration
+	MaxBody  int64
+	MaxPages int
+}
+
+// Client calls a Photon JSON-RPC endpoint.
+type Client struct {
+	url  string
+	http *http.Client
+	opts Options
+}
+
+// New returns a Client for url using httpClient (nil: http.DefaultClient).
+func New(url string, httpClient *http.Client, opts Options) *Client {
+	if httpClient == nil {
+		httpClient = http.DefaultClient
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = DefaultMaxBody
+	}
+	if opts.MaxPages <= 0 {
+		opts.MaxPages = DefaultMaxPages
+	}
+	return &Client{url: url, http: httpClient, opts: opts}
+}
+
+// TokenAccount is one compressed token account.
+type TokenAccount struct {
+	Account struct {
+		Hash      string  `json:"hash"`
+		Address   *string `json:"address"`
+		Lamports  uint64  `json:"lamports"`
+		Owner     string  `json:"owner"`
+		Tree      string  `json:"tree"`
+		LeafIndex uint64  `json:"leafIndex"`
+	} `json:"account"`
+	TokenData struct {
+		Mint     string      `json:"mint"`
+		Owner    string      `json:"owner"`
+		Amount   json.Number `json:"amount"`
+		Delegate *string     `json:"delegate"`
+		// State is "initialized" or "frozen".
+		State string `json:"state"`
+	} `json:"tokenData"`
+}
+
+type page struct {
+	Value struct {
+		Cursor *string        `json:"cursor"`
+		Items  []TokenAccount `json:"items"`
+	} `json:"value"`
+}
+
+type byOwnerParams struct {
+	Owner  string  `json:"owner"`
+	Cursor *string `json:"cursor,omitempty"`
+	Limit  int     `json:"limit"`
+}
+
+// TokenAccountsByOwner reads every compressed token account of owner,
+// following the cursor until it is null. More than MaxPages pages, or a
+// cursor that repeats, is an error.
+func (c *Client) TokenAccountsByOwner(ctx context.Context, owner string) ([]TokenAccount, error) {
+	var all []TokenAccount
+	var cursor *string
+	seen := map[string]bool{}
+	for n := 1; n <= c.opts.MaxPages; n++ {
+		var p page
+		if err := c.call(ctx, "getCompressedTokenAccountsByOwner", byOwnerParams{Owner: owner, Cursor: cursor, Limit: PageLimit}, &p); err != nil {
+			return nil, fmt.Errorf("page %d: %w", n, err)
+		}
+		all = append(all, p.Value.Items...)
+		cursor = p.Value.Cursor
+		if cursor == nil || *cursor == "" || len(p.Value.Items) == 0 {
+			return all, nil
+		}
+		if seen[*cursor] {
+			return nil, fmt.Errorf("photon getCompressedTokenAccountsByOwner: cursor %s repeats", *cursor)
+		}
+		seen[*cursor] = true
+	}
+	return nil, fmt.Errorf("photon getCompressedTokenAccountsByOwner: more than %d pages", c.opts.MaxPages)
+}
+
+type response struct {
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// call posts one JSON-RPC request and decodes its result into out; the URL
+// (which carries an API key) never appears in errors.
+func (c *Client) call(ctx context.Context, method string, params, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "reclaim", "method": method, "params": params})
+	if err != nil {
+		return fmt.Errorf("photon %s: encode: %w", method, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("photon %s: bad endpoint url", method)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("photon %s: %w", method, redact(err))
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, c.opts.MaxBody+1))
+	if err != nil {
+		return fmt.Errorf("photon %s: read: %w", method, redact(err))
+	}
+	if int64(len(raw)) > c.opts.MaxBody {
+		return fmt.Errorf("photon %s: response larger than %d bytes", method, c.opts.MaxBody)
+	}
+	var r response
+	jsonErr := json.Unmarshal(raw, &r)
+	if jsonErr == nil && r.Error != nil {
+		return &RPCError{Method: method, Code: r.Error.Code, Message: r.Error.Message}
+	}
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("photon %s: status %s", method, res.Status)
+	}
+	if jsonErr != nil {
+		return fmt.Errorf("photon %s: decode: %w", method, jsonErr)
+	}
+	if len(r.Result) == 0 || string(r.Result) == "null" {
+		return fmt.Errorf("photon %s: response without result", method)
+	}
+	if err := json.Unmarshal(r.Result, out); err != nil {
+		return fmt.Errorf("photon %s: decode result: %w", method, err)
+	}
+	return nil
+}
+
+func redact(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%s: %w", strings.ToLower(ue.Op), ue.Err)
+	}
+	return err
+}
