@@ -242,14 +242,8 @@ func simulate(ctx context.Context, v *harness.Validator, owner solana.PrivateKey
 }
 
 func sortLikeListing(items []assets.Item) {
-	rank := map[string]int{}
-	for i, t := range assets.Types {
-		rank[t] = i
-	}
+	// Token accounts by address: the discovery order List shares with Stream.
 	slices.SortFunc(items, func(a, b assets.Item) int {
-		if d := rank[a.Type] - rank[b.Type]; d != 0 {
-			return d
-		}
 		return strings.Compare(a.Address.String(), b.Address.String())
 	})
 }
