@@ -67,11 +67,24 @@ type Source interface {
 	Items(ctx context.Context, wallet solana.PublicKey) ([]Item, error)
 }
 
+// ImageFiller sets ImageURI from the metadata JSON behind each item's URI,
+// within ctx's budget (backend/assets/images).
+type ImageFiller interface {
+	Fill(ctx context.Context, items []Item)
+}
+
 // Discoverer lists and resolves a wallet's reclaimable items.
 type Discoverer struct {
 	rpc     RPC
 	prices  PriceSource
 	sources []Source
+	images  ImageFiller
+}
+
+// WithImages makes listings fill ImageURI through f; it returns d.
+func (d *Discoverer) WithImages(f ImageFiller) *Discoverer {
+	d.images = f
+	return d
 }
 
 // NewDiscoverer reads the cluster through rpc; prices may be nil (no USD

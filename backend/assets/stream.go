@@ -245,6 +245,9 @@ func (d *Discoverer) page(ctx context.Context, owned []ownedAccount) ([]Item, er
 		return nil, err
 	}
 	applyPrices(ctx, d.prices, items)
+	if d.images != nil {
+		d.images.Fill(ctx, items)
+	}
 	return items, nil
 }
 

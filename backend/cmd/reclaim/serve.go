@@ -16,10 +16,13 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
+	"github.com/reclaim-sol/reclaim/backend/assets/images"
 	"github.com/reclaim-sol/reclaim/backend/assets/jupiter"
 	"github.com/reclaim-sol/reclaim/backend/auth"
 	"github.com/reclaim-sol/reclaim/backend/config"
+	"github.com/reclaim-sol/reclaim/backend/das"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/photon"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/relay"
 	"github.com/reclaim-sol/reclaim/backend/server"
@@ -153,10 +156,18 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger) (server.Wallet, *rel
 	if cfg.PriceURL != "" {
 		prices = jupiter.New(cfg.PriceURL, nil)
 	}
+	sources := []assets.Source{assets.NewCoreSource(rc)}
+	if cfg.DASRPCURL != "" {
+		sources = append(sources, das.NewSource(das.New(cfg.DASRPCURL, nil, das.Options{})))
+	}
+	if cfg.PhotonRPCURL != "" {
+		sources = append(sources, photon.NewSource(photon.New(cfg.PhotonRPCURL, nil, photon.Options{})))
+	}
+	discoverer := assets.NewDiscoverer(rc, prices, sources...).WithImages(images.New(images.Options{}))
 	tickets := ticket.NewIssuer(e.keys)
 	w := server.Wallet{
 		Cluster:       rpcCluster{rc},
-		Discoverer:    assets.NewDiscoverer(rc, prices, assets.NewCoreSource(rc)),
+		Discoverer:    discoverer,
 		Builder:       txbuild.NewBuilder(rc),
 		Tickets:       tickets,
 		Relay:         relay.New(rc, e.store, tickets, time.Now),
