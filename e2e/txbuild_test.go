@@ -103,7 +103,7 @@ func TestTxBuildReclaimEverything(t *testing.T) {
 		t.Logf("tx %d %-21s items %2d gross %9d net %9d donation %8d service %7d network %5d (priority %d: %d CU at %d µL)",
 			i, tx.LedgerType, len(tx.Includes), tx.GrossRebate, tx.NetRebate, tx.DonationAmount, tx.ServiceFee, tx.NetworkFee,
 			tx.PriorityFee, tx.ComputeUnits, tx.ComputeUnitPrice)
-		net, donated, fees = net+tx.NetRebate, donated+tx.DonationAmount, fees+tx.ServiceFee
+		net, donated, fees = net+uint64(tx.NetRebate), donated+tx.DonationAmount, fees+tx.ServiceFee
 	}
 	for _, c := range []struct {
 		name string
@@ -199,7 +199,7 @@ func TestTxBuildEdgeCases(t *testing.T) {
 	}
 	before := v.Balance(t, owner)
 	sendAll(t, v, f.Owner, res)
-	if got, want := v.Balance(t, owner)-before, res.Txs[0].NetRebate; got != want {
+	if got, want := v.Balance(t, owner)-before, uint64(res.Txs[0].NetRebate); got != want {
 		t.Errorf("closing the frozen account raised the balance by %d, want %d", got, want)
 	}
 }

@@ -167,7 +167,7 @@ func (r *Relay) check(ctx context.Context, c ticket.Claims, wallet string, e Sig
 	sig := tx.Signatures[0].String()
 	claim := ledger.Entry{
 		ProjectID: c.Project, Payer: wallet, Type: c.Type, ItemCount: len(c.Includes),
-		GrossRebate: int64(c.GrossRebate), NetRebate: int64(c.NetRebate), DonationAmount: int64(c.DonationAmount),
+		GrossRebate: int64(c.GrossRebate), NetRebate: c.NetRebate, DonationAmount: int64(c.DonationAmount),
 		NetworkFee: int64(c.NetworkFee), ServiceFee: int64(c.ServiceFee), Fees: int64(c.Fees),
 		Signature: sig, TicketJTI: c.ID, CreatedAt: r.now().UTC(), LastValidBlockHeight: int64(c.LastValidBlockHeight),
 	}

@@ -37,9 +37,11 @@ type Claims struct {
 	MessageHash string `json:"mh"`
 	Includes    []Item `json:"inc"`
 	// Type is the ledger type of the transaction.
-	Type           string `json:"typ"`
-	GrossRebate    uint64 `json:"gross"`
-	NetRebate      uint64 `json:"net"`
+	Type        string `json:"typ"`
+	GrossRebate uint64 `json:"gross"`
+	// NetRebate is signed: a transaction of cNFT burns alone costs the
+	// wallet its network fee.
+	NetRebate      int64  `json:"net"`
 	DonationAmount uint64 `json:"don"`
 	NetworkFee     uint64 `json:"nfee"`
 	ServiceFee     uint64 `json:"sfee"`

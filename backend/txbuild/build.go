@@ -6,10 +6,14 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
+	"math/bits"
 	"sync"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/assets"
 )
 
 // Build checks p, packs its items and builds, simulates and prices each
@@ -179,11 +183,19 @@ func (r *request) split(bt batch) money {
 	return m
 }
 
-// net is the wallet's gain after networkFee; it must be positive.
-func (m money) net(networkFee uint64) (uint64, error) {
-	cost := networkFee + m.donation + m.fee
-	if m.gross > cost {
-		return m.gross - cost, nil
+// net is the change of the wallet's balance after networkFee: gross -
+// networkFee - donation - fee. It must be positive, except when every item is
+// a cNFT: such a transaction returns nothing (gross, donation and service fee
+// are 0) and costs the wallet exactly its network fee, which the caller chose
+// to pay by selecting them.
+func (m money) net(networkFee uint64) (int64, error) {
+	cost, c1 := bits.Add64(networkFee, m.donation, 0)
+	cost, c2 := bits.Add64(cost, m.fee, 0)
+	if c1 == 0 && c2 == 0 && m.gross <= math.MaxInt64 && cost <= math.MaxInt64 {
+		net := int64(m.gross) - int64(cost)
+		if net > 0 || (m.cnftOnly() && m.gross == 0) {
+			return net, nil
+		}
 	}
 	e := requestError("reclaiming would cost more than it returns: %d lamports back, %d in network fee, %d donated, %d service fee",
 		m.gross, networkFee, m.donation, m.fee)
@@ -191,4 +203,14 @@ func (m money) net(networkFee uint64) (uint64, error) {
 		e.Item = m.items[0].Item.Address.String()
 	}
 	return 0, e
+}
+
+// cnftOnly reports whether every item of the transaction is a cNFT.
+func (m money) cnftOnly() bool {
+	for _, s := range m.items {
+		if s.Item.Type != assets.TypeCNFT {
+			return false
+		}
+	}
+	return len(m.items) > 0
 }

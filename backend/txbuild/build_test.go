@@ -65,7 +65,7 @@ func TestBuildMoney(t *testing.T) {
 		ComputeUnits: 4_740, ComputeUnitPrice: 100, PriorityFee: 1, NetworkFee: 5_001,
 	}
 	want.Fees = want.NetworkFee + want.ServiceFee
-	want.NetRebate = gross - want.Fees - want.DonationAmount
+	want.NetRebate = int64(gross - want.Fees - want.DonationAmount)
 	got := tx
 	got.Transaction, got.Base64, got.Message, got.MessageHash, got.Includes = nil, "", nil, [32]byte{}, nil
 	if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {

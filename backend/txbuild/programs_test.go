@@ -72,7 +72,7 @@ func TestBuildMetaplexAndCore(t *testing.T) {
 	if programs[metaplex.ProgramID] != 2 || programs[mplcore.ProgramID] != 2 || programs[solana.TokenProgramID] != 2 {
 		t.Errorf("instructions per program %v: want 2 Token Metadata, 2 Core, BurnChecked+CloseAccount", programs)
 	}
-	if res.Totals().NetRebate != gross-res.Totals().Fees {
+	if res.Totals().NetRebate != int64(gross-res.Totals().Fees) {
 		t.Errorf("totals %+v", res.Totals())
 	}
 }

@@ -111,9 +111,11 @@ type Tx struct {
 	// the lamports of the token accounts closed, the refund of the Metaplex
 	// and Core burns (see assets.Item.Lamports).
 	GrossRebate uint64
-	// NetRebate is what the wallet's balance rises by when the transaction
-	// lands: GrossRebate - Fees - DonationAmount.
-	NetRebate uint64
+	// NetRebate is the change of the wallet's balance when the transaction
+	// lands: GrossRebate - Fees - DonationAmount. It is positive, except in a
+	// transaction of cNFT burns alone: they return nothing, so its NetRebate
+	// is minus its NetworkFee.
+	NetRebate int64
 	// DonationAmount goes to the donation wallet.
 	DonationAmount uint64
 	// NetworkFee is SignatureFee per signature plus PriorityFee.
@@ -145,7 +147,7 @@ type Result struct {
 type Totals struct {
 	ItemCount      int
 	GrossRebate    uint64
-	NetRebate      uint64
+	NetRebate      int64
 	DonationAmount uint64
 	Fees           uint64
 }

@@ -535,8 +535,11 @@ type BuiltTransaction struct {
 	Includes []*ItemSelection `protobuf:"bytes,2,rep,name=includes,proto3" json:"includes,omitempty"`
 	// gross_rebate is the SOL reclaimed before fees, in lamports.
 	GrossRebate uint64 `protobuf:"varint,3,opt,name=gross_rebate,json=grossRebate,proto3" json:"gross_rebate,omitempty"`
-	// net_rebate is what the wallet keeps after fees and donation, in lamports.
-	NetRebate uint64 `protobuf:"varint,4,opt,name=net_rebate,json=netRebate,proto3" json:"net_rebate,omitempty"`
+	// net_rebate is the change of the wallet's SOL balance once the transaction
+	// lands: gross_rebate minus fees and donation, in lamports. It is negative
+	// only for a transaction of compressed NFT burns alone, which return no rent
+	// and cost the network fee.
+	NetRebate int64 `protobuf:"varint,4,opt,name=net_rebate,json=netRebate,proto3" json:"net_rebate,omitempty"`
 	// donation_amount is routed to the project's donation wallet, in lamports.
 	DonationAmount uint64 `protobuf:"varint,5,opt,name=donation_amount,json=donationAmount,proto3" json:"donation_amount,omitempty"`
 	// compute_units_needed is the compute unit limit the transaction sets.
@@ -598,7 +601,7 @@ func (x *BuiltTransaction) GetGrossRebate() uint64 {
 	return 0
 }
 
-func (x *BuiltTransaction) GetNetRebate() uint64 {
+func (x *BuiltTransaction) GetNetRebate() int64 {
 	if x != nil {
 		return x.NetRebate
 	}
@@ -633,8 +636,9 @@ type Totals struct {
 	ItemCount uint32 `protobuf:"varint,1,opt,name=item_count,json=itemCount,proto3" json:"item_count,omitempty"`
 	// gross_rebate in lamports.
 	GrossRebate uint64 `protobuf:"varint,2,opt,name=gross_rebate,json=grossRebate,proto3" json:"gross_rebate,omitempty"`
-	// net_rebate in lamports.
-	NetRebate uint64 `protobuf:"varint,3,opt,name=net_rebate,json=netRebate,proto3" json:"net_rebate,omitempty"`
+	// net_rebate in lamports: the sum of the transactions' net_rebate, negative
+	// when compressed NFT burns cost more than the other items return.
+	NetRebate int64 `protobuf:"varint,3,opt,name=net_rebate,json=netRebate,proto3" json:"net_rebate,omitempty"`
 	// donation_amount in lamports.
 	DonationAmount uint64 `protobuf:"varint,4,opt,name=donation_amount,json=donationAmount,proto3" json:"donation_amount,omitempty"`
 	// fees in lamports: network fees plus the service fee.
@@ -687,7 +691,7 @@ func (x *Totals) GetGrossRebate() uint64 {
 	return 0
 }
 
-func (x *Totals) GetNetRebate() uint64 {
+func (x *Totals) GetNetRebate() int64 {
 	if x != nil {
 		return x.NetRebate
 	}
@@ -1277,7 +1281,7 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\bincludes\x18\x02 \x03(\v2\x19.reclaim.v1.ItemSelectionR\bincludes\x12!\n" +
 	"\fgross_rebate\x18\x03 \x01(\x04R\vgrossRebate\x12\x1d\n" +
 	"\n" +
-	"net_rebate\x18\x04 \x01(\x04R\tnetRebate\x12'\n" +
+	"net_rebate\x18\x04 \x01(\x03R\tnetRebate\x12'\n" +
 	"\x0fdonation_amount\x18\x05 \x01(\x04R\x0edonationAmount\x120\n" +
 	"\x14compute_units_needed\x18\x06 \x01(\rR\x12computeUnitsNeeded\x12+\n" +
 	"\x11submission_ticket\x18\a \x01(\tR\x10submissionTicket\"\xa6\x01\n" +
@@ -1286,7 +1290,7 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"item_count\x18\x01 \x01(\rR\titemCount\x12!\n" +
 	"\fgross_rebate\x18\x02 \x01(\x04R\vgrossRebate\x12\x1d\n" +
 	"\n" +
-	"net_rebate\x18\x03 \x01(\x04R\tnetRebate\x12'\n" +
+	"net_rebate\x18\x03 \x01(\x03R\tnetRebate\x12'\n" +
 	"\x0fdonation_amount\x18\x04 \x01(\x04R\x0edonationAmount\x12\x12\n" +
 	"\x04fees\x18\x05 \x01(\x04R\x04fees\"\xeb\x01\n" +
 	"\x19BuildTransactionsResponse\x12@\n" +
