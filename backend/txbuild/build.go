@@ -24,6 +24,9 @@ func (b *Builder) Build(ctx context.Context, p Params) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if err := b.planCNFTs(ctx, r); err != nil {
+		return Result{}, err
+	}
 	batches, err := r.pack(defaultLimits(r.HeadroomBytes))
 	if err != nil {
 		return Result{}, err

@@ -115,6 +115,8 @@ func (r *request) size(items []Selected) (int, error) {
 // estimateUnits is the compute estimate of one item's instructions.
 func estimateUnits(s Selected) uint64 {
 	switch {
+	case s.Item.Type == assets.TypeCNFT:
+		return unitsBubblegumBurn
 	case s.Item.Core != nil:
 		return unitsCoreBurn
 	case s.Item.Metaplex != nil && s.Action == assets.ActionBurn:

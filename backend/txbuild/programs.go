@@ -1,6 +1,12 @@
 package txbuild
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
@@ -14,6 +20,11 @@ import (
 // burn returns to the wallet, so the money rules hold unchanged. A new
 // program adds a field to assets.Item, a case here and in itemInstructions,
 // and an estimate in estimateUnits.
+//
+// Compressed NFTs are the one kind whose instruction comes from outside
+// discovery: a CNFTPlanner (bubblegum.Planner) builds Bubblegum's burn from
+// the indexer's asset and proof when Build starts (planCNFTs), and the item
+// carries it (Selected.burn). Their Lamports are 0.
 
 // Compute estimates of the Metaplex burns while packing (see pack.go): a
 // Token Metadata BurnV1 runs the token program two or three times (thaw,
@@ -22,6 +33,9 @@ import (
 const (
 	unitsMetaplexBurn = 150_000
 	unitsCoreBurn     = 50_000
+	// A Bubblegum burn hashes the proof (up to 30 levels, keccak), writes
+	// the tree's change log and logs the change through SPL Noop.
+	unitsBubblegumBurn = 100_000
 )
 
 // metaplexBurn is Token Metadata's BurnV1 of an NFT held by wallet.
@@ -48,4 +62,68 @@ func metaplexBurn(it assets.Item, wallet solana.PublicKey) solana.Instruction {
 // receives the refund.
 func coreBurn(it assets.Item, wallet solana.PublicKey) solana.Instruction {
 	return mplcore.BurnV1{Asset: it.Address, Collection: it.Core.Collection, Payer: wallet}.Instruction()
+}
+
+// planCNFTs asks the CNFTPlanner for the burn of every cNFT item of r, a few
+// at a time, and stores it with the item. The error returned is that of the
+// first failing item in request order; a refusal (*assets.ItemError) becomes
+// an *Error naming the item, anything else stops the rest.
+func (b *Builder) planCNFTs(ctx context.Context, r *request) error {
+	var idx []int
+	for i, s := range r.Items {
+		if s.Item.Type == assets.TypeCNFT {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	if b.cnft == nil {
+		it := r.Items[idx[0]].Item
+		return itemError(it.Address, "compressed NFTs cannot be burned: the service has no DAS indexer")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	items := slices.Clone(r.Items) // the caller's slice stays as it was
+	errs := make([]error, len(idx))
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for k, i := range idx {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			addr := items[i].Item.Address
+			ix, err := b.cnft.BurnInstruction(ctx, r.Wallet, addr)
+			var ie *assets.ItemError
+			switch {
+			case errors.As(err, &ie):
+				errs[k] = itemError(addr, "%s", ie.Reason)
+			case err != nil:
+				errs[k] = fmt.Errorf("txbuild: cnft %s: %w", addr, err)
+				cancel()
+			case ix == nil:
+				errs[k] = fmt.Errorf("txbuild: cnft %s: no instruction", addr)
+			default:
+				items[i].burn = ix
+			}
+		}()
+	}
+	wg.Wait()
+	// The first failure in request order, but not one that only saw the
+	// cancellation another item's failure caused.
+	var first error
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return first
+	}
+	r.Items = items
+	return nil
 }

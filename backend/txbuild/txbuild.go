@@ -4,7 +4,10 @@
 // Items arrive already resolved from the chain (assets.Item). Token accounts
 // burn and close with the token programs; Metaplex NFTs burn with Token
 // Metadata's BurnV1 and MPL Core assets with Core's BurnV1 (programs.go),
-// whose refund discovery computed exactly. They are grouped
+// whose refund discovery computed exactly. Compressed NFTs (cNFTs, items of
+// type cnft whose Address is the asset id) burn with Bubblegum's burn, which
+// the CNFTPlanner given by WithCNFTPlanner builds from the indexer's proof
+// when Build starts; they return nothing. They are grouped
 // by ledger type (token_account_closure, token_burn, nft_burn) in order of
 // first appearance and packed greedily, in request order, while the signed
 // transaction stays within 1232 bytes less the caller's headroom (room for
@@ -26,7 +29,12 @@
 // p taken exactly from its decimal form; service fee = floor(gross * bps /
 // 10000); network fee = 5000 per signature + ceil(price * limit / 1e6); net =
 // gross - network fee - donation - service fee, which is exactly the wallet's
-// balance change when the transaction lands, and must be positive. The
+// balance change when the transaction lands, and must be positive, with one
+// exception: a transaction whose items are all cNFTs has gross 0, donation 0
+// and service fee 0 (no transfers), and net = -network fee, the price the
+// caller chose to pay to burn them. A transaction with any other item (cNFTs
+// share nft_burn transactions with NFTs and Core assets) must still have a
+// positive net, or the build is refused. The
 // donation wallet and treasury are read once: a transfer that would create
 // one of them must reach the rent-exempt minimum of an empty account, in every
 // transaction on its own, or the build is refused.
@@ -67,6 +75,9 @@ const (
 type Selected struct {
 	Item   assets.Item
 	Action string
+
+	// burn is a cNFT's Bubblegum burn, planned by Build.
+	burn solana.Instruction
 }
 
 // Params is one build request.
@@ -201,12 +212,36 @@ type RPC interface {
 	SimulateTransactionWithOpts(ctx context.Context, tx *solana.Transaction, opts *rpc.SimulateTransactionOpts) (*rpc.SimulateTransactionResponse, error)
 }
 
+// CNFTPlanner builds the burn of a compressed NFT (cNFT) from an indexer's
+// proof; *bubblegum.Planner is one. A selection the wallet cannot burn is an
+// *assets.ItemError; an indexer or cluster failing is any other error.
+type CNFTPlanner interface {
+	BurnInstruction(ctx context.Context, wallet, assetID solana.PublicKey) (*solana.GenericInstruction, error)
+}
+
 // Builder builds reclaim transactions against one cluster.
 type Builder struct {
-	rpc RPC
+	rpc  RPC
+	cnft CNFTPlanner
+}
+
+// Option configures a Builder.
+type Option func(*Builder)
+
+// WithCNFTPlanner lets the Builder burn cNFT items, with the instructions p
+// builds. Without it, cNFT items are refused.
+func WithCNFTPlanner(p CNFTPlanner) Option {
+	return func(b *Builder) { b.cnft = p }
 }
 
 // NewBuilder returns a Builder that reads the cluster through rpc.
-func NewBuilder(rpc RPC) *Builder {
-	return &Builder{rpc: rpc}
+func NewBuilder(rpc RPC, opts ...Option) *Builder {
+	b := &Builder{rpc: rpc}
+	for _, o := range opts {
+		o(b)
+	}
+	return b
 }
+
+// BurnsCNFTs reports whether the Builder has a CNFTPlanner.
+func (b *Builder) BurnsCNFTs() bool { return b.cnft != nil }

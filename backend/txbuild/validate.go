@@ -83,8 +83,10 @@ func ledgerType(s Selected, wallet solana.PublicKey) (string, error) {
 	switch {
 	case it.Address.IsZero():
 		return "", requestError("an item has no address")
-	case it.Type == assets.TypeZKCompressedToken || it.Type == assets.TypeCNFT:
+	case it.Type == assets.TypeZKCompressedToken:
 		return "", itemError(it.Address, "%s items cannot be reclaimed yet", it.Type)
+	case it.Type == assets.TypeCNFT:
+		return cnftLedgerType(s, wallet)
 	case it.Core != nil:
 		return coreLedgerType(s, wallet)
 	case !it.TokenProgram.Equals(solana.TokenProgramID) && !it.TokenProgram.Equals(solana.Token2022ProgramID):
@@ -138,6 +140,23 @@ func coreLedgerType(s Selected, wallet solana.PublicKey) (string, error) {
 	return ledger.TypeNFTBurn, nil
 }
 
+// cnftLedgerType checks a cNFT selection as far as the item tells; the
+// CNFTPlanner checks the leaf itself (owner, burnt, frozen, tree) with the
+// indexer. Burn is its one action, and it returns nothing: an item claiming
+// lamports is not one discovery or the server made.
+func cnftLedgerType(s Selected, wallet solana.PublicKey) (string, error) {
+	it := s.Item
+	switch {
+	case !it.Owner.IsZero() && !it.Owner.Equals(wallet):
+		return "", itemError(it.Address, "is owned by %s, not by the wallet", it.Owner)
+	case s.Action != assets.ActionBurn:
+		return "", itemError(it.Address, "action %q is not available for a compressed NFT (available: [burn])", s.Action)
+	case it.Lamports != 0:
+		return "", itemError(it.Address, "a compressed NFT returns no lamports, but the item claims %d", it.Lamports)
+	}
+	return ledger.TypeNFTBurn, nil
+}
+
 // itemInstructions reclaims one item: harvest withheld Token-2022 fees, burn
 // the whole balance when burning, close to the wallet. Wrapped SOL is closed,
 // never burned: closing returns its balance with its rent. A Metaplex NFT
@@ -145,6 +164,9 @@ func coreLedgerType(s Selected, wallet solana.PublicKey) (string, error) {
 // (programs.go): each closes what it burns to the wallet.
 func itemInstructions(s Selected, wallet solana.PublicKey) []solana.Instruction {
 	it := s.Item
+	if it.Type == assets.TypeCNFT {
+		return []solana.Instruction{s.burn}
+	}
 	if it.Core != nil {
 		return []solana.Instruction{coreBurn(it, wallet)}
 	}
