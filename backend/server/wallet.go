@@ -213,6 +213,9 @@ func (s *walletServer) BuildTransactions(ctx context.Context, req *connect.Reque
 	if errors.As(err, &berr) {
 		return nil, buildError(berr, m.GetItems())
 	}
+	if errors.Is(err, txbuild.ErrCNFTPlanner) {
+		return nil, unavailable("the DAS indexer (or the cluster, reading a merkle tree) failed or did not answer while planning a compressed NFT burn; retry shortly", err)
+	}
 	if err != nil {
 		return nil, s.clusterError(err)
 	}
@@ -220,11 +223,29 @@ func (s *walletServer) BuildTransactions(ctx context.Context, req *connect.Reque
 }
 
 // resolve reads the selected items' current state and checks each selection
-// against it.
+// against it. Token accounts and Core assets are read from the chain by the
+// Discoverer; a cNFT (an asset id, not an account) becomes an item the
+// Builder's CNFTPlanner checks with the DAS indexer (owner, compressed, not
+// burnt, not frozen, a V1 tree) when it builds the burn.
 func (s *walletServer) resolve(ctx context.Context, wallet solana.PublicKey, sel []*reclaimv1.ItemSelection) ([]txbuild.Selected, error) {
-	addrs := make([]solana.PublicKey, len(sel))
+	out := make([]txbuild.Selected, len(sel))
+	var onChain []int
+	var addrs []solana.PublicKey
 	for i, it := range sel {
-		addrs[i] = solana.MustPublicKeyFromBase58(it.GetAddress())
+		addr := solana.MustPublicKeyFromBase58(it.GetAddress())
+		if it.GetType() != assets.TypeCNFT {
+			onChain, addrs = append(onChain, i), append(addrs, addr)
+			continue
+		}
+		if !s.w.Builder.BurnsCNFTs() {
+			return nil, invalidf(fmt.Sprintf("items[%d]", i), "%s: compressed NFTs need DAS_RPC_URL on the service", addr)
+		}
+		out[i] = txbuild.Selected{Action: it.GetAction(), Item: assets.Item{
+			Type: assets.TypeCNFT, Address: addr, Owner: wallet, Actions: []string{assets.ActionBurn},
+		}}
+	}
+	if len(addrs) == 0 {
+		return out, nil
 	}
 	rctx, cancel := context.WithTimeout(ctx, s.rpcTimeout)
 	defer cancel()
@@ -236,8 +257,8 @@ func (s *walletServer) resolve(ctx context.Context, wallet solana.PublicKey, sel
 	if err != nil {
 		return nil, s.clusterError(err)
 	}
-	out := make([]txbuild.Selected, len(sel))
-	for i, it := range items {
+	for k, it := range items {
+		i := onChain[k]
 		field := fmt.Sprintf("items[%d]", i)
 		if it.Type != sel[i].GetType() {
 			return nil, invalidf(field, "%s is a %s on chain now, not a %s: list the assets again", it.Address, it.Type, sel[i].GetType())

@@ -53,7 +53,11 @@ func TestBuildErrors(t *testing.T) {
 		{name: "another owner", params: func() Params { s := empty("a"); s.Item.Owner = other; return fullParams([]Selected{s}, 0) }, item: key("a").String(), message: "owned by"},
 		{name: "close authority", params: func() Params { s := empty("a"); s.Item.HasCloseAuthority = true; return fullParams([]Selected{s}, 0) }, item: key("a").String(), message: "close authority"},
 		{name: "compressed NFT closed", params: func() Params { s := empty("a"); s.Item.Type = assets.TypeCNFT; return fullParams([]Selected{s}, 0) }, item: key("a").String(), message: "compressed NFT"},
-		{name: "zk compressed token", params: func() Params { s := empty("a"); s.Item.Type = assets.TypeZKCompressedToken; return fullParams([]Selected{s}, 0) }, item: key("a").String(), message: "zk_compressed_token"},
+		{name: "zk compressed token", params: func() Params {
+			s := empty("a")
+			s.Item.Type = assets.TypeZKCompressedToken
+			return fullParams([]Selected{s}, 0)
+		}, item: key("a").String(), message: "zk_compressed_token"},
 		{name: "not a token account", params: func() Params { s := empty("a"); s.Item.TokenProgram = other; return fullParams([]Selected{s}, 0) }, item: key("a").String(), message: "not an SPL Token"},
 		{name: "withheld outside Token-2022", params: func() Params { s := empty("a"); s.Item.WithheldAmount = 1; return fullParams([]Selected{s}, 0) }, item: key("a").String(), message: "Token-2022"},
 		{

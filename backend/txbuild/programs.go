@@ -64,6 +64,10 @@ func coreBurn(it assets.Item, wallet solana.PublicKey) solana.Instruction {
 	return mplcore.BurnV1{Asset: it.Address, Collection: it.Core.Collection, Payer: wallet}.Instruction()
 }
 
+// ErrCNFTPlanner wraps the errors of a CNFTPlanner that are not refusals:
+// the DAS indexer, or the cluster it reads the tree from, failing.
+var ErrCNFTPlanner = errors.New("txbuild: planning a compressed NFT burn failed")
+
 // planCNFTs asks the CNFTPlanner for the burn of every cNFT item of r, a few
 // at a time, and stores it with the item. The error returned is that of the
 // first failing item in request order; a refusal (*assets.ItemError) becomes
@@ -100,7 +104,7 @@ func (b *Builder) planCNFTs(ctx context.Context, r *request) error {
 			case errors.As(err, &ie):
 				errs[k] = itemError(addr, "%s", ie.Reason)
 			case err != nil:
-				errs[k] = fmt.Errorf("txbuild: cnft %s: %w", addr, err)
+				errs[k] = fmt.Errorf("%w: cnft %s: %w", ErrCNFTPlanner, addr, err)
 				cancel()
 			case ix == nil:
 				errs[k] = fmt.Errorf("txbuild: cnft %s: no instruction", addr)

@@ -19,6 +19,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/assets/images"
 	"github.com/reclaim-sol/reclaim/backend/assets/jupiter"
 	"github.com/reclaim-sol/reclaim/backend/auth"
+	"github.com/reclaim-sol/reclaim/backend/bubblegum"
 	"github.com/reclaim-sol/reclaim/backend/config"
 	"github.com/reclaim-sol/reclaim/backend/das"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
@@ -157,8 +158,13 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger) (server.Wallet, *rel
 		prices = jupiter.New(cfg.PriceURL, nil)
 	}
 	sources := []assets.Source{assets.NewCoreSource(rc)}
+	var buildOpts []txbuild.Option
 	if cfg.DASRPCURL != "" {
-		sources = append(sources, das.NewSource(das.New(cfg.DASRPCURL, nil, das.Options{})))
+		dasClient := das.New(cfg.DASRPCURL, nil, das.Options{})
+		sources = append(sources, das.NewSource(dasClient))
+		// cNFTs listed from DAS burn with Bubblegum; without DAS a cnft
+		// selection is a 400.
+		buildOpts = append(buildOpts, txbuild.WithCNFTPlanner(bubblegum.NewPlanner(dasClient, rc)))
 	}
 	if cfg.PhotonRPCURL != "" {
 		sources = append(sources, photon.NewSource(photon.New(cfg.PhotonRPCURL, nil, photon.Options{})))
@@ -168,7 +174,7 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger) (server.Wallet, *rel
 	w := server.Wallet{
 		Cluster:       rpcCluster{rc},
 		Discoverer:    discoverer,
-		Builder:       txbuild.NewBuilder(rc),
+		Builder:       txbuild.NewBuilder(rc, buildOpts...),
 		Tickets:       tickets,
 		Relay:         relay.New(rc, e.store, tickets, time.Now),
 		ServiceFeeBPS: cfg.ServiceFeeBPS,
