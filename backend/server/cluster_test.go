@@ -27,12 +27,24 @@ type fakeCluster struct {
 	started   chan struct{}
 	cancelled chan struct{}
 	once      sync.Once
+	simulated int
 }
+
+// What the fake answers to building: every transaction consumes
+// fakeUnitsConsumed, recent priority fees are fakePriorityFee.
+const (
+	fakeUnitsConsumed = 50_000
+	fakePriorityFee   = 100
+	fakeLastValid     = 1_000_150
+)
 
 type fakeAccount struct {
 	program  solana.PublicKey
 	lamports uint64
 	data     []byte
+	// space, when set, is the account's size and data only its first bytes
+	// (a merkle tree's header).
+	space int
 }
 
 const rentLamports = 2_039_280
@@ -111,6 +123,27 @@ func (f *fakeCluster) serve(w http.ResponseWriter, r *http.Request) {
 		_ = json.Unmarshal(req.Params[0], &owner)
 		_ = json.Unmarshal(req.Params[1], &filter)
 		result = f.tokenAccounts(owner, filter.ProgramID)
+	case "getAccountInfo":
+		var k string
+		_ = json.Unmarshal(req.Params[0], &k)
+		f.mu.Lock()
+		a, ok := f.accounts[solana.MustPublicKeyFromBase58(k)]
+		f.mu.Unlock()
+		result = map[string]any{"context": map[string]any{"slot": 1}, "value": nil}
+		if ok {
+			result = map[string]any{"context": map[string]any{"slot": 1}, "value": a.json()}
+		}
+	case "getLatestBlockhash":
+		result = map[string]any{"context": map[string]any{"slot": 1}, "value": map[string]any{
+			"blockhash": solana.HashFromBytes(make([]byte, 32)).String(), "lastValidBlockHeight": fakeLastValid}}
+	case "getRecentPrioritizationFees":
+		result = []any{map[string]any{"slot": 1, "prioritizationFee": fakePriorityFee}}
+	case "simulateTransaction":
+		f.mu.Lock()
+		f.simulated++
+		f.mu.Unlock()
+		result = map[string]any{"context": map[string]any{"slot": 1}, "value": map[string]any{
+			"err": nil, "logs": []string{}, "unitsConsumed": fakeUnitsConsumed}}
 	case "getMultipleAccounts":
 		if f.hold != nil {
 			select {
@@ -135,8 +168,12 @@ func (f *fakeCluster) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a fakeAccount) json() map[string]any {
+	space := len(a.data)
+	if a.space > 0 {
+		space = a.space
+	}
 	return map[string]any{
-		"lamports": a.lamports, "owner": a.program.String(), "executable": false, "rentEpoch": 0, "space": len(a.data),
+		"lamports": a.lamports, "owner": a.program.String(), "executable": false, "rentEpoch": 0, "space": space,
 		"data": []string{base64.StdEncoding.EncodeToString(a.data), "base64"},
 	}
 }

@@ -24,6 +24,8 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
 	"github.com/reclaim-sol/reclaim/backend/auth"
+	"github.com/reclaim-sol/reclaim/backend/bubblegum"
+	"github.com/reclaim-sol/reclaim/backend/das"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/project"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
@@ -100,11 +102,15 @@ type options struct {
 	store      *storage.Store
 	keys       *signing.Keyring
 	hasher     *auth.Hasher
+	// dasURL, when set, is the DAS endpoint the builder plans cNFT burns
+	// with, as serve wires DAS_RPC_URL.
+	dasURL string
 }
 
 func withLimiter(l ratelimit.Limiter) option { return func(o *options) { o.limiter = l } }
 func withRPC(url string) option              { return func(o *options) { o.rpcURL = url } }
 func withRPCTimeout(d time.Duration) option  { return func(o *options) { o.rpcTimeout = d } }
+func withDAS(url string) option              { return func(o *options) { o.dasURL = url } }
 func withShared(store *storage.Store, keys *signing.Keyring, hasher *auth.Hasher) option {
 	return func(o *options) { o.store, o.keys, o.hasher = store, keys, hasher }
 }
@@ -136,6 +142,10 @@ func newEnv(t testing.TB, opts ...option) *env {
 	clk := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
 	rc := rpc.New(o.rpcURL)
 	tickets := ticket.NewIssuer(o.keys)
+	var buildOpts []txbuild.Option
+	if o.dasURL != "" {
+		buildOpts = append(buildOpts, txbuild.WithCNFTPlanner(bubblegum.NewPlanner(das.New(o.dasURL, nil, das.Options{}), rc)))
+	}
 	h, err := server.New(server.Deps{
 		Auth:     auth.NewAuthenticator(o.store, o.hasher, o.keys, o.keyTTL, clk.Now),
 		Issuer:   auth.NewIssuer(o.keys, clk.Now),
@@ -143,7 +153,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 		Ledger:   ledger.NewService(o.store),
 		Projects: o.store,
 		Wallet: server.Wallet{
-			Cluster: rpcCluster{rc}, Discoverer: assets.NewDiscoverer(rc, nil), Builder: txbuild.NewBuilder(rc),
+			Cluster: rpcCluster{rc}, Discoverer: assets.NewDiscoverer(rc, nil), Builder: txbuild.NewBuilder(rc, buildOpts...),
 			Tickets: tickets, Relay: relay.New(rc, o.store, tickets, clk.Now), TicketTTL: time.Minute, Now: clk.Now,
 		},
 		Ping:       o.store.Ping,
