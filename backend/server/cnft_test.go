@@ -22,8 +22,8 @@ import (
 // a depth-14 tree whose canopy (11 levels) leaves 3 proof nodes to send.
 const (
 	recordedOwner = "3GSXQm66NE2wDpw31q7uC9DDoMjG2c2LvHgVnjmTgkuv"
-	cnftAsset = "DBDmGn3wxTy6sCTxcqufhH2RyZvPzUH4WQ4VqFovETcV"
-	cnftTree  = "4SdqgFcQzs6C5XrYF5SaPQrcsLKwip4CLEF8qDGnzsLG"
+	cnftAsset     = "DBDmGn3wxTy6sCTxcqufhH2RyZvPzUH4WQ4VqFovETcV"
+	cnftTree      = "4SdqgFcQzs6C5XrYF5SaPQrcsLKwip4CLEF8qDGnzsLG"
 )
 
 // fakeDAS replays the recorded getAsset and getAssetProof for cnftAsset and
