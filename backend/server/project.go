@@ -31,7 +31,7 @@ func (s *projectServer) GetStats(ctx context.Context, _ *connect.Request[reclaim
 	}
 	return connect.NewResponse(&reclaimv1.GetStatsResponse{
 		TotalGrossRebate:      uint64(st.TotalGrossRebate),
-		TotalNetRebate:        uint64(st.TotalNetRebate),
+		TotalNetRebate:        st.TotalNetRebate,
 		TotalTransactionCount: uint64(st.TotalTransactionCount),
 		TotalWallets:          uint64(st.TotalWallets),
 		TotalDonations:        uint64(st.TotalDonations),
@@ -68,7 +68,7 @@ func (s *projectServer) GetLeaderboard(ctx context.Context, req *connect.Request
 		out[i] = &reclaimv1.LeaderboardEntry{
 			Payer:                 e.Payer,
 			TotalGrossRebate:      uint64(e.TotalGrossRebate),
-			TotalNetRebate:        uint64(e.TotalNetRebate),
+			TotalNetRebate:        e.TotalNetRebate,
 			TotalTransactionCount: uint64(e.TotalTransactionCount),
 			TransactionTypeCounts: counts,
 			TotalDonationAmount:   uint64(e.TotalDonationAmount),

@@ -215,3 +215,27 @@ func TestGRPCGoClient(t *testing.T) {
 		t.Fatalf("no credentials over gRPC: %v", err)
 	}
 }
+
+// A wallet that only burned compressed NFTs paid to do it: its net is
+// negative, and stats and leaderboard say so as plain negative numbers.
+func TestNegativeNetIsASignedNumber(t *testing.T) {
+	e := newEnv(t)
+	payer := newWallet()
+	at := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+	err := e.store.InsertEntry(context.Background(), ledger.Entry{
+		ID: storage.NewID("tx"), ProjectID: e.project.ID, Payer: payer, Type: ledger.TypeNFTBurn,
+		GrossRebate: 0, NetRebate: -5006, NetworkFee: 5006, Fees: 5006, ItemCount: 3, Signature: "sig-cnft",
+		TicketJTI: storage.NewID("jti"), Status: ledger.StatusConfirmed, CreatedAt: at, ConfirmedAt: &at,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := e.rest("GET", "/v1/stats", apiKey(e.apiKey), nil).status(200)
+	if !strings.Contains(string(st.body), `"totalNetRebate":-5006`) {
+		t.Fatalf("stats %s", st.body)
+	}
+	lb := e.rest("GET", "/v1/leaderboard", apiKey(e.apiKey), nil).status(200)
+	if !strings.Contains(string(lb.body), `"totalNetRebate":-5006`) {
+		t.Fatalf("leaderboard %s", lb.body)
+	}
+}

@@ -121,7 +121,7 @@ type LeaderboardEntry struct {
 	// total_gross_rebate in lamports.
 	TotalGrossRebate uint64 `protobuf:"varint,2,opt,name=total_gross_rebate,json=totalGrossRebate,proto3" json:"total_gross_rebate,omitempty"`
 	// total_net_rebate in lamports.
-	TotalNetRebate uint64 `protobuf:"varint,3,opt,name=total_net_rebate,json=totalNetRebate,proto3" json:"total_net_rebate,omitempty"`
+	TotalNetRebate int64 `protobuf:"varint,3,opt,name=total_net_rebate,json=totalNetRebate,proto3" json:"total_net_rebate,omitempty"`
 	// total_transaction_count of confirmed transactions.
 	TotalTransactionCount uint64 `protobuf:"varint,4,opt,name=total_transaction_count,json=totalTransactionCount,proto3" json:"total_transaction_count,omitempty"`
 	// transaction_type_counts counts transactions per type.
@@ -180,7 +180,7 @@ func (x *LeaderboardEntry) GetTotalGrossRebate() uint64 {
 	return 0
 }
 
-func (x *LeaderboardEntry) GetTotalNetRebate() uint64 {
+func (x *LeaderboardEntry) GetTotalNetRebate() int64 {
 	if x != nil {
 		return x.TotalNetRebate
 	}
@@ -312,7 +312,7 @@ type GetStatsResponse struct {
 	// total_gross_rebate in lamports.
 	TotalGrossRebate uint64 `protobuf:"varint,1,opt,name=total_gross_rebate,json=totalGrossRebate,proto3" json:"total_gross_rebate,omitempty"`
 	// total_net_rebate in lamports.
-	TotalNetRebate uint64 `protobuf:"varint,2,opt,name=total_net_rebate,json=totalNetRebate,proto3" json:"total_net_rebate,omitempty"`
+	TotalNetRebate int64 `protobuf:"varint,2,opt,name=total_net_rebate,json=totalNetRebate,proto3" json:"total_net_rebate,omitempty"`
 	// total_transaction_count of confirmed transactions.
 	TotalTransactionCount uint64 `protobuf:"varint,3,opt,name=total_transaction_count,json=totalTransactionCount,proto3" json:"total_transaction_count,omitempty"`
 	// total_wallets is the number of distinct wallets.
@@ -362,7 +362,7 @@ func (x *GetStatsResponse) GetTotalGrossRebate() uint64 {
 	return 0
 }
 
-func (x *GetStatsResponse) GetTotalNetRebate() uint64 {
+func (x *GetStatsResponse) GetTotalNetRebate() int64 {
 	if x != nil {
 		return x.TotalNetRebate
 	}
@@ -420,7 +420,7 @@ const file_reclaim_v1_project_proto_rawDesc = "" +
 	"\x10LeaderboardEntry\x12\x14\n" +
 	"\x05payer\x18\x01 \x01(\tR\x05payer\x12,\n" +
 	"\x12total_gross_rebate\x18\x02 \x01(\x04R\x10totalGrossRebate\x12(\n" +
-	"\x10total_net_rebate\x18\x03 \x01(\x04R\x0etotalNetRebate\x126\n" +
+	"\x10total_net_rebate\x18\x03 \x01(\x03R\x0etotalNetRebate\x126\n" +
 	"\x17total_transaction_count\x18\x04 \x01(\x04R\x15totalTransactionCount\x12o\n" +
 	"\x17transaction_type_counts\x18\x05 \x03(\v27.reclaim.v1.LeaderboardEntry.TransactionTypeCountsEntryR\x15transactionTypeCounts\x122\n" +
 	"\x15total_donation_amount\x18\x06 \x01(\x04R\x13totalDonationAmount\x120\n" +
@@ -434,7 +434,7 @@ const file_reclaim_v1_project_proto_rawDesc = "" +
 	"\x0fGetStatsRequest\"\xa4\x02\n" +
 	"\x10GetStatsResponse\x12,\n" +
 	"\x12total_gross_rebate\x18\x01 \x01(\x04R\x10totalGrossRebate\x12(\n" +
-	"\x10total_net_rebate\x18\x02 \x01(\x04R\x0etotalNetRebate\x126\n" +
+	"\x10total_net_rebate\x18\x02 \x01(\x03R\x0etotalNetRebate\x126\n" +
 	"\x17total_transaction_count\x18\x03 \x01(\x04R\x15totalTransactionCount\x12#\n" +
 	"\rtotal_wallets\x18\x04 \x01(\x04R\ftotalWallets\x12'\n" +
 	"\x0ftotal_donations\x18\x05 \x01(\x04R\x0etotalDonations\x122\n" +
