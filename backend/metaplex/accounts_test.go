@@ -2,6 +2,7 @@ package metaplex_test
 
 import (
 	"encoding/binary"
+	"github.com/reclaim-sol/reclaim/backend/internal/mplref"
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
@@ -46,7 +47,7 @@ func metadataData(mint solana.PublicKey, tail bool, standard byte, collection *m
 }
 
 func TestParseMetadata(t *testing.T) {
-	mint, col := key("mint"), key("collection")
+	mint, col := mplref.Key("mint"), mplref.Key("collection")
 	md, err := metaplex.ParseMetadata(metadataData(mint, true, byte(metaplex.ProgrammableNonFungible), &metaplex.Collection{Verified: true, Key: col}))
 	if err != nil || md.Mint != mint || md.Name != "Name\x00\x00" || md.TokenStandard == nil || *md.TokenStandard != metaplex.ProgrammableNonFungible ||
 		md.EditionNonce == nil || *md.EditionNonce != 254 || md.Collection == nil || !md.Collection.Verified || md.Collection.Key != col {
@@ -66,7 +67,7 @@ func TestEditionsAndRecord(t *testing.T) {
 	if m, err := metaplex.ParseMasterEdition(append(me, 0)); err != nil || m.Supply != 3 {
 		t.Fatalf("ParseMasterEdition = %+v, %v", m, err)
 	}
-	parent := key("parent")
+	parent := mplref.Key("parent")
 	ed := append(append([]byte{byte(metaplex.KeyEditionV1)}, parent[:]...), binary.LittleEndian.AppendUint64(nil, 300)...)
 	if e, err := metaplex.ParseEdition(ed); err != nil || e.Parent != parent || e.Number != 300 {
 		t.Fatalf("ParseEdition = %+v, %v", e, err)
@@ -74,7 +75,7 @@ func TestEditionsAndRecord(t *testing.T) {
 	if _, err := metaplex.ParseEdition(me); err == nil {
 		t.Fatal("master edition parsed as edition")
 	}
-	delegate := key("delegate")
+	delegate := mplref.Key("delegate")
 	tr := []byte{byte(metaplex.KeyTokenRecord), 255, byte(metaplex.Listed), 0, 1}
 	tr = append(append(tr, delegate[:]...), 1, 0, 0)
 	if r, err := metaplex.ParseTokenRecord(tr); err != nil || r.State != metaplex.Listed || r.Delegate == nil || *r.Delegate != delegate || r.DelegateRole == nil || *r.DelegateRole != 0 {

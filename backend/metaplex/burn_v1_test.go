@@ -1,8 +1,8 @@
 package metaplex_test
 
 import (
-	"crypto/sha256"
 	"encoding/json"
+	"github.com/reclaim-sol/reclaim/backend/internal/mplref"
 	"path/filepath"
 	"testing"
 
@@ -11,16 +11,14 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/metaplex"
 )
 
-func sum(s string) []byte { h := sha256.Sum256([]byte(s)); return h[:] }
-
 // TestBurnV1MatchesJSClient pins the BurnV1 encoder byte for byte, PDAs
 // included, against @metaplex-foundation/mpl-token-metadata's burnV1 for
 // the same inputs (testdata/burn_v1.golden; rebuilt by the JS client when
 // node is available, always under CI=true).
 func TestBurnV1MatchesJSClient(t *testing.T) {
-	wallet, mint, token := key("wallet"), key("mint"), key("token")
-	collection := key("collection mint")
-	master, masterToken := key("master mint"), key("master token")
+	wallet, mint, token := mplref.Key("wallet"), mplref.Key("mint"), mplref.Key("token")
+	collection := mplref.Key("collection mint")
+	master, masterToken := mplref.Key("master mint"), mplref.Key("master token")
 	tokenRecord := metaplex.TokenRecordAddress(mint, token)
 	ptr := func(k solana.PublicKey) *solana.PublicKey { return &k }
 	base := func() metaplex.BurnV1 {
@@ -82,17 +80,17 @@ func TestBurnV1MatchesJSClient(t *testing.T) {
 			return b
 		}},
 	}
-	goldens := make([]golden, len(cases))
+	goldens := make([]mplref.Golden, len(cases))
 	for i, c := range cases {
-		goldens[i] = golden{Name: c.name, Request: c.req}
+		goldens[i] = mplref.Golden{Name: c.name, Request: c.req}
 	}
-	want := expected(t, filepath.Join("testdata", "burn_v1.golden"), goldens)
+	want := mplref.Expected(t, filepath.Join("testdata", "burn_v1.golden"), goldens)
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if len(want[i].Instructions) != 1 {
 				t.Fatalf("JS client built %d instructions, want 1", len(want[i].Instructions))
 			}
-			got, _ := json.MarshalIndent(toJS(t, c.burn().Instruction()), "", " ")
+			got, _ := json.MarshalIndent(mplref.ToJS(t, c.burn().Instruction()), "", " ")
 			exp, _ := json.MarshalIndent(want[i].Instructions[0], "", " ")
 			if string(got) != string(exp) {
 				t.Errorf("instruction differs from the JS client's:\n got %s\nwant %s", got, exp)

@@ -1,22 +1,20 @@
 package mplcore_test
 
 import (
-	"crypto/sha256"
 	"encoding/json"
+	"github.com/reclaim-sol/reclaim/backend/internal/mplref"
 	"path/filepath"
 	"testing"
 
 	"github.com/reclaim-sol/reclaim/backend/mplcore"
 )
 
-func sum(s string) []byte { h := sha256.Sum256([]byte(s)); return h[:] }
-
 // TestBurnV1MatchesJSClient pins the BurnV1 encoder byte for byte against
 // @metaplex-foundation/mpl-core's burnV1 for the same inputs
 // (testdata/burn_v1.golden; rebuilt by the JS client when node is
 // available, always under CI=true).
 func TestBurnV1MatchesJSClient(t *testing.T) {
-	wallet, asset, collection := key("wallet"), key("core asset"), key("core collection")
+	wallet, asset, collection := mplref.Key("wallet"), mplref.Key("core asset"), mplref.Key("core collection")
 	cases := []struct {
 		name string
 		req  map[string]any
@@ -27,17 +25,17 @@ func TestBurnV1MatchesJSClient(t *testing.T) {
 		{"asset in a collection", map[string]any{"kind": "coreBurnV1", "asset": asset.String(), "payer": wallet.String(), "collection": collection.String()},
 			mplcore.BurnV1{Asset: asset, Payer: wallet, Collection: &collection}},
 	}
-	goldens := make([]golden, len(cases))
+	goldens := make([]mplref.Golden, len(cases))
 	for i, c := range cases {
-		goldens[i] = golden{Name: c.name, Request: c.req}
+		goldens[i] = mplref.Golden{Name: c.name, Request: c.req}
 	}
-	want := expected(t, filepath.Join("testdata", "burn_v1.golden"), goldens)
+	want := mplref.Expected(t, filepath.Join("testdata", "burn_v1.golden"), goldens)
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if len(want[i].Instructions) != 1 {
 				t.Fatalf("JS client built %d instructions, want 1", len(want[i].Instructions))
 			}
-			got, _ := json.MarshalIndent(toJS(t, c.burn.Instruction()), "", " ")
+			got, _ := json.MarshalIndent(mplref.ToJS(t, c.burn.Instruction()), "", " ")
 			exp, _ := json.MarshalIndent(want[i].Instructions[0], "", " ")
 			if string(got) != string(exp) {
 				t.Errorf("instruction differs from the JS client's:\n got %s\nwant %s", got, exp)

@@ -2,6 +2,7 @@ package mplcore_test
 
 import (
 	"encoding/binary"
+	"github.com/reclaim-sol/reclaim/backend/internal/mplref"
 	"testing"
 
 	"github.com/reclaim-sol/reclaim/backend/mplcore"
@@ -19,7 +20,7 @@ func assetData(owner []byte, authKind byte, auth []byte, name, uri string) []byt
 }
 
 func TestParseAsset(t *testing.T) {
-	owner, col := key("owner"), key("collection")
+	owner, col := mplref.Key("owner"), mplref.Key("collection")
 	a, err := mplcore.ParseAsset(assetData(owner[:], mplcore.UpdateAuthorityCollection, col[:], "Core #1", "https://x/1.json"))
 	if err != nil || a.Owner != owner || a.Collection == nil || *a.Collection != col || a.Name != "Core #1" || a.URI != "https://x/1.json" {
 		t.Fatalf("ParseAsset = %+v, %v", a, err)

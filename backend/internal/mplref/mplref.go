@@ -1,7 +1,11 @@
-package mplcore_test
+// Package mplref checks our Metaplex instruction encoders against what
+// Metaplex's own JS clients (e2e/mplclients) build for the same inputs: from
+// node when it runs, else from the golden files node wrote. Tests only.
+package mplref
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"flag"
@@ -15,8 +19,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from Metaplex's JS clients")
 
-// jsInstruction is an instruction as e2e/mplclients/instructions.js prints it.
-type jsInstruction struct {
+// Instruction is an instruction as e2e/mplclients/instructions.js prints it.
+type Instruction struct {
 	ProgramID string `json:"programId"`
 	Accounts  []struct {
 		Pubkey     string `json:"pubkey"`
@@ -26,26 +30,27 @@ type jsInstruction struct {
 	Data string `json:"data"`
 }
 
-type jsResult struct {
-	Instructions []jsInstruction `json:"instructions"`
+// Result is what the JS script prints for one request.
+type Result struct {
+	Instructions []Instruction `json:"instructions"`
 }
 
-// golden is one case of testdata/*.golden: the request sent to the JS client
+// Golden is one case of testdata/*.golden: the request sent to the JS client
 // and what it built.
-type golden struct {
+type Golden struct {
 	Name     string         `json:"name"`
 	Request  map[string]any `json:"request"`
-	Expected jsResult       `json:"expected"`
+	Expected Result         `json:"expected"`
 }
 
-// toJS renders a Go instruction as the JS script prints one.
-func toJS(t *testing.T, ix solana.Instruction) jsInstruction {
+// ToJS renders a Go instruction as the JS script prints one.
+func ToJS(t testing.TB, ix solana.Instruction) Instruction {
 	t.Helper()
 	data, err := ix.Data()
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := jsInstruction{ProgramID: ix.ProgramID().String(), Data: base64.StdEncoding.EncodeToString(data)}
+	out := Instruction{ProgramID: ix.ProgramID().String(), Data: base64.StdEncoding.EncodeToString(data)}
 	for _, m := range ix.Accounts() {
 		out.Accounts = append(out.Accounts, struct {
 			Pubkey     string `json:"pubkey"`
@@ -59,7 +64,7 @@ func toJS(t *testing.T, ix solana.Instruction) jsInstruction {
 // runJS builds the requests with Metaplex's JS clients (e2e/mplclients). It
 // returns nil when node or the installed clients are missing, unless
 // CI=true, where it installs them (npm ci) or fails.
-func runJS(t *testing.T, requests []map[string]any) []jsResult {
+func runJS(t testing.TB, requests []map[string]any) []Result {
 	t.Helper()
 	dir, err := filepath.Abs(filepath.Join("..", "..", "e2e", "mplclients"))
 	if err != nil {
@@ -95,17 +100,17 @@ func runJS(t *testing.T, requests []map[string]any) []jsResult {
 	if err != nil {
 		t.Fatalf("node instructions.js: %v\n%s", err, stderr.String())
 	}
-	var res []jsResult
+	var res []Result
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("decode JS output: %v\n%s", err, out)
 	}
 	return res
 }
 
-// expected gives the JS clients' instructions for cases: from node when it
+// Expected gives the JS clients' instructions for cases: from node when it
 // runs (rewriting path with -update, failing when path has drifted), else
 // from path.
-func expected(t *testing.T, path string, cases []golden) []jsResult {
+func Expected(t testing.TB, path string, cases []Golden) []Result {
 	t.Helper()
 	requests := make([]map[string]any, len(cases))
 	for i, c := range cases {
@@ -135,14 +140,14 @@ func expected(t *testing.T, path string, cases []golden) []jsResult {
 	if err != nil {
 		t.Fatalf("%v (run with -update where node is available)", err)
 	}
-	var stored []golden
+	var stored []Golden
 	if err := json.Unmarshal(b, &stored); err != nil {
 		t.Fatal(err)
 	}
 	if len(stored) != len(cases) {
 		t.Fatalf("%s has %d cases, the test %d (rerun with -update)", path, len(stored), len(cases))
 	}
-	out := make([]jsResult, len(stored))
+	out := make([]Result, len(stored))
 	for i, g := range stored {
 		if g.Name != cases[i].Name {
 			t.Fatalf("%s case %d is %q, the test's %q (rerun with -update)", path, i, g.Name, cases[i].Name)
@@ -152,7 +157,8 @@ func expected(t *testing.T, path string, cases []golden) []jsResult {
 	return out
 }
 
-// key is a fixed test address derived from name.
-func key(name string) solana.PublicKey {
-	return solana.PublicKeyFromBytes(sum(name))
+// Key is a fixed test address derived from name.
+func Key(name string) solana.PublicKey {
+	sum := sha256.Sum256([]byte(name))
+	return solana.PublicKeyFromBytes(sum[:])
 }
