@@ -29,16 +29,14 @@
 package das
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
+
+	"github.com/reclaim-sol/reclaim/backend/internal/jsonrpc"
 )
 
 // Defaults of a Client.
@@ -108,74 +106,14 @@ func New(url string, httpClient *http.Client, opts Options) *Client {
 	return &Client{url: url, http: httpClient, opts: opts}
 }
 
-type request struct {
-	JSONRPC string `json:"jsonrpc"`
-	ID      string `json:"id"`
-	Method  string `json:"method"`
-	Params  any    `json:"params"`
-}
-
-type response struct {
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-// call posts one JSON-RPC request and decodes its result into out. The URL
-// never appears in errors: it usually carries an API key.
+// call posts one JSON-RPC request and decodes its result into out; the URL
+// (which carries an API key) never appears in errors.
 func (c *Client) call(ctx context.Context, method string, params, out any) error {
-	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
-	defer cancel()
-	body, err := json.Marshal(request{JSONRPC: "2.0", ID: "reclaim", Method: method, Params: params})
-	if err != nil {
-		return fmt.Errorf("das %s: encode: %w", method, err)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
-	if err != nil {
-		return fmt.Errorf("das %s: bad endpoint url", method)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	res, err := c.http.Do(req)
-	if err != nil {
-		return fmt.Errorf("das %s: %w", method, redact(err))
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, c.opts.MaxBody+1))
-	if err != nil {
-		return fmt.Errorf("das %s: read: %w", method, redact(err))
-	}
-	if int64(len(raw)) > c.opts.MaxBody {
-		return fmt.Errorf("das %s: response larger than %d bytes", method, c.opts.MaxBody)
-	}
-	var r response
-	jsonErr := json.Unmarshal(raw, &r)
-	if jsonErr == nil && r.Error != nil {
-		return &RPCError{Method: method, Code: r.Error.Code, Message: r.Error.Message}
-	}
-	if res.StatusCode != http.StatusOK {
-		return fmt.Errorf("das %s: status %s", method, res.Status)
-	}
-	if jsonErr != nil {
-		return fmt.Errorf("das %s: decode: %w", method, jsonErr)
-	}
-	if len(r.Result) == 0 || string(r.Result) == "null" {
-		return fmt.Errorf("das %s: response without result", method)
-	}
-	if err := json.Unmarshal(r.Result, out); err != nil {
-		return fmt.Errorf("das %s: decode result: %w", method, err)
-	}
-	return nil
-}
-
-// redact drops the request URL from a transport error (*url.Error prints it,
-// API key included) and keeps the cause, so errors.Is still sees a deadline.
-func redact(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return fmt.Errorf("%s: %w", strings.ToLower(ue.Op), ue.Err)
+	ep := jsonrpc.Endpoint{Name: "das", URL: c.url, HTTP: c.http, Timeout: c.opts.Timeout, MaxBody: c.opts.MaxBody}
+	err := ep.Call(ctx, method, params, out)
+	var re *jsonrpc.RemoteError
+	if errors.As(err, &re) {
+		return &RPCError{Method: method, Code: re.Code, Message: re.Message}
 	}
 	return err
 }

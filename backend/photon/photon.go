@@ -18,16 +18,14 @@
 package photon
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
+
+	"github.com/reclaim-sol/reclaim/backend/internal/jsonrpc"
 )
 
 // Defaults of a Client.
@@ -139,64 +137,14 @@ func (c *Client) TokenAccountsByOwner(ctx context.Context, owner string) ([]Toke
 	return nil, fmt.Errorf("photon getCompressedTokenAccountsByOwner: more than %d pages", c.opts.MaxPages)
 }
 
-type response struct {
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
 // call posts one JSON-RPC request and decodes its result into out; the URL
 // (which carries an API key) never appears in errors.
 func (c *Client) call(ctx context.Context, method string, params, out any) error {
-	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
-	defer cancel()
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "reclaim", "method": method, "params": params})
-	if err != nil {
-		return fmt.Errorf("photon %s: encode: %w", method, err)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
-	if err != nil {
-		return fmt.Errorf("photon %s: bad endpoint url", method)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := c.http.Do(req)
-	if err != nil {
-		return fmt.Errorf("photon %s: %w", method, redact(err))
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, c.opts.MaxBody+1))
-	if err != nil {
-		return fmt.Errorf("photon %s: read: %w", method, redact(err))
-	}
-	if int64(len(raw)) > c.opts.MaxBody {
-		return fmt.Errorf("photon %s: response larger than %d bytes", method, c.opts.MaxBody)
-	}
-	var r response
-	jsonErr := json.Unmarshal(raw, &r)
-	if jsonErr == nil && r.Error != nil {
-		return &RPCError{Method: method, Code: r.Error.Code, Message: r.Error.Message}
-	}
-	if res.StatusCode != http.StatusOK {
-		return fmt.Errorf("photon %s: status %s", method, res.Status)
-	}
-	if jsonErr != nil {
-		return fmt.Errorf("photon %s: decode: %w", method, jsonErr)
-	}
-	if len(r.Result) == 0 || string(r.Result) == "null" {
-		return fmt.Errorf("photon %s: response without result", method)
-	}
-	if err := json.Unmarshal(r.Result, out); err != nil {
-		return fmt.Errorf("photon %s: decode result: %w", method, err)
-	}
-	return nil
-}
-
-func redact(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return fmt.Errorf("%s: %w", strings.ToLower(ue.Op), ue.Err)
+	ep := jsonrpc.Endpoint{Name: "photon", URL: c.url, HTTP: c.http, Timeout: c.opts.Timeout, MaxBody: c.opts.MaxBody}
+	err := ep.Call(ctx, method, params, out)
+	var re *jsonrpc.RemoteError
+	if errors.As(err, &re) {
+		return &RPCError{Method: method, Code: re.Code, Message: re.Message}
 	}
 	return err
 }
