@@ -57,14 +57,6 @@ func (c *clock) Advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// rpcCluster is the production adapter's shape: solana-go's client.
-type rpcCluster struct{ c *rpc.Client }
-
-func (r rpcCluster) Health(ctx context.Context) error {
-	_, err := r.c.GetHealth(ctx)
-	return err
-}
-
 // brokenCluster is a JSON-RPC endpoint that answers every call with an
 // internal error: the wallet endpoints then stop at the cluster step (503).
 func brokenCluster(t testing.TB) string {
@@ -153,7 +145,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 		Ledger:   ledger.NewService(o.store),
 		Projects: o.store,
 		Wallet: server.Wallet{
-			Cluster: rpcCluster{rc}, Discoverer: assets.NewDiscoverer(rc, nil), Builder: txbuild.NewBuilder(rc, buildOpts...),
+			Discoverer: assets.NewDiscoverer(rc, nil), Builder: txbuild.NewBuilder(rc, buildOpts...),
 			Tickets: tickets, Relay: relay.New(rc, o.store, tickets, clk.Now), TicketTTL: time.Minute, Now: clk.Now,
 		},
 		Ping:       o.store.Ping,

@@ -21,12 +21,6 @@ import (
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
 
-// Cluster is what the wallet service needs to tell whether the cluster
-// answers at all.
-type Cluster interface {
-	Health(ctx context.Context) error
-}
-
 // ProjectReader reads the caller's project.
 type ProjectReader interface {
 	GetProject(ctx context.Context, id string) (project.Project, error)
@@ -34,7 +28,6 @@ type ProjectReader interface {
 
 // Wallet holds the domain parts of the wallet service and their settings.
 type Wallet struct {
-	Cluster    Cluster
 	Discoverer *assets.Discoverer
 	Builder    *txbuild.Builder
 	Tickets    *ticket.Issuer

@@ -172,7 +172,6 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger) (server.Wallet, *rel
 	discoverer := assets.NewDiscoverer(rc, prices, sources...).WithImages(images.New(images.Options{}))
 	tickets := ticket.NewIssuer(e.keys)
 	w := server.Wallet{
-		Cluster:       rpcCluster{rc},
 		Discoverer:    discoverer,
 		Builder:       txbuild.NewBuilder(rc, buildOpts...),
 		Tickets:       tickets,
@@ -184,14 +183,6 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger) (server.Wallet, *rel
 		Now:           time.Now,
 	}
 	return w, relay.NewTracker(rc, e.store, log, time.Now), nil
-}
-
-// rpcCluster checks the cluster's health over JSON-RPC.
-type rpcCluster struct{ c *rpc.Client }
-
-func (r rpcCluster) Health(ctx context.Context) error {
-	_, err := r.c.GetHealth(ctx)
-	return err
 }
 
 // accessLog logs one line per request: never headers or query strings,
