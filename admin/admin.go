@@ -42,6 +42,10 @@ type Store interface {
 	Membership(ctx context.Context, projectID, ownerID string) (owner.Membership, error)
 	ProjectsOf(ctx context.Context, ownerID string) ([]storage.MemberProject, error)
 	UpdateProject(ctx context.Context, id, name, donationWallet string) (project.Project, error)
+	AddMember(ctx context.Context, projectID, ownerID string, role owner.Role) error
+	ListMembers(ctx context.Context, projectID string) ([]storage.Member, error)
+	SetMemberRole(ctx context.Context, projectID, ownerID string, role owner.Role) (owner.Membership, error)
+	RemoveMember(ctx context.Context, projectID, ownerID string) (owner.Membership, error)
 
 	CreateSession(ctx context.Context, s owner.Session) error
 	SessionByHash(ctx context.Context, idHash []byte) (owner.Session, error)
@@ -53,7 +57,7 @@ type Store interface {
 	ClearSignInFailures(ctx context.Context, key string) error
 
 	AddAudit(ctx context.Context, e owner.AuditEntry) error
-	AuditLog(ctx context.Context, projectID string, limit int) ([]owner.AuditEntry, error)
+	AuditLogActions(ctx context.Context, projectID string, actions []string, limit int) ([]owner.AuditEntry, error)
 	DailyTotals(ctx context.Context, projectID string, from, to time.Time) ([]storage.DailyTotal, error)
 	LatestEntries(ctx context.Context, projectID string, limit int) ([]ledger.Entry, error)
 }
@@ -135,6 +139,9 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("POST /admin/projects/{project}/keys/{key}/revoke", c.inProject(c.manager(c.revokeKey)))
 	mux.HandleFunc("GET /admin/projects/{project}/settings", c.inProject(c.settingsPage))
 	mux.HandleFunc("POST /admin/projects/{project}/settings", c.inProject(c.manager(c.saveSettings)))
+	mux.HandleFunc("POST /admin/projects/{project}/members", c.inProject(c.manager(c.addMember)))
+	mux.HandleFunc("POST /admin/projects/{project}/members/{member}/role", c.inProject(c.manager(c.setMemberRole)))
+	mux.HandleFunc("POST /admin/projects/{project}/members/{member}/remove", c.inProject(c.manager(c.removeMember)))
 	mux.HandleFunc("/admin/", c.notFound)
 
 	// Cross-origin state-changing requests are refused before any handler

@@ -40,7 +40,7 @@ func (c *console) renderKeys(w http.ResponseWriter, r *http.Request, rq *request
 		c.serverError(w, r, err)
 		return
 	}
-	if d.Audit, err = c.Store.AuditLog(ctx, rq.project.ID, auditShown); err != nil {
+	if d.Audit, err = c.Store.AuditLogActions(ctx, rq.project.ID, keyActions, auditShown); err != nil {
 		c.serverError(w, r, err)
 		return
 	}

@@ -69,16 +69,14 @@ func (c *console) createProject(w http.ResponseWriter, r *http.Request, rq *requ
 func (c *console) settingsPage(w http.ResponseWriter, r *http.Request, rq *request) {
 	f := projectForm{Name: rq.project.Name, Wallet: rq.project.DonationWallet}
 	p := rq.page("Settings", "settings")
-	if r.URL.Query().Get("saved") == "1" {
-		p.Notice = "Settings saved."
-	}
-	c.render(w, r, http.StatusOK, settingsView(p, f))
+	p.Notice = settingsNotices[r.URL.Query().Get("done")]
+	c.renderSettings(w, r, rq, p, http.StatusOK, f, membersData{})
 }
 
 func (c *console) saveSettings(w http.ResponseWriter, r *http.Request, rq *request) {
 	f := readProjectForm(r)
 	if len(f.Errors) > 0 {
-		c.render(w, r, http.StatusUnprocessableEntity, settingsView(rq.page("Settings", "settings"), f))
+		c.renderSettings(w, r, rq, rq.page("Settings", "settings"), http.StatusUnprocessableEntity, f, membersData{})
 		return
 	}
 	ctx, cancel := c.dbContext(r)
@@ -87,7 +85,7 @@ func (c *console) saveSettings(w http.ResponseWriter, r *http.Request, rq *reque
 		c.serverError(w, r, err)
 		return
 	}
-	http.Redirect(w, r, projectURL(rq.project.ID, "/settings?saved=1"), http.StatusSeeOther)
+	http.Redirect(w, r, projectURL(rq.project.ID, "/settings?done=saved"), http.StatusSeeOther)
 }
 
 // roleLabel is how a membership is shown.
