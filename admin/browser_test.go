@@ -243,6 +243,19 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("POST /v1/sessions with the revoked key: %d, want 401", code)
 	}
 
+	var memberErr string
+	run("add a member without an account",
+		chromedp.Click(sel("tab-settings"), chromedp.ByQuery),
+		chromedp.WaitVisible(sel("members-table"), chromedp.ByQuery),
+		chromedp.SendKeys(sel("member-email-input"), "nobody@example.com", chromedp.ByQuery),
+		chromedp.Click(sel("add-member-submit"), chromedp.ByQuery),
+		chromedp.WaitVisible(sel("member-email-error"), chromedp.ByQuery),
+		chromedp.Text(sel("member-email-error"), &memberErr, chromedp.ByQuery),
+	)
+	if !strings.Contains(memberErr, "reclaim owner create") {
+		t.Errorf("adding an unknown member: %q", memberErr)
+	}
+
 	run("sign out", chromedp.Click(sel("signout"), chromedp.ByQuery), chromedp.WaitVisible(sel("signin-form"), chromedp.ByQuery))
 	signIn("bob@example.com")
 	var msg string
