@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
@@ -77,15 +78,11 @@ func runJS(t testing.TB, requests []map[string]any) []Result {
 		}
 		return nil
 	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
+	if !installed(dir) {
 		if !ci && !*update {
 			return nil
 		}
-		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
-		}
+		install(t, dir)
 	}
 	in, err := json.Marshal(requests)
 	if err != nil {
@@ -105,6 +102,37 @@ func runJS(t testing.TB, requests []map[string]any) []Result {
 		t.Fatalf("decode JS output: %v\n%s", err, out)
 	}
 	return res
+}
+
+// installed tells whether npm ci finished in dir: npm writes
+// node_modules/.package-lock.json last.
+func installed(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json"))
+	return err == nil
+}
+
+// install runs npm ci in dir under an exclusive file lock: test binaries of
+// several packages (metaplex, mplcore) run at once and share the directory,
+// and one npm ci must not delete what another is about to use.
+func install(t testing.TB, dir string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, ".npm-ci.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatalf("lock %s: %v", f.Name(), err)
+	}
+	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN) //nolint:errcheck // released on close anyway
+	if installed(dir) {
+		return // another test binary installed them while we waited
+	}
+	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
+	}
 }
 
 // Expected gives the JS clients' instructions for cases: from node when it
