@@ -19,29 +19,10 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/storage"
+	"github.com/reclaim-sol/reclaim/e2e/headless"
 )
 
 var updateScreenshots = flag.Bool("update-screenshots", false, "write the console screenshots to docs/screenshots")
-
-// chromiumPath finds Debian's chromium. Without it the browser test skips,
-// or fails when CI=true: CI must run it.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("RECLAIM_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	const how = "install it with: apt-get install -y chromium (or set RECLAIM_CHROMIUM)"
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("chromium is not installed and CI=true: the console's browser test must run in CI; %s", how)
-	}
-	t.Skipf("chromium is not installed: skipping the console's browser test; %s", how)
-	return ""
-}
 
 // server is `reclaim serve`, built from this tree, on a fresh SQLite data
 // directory.
@@ -136,25 +117,11 @@ func (s *server) createSession(t *testing.T, key string) int {
 // check that another owner cannot open the project. With
 // -update-screenshots it writes docs/screenshots/*.png.
 func TestBrowser(t *testing.T) {
-	chrome := chromiumPath(t)
+	ctx := headless.Browser(t, "the console's browser test", chromedp.WindowSize(1280, 900))
 	start := time.Now()
 	srv := startServer(t)
 	srv.ownerCreate(t, "alice@example.com")
 	srv.ownerCreate(t, "bob@example.com")
-
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chrome), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.WindowSize(1280, 900),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancelTimeout()
 
 	run := func(what string, actions ...chromedp.Action) {
 		t.Helper()

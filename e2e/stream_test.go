@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"reflect"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/e2e/harness"
+	"github.com/reclaim-sol/reclaim/e2e/headless"
 )
 
 // streamWallet is a wallet of n token accounts made with real transactions:
@@ -183,19 +183,7 @@ const browserJS = `new Promise((resolve) => {
 })`
 
 func browserStream(t *testing.T, s *service, wallet solana.PublicKey, token string, rest []json.RawMessage, counts map[string]int) {
-	chrome := chromium(t)
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chrome), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancelTimeout()
+	ctx := headless.Browser(t, "the stream's browser test")
 	// A page of the service's own origin (its 404 page): the socket is
 	// opened from a real document, as an integrator's frontend would.
 	if err := chromedp.Run(ctx, chromedp.Navigate(s.url+"/")); err != nil {
@@ -252,25 +240,6 @@ func browserStream(t *testing.T, s *service, wallet solana.PublicKey, token stri
 			t.Fatalf("closed %d %q, messages %v", res.Code, res.Reason, res.Messages)
 		}
 	})
-}
-
-// chromium finds Debian's chromium: skip without it, fail when CI=true.
-func chromium(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("RECLAIM_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	const how = "install it with: apt-get install -y chromium (or set RECLAIM_CHROMIUM)"
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("chromium is not installed and CI=true: the stream's browser test must run in CI; %s", how)
-	}
-	t.Skipf("chromium is not installed: skipping the browser stream test; %s", how)
-	return ""
 }
 
 // TestStreamTiming measures the stream on wallets of 300 and 3,000 token
