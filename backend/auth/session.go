@@ -43,11 +43,15 @@ type SessionRequest struct {
 
 // InvalidError is a request field the caller must fix (a 400).
 type InvalidError struct {
-	Field   string
+	// Name is the field's JSON name, e.g. "ttlSeconds".
+	Name    string
 	Message string
 }
 
-func (e *InvalidError) Error() string { return e.Field + ": " + e.Message }
+func (e *InvalidError) Error() string { return e.Name + ": " + e.Message }
+
+// Param names the field to fix.
+func (e *InvalidError) Param() string { return e.Name }
 
 // NewSessionRequest validates the fields of POST /v1/sessions. ttlSeconds is
 // nil when the caller left it out.

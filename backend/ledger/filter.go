@@ -24,19 +24,22 @@ var ErrInvalidArgument = errors.New("invalid argument")
 // message names the parameter and says what would be accepted; it is safe to
 // show to the client.
 type InvalidArgumentError struct {
-	// Param is the query parameter's name as the client sent it, e.g. "startDate".
-	Param   string
+	// Name is the query parameter's name as the client sent it, e.g. "startDate".
+	Name    string
 	Message string
 }
 
 // Error returns the message meant for the client.
 func (e *InvalidArgumentError) Error() string { return e.Message }
 
+// Param names the query parameter to fix.
+func (e *InvalidArgumentError) Param() string { return e.Name }
+
 // Is makes errors.Is(err, ErrInvalidArgument) true.
 func (e *InvalidArgumentError) Is(target error) bool { return target == ErrInvalidArgument }
 
 func invalid(param, format string, args ...any) error {
-	return &InvalidArgumentError{Param: param, Message: fmt.Sprintf(format, args...)}
+	return &InvalidArgumentError{Name: param, Message: fmt.Sprintf(format, args...)}
 }
 
 // Filter selects the confirmed entries a leaderboard aggregates, and the page.

@@ -240,8 +240,8 @@ func TestParseFilterRejects(t *testing.T) {
 			if !errors.As(err, &ia) || !errors.Is(err, ledger.ErrInvalidArgument) {
 				t.Fatalf("ParseFilter error %T %v is not an *InvalidArgumentError", err, err)
 			}
-			if ia.Param != tt.param || err.Error() != tt.msg {
-				t.Errorf("ParseFilter error = (%q, %q), want (%q, %q)", ia.Param, err.Error(), tt.param, tt.msg)
+			if ia.Param() != tt.param || err.Error() != tt.msg {
+				t.Errorf("ParseFilter error = (%q, %q), want (%q, %q)", ia.Param(), err.Error(), tt.param, tt.msg)
 			}
 		})
 	}

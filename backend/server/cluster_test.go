@@ -22,6 +22,7 @@ type fakeCluster struct {
 	mu       sync.Mutex
 	accounts map[solana.PublicKey]fakeAccount
 	owner    solana.PublicKey
+	ownerKey solana.PrivateKey // signs the owner's built transactions
 
 	hold      chan struct{}
 	started   chan struct{}
@@ -50,7 +51,8 @@ type fakeAccount struct {
 const rentLamports = 2_039_280
 
 func newFakeCluster(t testing.TB) *fakeCluster {
-	f := &fakeCluster{accounts: map[solana.PublicKey]fakeAccount{}, owner: solana.NewWallet().PublicKey(),
+	owner := solana.NewWallet()
+	f := &fakeCluster{accounts: map[solana.PublicKey]fakeAccount{}, owner: owner.PublicKey(), ownerKey: owner.PrivateKey,
 		started: make(chan struct{}, 1), cancelled: make(chan struct{})}
 	srv := httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(srv.Close)
@@ -144,6 +146,17 @@ func (f *fakeCluster) serve(w http.ResponseWriter, r *http.Request) {
 		f.mu.Unlock()
 		result = map[string]any{"context": map[string]any{"slot": 1}, "value": map[string]any{
 			"err": nil, "logs": []string{}, "unitsConsumed": fakeUnitsConsumed}}
+	case "sendTransaction":
+		// The signature the cluster would report: the first of the
+		// transaction's signatures (base64 wire format).
+		var b64 string
+		_ = json.Unmarshal(req.Params[0], &b64)
+		raw, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil || len(raw) < 65 {
+			result = nil
+			break
+		}
+		result = solana.SignatureFromBytes(raw[1:65]).String()
 	case "getMultipleAccounts":
 		if f.hold != nil {
 			select {

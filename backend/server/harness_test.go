@@ -97,12 +97,17 @@ type options struct {
 	// dasURL, when set, is the DAS endpoint the builder plans cNFT burns
 	// with, as serve wires DAS_RPC_URL.
 	dasURL string
+	// relayStore, when set, wraps the store the relay writes through.
+	relayStore func(relay.Store) relay.Store
 }
 
 func withLimiter(l ratelimit.Limiter) option { return func(o *options) { o.limiter = l } }
 func withRPC(url string) option              { return func(o *options) { o.rpcURL = url } }
 func withRPCTimeout(d time.Duration) option  { return func(o *options) { o.rpcTimeout = d } }
 func withDAS(url string) option              { return func(o *options) { o.dasURL = url } }
+func withRelayStore(wrap func(relay.Store) relay.Store) option {
+	return func(o *options) { o.relayStore = wrap }
+}
 func withShared(store *storage.Store, keys *signing.Keyring, hasher *auth.Hasher) option {
 	return func(o *options) { o.store, o.keys, o.hasher = store, keys, hasher }
 }
@@ -134,6 +139,10 @@ func newEnv(t testing.TB, opts ...option) *env {
 	clk := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
 	rc := rpc.New(o.rpcURL)
 	tickets := ticket.NewIssuer(o.keys)
+	var relayStore relay.Store = o.store
+	if o.relayStore != nil {
+		relayStore = o.relayStore(o.store)
+	}
 	var buildOpts []txbuild.Option
 	if o.dasURL != "" {
 		buildOpts = append(buildOpts, txbuild.WithCNFTPlanner(bubblegum.NewPlanner(das.New(o.dasURL, nil, das.Options{}), rc)))
@@ -146,7 +155,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 		Projects: o.store,
 		Wallet: server.Wallet{
 			Discoverer: assets.NewDiscoverer(rc, nil), Builder: txbuild.NewBuilder(rc, buildOpts...),
-			Tickets: tickets, Relay: relay.New(rc, o.store, tickets, clk.Now), TicketTTL: time.Minute, Now: clk.Now,
+			Tickets: tickets, Relay: relay.New(rc, relayStore, tickets, clk.Now), TicketTTL: time.Minute, Now: clk.Now,
 		},
 		Ping:       o.store.Ping,
 		Log:        slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -331,6 +340,7 @@ func (r *response) restErr(status int, code string) string {
 		Error      string `json:"error"`
 		Code       string `json:"code"`
 		Message    string `json:"message"`
+		Param      string `json:"param"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(r.body))
 	dec.DisallowUnknownFields()

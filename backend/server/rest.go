@@ -17,12 +17,43 @@ import (
 
 // restError is the body of every REST error response (see docs/decisions.md):
 // readable by code written for Connect-style bodies ("code") and by code
-// written for the closest peer API ("statusCode", "error").
+// written for the closest peer API ("statusCode", "error"). Param names the
+// request field or query parameter to fix, when one is at fault.
 type restError struct {
 	StatusCode int    `json:"statusCode"`
 	Error      string `json:"error"`
 	Code       string `json:"code"`
 	Message    string `json:"message"`
+	Param      string `json:"param,omitempty"`
+}
+
+// newRESTError is the body for an HTTP status, a code and a message.
+func newRESTError(status int, code connect.Code, msg, param string) restError {
+	return restError{StatusCode: status, Error: http.StatusText(status), Code: code.String(), Message: msg, Param: param}
+}
+
+// restErrorOf is the body of a Connect error, with vanguard's status.
+func restErrorOf(ce *connect.Error) restError {
+	return newRESTError(httpStatusFor(ce.Code()), ce.Code(), ce.Message(), paramOf(ce))
+}
+
+func (e restError) encode() []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(e)
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+// write answers with the error: the one writer of REST error bodies.
+func (e restError) write(w http.ResponseWriter) {
+	body := e.encode()
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Del("Content-Encoding")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(e.StatusCode)
+	_, _ = w.Write(body)
 }
 
 // maxErrorBody bounds what is buffered of an error response to reshape it.
@@ -101,38 +132,43 @@ func (w *errorWriter) finish() {
 	if w.buf == nil {
 		return
 	}
-	status, body := reshape(w.status, w.buf.Bytes(), w.route)
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Del("Content-Encoding")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.ResponseWriter.WriteHeader(status)
-	_, _ = w.ResponseWriter.Write(body)
+	reshape(w.status, w.buf.Bytes(), w.route).write(w.ResponseWriter)
 }
 
 // unknownParam is how vanguard words a query parameter that names no field;
 // it reports it as an unknown (500) error, but it is the caller's mistake.
 var unknownParam = regexp.MustCompile(`^unknown field in field path "([^"]*)"`)
 
-// reshape turns whatever error body was written into a restError.
-func reshape(status int, body []byte, route string) (int, []byte) {
-	out := restError{StatusCode: status, Error: http.StatusText(status), Code: codeForStatus(status)}
+// reshape turns whatever error body was written into a restError: vanguard's
+// google.rpc.Status (numeric code, message, details with the BadRequest that
+// names the field), or a plain-text body of the mux's.
+func reshape(status int, body []byte, route string) restError {
+	out := newRESTError(status, codeForStatus(status), "", "")
 	var st struct {
 		Code    json.RawMessage `json:"code"`
 		Message string          `json:"message"`
+		Details []struct {
+			Type            string `json:"@type"`
+			FieldViolations []struct {
+				Field string `json:"field"`
+			} `json:"fieldViolations"`
+		} `json:"details"`
 	}
 	if err := json.Unmarshal(body, &st); err == nil && len(st.Code) > 0 {
 		if n, err := strconv.Atoi(string(st.Code)); err == nil && n > 0 && n <= 16 {
 			out.Code = connect.Code(n).String()
 		}
 		out.Message = st.Message
+		for _, d := range st.Details {
+			if strings.HasSuffix(d.Type, "/google.rpc.BadRequest") && len(d.FieldViolations) > 0 {
+				out.Param = d.FieldViolations[0].Field
+			}
+		}
 	} else {
 		out.Message = strings.TrimSpace(string(body))
 	}
 	if m := unknownParam.FindStringSubmatch(out.Message); m != nil {
-		status = http.StatusBadRequest
-		out = restError{StatusCode: status, Error: http.StatusText(status), Code: connect.CodeInvalidArgument.String(),
-			Message: fmt.Sprintf("unknown query parameter %q", m[1])}
+		return newRESTError(http.StatusBadRequest, connect.CodeInvalidArgument, fmt.Sprintf("unknown query parameter %q", m[1]), m[1])
 	}
 	if status == http.StatusMethodNotAllowed {
 		out.Message = route + ": method not allowed on this route"
@@ -140,33 +176,5 @@ func reshape(status int, body []byte, route string) (int, []byte) {
 	if out.Message == "" || strings.HasPrefix(out.Message, "{") || out.Message == out.Error {
 		out.Message = strings.ToLower(out.Error) + " (" + route + ")"
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(out)
-	return status, bytes.TrimRight(buf.Bytes(), "\n")
-}
-
-func codeForStatus(status int) string {
-	switch status {
-	case http.StatusBadRequest, http.StatusUnsupportedMediaType:
-		return connect.CodeInvalidArgument.String()
-	case http.StatusUnauthorized:
-		return connect.CodeUnauthenticated.String()
-	case http.StatusForbidden:
-		return connect.CodePermissionDenied.String()
-	case http.StatusNotFound:
-		return connect.CodeNotFound.String()
-	case http.StatusMethodNotAllowed, http.StatusNotImplemented:
-		return connect.CodeUnimplemented.String()
-	case http.StatusConflict:
-		return connect.CodeAborted.String()
-	case http.StatusRequestEntityTooLarge, http.StatusTooManyRequests:
-		return connect.CodeResourceExhausted.String()
-	case http.StatusServiceUnavailable:
-		return connect.CodeUnavailable.String()
-	case http.StatusGatewayTimeout, http.StatusRequestTimeout:
-		return connect.CodeDeadlineExceeded.String()
-	}
-	return connect.CodeInternal.String()
+	return out
 }

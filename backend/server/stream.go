@@ -1,9 +1,7 @@
 package server
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"maps"
 	"net/http"
@@ -115,13 +113,13 @@ func newWalletSocket(g *guard, w *walletServer, codec *jsonCodec) http.Handler {
 
 func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
-		writeRESTError(w, http.StatusMethodNotAllowed, connect.CodeUnimplemented,
-			r.Method+" "+r.URL.Path+": the wallet stream takes GET with Upgrade: websocket")
+		newRESTError(http.StatusMethodNotAllowed, connect.CodeUnimplemented,
+			r.Method+" "+r.URL.Path+": the wallet stream takes GET with Upgrade: websocket", "").write(w)
 		return
 	}
 	if !isWebSocket(r) {
-		writeRESTError(w, http.StatusBadRequest, connect.CodeInvalidArgument,
-			"this route is a WebSocket: connect with Upgrade: websocket (or use the Connect server stream reclaim.v1.WalletService/StreamWalletAssets)")
+		newRESTError(http.StatusBadRequest, connect.CodeInvalidArgument,
+			"this route is a WebSocket: connect with Upgrade: websocket (or use the Connect server stream reclaim.v1.WalletService/StreamWalletAssets)", "").write(w)
 		return
 	}
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{
@@ -262,11 +260,9 @@ func (h *walletSocket) closeWith(ctx context.Context, c *websocket.Conn, err err
 	if errors.As(err, &ae) {
 		err = connect.NewError(connect.CodeUnauthenticated, errors.New(ae.msg))
 	}
-	ce := toConnectError(ctx, h.guard, err)
-	status := httpStatus(ce.Code())
-	msg := ce.Message()
-	_ = writeEvent(ctx, c, "error", restErrorBody(status, ce.Code(), msg))
-	_ = c.Close(websocket.StatusCode(4000+status), closeReason(msg))
+	body := restErrorOf(toConnectError(ctx, h.guard, err))
+	_ = writeEvent(ctx, c, "error", body.encode())
+	_ = c.Close(websocket.StatusCode(4000+body.StatusCode), closeReason(body.Message))
 }
 
 func toConnectError(ctx context.Context, g *guard, err error) *connect.Error {
@@ -308,46 +304,4 @@ func keepAlive(ctx context.Context, c *websocket.Conn) {
 			return
 		}
 	}
-}
-
-// httpStatus is the HTTP status vanguard gives a Connect code.
-func httpStatus(code connect.Code) int {
-	switch code {
-	case connect.CodeInvalidArgument, connect.CodeFailedPrecondition, connect.CodeOutOfRange:
-		return http.StatusBadRequest
-	case connect.CodeUnauthenticated:
-		return http.StatusUnauthorized
-	case connect.CodePermissionDenied:
-		return http.StatusForbidden
-	case connect.CodeNotFound:
-		return http.StatusNotFound
-	case connect.CodeResourceExhausted:
-		return http.StatusTooManyRequests
-	case connect.CodeUnimplemented:
-		return http.StatusNotImplemented
-	case connect.CodeUnavailable:
-		return http.StatusServiceUnavailable
-	case connect.CodeDeadlineExceeded:
-		return http.StatusGatewayTimeout
-	case connect.CodeCanceled:
-		return 499
-	}
-	return http.StatusInternalServerError
-}
-
-// restErrorBody is the REST error body (rest.go's restError).
-func restErrorBody(status int, code connect.Code, msg string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(restError{StatusCode: status, Error: http.StatusText(status), Code: code.String(), Message: msg})
-	return bytes.TrimRight(buf.Bytes(), "\n")
-}
-
-func writeRESTError(w http.ResponseWriter, status int, code connect.Code, msg string) {
-	body := restErrorBody(status, code, msg)
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
 }
