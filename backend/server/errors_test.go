@@ -69,7 +69,7 @@ func TestRESTErrorBodyOnEveryPath(t *testing.T) {
 	}{
 		{"unknown route", "GET", "/v1/nothing", nil, 404, "not_found", "no route for GET /v1/nothing"},
 		{"wrong method", "DELETE", "/v1/stats", nil, 405, "unimplemented", "DELETE /v1/stats: method not allowed"},
-		{"malformed body", "POST", "/v1/sessions", `{"walletAddress": 12`, 400, "invalid_argument", "unmarshal"},
+		{"malformed body", "POST", "/v1/sessions", `{"walletAddress": 12`, 400, "invalid_argument", "request body is not valid JSON (line 1, column 21)"},
 		{"body of the wrong type", "POST", "/v1/sessions", `[1,2]`, 400, "invalid_argument", ""},
 		{"query value of the wrong type", "GET", "/v1/leaderboard?limit=-3", nil, 400, "invalid_argument", "limit"},
 		{"unknown query parameter", "GET", "/v1/leaderboard?colour=red", nil, 400, "invalid_argument", `unknown query parameter "colour"`},

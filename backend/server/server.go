@@ -13,10 +13,12 @@ import (
 
 	"connectrpc.com/connect"
 	"connectrpc.com/vanguard"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/reclaim-sol/reclaim/backend/auth"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
+	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
 
@@ -81,7 +83,12 @@ func New(d Deps) (http.Handler, error) {
 	mux.Handle("/v1/wallet/{address}/stream", newWalletSocket(g, wallet.(*walletServer), codec))
 	mux.Handle("/v1/", transcoder)
 	mux.HandleFunc("/", notFound)
-	return restErrors(mux), nil
+	descriptors := []protoreflect.ServiceDescriptor{
+		reclaimv1.File_reclaim_v1_session_proto.Services().ByName("SessionService"),
+		reclaimv1.File_reclaim_v1_wallet_proto.Services().ByName("WalletService"),
+		reclaimv1.File_reclaim_v1_project_proto.Services().ByName("ProjectService"),
+	}
+	return newGate(restErrors(mux), descriptors, connect.NewErrorWriter(opts)), nil
 }
 
 func notFound(w http.ResponseWriter, r *http.Request) {

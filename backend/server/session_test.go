@@ -67,7 +67,7 @@ func TestCreateSessionREST(t *testing.T) {
 		{"ttl negative", map[string]any{"walletAddress": wallet, "ttlSeconds": -5}, "got -5"},
 		{"ttl not a number", `{"walletAddress":"` + wallet + `","ttlSeconds":"soon"}`, "ttlSeconds"},
 		{"unknown field", map[string]any{"walletAddress": wallet, "ttl": 60}, `unknown field "ttl"`},
-		{"malformed JSON", `{"walletAddress":`, "unmarshal"},
+		{"malformed JSON", `{"walletAddress":`, "request body is not valid JSON (line 1, column 18)"},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
