@@ -42,6 +42,10 @@ test: ## run every test: unit, storage (SQLite + Postgres), Redis, e2e (Docker)
 	eval "$$(scripts/testdb.sh)" && eval "$$(scripts/testredis.sh)" && \
 		go test $(GO_TEST_FLAGS) ./...
 
+.PHONY: fuzz
+fuzz: ## run every Go fuzz target for $${FUZZTIME:-10s} each (go test runs their seeds on every run)
+	scripts/fuzz.sh
+
 .PHONY: e2e
 e2e: ## run the end-to-end suite against the local validator (Docker)
 	go test $(GO_TEST_FLAGS) ./e2e/...

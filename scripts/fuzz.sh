@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# fuzz.sh runs every native Go fuzz target (func FuzzXxx in a _test.go file)
+# for a bounded time each: FUZZTIME (default 10s). `go test` already runs each
+# target's seeds and its testdata/fuzz corpus on every run; this explores
+# beyond them. A failing input is written to the target's testdata/fuzz/
+# directory by go test: commit it as a regression case once fixed.
+#
+#   scripts/fuzz.sh                 # every target, 10s each
+#   FUZZTIME=5m scripts/fuzz.sh     # the long local run
+#   scripts/fuzz.sh FuzzBuild       # only the targets named
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fuzztime="${FUZZTIME:-10s}"
+only=" $* "
+
+grep -rl --include='*_test.go' -E '^func Fuzz[A-Z][A-Za-z0-9_]*\(f \*testing\.F\)' backend admin e2e 2>/dev/null |
+	while read -r file; do
+		dir="./$(dirname "$file")"
+		grep -oE '^func Fuzz[A-Z][A-Za-z0-9_]*' "$file" | sed 's/^func //' | sed "s|^|$dir |"
+	done | sort -u | while read -r dir target; do
+	if [[ "$only" != "  " && "$only" != *" $target "* ]]; then
+		continue
+	fi
+	echo "=== $target ($dir, $fuzztime)"
+	go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$dir" 2>&1 | tail -n 3
+	[[ "${PIPESTATUS[0]}" -eq 0 ]] || { echo "fuzz: $target failed"; exit 1; }
+done
