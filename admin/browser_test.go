@@ -1,14 +1,11 @@
 package admin_test
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -20,62 +17,22 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/e2e/headless"
+	"github.com/reclaim-sol/reclaim/e2e/reclaimd"
 )
 
 var updateScreenshots = flag.Bool("update-screenshots", false, "write the console screenshots to docs/screenshots")
 
 // server is `reclaim serve`, built from this tree, on a fresh SQLite data
-// directory.
+// directory; it is stopped, and waited for, when the test ends.
 type server struct {
-	bin, dataDir, url string
+	dataDir, url string
 }
 
 func startServer(t *testing.T) *server {
 	t.Helper()
-	dir := t.TempDir()
-	s := &server{bin: filepath.Join(dir, "reclaim"), dataDir: filepath.Join(dir, "data")}
-	_, file, _, _ := runtime.Caller(0)
-	build := exec.Command("go", "build", "-o", s.bin, "./backend/cmd/reclaim")
-	build.Dir = filepath.Join(filepath.Dir(file), "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build reclaim: %v\n%s", err, out)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	s.url = "http://" + addr
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, s.bin, "serve")
-	cmd.Env = s.env("RECLAIM_ADDR=" + addr)
-	var logs bytes.Buffer
-	cmd.Stderr = &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("server log:\n%s", logs.String())
-		}
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get(s.url + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("reclaim serve did not answer /healthz within 30s: %v\n%s", err, logs.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	s := &server{dataDir: filepath.Join(t.TempDir(), "data")}
+	s.url = reclaimd.Serve(t, s.env("RECLAIM_ADDR=127.0.0.1:0"), nil).URL
+	return s
 }
 
 func (s *server) env(extra ...string) []string {
@@ -88,12 +45,8 @@ func (s *server) env(extra ...string) []string {
 // ownerCreate runs `reclaim owner create` with the password on stdin.
 func (s *server) ownerCreate(t *testing.T, email string) {
 	t.Helper()
-	cmd := exec.Command(s.bin, "owner", "create", "--email", email)
-	cmd.Env = s.env()
-	cmd.Stdin = strings.NewReader(password + "\n")
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.HasPrefix(string(out), "own_") {
-		t.Fatalf("reclaim owner create: %v: %s", err, out)
+	if out := reclaimd.Run(t, s.env(), password+"\n", "owner", "create", "--email", email); !strings.HasPrefix(out, "own_") {
+		t.Fatalf("reclaim owner create printed %q", out)
 	}
 }
 

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
@@ -9,48 +8,18 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/e2e/harness"
+	"github.com/reclaim-sol/reclaim/e2e/reclaimd"
 )
 
 // The e2e suite runs the real reclaim binary against the validator: the
 // wiring of `reclaim serve` (discovery, building, tickets, relay, tracker) is
 // what is tested, through its HTTP API.
-
-var binary struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-func reclaimBinary(t *testing.T) string {
-	t.Helper()
-	binary.once.Do(func() {
-		dir, err := os.MkdirTemp("", "reclaim-e2e-bin")
-		if err != nil {
-			binary.err = err
-			return
-		}
-		binary.path = filepath.Join(dir, "reclaim")
-		cmd := exec.Command("go", "build", "-o", binary.path, "./backend/cmd/reclaim")
-		cmd.Dir = ".."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binary.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binary.err != nil {
-		t.Fatal(binary.err)
-	}
-	return binary.path
-}
 
 // service is one reclaim process with a project (with a funded donation
 // wallet) and an API key, and a funded treasury for a 500 bps service fee.
@@ -91,56 +60,20 @@ func (s *service) another() *service {
 	return &c
 }
 
-// serve starts `reclaim serve` and returns its base URL.
+// serve starts `reclaim serve` and returns its base URL; E2E_SERVICE_LOG=1
+// copies its log to stderr.
 func (s *service) serve() string {
-	t := s.t
-	t.Helper()
-	cmd := exec.Command(reclaimBinary(t), "serve")
-	cmd.Env = s.env
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
+	s.t.Helper()
+	var echo io.Writer
+	if os.Getenv("E2E_SERVICE_LOG") != "" {
+		echo = os.Stderr
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-	})
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
-				addr <- line.Addr
-			}
-			if os.Getenv("E2E_SERVICE_LOG") != "" {
-				fmt.Fprintln(os.Stderr, sc.Text())
-			}
-		}
-	}()
-	select {
-	case a := <-addr:
-		return "http://" + a
-	case <-time.After(30 * time.Second):
-		t.Fatal("reclaim serve did not listen within 30s")
-	}
-	return ""
+	return reclaimd.Serve(s.t, s.env, echo).URL
 }
 
 func (s *service) cli(args ...string) string {
 	s.t.Helper()
-	cmd := exec.Command(reclaimBinary(s.t), args...)
-	cmd.Env = s.env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		s.t.Fatalf("reclaim %v: %v\n%s", args, err, stderr.String())
-	}
-	return strings.TrimSpace(string(out))
+	return reclaimd.Run(s.t, s.env, "", args...)
 }
 
 // call sends a JSON request with a credential header and decodes the answer
