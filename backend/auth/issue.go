@@ -28,3 +28,14 @@ func IssueAPIKey(ctx context.Context, store KeyCreator, h *Hasher, projectID, na
 	}
 	return key, k, nil
 }
+
+// Mint returns a fresh API key, its display prefix and its keyed hash: the
+// key is shown once, only the hash is stored (project.Service issues keys
+// through it).
+func (h *Hasher) Mint() (key, prefix string, hash []byte, err error) {
+	key, prefix, err = NewAPIKey()
+	if err != nil {
+		return "", "", nil, err
+	}
+	return key, prefix, h.Hash(key), nil
+}

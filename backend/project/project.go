@@ -1,5 +1,7 @@
 // Package project holds the tenants of Reclaim: projects (the integrators) and
-// the API keys that authenticate their backends.
+// the API keys that authenticate their backends, with the rules for creating
+// and changing them. Service is the one place where projects are created and
+// keys issued and revoked: the command line and the console both go through it.
 //
 // The package knows nothing of storage or HTTP: the storage package persists
 // these types, the auth package computes and checks key hashes.
@@ -7,7 +9,12 @@ package project
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/gagliardetto/solana-go"
 )
 
 // ErrNotFound is returned when a project or API key does not exist.
@@ -16,6 +23,54 @@ var ErrNotFound = errors.New("not found")
 // ErrConflict is returned when a create would duplicate a unique value, such as
 // the hash of an API key or an ID.
 var ErrConflict = errors.New("conflict")
+
+// InvalidError is a value a person must correct: Field names it ("name",
+// "donation_wallet"), Message says what is wrong.
+type InvalidError struct {
+	Field   string
+	Message string
+}
+
+// Error returns the message.
+func (e *InvalidError) Error() string { return e.Message }
+
+// MaxNameLen is the longest name of a project or an API key, in characters.
+const MaxNameLen = 100
+
+// ValidateName checks the name of a project or an API key (already trimmed):
+// 1 to MaxNameLen characters.
+func ValidateName(name string) error {
+	if n := utf8.RuneCountInString(name); n == 0 || n > MaxNameLen {
+		return &InvalidError{Field: "name", Message: fmt.Sprintf("a name has 1 to %d characters", MaxNameLen)}
+	}
+	return nil
+}
+
+// ValidateDonationWallet checks a donation wallet: empty (no donations) or a
+// Solana address.
+func ValidateDonationWallet(wallet string) error {
+	if wallet == "" {
+		return nil
+	}
+	if _, err := solana.PublicKeyFromBase58(wallet); err != nil {
+		return &InvalidError{Field: "donation_wallet", Message: fmt.Sprintf("%q is not a Solana address (base58 of 32 bytes)", wallet)}
+	}
+	return nil
+}
+
+// New returns a project named name (trimmed) with the donation wallet
+// (trimmed; "" for none), created at now, once both are valid. Its ID is
+// given when it is stored.
+func New(name, donationWallet string, now time.Time) (Project, error) {
+	p := Project{Name: strings.TrimSpace(name), DonationWallet: strings.TrimSpace(donationWallet), CreatedAt: now.UTC()}
+	if err := ValidateName(p.Name); err != nil {
+		return Project{}, err
+	}
+	if err := ValidateDonationWallet(p.DonationWallet); err != nil {
+		return Project{}, err
+	}
+	return p, nil
+}
 
 // Project is an integrator: the owner of API keys, the recipient of donations
 // and the scope of stats and the leaderboard.
