@@ -21,7 +21,6 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/owner"
 	"github.com/reclaim-sol/reclaim/backend/project"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 )
 
 //go:embed static
@@ -40,10 +39,10 @@ type Store interface {
 	OwnerByID(ctx context.Context, id string) (owner.Owner, error)
 	CreateOwnedProject(ctx context.Context, p project.Project, ownerID string) (project.Project, error)
 	Membership(ctx context.Context, projectID, ownerID string) (owner.Membership, error)
-	ProjectsOf(ctx context.Context, ownerID string) ([]storage.MemberProject, error)
+	ProjectsOf(ctx context.Context, ownerID string) ([]owner.ProjectRole, error)
 	UpdateProject(ctx context.Context, id, name, donationWallet string) (project.Project, error)
 	AddMember(ctx context.Context, projectID, ownerID string, role owner.Role) error
-	ListMembers(ctx context.Context, projectID string) ([]storage.Member, error)
+	ListMembers(ctx context.Context, projectID string) ([]owner.Member, error)
 	SetMemberRole(ctx context.Context, projectID, ownerID string, role owner.Role) (owner.Membership, error)
 	RemoveMember(ctx context.Context, projectID, ownerID string) (owner.Membership, error)
 
@@ -58,7 +57,7 @@ type Store interface {
 
 	AddAudit(ctx context.Context, e owner.AuditEntry) error
 	AuditLogActions(ctx context.Context, projectID string, actions []string, limit int) ([]owner.AuditEntry, error)
-	DailyTotals(ctx context.Context, projectID string, from, to time.Time) ([]storage.DailyTotal, error)
+	DailyTotals(ctx context.Context, projectID string, from, to time.Time) ([]ledger.DailyTotal, error)
 	LatestEntries(ctx context.Context, projectID string, limit int) ([]ledger.Entry, error)
 }
 

@@ -4,22 +4,22 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/reclaim-sol/reclaim/backend/storage"
+	"github.com/reclaim-sol/reclaim/backend/ledger"
 )
 
 // chart is the daily history drawn as two server-rendered SVG bar charts.
 type chart struct {
-	Days []storage.DailyTotal
+	Days []ledger.DailyTotal
 }
 
 // newChart spreads totals over n days from from (days without entries are
 // zero).
-func newChart(from time.Time, n int, totals []storage.DailyTotal) chart {
-	byDay := make(map[time.Time]storage.DailyTotal, len(totals))
+func newChart(from time.Time, n int, totals []ledger.DailyTotal) chart {
+	byDay := make(map[time.Time]ledger.DailyTotal, len(totals))
 	for _, t := range totals {
 		byDay[t.Day.UTC()] = t
 	}
-	c := chart{Days: make([]storage.DailyTotal, n)}
+	c := chart{Days: make([]ledger.DailyTotal, n)}
 	for i := range n {
 		d := from.AddDate(0, 0, i)
 		t := byDay[d]
@@ -45,7 +45,7 @@ type bar struct {
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 
 // bars lays out one bar per day of value(day), scaled to the largest.
-func (c chart) bars(value func(storage.DailyTotal) int64, label func(storage.DailyTotal) string) []bar {
+func (c chart) bars(value func(ledger.DailyTotal) int64, label func(ledger.DailyTotal) string) []bar {
 	var top int64
 	for _, d := range c.Days {
 		top = max(top, value(d))
@@ -71,13 +71,13 @@ func (c chart) bars(value func(storage.DailyTotal) int64, label func(storage.Dai
 }
 
 func (c chart) grossBars() []bar {
-	return c.bars(func(d storage.DailyTotal) int64 { return d.GrossRebate },
-		func(d storage.DailyTotal) string { return sol(d.GrossRebate) + " SOL" })
+	return c.bars(func(d ledger.DailyTotal) int64 { return d.GrossRebate },
+		func(d ledger.DailyTotal) string { return sol(d.GrossRebate) + " SOL" })
 }
 
 func (c chart) countBars() []bar {
-	return c.bars(func(d storage.DailyTotal) int64 { return d.TransactionCount },
-		func(d storage.DailyTotal) string { return count(d.TransactionCount) + " transactions" })
+	return c.bars(func(d ledger.DailyTotal) int64 { return d.TransactionCount },
+		func(d ledger.DailyTotal) string { return count(d.TransactionCount) + " transactions" })
 }
 
 // empty reports whether no day has a confirmed transaction.

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/reclaim-sol/reclaim/backend/owner"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 )
 
 // Audit actions on a project's members. Their entries reuse the audit log's
@@ -36,7 +35,7 @@ const (
 
 // membersData is the Members section of the settings page.
 type membersData struct {
-	Members []storage.Member
+	Members []owner.Member
 	Audit   []owner.AuditEntry
 	// Email and Role are the add form as filled in, with their messages.
 	Email    string
@@ -156,7 +155,7 @@ func (c *console) setMemberRole(w http.ResponseWriter, r *http.Request, rq *requ
 	defer cancel()
 	before, err := c.Store.SetMemberRole(ctx, rq.project.ID, m.ID, role)
 	switch {
-	case errors.Is(err, storage.ErrLastOwner):
+	case errors.Is(err, owner.ErrLastOwner):
 		c.rejectMembers(w, r, rq, membersData{Err: msgLastOwnerRole})
 		return
 	case errors.Is(err, owner.ErrNotFound):
@@ -185,7 +184,7 @@ func (c *console) removeMember(w http.ResponseWriter, r *http.Request, rq *reque
 	defer cancel()
 	before, err := c.Store.RemoveMember(ctx, rq.project.ID, m.ID)
 	switch {
-	case errors.Is(err, storage.ErrLastOwner):
+	case errors.Is(err, owner.ErrLastOwner):
 		c.rejectMembers(w, r, rq, membersData{Err: msgLastOwnerLeave})
 		return
 	case errors.Is(err, owner.ErrNotFound):

@@ -8,13 +8,12 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/reclaim-sol/reclaim/backend/owner"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 )
 
 func TestMembersViewRendering(t *testing.T) {
 	t.Parallel()
 	since := time.Date(2026, 5, 1, 9, 30, 0, 0, time.UTC)
-	members := []storage.Member{
+	members := []owner.Member{
 		{OwnerID: "own_a", Email: "a@example.com", Role: owner.RoleOwner, Since: since},
 		{OwnerID: "own_b", Email: "b@example.com", Role: owner.RoleViewer, Since: since},
 	}

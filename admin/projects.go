@@ -6,8 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/reclaim-sol/reclaim/backend/auth"
+	"github.com/reclaim-sol/reclaim/backend/owner"
 	"github.com/reclaim-sol/reclaim/backend/project"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 )
 
 // projectForm is the project form (create and settings) as filled in, with a
@@ -89,7 +89,7 @@ func (c *console) saveSettings(w http.ResponseWriter, r *http.Request, rq *reque
 }
 
 // roleLabel is how a membership is shown.
-func roleLabel(m storage.MemberProject) string {
+func roleLabel(m owner.ProjectRole) string {
 	if m.Role.CanManage() {
 		return "Owner"
 	}

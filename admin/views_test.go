@@ -12,7 +12,6 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/owner"
 	"github.com/reclaim-sol/reclaim/backend/project"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 )
 
 // render renders c and returns the document.
@@ -133,7 +132,7 @@ func TestOverviewRendering(t *testing.T) {
 	from := time.Date(2026, 4, 21, 0, 0, 0, 0, time.UTC)
 	d := overviewData{
 		Stats: ledger.Stats{TotalGrossRebate: 1_234_567_890_123, TotalTransactionCount: 1_000_000, TotalWallets: 50_000},
-		Chart: newChart(from, 30, []storage.DailyTotal{
+		Chart: newChart(from, 30, []ledger.DailyTotal{
 			{Day: from, GrossRebate: 2_039_280, TransactionCount: 1},
 			{Day: from.AddDate(0, 0, 29), GrossRebate: 4_078_560, TransactionCount: 4},
 		}),

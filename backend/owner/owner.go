@@ -10,6 +10,8 @@ package owner
 import (
 	"errors"
 	"time"
+
+	"github.com/reclaim-sol/reclaim/backend/project"
 )
 
 // ErrNotFound is returned when an owner, membership or session does not exist.
@@ -18,6 +20,10 @@ var ErrNotFound = errors.New("not found")
 // ErrConflict is returned when an email is already taken, or an owner is
 // already a member of a project.
 var ErrConflict = errors.New("conflict")
+
+// ErrLastOwner is returned when a change would leave a project without an
+// owner: its last owner can be neither demoted nor removed.
+var ErrLastOwner = errors.New("the project's last owner")
 
 // Role is what an owner may do in a project.
 type Role string
@@ -52,6 +58,22 @@ type Membership struct {
 	OwnerID   string
 	Role      Role
 	CreatedAt time.Time
+}
+
+// Member is one member of a project, as its members list shows them.
+type Member struct {
+	OwnerID string
+	Email   string
+	Role    Role
+	// Since is when the owner joined the project.
+	Since time.Time
+}
+
+// ProjectRole is a project seen by one of its members: the project and the
+// member's role in it.
+type ProjectRole struct {
+	Project project.Project
+	Role    Role
 }
 
 // Session is a signed-in browser. Only the hash of the cookie's random id is

@@ -8,20 +8,12 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 )
 
-// DailyTotal is one UTC day of a project's confirmed ledger.
-type DailyTotal struct {
-	// Day is midnight UTC.
-	Day              time.Time
-	GrossRebate      int64
-	TransactionCount int64
-}
-
 // DailyTotals returns, for each UTC day in [from, to) with confirmed entries,
 // their gross rebate and count, by confirmation time, oldest day first; days
 // without entries are absent. It reads only the index on (project_id,
 // status, confirmed_at, gross_rebate), so its cost grows with the range, not
 // with the ledger.
-func (s *Store) DailyTotals(ctx context.Context, projectID string, from, to time.Time) ([]DailyTotal, error) {
+func (s *Store) DailyTotals(ctx context.Context, projectID string, from, to time.Time) ([]ledger.DailyTotal, error) {
 	day, group := "substr(confirmed_at, 1, 10)", "day" // SQLite keeps times as ISO 8601 text
 	if s.postgres {
 		group = "date_trunc('day', confirmed_at AT TIME ZONE 'UTC')"
@@ -47,13 +39,13 @@ func (s *Store) DailyTotals(ctx context.Context, projectID string, from, to time
 	if err != nil {
 		return nil, fmt.Errorf("daily totals of %s: %w", projectID, err)
 	}
-	out := make([]DailyTotal, 0, len(rows))
+	out := make([]ledger.DailyTotal, 0, len(rows))
 	for _, r := range rows {
 		d, err := time.Parse("2006-01-02", r.Day)
 		if err != nil {
 			return nil, fmt.Errorf("daily totals of %s: day %q: %w", projectID, r.Day, err)
 		}
-		out = append(out, DailyTotal{Day: d, GrossRebate: r.Gross, TransactionCount: r.Count})
+		out = append(out, ledger.DailyTotal{Day: d, GrossRebate: r.Gross, TransactionCount: r.Count})
 	}
 	return out, nil
 }

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -11,21 +10,8 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/owner"
 )
 
-// ErrLastOwner is returned when a change would leave a project without an
-// owner: its last owner can be neither demoted nor removed.
-var ErrLastOwner = errors.New("the project's last owner")
-
-// Member is one owner of a project's console, as its members page lists it.
-type Member struct {
-	OwnerID string
-	Email   string
-	Role    owner.Role
-	// Since is when the owner joined the project.
-	Since time.Time
-}
-
 // ListMembers returns the members of projectID, owners first, then by email.
-func (s *Store) ListMembers(ctx context.Context, projectID string) ([]Member, error) {
+func (s *Store) ListMembers(ctx context.Context, projectID string) ([]owner.Member, error) {
 	var rows []struct {
 		OwnerID   string    `bun:"owner_id"`
 		Email     string    `bun:"email"`
@@ -42,16 +28,16 @@ func (s *Store) ListMembers(ctx context.Context, projectID string) ([]Member, er
 	if err != nil {
 		return nil, fmt.Errorf("members of %s: %w", projectID, err)
 	}
-	out := make([]Member, len(rows))
+	out := make([]owner.Member, len(rows))
 	for i, r := range rows {
-		out[i] = Member{OwnerID: r.OwnerID, Email: r.Email, Role: owner.Role(r.Role), Since: r.CreatedAt.UTC()}
+		out[i] = owner.Member{OwnerID: r.OwnerID, Email: r.Email, Role: owner.Role(r.Role), Since: r.CreatedAt.UTC()}
 	}
 	return out, nil
 }
 
 // SetMemberRole gives ownerID role in projectID and returns the membership as
 // it was before. A non-member gives owner.ErrNotFound; demoting the project's
-// last owner gives ErrLastOwner and changes nothing.
+// last owner gives owner.ErrLastOwner and changes nothing.
 func (s *Store) SetMemberRole(ctx context.Context, projectID, ownerID string, role owner.Role) (owner.Membership, error) {
 	if !owner.ValidRole(role) {
 		return owner.Membership{}, fmt.Errorf("set member role: unknown role %q", role)
@@ -74,7 +60,7 @@ func (s *Store) SetMemberRole(ctx context.Context, projectID, ownerID string, ro
 
 // RemoveMember takes ownerID out of projectID and returns the membership it
 // had. A non-member gives owner.ErrNotFound; removing the project's last
-// owner gives ErrLastOwner and changes nothing.
+// owner gives owner.ErrLastOwner and changes nothing.
 func (s *Store) RemoveMember(ctx context.Context, projectID, ownerID string) (owner.Membership, error) {
 	var before owner.Membership
 	err := s.changeMembership(ctx, projectID, ownerID, true, func(tx bun.Tx, m owner.Membership) error {
@@ -94,7 +80,7 @@ func (s *Store) RemoveMember(ctx context.Context, projectID, ownerID string) (ow
 // lock on the project, on SQLite the write lock every transaction takes at
 // BEGIN (_txlock=immediate). When dropsOwner is set and the member is an
 // owner, the project must keep another owner, or the change is refused with
-// ErrLastOwner. Two owners demoting each other at once therefore cannot
+// owner.ErrLastOwner. Two owners demoting each other at once therefore cannot
 // leave the project ownerless.
 func (s *Store) changeMembership(ctx context.Context, projectID, ownerID string, dropsOwner bool, change func(tx bun.Tx, m owner.Membership) error) error {
 	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -118,7 +104,7 @@ func (s *Store) changeMembership(ctx context.Context, projectID, ownerID string,
 				return fmt.Errorf("count owners: %w", err)
 			}
 			if owners <= 1 {
-				return ErrLastOwner
+				return owner.ErrLastOwner
 			}
 		}
 		return change(tx, m)

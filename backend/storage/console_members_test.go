@@ -60,10 +60,10 @@ func TestMembers(t *testing.T) {
 		}
 
 		// The last owner can be neither demoted nor removed.
-		if _, err := s.SetMemberRole(ctx, p.ID, alice.ID, owner.RoleViewer); !errors.Is(err, storage.ErrLastOwner) {
+		if _, err := s.SetMemberRole(ctx, p.ID, alice.ID, owner.RoleViewer); !errors.Is(err, owner.ErrLastOwner) {
 			t.Errorf("demote the last owner: err = %v, want ErrLastOwner", err)
 		}
-		if _, err := s.RemoveMember(ctx, p.ID, alice.ID); !errors.Is(err, storage.ErrLastOwner) {
+		if _, err := s.RemoveMember(ctx, p.ID, alice.ID); !errors.Is(err, owner.ErrLastOwner) {
 			t.Errorf("remove the last owner: err = %v, want ErrLastOwner", err)
 		}
 		// Keeping the role of the last owner is no demotion.
@@ -78,7 +78,7 @@ func TestMembers(t *testing.T) {
 		if before, err := s.SetMemberRole(ctx, p.ID, alice.ID, owner.RoleViewer); err != nil || before.Role != owner.RoleOwner {
 			t.Fatalf("demote alice beside bob: %+v, %v", before, err)
 		}
-		if _, err := s.RemoveMember(ctx, p.ID, bob.ID); !errors.Is(err, storage.ErrLastOwner) {
+		if _, err := s.RemoveMember(ctx, p.ID, bob.ID); !errors.Is(err, owner.ErrLastOwner) {
 			t.Errorf("remove bob, now the last owner: err = %v, want ErrLastOwner", err)
 		}
 		if before, err := s.RemoveMember(ctx, p.ID, carol.ID); err != nil || before.Role != owner.RoleViewer {
@@ -150,7 +150,7 @@ func TestLastOwnerRuleIsAtomic(t *testing.T) {
 			}
 			refused := 0
 			for _, err := range errs {
-				if errors.Is(err, storage.ErrLastOwner) {
+				if errors.Is(err, owner.ErrLastOwner) {
 					refused++
 				} else if err != nil {
 					t.Fatalf("round %d: %v", round, err)

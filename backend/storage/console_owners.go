@@ -142,14 +142,8 @@ func (s *Store) Membership(ctx context.Context, projectID, ownerID string) (owne
 	return owner.Membership{ProjectID: row.ProjectID, OwnerID: row.OwnerID, Role: owner.Role(row.Role), CreatedAt: row.CreatedAt.UTC()}, nil
 }
 
-// MemberProject is a project seen by one of its members.
-type MemberProject struct {
-	Project project.Project
-	Role    owner.Role
-}
-
 // ProjectsOf returns the projects ownerID belongs to, by name.
-func (s *Store) ProjectsOf(ctx context.Context, ownerID string) ([]MemberProject, error) {
+func (s *Store) ProjectsOf(ctx context.Context, ownerID string) ([]owner.ProjectRole, error) {
 	var rows []struct {
 		projectRow `bun:",extend"`
 		Role       string `bun:"role"`
@@ -164,9 +158,9 @@ func (s *Store) ProjectsOf(ctx context.Context, ownerID string) ([]MemberProject
 	if err != nil {
 		return nil, fmt.Errorf("projects of %s: %w", ownerID, err)
 	}
-	out := make([]MemberProject, len(rows))
+	out := make([]owner.ProjectRole, len(rows))
 	for i := range rows {
-		out[i] = MemberProject{Project: rows[i].project(), Role: owner.Role(rows[i].Role)}
+		out[i] = owner.ProjectRole{Project: rows[i].project(), Role: owner.Role(rows[i].Role)}
 	}
 	return out, nil
 }

@@ -202,7 +202,7 @@ func TestAuditDailyTotalsAndLatest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []storage.DailyTotal{
+		want := []ledger.DailyTotal{
 			{Day: *at("2026-04-30T00:00:00Z"), GrossRebate: 100, TransactionCount: 1},
 			{Day: *at("2026-05-01T00:00:00Z"), GrossRebate: 500, TransactionCount: 2},
 			{Day: *at("2026-05-03T00:00:00Z"), GrossRebate: 400, TransactionCount: 1},
