@@ -56,7 +56,7 @@ type Store interface {
 	ClearSignInFailures(ctx context.Context, key string) error
 
 	AddAudit(ctx context.Context, e owner.AuditEntry) error
-	AuditLogActions(ctx context.Context, projectID string, actions []string, limit int) ([]owner.AuditEntry, error)
+	AuditLogActions(ctx context.Context, projectID string, actions []owner.Action, limit int) ([]owner.AuditEntry, error)
 	DailyTotals(ctx context.Context, projectID string, from, to time.Time) ([]ledger.DailyTotal, error)
 	LatestEntries(ctx context.Context, projectID string, limit int) ([]ledger.Entry, error)
 }

@@ -40,7 +40,7 @@ func (c *console) renderKeys(w http.ResponseWriter, r *http.Request, rq *request
 		c.serverError(w, r, err)
 		return
 	}
-	if d.Audit, err = c.Store.AuditLogActions(ctx, rq.project.ID, keyActions, auditShown); err != nil {
+	if d.Audit, err = c.Store.AuditLogActions(ctx, rq.project.ID, owner.KeyActions, auditShown); err != nil {
 		c.serverError(w, r, err)
 		return
 	}
@@ -112,14 +112,14 @@ func (c *console) revokeKey(w http.ResponseWriter, r *http.Request, rq *request)
 
 // audit records an action on a key; a failure is logged, not shown: the
 // action itself succeeded.
-func (c *console) audit(r *http.Request, rq *request, action string, k project.APIKey) {
+func (c *console) audit(r *http.Request, rq *request, action owner.Action, k project.APIKey) {
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
 	err := c.Store.AddAudit(ctx, owner.AuditEntry{
 		ProjectID: rq.project.ID, OwnerID: rq.owner.ID, OwnerEmail: rq.owner.Email, Action: action,
-		KeyID: k.ID, KeyPrefix: k.Prefix, KeyName: k.Name, CreatedAt: c.Now().UTC(),
+		Key: owner.AuditKey{ID: k.ID, Prefix: k.Prefix, Name: k.Name}, CreatedAt: c.Now().UTC(),
 	})
 	if err != nil {
-		c.Log.Error("console: audit", "action", action, "key", k.ID, "err", err)
+		c.Log.Error("console: audit", "action", string(action), "key", k.ID, "err", err)
 	}
 }

@@ -9,20 +9,6 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/owner"
 )
 
-// Audit actions on a project's members. Their entries reuse the audit log's
-// key columns: KeyID is the member's owner ID, KeyName their email and
-// KeyPrefix the role they were given (or had, for a removal).
-const (
-	actionMemberAdded       = "member.added"
-	actionMemberRoleChanged = "member.role_changed"
-	actionMemberRemoved     = "member.removed"
-)
-
-var (
-	keyActions    = []string{owner.ActionKeyCreated, owner.ActionKeyRevoked}
-	memberActions = []string{actionMemberAdded, actionMemberRoleChanged, actionMemberRemoved}
-)
-
 // The messages of rejected member forms.
 const (
 	msgNoEmail        = "Enter the email of their console account."
@@ -63,7 +49,7 @@ func (c *console) renderSettings(w http.ResponseWriter, r *http.Request, rq *req
 		c.serverError(w, r, err)
 		return
 	}
-	if d.Audit, err = c.Store.AuditLogActions(ctx, rq.project.ID, memberActions, auditShown); err != nil {
+	if d.Audit, err = c.Store.AuditLogActions(ctx, rq.project.ID, owner.MemberActions, auditShown); err != nil {
 		c.serverError(w, r, err)
 		return
 	}
@@ -117,7 +103,7 @@ func (c *console) addMember(w http.ResponseWriter, r *http.Request, rq *request)
 		c.serverError(w, r, err)
 		return
 	}
-	c.auditMember(r, rq, actionMemberAdded, o, role)
+	c.auditMember(r, rq, owner.ActionMemberAdded, o, role)
 	http.Redirect(w, r, projectURL(rq.project.ID, "/settings?done=added#members"), http.StatusSeeOther)
 }
 
@@ -166,7 +152,7 @@ func (c *console) setMemberRole(w http.ResponseWriter, r *http.Request, rq *requ
 		return
 	}
 	if before.Role != role {
-		c.auditMember(r, rq, actionMemberRoleChanged, m, role)
+		c.auditMember(r, rq, owner.ActionMemberRoleChanged, m, role)
 	}
 	next := "/settings?done=role#members"
 	if m.ID == rq.owner.ID && !role.CanManage() {
@@ -194,7 +180,7 @@ func (c *console) removeMember(w http.ResponseWriter, r *http.Request, rq *reque
 		c.serverError(w, r, err)
 		return
 	}
-	c.auditMember(r, rq, actionMemberRemoved, m, before.Role)
+	c.auditMember(r, rq, owner.ActionMemberRemoved, m, before.Role)
 	if m.ID == rq.owner.ID {
 		// They left the project: its pages are now a 404 to them.
 		http.Redirect(w, r, "/admin/projects", http.StatusSeeOther)
@@ -205,29 +191,30 @@ func (c *console) removeMember(w http.ResponseWriter, r *http.Request, rq *reque
 
 // auditMember records a change to a member; a failure is logged, not shown:
 // the change itself succeeded.
-func (c *console) auditMember(r *http.Request, rq *request, action string, m owner.Owner, role owner.Role) {
+func (c *console) auditMember(r *http.Request, rq *request, action owner.Action, m owner.Owner, role owner.Role) {
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
 	err := c.Store.AddAudit(ctx, owner.AuditEntry{
 		ProjectID: rq.project.ID, OwnerID: rq.owner.ID, OwnerEmail: rq.owner.Email, Action: action,
-		KeyID: m.ID, KeyPrefix: string(role), KeyName: m.Email, CreatedAt: c.Now().UTC(),
+		Member: owner.AuditMember{ID: m.ID, Email: m.Email, Role: role}, CreatedAt: c.Now().UTC(),
 	})
 	if err != nil {
-		c.Log.Error("console: audit", "action", action, "member", m.ID, "err", err)
+		c.Log.Error("console: audit", "action", string(action), "member", m.ID, "err", err)
 	}
 }
 
 // memberAuditText is how a member entry reads after the acting owner's email.
 func memberAuditText(e owner.AuditEntry) string {
+	m := e.Member
 	switch e.Action {
-	case actionMemberAdded:
-		return "added " + e.KeyName + " as " + roleName(owner.Role(e.KeyPrefix))
-	case actionMemberRoleChanged:
-		return "made " + e.KeyName + " " + article(owner.Role(e.KeyPrefix)) + " " + roleName(owner.Role(e.KeyPrefix))
-	case actionMemberRemoved:
-		return "removed " + e.KeyName + " (" + roleName(owner.Role(e.KeyPrefix)) + ")"
+	case owner.ActionMemberAdded:
+		return "added " + m.Email + " as " + roleName(m.Role)
+	case owner.ActionMemberRoleChanged:
+		return "made " + m.Email + " " + article(m.Role) + " " + roleName(m.Role)
+	case owner.ActionMemberRemoved:
+		return "removed " + m.Email + " (" + roleName(m.Role) + ")"
 	}
-	return e.Action
+	return string(e.Action)
 }
 
 func roleName(r owner.Role) string {

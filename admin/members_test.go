@@ -175,7 +175,7 @@ func TestMembersLifecycle(t *testing.T) {
 		t.Error("member changes show in the keys' activity")
 	}
 	entries, err := h.store.AuditLog(context.Background(), id, 10)
-	if err != nil || len(entries) != 4 || entries[0].OwnerID != bob.ID || entries[0].KeyID != aliceID || entries[0].Action != "member.removed" {
+	if err != nil || len(entries) != 4 || entries[0].OwnerID != bob.ID || entries[0].Member.ID != aliceID || entries[0].Action != "member.removed" {
 		t.Errorf("stored audit = %+v, %v", entries, err)
 	}
 }

@@ -18,9 +18,9 @@ func TestMembersViewRendering(t *testing.T) {
 		{OwnerID: "own_b", Email: "b@example.com", Role: owner.RoleViewer, Since: since},
 	}
 	audit := []owner.AuditEntry{
-		{OwnerEmail: "a@example.com", Action: actionMemberRemoved, KeyName: "c@example.com", KeyPrefix: "viewer", CreatedAt: since},
-		{OwnerEmail: "a@example.com", Action: actionMemberRoleChanged, KeyName: "b@example.com", KeyPrefix: "owner", CreatedAt: since},
-		{OwnerEmail: "a@example.com", Action: actionMemberAdded, KeyName: "b@example.com", KeyPrefix: "viewer", CreatedAt: since},
+		{OwnerEmail: "a@example.com", Action: owner.ActionMemberRemoved, Member: owner.AuditMember{Email: "c@example.com", Role: "viewer"}, CreatedAt: since},
+		{OwnerEmail: "a@example.com", Action: owner.ActionMemberRoleChanged, Member: owner.AuditMember{Email: "b@example.com", Role: "owner"}, CreatedAt: since},
+		{OwnerEmail: "a@example.com", Action: owner.ActionMemberAdded, Member: owner.AuditMember{Email: "b@example.com", Role: "viewer"}, CreatedAt: since},
 	}
 	cases := []struct {
 		name    string

@@ -96,22 +96,3 @@ type SignInFailures struct {
 	Failures int
 	LastAt   time.Time
 }
-
-// Audit actions.
-const (
-	ActionKeyCreated = "api_key.created"
-	ActionKeyRevoked = "api_key.revoked"
-)
-
-// AuditEntry records who did what to a project's API keys, and when.
-type AuditEntry struct {
-	ID         string
-	ProjectID  string
-	OwnerID    string
-	OwnerEmail string
-	Action     string
-	KeyID      string
-	KeyPrefix  string
-	KeyName    string
-	CreatedAt  time.Time
-}

@@ -110,22 +110,3 @@ func (s *Store) changeMembership(ctx context.Context, projectID, ownerID string,
 		return change(tx, m)
 	})
 }
-
-// AuditLogActions returns the latest limit entries of a project whose action
-// is one of actions, newest first.
-func (s *Store) AuditLogActions(ctx context.Context, projectID string, actions []string, limit int) ([]owner.AuditEntry, error) {
-	var rows []auditRow
-	err := s.db.NewSelect().Model(&rows).Where("project_id = ?", projectID).Where("action IN (?)", bun.In(actions)).
-		OrderExpr("created_at DESC, id DESC").Limit(limit).Scan(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("audit log of %s: %w", projectID, err)
-	}
-	out := make([]owner.AuditEntry, len(rows))
-	for i, r := range rows {
-		out[i] = owner.AuditEntry{
-			ID: r.ID, ProjectID: r.ProjectID, OwnerID: r.OwnerID, OwnerEmail: r.OwnerEmail, Action: r.Action,
-			KeyID: r.KeyID, KeyPrefix: r.KeyPrefix, KeyName: r.KeyName, CreatedAt: r.CreatedAt.UTC(),
-		}
-	}
-	return out, nil
-}

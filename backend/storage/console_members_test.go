@@ -173,19 +173,19 @@ func TestAuditLogActions(t *testing.T) {
 			t.Fatal(err)
 		}
 		t0 := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
-		for i, a := range []string{"api_key.created", "member.added", "api_key.revoked", "member.removed"} {
-			if err := s.AddAudit(ctx, owner.AuditEntry{ProjectID: p.ID, OwnerEmail: "a@example.com", Action: a, KeyID: "x", CreatedAt: t0.Add(time.Duration(i) * time.Minute)}); err != nil {
+		for i, a := range []owner.Action{"api_key.created", "member.added", "api_key.revoked", "member.removed"} {
+			if err := s.AddAudit(ctx, owner.AuditEntry{ProjectID: p.ID, OwnerEmail: "a@example.com", Action: a, Key: owner.AuditKey{ID: "x"}, CreatedAt: t0.Add(time.Duration(i) * time.Minute)}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		got, err := s.AuditLogActions(ctx, p.ID, []string{"member.added", "member.removed"}, 10)
+		got, err := s.AuditLogActions(ctx, p.ID, []owner.Action{"member.added", "member.removed"}, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(got) != 2 || got[0].Action != "member.removed" || got[1].Action != "member.added" {
 			t.Errorf("member entries = %+v, want removed then added", got)
 		}
-		if got, _ := s.AuditLogActions(ctx, p.ID, []string{"api_key.created", "api_key.revoked"}, 1); len(got) != 1 || got[0].Action != "api_key.revoked" {
+		if got, _ := s.AuditLogActions(ctx, p.ID, []owner.Action{"api_key.created", "api_key.revoked"}, 1); len(got) != 1 || got[0].Action != "api_key.revoked" {
 			t.Errorf("latest key entry = %+v", got)
 		}
 	})

@@ -167,8 +167,8 @@ func TestAuditDailyTotalsAndLatest(t *testing.T) {
 			t.Fatal(err)
 		}
 		t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-		for i, a := range []string{owner.ActionKeyCreated, owner.ActionKeyRevoked} {
-			if err := s.AddAudit(ctx, owner.AuditEntry{ProjectID: p.ID, OwnerEmail: "a@example.com", Action: a, KeyID: "key_1", CreatedAt: t0.Add(time.Duration(i) * time.Minute)}); err != nil {
+		for i, a := range []owner.Action{owner.ActionKeyCreated, owner.ActionKeyRevoked} {
+			if err := s.AddAudit(ctx, owner.AuditEntry{ProjectID: p.ID, OwnerEmail: "a@example.com", Action: a, Key: owner.AuditKey{ID: "key_1"}, CreatedAt: t0.Add(time.Duration(i) * time.Minute)}); err != nil {
 				t.Fatal(err)
 			}
 		}

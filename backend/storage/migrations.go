@@ -23,8 +23,9 @@ type migration struct {
 var schema = []migration{
 	{name: "20260521000001", comment: "projects_api_keys_transactions", up: upInitial},
 	{name: "20260521000002", comment: "payer_totals", up: upPayerTotals},
-	{name: "20260521000003", comment: "relay", up: upRelay},     // migrations_relay.go
-	{name: "20260521000004", comment: "console", up: upConsole}, // migrations_console.go
+	{name: "20260521000003", comment: "relay", up: upRelay},                               // migrations_relay.go
+	{name: "20260521000004", comment: "console", up: upConsole},                           // migrations_console.go
+	{name: "20260521000005", comment: "console_audit_members", up: upConsoleAuditMembers}, // migrations_console.go
 }
 
 // Migrate brings the schema up to date. It is idempotent, and safe when

@@ -118,3 +118,31 @@ func upConsole(ctx context.Context, db bun.IDB) error {
 	}
 	return nil
 }
+
+// upConsoleAuditMembers gives member entries of the audit log columns of
+// their own (the member's id, email and role), which they kept in the key
+// columns before, and moves the entries written so far into them.
+func upConsoleAuditMembers(ctx context.Context, db bun.IDB) error {
+	for _, col := range []string{"member_id", "member_email", "member_role"} {
+		if _, err := db.NewAddColumn().Model((*auditV4)(nil)).
+			ColumnExpr(col + " VARCHAR NOT NULL DEFAULT ''").Exec(ctx); err != nil {
+			return fmt.Errorf("add console_audit.%s: %w", col, err)
+		}
+	}
+	return moveMemberAudit(ctx, db)
+}
+
+// moveMemberAudit moves member entries written before migration
+// 20260521000005 (member id in key_id, email in key_name, role in
+// key_prefix) into the member columns; entries already moved are left alone.
+func moveMemberAudit(ctx context.Context, db bun.IDB) error {
+	_, err := db.NewUpdate().Model((*auditV4)(nil)).
+		Set("member_id = key_id").Set("member_email = key_name").Set("member_role = key_prefix").
+		Set("key_id = ''").Set("key_name = ''").Set("key_prefix = ''").
+		Where("action LIKE 'member.%'").Where("member_id = ''").
+		Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("move member audit entries: %w", err)
+	}
+	return nil
+}
