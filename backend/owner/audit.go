@@ -1,6 +1,9 @@
 package owner
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Action is what an audit entry records.
 type Action string
@@ -50,4 +53,19 @@ type AuditMember struct {
 	ID    string
 	Email string
 	Role  Role
+}
+
+// AuditLog returns the latest limit entries of a project whose action is
+// one of actions, newest first.
+func (s *Service) AuditLog(ctx context.Context, projectID string, actions []Action, limit int) ([]AuditEntry, error) {
+	return s.store.AuditLogActions(ctx, projectID, actions, limit)
+}
+
+// audit records what a did; a failure is logged, not returned: the action
+// itself succeeded.
+func (s *Service) audit(ctx context.Context, a Actor, e AuditEntry) {
+	e.ProjectID, e.OwnerID, e.OwnerEmail, e.CreatedAt = a.Project.ID, a.Owner.ID, a.Owner.Email, s.now().UTC()
+	if err := s.store.AddAudit(ctx, e); err != nil {
+		s.log.Error("owner: audit", "action", string(e.Action), "project", e.ProjectID, "err", err)
+	}
 }

@@ -1,10 +1,13 @@
-// Package owner holds the people who run projects in the admin console: their
-// accounts, their memberships of projects (with a role), their browser
-// sessions, the sign-in throttling state and the audit log of what they did
-// to API keys.
+// Package owner holds the people who run projects in the admin console and
+// the rules they live by: their accounts (email and argon2id password),
+// signing in (with throttling), their browser sessions, their memberships of
+// projects with a role (a project always keeps an owner), and the audit log
+// of what they did to keys and members.
 //
-// The package knows nothing of storage or HTTP: the storage package persists
-// these types, the admin package serves them.
+// Service is the one place these rules live: the console (package admin)
+// and the command line (reclaim owner create, project create --owner,
+// project share) both call it. The package knows nothing of storage or HTTP:
+// the storage package implements Store, the admin package serves the pages.
 package owner
 
 import (
@@ -25,12 +28,34 @@ var ErrConflict = errors.New("conflict")
 // owner: its last owner can be neither demoted nor removed.
 var ErrLastOwner = errors.New("the project's last owner")
 
+// ErrForbidden is returned when a viewer asks for a change only owners may
+// make.
+var ErrForbidden = errors.New("only the project's owners may do this")
+
+// ErrNoAccount is returned when no console account uses an email that
+// should name one (a new member's, a project's first owner's).
+var ErrNoAccount = errors.New("no console account uses this email")
+
+// ErrBadCredentials is returned by SignIn when the email or the password is
+// wrong; which one is never said.
+var ErrBadCredentials = errors.New("the email or the password is incorrect")
+
+// InvalidError is input a person must correct: Field names it ("email",
+// "password", "role"), Message says what is wrong.
+type InvalidError struct {
+	Field   string
+	Message string
+}
+
+// Error returns the message.
+func (e *InvalidError) Error() string { return e.Message }
+
 // Role is what an owner may do in a project.
 type Role string
 
 // The roles of a membership.
 const (
-	// RoleOwner sees everything and manages keys and settings.
+	// RoleOwner sees everything and manages keys, settings and members.
 	RoleOwner Role = "owner"
 	// RoleViewer sees the numbers and the keys' list, and changes nothing.
 	RoleViewer Role = "viewer"
@@ -40,7 +65,7 @@ const (
 func ValidRole(r Role) bool { return r == RoleOwner || r == RoleViewer }
 
 // CanManage reports whether the role may create and revoke keys and change
-// settings.
+// settings and members.
 func (r Role) CanManage() bool { return r == RoleOwner }
 
 // Owner is a console account. Email is stored lowercased and unique.
@@ -72,6 +97,15 @@ type Member struct {
 // ProjectRole is a project seen by one of its members: the project and the
 // member's role in it.
 type ProjectRole struct {
+	Project project.Project
+	Role    Role
+}
+
+// Actor is an owner acting in one of their projects, as Service.Actor found
+// them: every change to a project's keys, settings or members names one,
+// for the role check and the audit log.
+type Actor struct {
+	Owner   Owner
 	Project project.Project
 	Role    Role
 }

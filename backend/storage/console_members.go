@@ -35,55 +35,18 @@ func (s *Store) ListMembers(ctx context.Context, projectID string) ([]owner.Memb
 	return out, nil
 }
 
-// SetMemberRole gives ownerID role in projectID and returns the membership as
-// it was before. A non-member gives owner.ErrNotFound; demoting the project's
-// last owner gives owner.ErrLastOwner and changes nothing.
-func (s *Store) SetMemberRole(ctx context.Context, projectID, ownerID string, role owner.Role) (owner.Membership, error) {
-	if !owner.ValidRole(role) {
-		return owner.Membership{}, fmt.Errorf("set member role: unknown role %q", role)
-	}
+// ChangeMembership applies change to ownerID's membership of projectID and
+// returns the membership as it was. It runs in one transaction that holds the
+// project's membership lock: on Postgres a row lock on the project, on SQLite
+// the write lock every transaction takes at BEGIN (_txlock=immediate). So
+// change sees the project's owners as they are when it applies, and two
+// owners demoting each other at once cannot leave the project ownerless.
+// change returns the new role, or "" to remove the member; its error is
+// returned and nothing changes. A non-member (or an unknown project) gives
+// owner.ErrNotFound.
+func (s *Store) ChangeMembership(ctx context.Context, projectID, ownerID string, change owner.MemberChange) (owner.Membership, error) {
 	var before owner.Membership
-	err := s.changeMembership(ctx, projectID, ownerID, role != owner.RoleOwner, func(tx bun.Tx, m owner.Membership) error {
-		before = m
-		if m.Role == role {
-			return nil
-		}
-		_, err := tx.NewUpdate().Model((*membershipRow)(nil)).Set("role = ?", string(role)).
-			Where("project_id = ?", projectID).Where("owner_id = ?", ownerID).Exec(ctx)
-		return err
-	})
-	if err != nil {
-		return owner.Membership{}, fmt.Errorf("set role of %s in %s: %w", ownerID, projectID, err)
-	}
-	return before, nil
-}
-
-// RemoveMember takes ownerID out of projectID and returns the membership it
-// had. A non-member gives owner.ErrNotFound; removing the project's last
-// owner gives owner.ErrLastOwner and changes nothing.
-func (s *Store) RemoveMember(ctx context.Context, projectID, ownerID string) (owner.Membership, error) {
-	var before owner.Membership
-	err := s.changeMembership(ctx, projectID, ownerID, true, func(tx bun.Tx, m owner.Membership) error {
-		before = m
-		_, err := tx.NewDelete().Model((*membershipRow)(nil)).
-			Where("project_id = ?", projectID).Where("owner_id = ?", ownerID).Exec(ctx)
-		return err
-	})
-	if err != nil {
-		return owner.Membership{}, fmt.Errorf("remove %s from %s: %w", ownerID, projectID, err)
-	}
-	return before, nil
-}
-
-// changeMembership runs change on ownerID's membership of projectID in one
-// transaction that holds the project's membership lock: on Postgres a row
-// lock on the project, on SQLite the write lock every transaction takes at
-// BEGIN (_txlock=immediate). When dropsOwner is set and the member is an
-// owner, the project must keep another owner, or the change is refused with
-// owner.ErrLastOwner. Two owners demoting each other at once therefore cannot
-// leave the project ownerless.
-func (s *Store) changeMembership(ctx context.Context, projectID, ownerID string, dropsOwner bool, change func(tx bun.Tx, m owner.Membership) error) error {
-	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if s.postgres {
 			var id string
 			err := tx.NewSelect().Model((*projectRow)(nil)).Column("id").Where("id = ?", projectID).For("UPDATE").Scan(ctx, &id)
@@ -96,17 +59,41 @@ func (s *Store) changeMembership(ctx context.Context, projectID, ownerID string,
 		if err != nil {
 			return notFound(err, owner.ErrNotFound, "membership")
 		}
-		m := owner.Membership{ProjectID: row.ProjectID, OwnerID: row.OwnerID, Role: owner.Role(row.Role), CreatedAt: row.CreatedAt.UTC()}
-		if dropsOwner && m.Role == owner.RoleOwner {
-			owners, err := tx.NewSelect().Model((*membershipRow)(nil)).
-				Where("project_id = ?", projectID).Where("role = ?", string(owner.RoleOwner)).Count(ctx)
-			if err != nil {
-				return fmt.Errorf("count owners: %w", err)
-			}
-			if owners <= 1 {
-				return owner.ErrLastOwner
-			}
+		before = row.membership()
+		owners, err := tx.NewSelect().Model((*membershipRow)(nil)).
+			Where("project_id = ?", projectID).Where("role = ?", string(owner.RoleOwner)).Count(ctx)
+		if err != nil {
+			return fmt.Errorf("count owners: %w", err)
 		}
-		return change(tx, m)
+		role, err := change(before, owners)
+		switch {
+		case err != nil:
+			return err
+		case role == "":
+			_, err = tx.NewDelete().Model((*membershipRow)(nil)).
+				Where("project_id = ?", projectID).Where("owner_id = ?", ownerID).Exec(ctx)
+		case !owner.ValidRole(role):
+			return fmt.Errorf("unknown role %q", role)
+		case role != before.Role:
+			_, err = tx.NewUpdate().Model((*membershipRow)(nil)).Set("role = ?", string(role)).
+				Where("project_id = ?", projectID).Where("owner_id = ?", ownerID).Exec(ctx)
+		}
+		return err
 	})
+	if err != nil {
+		return owner.Membership{}, fmt.Errorf("change membership of %s in %s: %w", ownerID, projectID, err)
+	}
+	return before, nil
+}
+
+// SetMemberRole gives ownerID role in projectID under the owner package's
+// rules (owner.ChangeRole) and returns the membership as it was.
+func (s *Store) SetMemberRole(ctx context.Context, projectID, ownerID string, role owner.Role) (owner.Membership, error) {
+	return s.ChangeMembership(ctx, projectID, ownerID, owner.ChangeRole(role))
+}
+
+// RemoveMember takes ownerID out of projectID under the owner package's
+// rules (owner.Removal) and returns the membership it had.
+func (s *Store) RemoveMember(ctx context.Context, projectID, ownerID string) (owner.Membership, error) {
+	return s.ChangeMembership(ctx, projectID, ownerID, owner.Removal)
 }

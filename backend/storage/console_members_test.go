@@ -60,28 +60,28 @@ func TestMembers(t *testing.T) {
 		}
 
 		// The last owner can be neither demoted nor removed.
-		if _, err := s.SetMemberRole(ctx, p.ID, alice.ID, owner.RoleViewer); !errors.Is(err, owner.ErrLastOwner) {
+		if _, err := s.ChangeMembership(ctx, p.ID, alice.ID, owner.ChangeRole(owner.RoleViewer)); !errors.Is(err, owner.ErrLastOwner) {
 			t.Errorf("demote the last owner: err = %v, want ErrLastOwner", err)
 		}
-		if _, err := s.RemoveMember(ctx, p.ID, alice.ID); !errors.Is(err, owner.ErrLastOwner) {
+		if _, err := s.ChangeMembership(ctx, p.ID, alice.ID, owner.Removal); !errors.Is(err, owner.ErrLastOwner) {
 			t.Errorf("remove the last owner: err = %v, want ErrLastOwner", err)
 		}
 		// Keeping the role of the last owner is no demotion.
-		if before, err := s.SetMemberRole(ctx, p.ID, alice.ID, owner.RoleOwner); err != nil || before.Role != owner.RoleOwner {
+		if before, err := s.ChangeMembership(ctx, p.ID, alice.ID, owner.ChangeRole(owner.RoleOwner)); err != nil || before.Role != owner.RoleOwner {
 			t.Errorf("alice owner again: %+v, %v", before, err)
 		}
-		before, err := s.SetMemberRole(ctx, p.ID, bob.ID, owner.RoleOwner)
+		before, err := s.ChangeMembership(ctx, p.ID, bob.ID, owner.ChangeRole(owner.RoleOwner))
 		if err != nil || before.Role != owner.RoleViewer {
 			t.Fatalf("promote bob: %+v, %v", before, err)
 		}
 		// With two owners, one may go.
-		if before, err := s.SetMemberRole(ctx, p.ID, alice.ID, owner.RoleViewer); err != nil || before.Role != owner.RoleOwner {
+		if before, err := s.ChangeMembership(ctx, p.ID, alice.ID, owner.ChangeRole(owner.RoleViewer)); err != nil || before.Role != owner.RoleOwner {
 			t.Fatalf("demote alice beside bob: %+v, %v", before, err)
 		}
-		if _, err := s.RemoveMember(ctx, p.ID, bob.ID); !errors.Is(err, owner.ErrLastOwner) {
+		if _, err := s.ChangeMembership(ctx, p.ID, bob.ID, owner.Removal); !errors.Is(err, owner.ErrLastOwner) {
 			t.Errorf("remove bob, now the last owner: err = %v, want ErrLastOwner", err)
 		}
-		if before, err := s.RemoveMember(ctx, p.ID, carol.ID); err != nil || before.Role != owner.RoleViewer {
+		if before, err := s.ChangeMembership(ctx, p.ID, carol.ID, owner.Removal); err != nil || before.Role != owner.RoleViewer {
 			t.Errorf("remove carol: %+v, %v", before, err)
 		}
 		if got := emails(); !slices.Equal(got, []string{"bob@example.com:owner", "alice@example.com:viewer"}) {
@@ -92,16 +92,16 @@ func TestMembers(t *testing.T) {
 		}
 
 		// Non-members, unknown projects and roles.
-		if _, err := s.RemoveMember(ctx, p.ID, carol.ID); !errors.Is(err, owner.ErrNotFound) {
+		if _, err := s.ChangeMembership(ctx, p.ID, carol.ID, owner.Removal); !errors.Is(err, owner.ErrNotFound) {
 			t.Errorf("remove a non-member: err = %v, want ErrNotFound", err)
 		}
-		if _, err := s.SetMemberRole(ctx, p.ID, carol.ID, owner.RoleOwner); !errors.Is(err, owner.ErrNotFound) {
+		if _, err := s.ChangeMembership(ctx, p.ID, carol.ID, owner.ChangeRole(owner.RoleOwner)); !errors.Is(err, owner.ErrNotFound) {
 			t.Errorf("set the role of a non-member: err = %v, want ErrNotFound", err)
 		}
-		if _, err := s.SetMemberRole(ctx, "prj_nope", alice.ID, owner.RoleOwner); !errors.Is(err, owner.ErrNotFound) {
+		if _, err := s.ChangeMembership(ctx, "prj_nope", alice.ID, owner.ChangeRole(owner.RoleOwner)); !errors.Is(err, owner.ErrNotFound) {
 			t.Errorf("unknown project: err = %v, want ErrNotFound", err)
 		}
-		if _, err := s.SetMemberRole(ctx, p.ID, alice.ID, "admin"); err == nil {
+		if _, err := s.ChangeMembership(ctx, p.ID, alice.ID, owner.ChangeRole("admin")); err == nil {
 			t.Error("unknown role accepted")
 		}
 		if ms, err := s.ListMembers(ctx, "prj_nope"); err != nil || len(ms) != 0 {
@@ -135,8 +135,8 @@ func TestLastOwnerRuleIsAtomic(t *testing.T) {
 			}
 			var wg sync.WaitGroup
 			errs := make([]error, 2)
-			wg.Go(func() { _, errs[0] = s.SetMemberRole(ctx, p.ID, a.ID, owner.RoleViewer) })
-			wg.Go(func() { _, errs[1] = s.RemoveMember(ctx, p.ID, b.ID) })
+			wg.Go(func() { _, errs[0] = s.ChangeMembership(ctx, p.ID, a.ID, owner.ChangeRole(owner.RoleViewer)) })
+			wg.Go(func() { _, errs[1] = s.ChangeMembership(ctx, p.ID, b.ID, owner.Removal) })
 			wg.Wait()
 			ms, err := s.ListMembers(ctx, p.ID)
 			if err != nil {

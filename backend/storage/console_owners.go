@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -35,11 +34,15 @@ type membershipRow struct {
 	CreatedAt time.Time `bun:"created_at,notnull"`
 }
 
+func (r *membershipRow) membership() owner.Membership {
+	return owner.Membership{ProjectID: r.ProjectID, OwnerID: r.OwnerID, Role: owner.Role(r.Role), CreatedAt: r.CreatedAt.UTC()}
+}
+
 // CreateOwner stores o with its email lowercased, a new "own_" ID when o.ID
 // is empty and CreatedAt set to now when zero. A taken email gives
 // owner.ErrConflict.
 func (s *Store) CreateOwner(ctx context.Context, o owner.Owner) (owner.Owner, error) {
-	row := ownerRow{ID: o.ID, Email: normalizeEmail(o.Email), PasswordHash: o.PasswordHash, CreatedAt: utc(o.CreatedAt)}
+	row := ownerRow{ID: o.ID, Email: owner.NormalizeEmail(o.Email), PasswordHash: o.PasswordHash, CreatedAt: utc(o.CreatedAt)}
 	if row.ID == "" {
 		row.ID = NewID("own")
 	}
@@ -62,7 +65,7 @@ func (s *Store) CreateOwner(ctx context.Context, o owner.Owner) (owner.Owner, er
 // owner.ErrNotFound.
 func (s *Store) OwnerByEmail(ctx context.Context, email string) (owner.Owner, error) {
 	var row ownerRow
-	err := s.db.NewSelect().Model(&row).Where("email = ?", normalizeEmail(email)).Scan(ctx)
+	err := s.db.NewSelect().Model(&row).Where("email = ?", owner.NormalizeEmail(email)).Scan(ctx)
 	if err != nil {
 		return owner.Owner{}, notFound(err, owner.ErrNotFound, "owner by email")
 	}
@@ -78,8 +81,6 @@ func (s *Store) OwnerByID(ctx context.Context, id string) (owner.Owner, error) {
 	}
 	return row.owner(), nil
 }
-
-func normalizeEmail(e string) string { return strings.ToLower(strings.TrimSpace(e)) }
 
 // CreateOwnedProject stores p (as CreateProject does) and makes ownerID its
 // owner, in one transaction.
@@ -139,7 +140,7 @@ func (s *Store) Membership(ctx context.Context, projectID, ownerID string) (owne
 	if err != nil {
 		return owner.Membership{}, notFound(err, owner.ErrNotFound, "membership of %s in %s", ownerID, projectID)
 	}
-	return owner.Membership{ProjectID: row.ProjectID, OwnerID: row.OwnerID, Role: owner.Role(row.Role), CreatedAt: row.CreatedAt.UTC()}, nil
+	return row.membership(), nil
 }
 
 // ProjectsOf returns the projects ownerID belongs to, by name.
