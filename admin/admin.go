@@ -3,6 +3,9 @@
 // binary as the API, rendered on the server with templ; forms work without
 // JavaScript.
 //
+// The console is an adapter: the rules (accounts, sign-in throttling,
+// sessions, roles, the last owner, the audit log, projects and keys) live in
+// the owner and project domain services, which the command line calls too.
 // Every number comes from the same code as the API (ledger.Service), so the
 // console and GET /v1/stats never disagree. Every page under
 // /admin/projects/{id} first checks the signed-in owner's membership: a
@@ -17,7 +20,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/reclaim-sol/reclaim/backend/auth"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/owner"
 	"github.com/reclaim-sol/reclaim/backend/project"
@@ -26,55 +28,95 @@ import (
 //go:embed static
 var staticFiles embed.FS
 
-// Store is what the console reads and writes.
-type Store interface {
-	auth.KeyCreator
-	GetProject(ctx context.Context, id string) (project.Project, error)
-	ListAPIKeys(ctx context.Context, projectID string) ([]project.APIKey, error)
-	APIKeyByID(ctx context.Context, id string) (project.APIKey, error)
-	RevokeAPIKey(ctx context.Context, hash []byte, at time.Time) (project.APIKey, error)
+// The console's dependencies are small interfaces, one per page or form,
+// declared here and met by the domain services: owner.Service for accounts,
+// sessions, members and the audited changes, project.Service for reading
+// keys, ledger.Service and the store for the numbers.
 
-	CreateOwner(ctx context.Context, o owner.Owner) (owner.Owner, error)
-	OwnerByEmail(ctx context.Context, email string) (owner.Owner, error)
-	OwnerByID(ctx context.Context, id string) (owner.Owner, error)
-	CreateOwnedProject(ctx context.Context, p project.Project, ownerID string) (project.Project, error)
-	Membership(ctx context.Context, projectID, ownerID string) (owner.Membership, error)
-	ProjectsOf(ctx context.Context, ownerID string) ([]owner.ProjectRole, error)
-	UpdateProject(ctx context.Context, id, name, donationWallet string) (project.Project, error)
-	AddMember(ctx context.Context, projectID, ownerID string, role owner.Role) error
-	ListMembers(ctx context.Context, projectID string) ([]owner.Member, error)
-	SetMemberRole(ctx context.Context, projectID, ownerID string, role owner.Role) (owner.Membership, error)
-	RemoveMember(ctx context.Context, projectID, ownerID string) (owner.Membership, error)
-
-	CreateSession(ctx context.Context, s owner.Session) error
-	SessionByHash(ctx context.Context, idHash []byte) (owner.Session, error)
-	TouchSession(ctx context.Context, idHash []byte, at time.Time) error
-	DeleteSession(ctx context.Context, idHash []byte) error
-	DeleteSessionsBefore(ctx context.Context, t, idleBefore time.Time) error
-	SignInFailures(ctx context.Context, key string) (owner.SignInFailures, error)
-	RecordSignInFailure(ctx context.Context, key string, at time.Time) (owner.SignInFailures, error)
-	ClearSignInFailures(ctx context.Context, key string) error
-
-	AddAudit(ctx context.Context, e owner.AuditEntry) error
-	AuditLogActions(ctx context.Context, projectID string, actions []owner.Action, limit int) ([]owner.AuditEntry, error)
-	DailyTotals(ctx context.Context, projectID string, from, to time.Time) ([]ledger.DailyTotal, error)
-	LatestEntries(ctx context.Context, projectID string, limit int) ([]ledger.Entry, error)
+// Accounts creates and signs in console accounts (owner.Service).
+type Accounts interface {
+	CreateOwner(ctx context.Context, email, password string) (owner.Owner, error)
+	SignIn(ctx context.Context, email, password, client string) (owner.Owner, error)
 }
 
-// Ledger answers the stats and leaderboard questions, as it does for the API.
+// Sessions keeps signed-in browsers (owner.Service).
+type Sessions interface {
+	StartSession(ctx context.Context, ownerID string) (string, owner.Session, error)
+	Session(ctx context.Context, id string) (owner.Session, owner.Owner, error)
+	EndSession(ctx context.Context, s owner.Session) error
+}
+
+// Projects lists an owner's projects, creates one and opens one to its
+// members (owner.Service).
+type Projects interface {
+	ProjectsOf(ctx context.Context, ownerID string) ([]owner.ProjectRole, error)
+	CreateProject(ctx context.Context, o owner.Owner, name, donationWallet string) (project.Project, error)
+	Actor(ctx context.Context, o owner.Owner, projectID string) (owner.Actor, error)
+}
+
+// Settings saves a project's settings (owner.Service).
+type Settings interface {
+	UpdateProject(ctx context.Context, a owner.Actor, name, donationWallet string) (project.Project, error)
+}
+
+// Keys reads a project's API keys (project.Service).
+type Keys interface {
+	Keys(ctx context.Context, projectID string) ([]project.APIKey, error)
+	Key(ctx context.Context, projectID, keyID string) (project.APIKey, error)
+}
+
+// KeyChanges creates and revokes API keys, audited (owner.Service).
+type KeyChanges interface {
+	CreateKey(ctx context.Context, a owner.Actor, name string) (string, project.APIKey, error)
+	RevokeKey(ctx context.Context, a owner.Actor, keyID string) (project.APIKey, error)
+}
+
+// Members lists a project's members (owner.Service).
+type Members interface {
+	Members(ctx context.Context, projectID string) ([]owner.Member, error)
+}
+
+// MemberChanges adds members, changes their roles and removes them, audited
+// (owner.Service).
+type MemberChanges interface {
+	AddMember(ctx context.Context, a owner.Actor, email string, role owner.Role) (owner.Owner, error)
+	SetRole(ctx context.Context, a owner.Actor, memberID string, role owner.Role) error
+	RemoveMember(ctx context.Context, a owner.Actor, memberID string) error
+}
+
+// Audit reads the audit log (owner.Service).
+type Audit interface {
+	AuditLog(ctx context.Context, projectID string, actions []owner.Action, limit int) ([]owner.AuditEntry, error)
+}
+
+// Ledger answers the stats and leaderboard questions, as it does for the API
+// (ledger.Service).
 type Ledger interface {
 	Stats(ctx context.Context, projectID string) (ledger.Stats, error)
 	Leaderboard(ctx context.Context, projectID string, p ledger.FilterParams) ([]ledger.LeaderboardEntry, error)
 }
 
+// History is the overview's chart and latest transactions (storage.Store).
+type History interface {
+	DailyTotals(ctx context.Context, projectID string, from, to time.Time) ([]ledger.DailyTotal, error)
+	LatestEntries(ctx context.Context, projectID string, limit int) ([]ledger.Entry, error)
+}
+
 // Deps are the console's dependencies.
 type Deps struct {
-	Store  Store
-	Ledger Ledger
-	// Hasher computes API key hashes, as the API's authenticator does.
-	Hasher *auth.Hasher
-	// Passwords hashes new owner passwords (DefaultPasswords when zero).
-	Passwords Passwords
+	// The services, by what each page asks of them; cmd/reclaim wires
+	// owner.Service, project.Service, ledger.Service and the store.
+	Accounts      Accounts
+	Sessions      Sessions
+	Projects      Projects
+	Settings      Settings
+	Keys          Keys
+	KeyChanges    KeyChanges
+	Members       Members
+	MemberChanges MemberChanges
+	Audit         Audit
+	Ledger        Ledger
+	History       History
 	// Explorer links transactions and wallets to a block explorer.
 	Explorer Explorer
 	// AllowSignup lets anyone create an owner account at /admin/signup.
@@ -82,19 +124,12 @@ type Deps struct {
 	// SecureCookies marks cookies Secure even on plain HTTP (behind a TLS
 	// proxy); they are Secure anyway on a TLS connection.
 	SecureCookies bool
-	// Now is the clock (time.Now when nil).
+	// Now is the clock of the overview's chart (time.Now when nil).
 	Now func() time.Time
 	Log *slog.Logger
 	// DBTimeout bounds the database work of one request (5 s when zero).
 	DBTimeout time.Duration
 }
-
-// Session lifetimes.
-const (
-	idleTimeout     = 30 * time.Minute
-	absoluteTimeout = 12 * time.Hour
-	touchEvery      = time.Minute
-)
 
 type console struct {
 	Deps
@@ -104,9 +139,6 @@ type console struct {
 func New(d Deps) http.Handler {
 	if d.Now == nil {
 		d.Now = time.Now
-	}
-	if d.Passwords == (Passwords{}) {
-		d.Passwords = DefaultPasswords
 	}
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)

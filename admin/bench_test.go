@@ -13,7 +13,6 @@ import (
 
 	"github.com/reclaim-sol/reclaim/admin"
 	"github.com/reclaim-sol/reclaim/backend/auth"
-	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/owner"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
@@ -50,7 +49,10 @@ func BenchmarkOverview1M(b *testing.B) {
 	if st, err := s.Stats(ctx, benchProject); err != nil || st.TotalTransactionCount == 0 {
 		b.Skipf("the benchmark database is not seeded (%v): go test ./backend/storage -run '^$' -bench Stats1M -benchtime 1x", err)
 	}
-	o, err := admin.CreateOwner(ctx, s, cheap, "bench@example.com", password)
+	clk := &clock{t: time.Date(2025, 12, 31, 12, 0, 0, 0, time.UTC)} // the chart's 30 days end on the last day of the seeded year
+	h := &harness{store: s, hasher: auth.NewHasher(make([]byte, 32)), clock: clk}
+	d := h.deps()
+	o, err := h.owners.CreateOwner(ctx, "bench@example.com", password)
 	if errors.Is(err, owner.ErrConflict) {
 		o, err = s.OwnerByEmail(ctx, "bench@example.com")
 	}
@@ -60,12 +62,7 @@ func BenchmarkOverview1M(b *testing.B) {
 	if err := s.AddMember(ctx, benchProject, o.ID, owner.RoleOwner); err != nil && !errors.Is(err, owner.ErrConflict) {
 		b.Fatal(err)
 	}
-	// The chart's 30 days end on the last day of the seeded year.
-	clk := &clock{t: time.Date(2025, 12, 31, 12, 0, 0, 0, time.UTC)}
-	h := &harness{store: s, clock: clk}
-	h.srv = httptest.NewServer(admin.New(admin.Deps{
-		Store: s, Ledger: ledger.NewService(s), Hasher: auth.NewHasher(make([]byte, 32)), Passwords: cheap, Now: clk.Now,
-	}))
+	h.srv = httptest.NewServer(admin.New(d))
 	defer h.srv.Close()
 	h.t = b
 	br := h.browser()

@@ -18,12 +18,13 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/auth"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/owner"
+	"github.com/reclaim-sol/reclaim/backend/project"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
 // cheap keeps argon2id fast in tests; the parameters travel in the hash.
-var cheap = admin.Passwords{Time: 1, MemoryKiB: 64, Threads: 1}
+var cheap = owner.Passwords{Time: 1, MemoryKiB: 64, Threads: 1}
 
 const password = "correct horse battery staple"
 
@@ -45,6 +46,7 @@ type harness struct {
 	t      testing.TB
 	store  *storage.Store
 	hasher *auth.Hasher
+	owners *owner.Service
 	clock  *clock
 	srv    *httptest.Server
 }
@@ -55,18 +57,30 @@ func newHarness(t *testing.T, allowSignup bool) *harness {
 		t: t, store: storagetest.SQLite(t), hasher: auth.NewHasher([]byte(strings.Repeat("p", 32))),
 		clock: &clock{t: time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)},
 	}
-	h.srv = httptest.NewServer(admin.New(admin.Deps{
-		Store: h.store, Ledger: ledger.NewService(h.store), Hasher: h.hasher, Passwords: cheap,
-		Explorer:    admin.Explorer{Cluster: admin.ClusterLocalnet, RPCURL: "http://127.0.0.1:8899"},
-		AllowSignup: allowSignup, Now: h.clock.Now,
-	}))
+	d := h.deps()
+	d.Explorer = admin.Explorer{Cluster: admin.ClusterLocalnet, RPCURL: "http://127.0.0.1:8899"}
+	d.AllowSignup = allowSignup
+	h.srv = httptest.NewServer(admin.New(d))
 	t.Cleanup(h.srv.Close)
 	return h
 }
 
+// deps wires the console over h.store as `reclaim serve` does, with cheap
+// passwords and h's clock.
+func (h *harness) deps() admin.Deps {
+	projects := project.NewService(h.store, h.hasher, h.clock.Now)
+	h.owners = owner.NewService(h.store, projects, owner.Options{Passwords: cheap, Now: h.clock.Now})
+	o := h.owners
+	return admin.Deps{
+		Accounts: o, Sessions: o, Projects: o, Settings: o, Keys: projects, KeyChanges: o,
+		Members: o, MemberChanges: o, Audit: o, Ledger: ledger.NewService(h.store), History: h.store,
+		Now: h.clock.Now,
+	}
+}
+
 func (h *harness) owner(email string) owner.Owner {
 	h.t.Helper()
-	o, err := admin.CreateOwner(context.Background(), h.store, cheap, email, password)
+	o, err := h.owners.CreateOwner(context.Background(), email, password)
 	if err != nil {
 		h.t.Fatal(err)
 	}

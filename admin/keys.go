@@ -1,12 +1,9 @@
 package admin
 
 import (
-	"errors"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/reclaim-sol/reclaim/backend/auth"
 	"github.com/reclaim-sol/reclaim/backend/owner"
 	"github.com/reclaim-sol/reclaim/backend/project"
 )
@@ -16,12 +13,54 @@ const auditShown = 50
 
 // keysData is the keys page.
 type keysData struct {
-	Keys  []project.APIKey
-	Audit []owner.AuditEntry
+	Keys  []keyItem
+	Audit []keyEvent
 	// NewKey is the key just created: shown once, on this response only.
 	NewKey  string
 	Name    string
 	NameErr string
+}
+
+// keyItem is one API key as the console shows it: never its hash.
+type keyItem struct {
+	ID, Name, Prefix, Created, LastUsed string
+	// Revoked is when the key was revoked; "" while it is active.
+	Revoked string
+}
+
+func newKeyItem(k project.APIKey) keyItem {
+	return keyItem{
+		ID: k.ID, Name: k.Name, Prefix: k.Prefix, Created: when(k.CreatedAt),
+		LastUsed: whenPtr(k.LastUsedAt, "Never"), Revoked: whenPtr(k.RevokedAt, ""),
+	}
+}
+
+func keyItems(keys []project.APIKey) []keyItem {
+	out := make([]keyItem, len(keys))
+	for i, k := range keys {
+		out[i] = newKeyItem(k)
+	}
+	return out
+}
+
+// keyEvent is one line of the keys' activity.
+type keyEvent struct {
+	When, By, Verb, Prefix, Name string
+}
+
+func keyEvents(entries []owner.AuditEntry) []keyEvent {
+	out := make([]keyEvent, len(entries))
+	for i, e := range entries {
+		verb := string(e.Action)
+		switch e.Action {
+		case owner.ActionKeyCreated:
+			verb = "created key"
+		case owner.ActionKeyRevoked:
+			verb = "revoked key"
+		}
+		out[i] = keyEvent{When: when(e.CreatedAt), By: e.OwnerEmail, Verb: verb, Prefix: e.Key.Prefix, Name: e.Key.Name}
+	}
+	return out
 }
 
 func (c *console) keysPage(w http.ResponseWriter, r *http.Request, rq *request) {
@@ -35,91 +74,58 @@ func (c *console) keysPage(w http.ResponseWriter, r *http.Request, rq *request) 
 func (c *console) renderKeys(w http.ResponseWriter, r *http.Request, rq *request, p page, status int, d keysData) {
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
-	var err error
-	if d.Keys, err = c.Store.ListAPIKeys(ctx, rq.project.ID); err != nil {
+	keys, err := c.Keys.Keys(ctx, rq.actor.Project.ID)
+	if err != nil {
 		c.serverError(w, r, err)
 		return
 	}
-	if d.Audit, err = c.Store.AuditLogActions(ctx, rq.project.ID, owner.KeyActions, auditShown); err != nil {
+	audit, err := c.Audit.AuditLog(ctx, rq.actor.Project.ID, owner.KeyActions, auditShown)
+	if err != nil {
 		c.serverError(w, r, err)
 		return
 	}
+	d.Keys, d.Audit = keyItems(keys), keyEvents(audit)
 	c.render(w, r, status, keysView(p, d))
 }
 
 func (c *console) createKey(w http.ResponseWriter, r *http.Request, rq *request) {
 	name := strings.TrimSpace(r.PostFormValue("name"))
-	if n := utf8.RuneCountInString(name); n == 0 || n > 100 {
+	if project.ValidateName(name) != nil {
 		c.renderKeys(w, r, rq, rq.page("API keys", "keys"), http.StatusUnprocessableEntity,
 			keysData{Name: name, NameErr: "Give the key a name of 1 to 100 characters, such as “production backend”."})
 		return
 	}
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
-	key, k, err := auth.IssueAPIKey(ctx, c.Store, c.Hasher, rq.project.ID, name, c.Now())
+	key, _, err := c.KeyChanges.CreateKey(ctx, rq.actor, name)
 	if err != nil {
-		c.serverError(w, r, err)
+		c.refuse(w, r, err)
 		return
 	}
-	c.audit(r, rq, owner.ActionKeyCreated, k)
 	// The key is in this response only: never in a URL, never cached.
 	p := rq.page("API keys", "keys")
 	p.Notice = "Key created. Copy it now: it will not be shown again."
 	c.renderKeys(w, r, rq, p, http.StatusOK, keysData{NewKey: key})
 }
 
-// projectKey returns the path's key when it belongs to the path's project.
-func (c *console) projectKey(w http.ResponseWriter, r *http.Request, rq *request) (project.APIKey, bool) {
+func (c *console) revokePage(w http.ResponseWriter, r *http.Request, rq *request) {
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
-	k, err := c.Store.APIKeyByID(ctx, r.PathValue("key"))
-	if errors.Is(err, project.ErrNotFound) || (err == nil && k.ProjectID != rq.project.ID) {
-		c.notFound(w, r)
-		return project.APIKey{}, false
-	}
+	k, err := c.Keys.Key(ctx, rq.actor.Project.ID, r.PathValue("key"))
 	if err != nil {
-		c.serverError(w, r, err)
-		return project.APIKey{}, false
-	}
-	return k, true
-}
-
-func (c *console) revokePage(w http.ResponseWriter, r *http.Request, rq *request) {
-	k, ok := c.projectKey(w, r, rq)
-	if !ok {
+		c.refuse(w, r, err) // a key of another project is a 404, as an unknown one is
 		return
 	}
-	c.render(w, r, http.StatusOK, revokeView(rq.page("Revoke key", "keys"), k))
+	c.render(w, r, http.StatusOK, revokeView(rq.page("Revoke key", "keys"), newKeyItem(k)))
 }
 
 func (c *console) revokeKey(w http.ResponseWriter, r *http.Request, rq *request) {
-	k, ok := c.projectKey(w, r, rq)
-	if !ok {
-		return
-	}
-	if k.RevokedAt == nil {
-		ctx, cancel := c.dbContext(r)
-		defer cancel()
-		var err error
-		if k, err = c.Store.RevokeAPIKey(ctx, k.Hash, c.Now()); err != nil {
-			c.serverError(w, r, err)
-			return
-		}
-		c.audit(r, rq, owner.ActionKeyRevoked, k)
-	}
-	http.Redirect(w, r, projectURL(rq.project.ID, "/keys?revoked="+urlQueryEscape(k.Prefix)), http.StatusSeeOther)
-}
-
-// audit records an action on a key; a failure is logged, not shown: the
-// action itself succeeded.
-func (c *console) audit(r *http.Request, rq *request, action owner.Action, k project.APIKey) {
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
-	err := c.Store.AddAudit(ctx, owner.AuditEntry{
-		ProjectID: rq.project.ID, OwnerID: rq.owner.ID, OwnerEmail: rq.owner.Email, Action: action,
-		Key: owner.AuditKey{ID: k.ID, Prefix: k.Prefix, Name: k.Name}, CreatedAt: c.Now().UTC(),
-	})
+	k, err := c.KeyChanges.RevokeKey(ctx, rq.actor, r.PathValue("key"))
 	if err != nil {
-		c.Log.Error("console: audit", "action", string(action), "key", k.ID, "err", err)
+		c.refuse(w, r, err)
+		return
 	}
+	http.Redirect(w, r, projectURL(rq.actor.Project.ID, "/keys?revoked="+urlQueryEscape(k.Prefix)), http.StatusSeeOther)
 }

@@ -3,7 +3,6 @@ package admin
 import (
 	"errors"
 	"net/http"
-	"net/mail"
 	"strings"
 
 	"github.com/reclaim-sol/reclaim/backend/owner"
@@ -21,8 +20,8 @@ const (
 
 // membersData is the Members section of the settings page.
 type membersData struct {
-	Members []owner.Member
-	Audit   []owner.AuditEntry
+	Members []memberItem
+	Audit   []memberEvent
 	// Email and Role are the add form as filled in, with their messages.
 	Email    string
 	Role     string
@@ -30,6 +29,35 @@ type membersData struct {
 	RoleErr  string
 	// Err is a rejected role change or removal, shown above the list.
 	Err string
+}
+
+// memberItem is one row of the members list.
+type memberItem struct {
+	ID, Email string
+	Role      owner.Role
+	Since     string
+}
+
+func memberItems(ms []owner.Member) []memberItem {
+	out := make([]memberItem, len(ms))
+	for i, m := range ms {
+		out[i] = memberItem{ID: m.OwnerID, Email: m.Email, Role: m.Role, Since: when(m.Since)}
+	}
+	return out
+}
+
+// memberEvent is one line of the members' activity: when, who, and what
+// they did, e.g. "made b@example.com an owner".
+type memberEvent struct {
+	When, By, Text string
+}
+
+func memberEvents(entries []owner.AuditEntry) []memberEvent {
+	out := make([]memberEvent, len(entries))
+	for i, e := range entries {
+		out[i] = memberEvent{When: when(e.CreatedAt), By: e.OwnerEmail, Text: memberAuditText(e)}
+	}
+	return out
 }
 
 // settingsNotices are the confirmations of the settings page, by ?done=.
@@ -44,37 +72,41 @@ var settingsNotices = map[string]string{
 func (c *console) renderSettings(w http.ResponseWriter, r *http.Request, rq *request, p page, status int, f projectForm, d membersData) {
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
-	var err error
-	if d.Members, err = c.Store.ListMembers(ctx, rq.project.ID); err != nil {
+	members, err := c.Members.Members(ctx, rq.actor.Project.ID)
+	if err != nil {
 		c.serverError(w, r, err)
 		return
 	}
-	if d.Audit, err = c.Store.AuditLogActions(ctx, rq.project.ID, owner.MemberActions, auditShown); err != nil {
+	audit, err := c.Audit.AuditLog(ctx, rq.actor.Project.ID, owner.MemberActions, auditShown)
+	if err != nil {
 		c.serverError(w, r, err)
 		return
 	}
+	d.Members, d.Audit = memberItems(members), memberEvents(audit)
 	c.render(w, r, status, settingsView(p, f, d))
 }
 
 // rejectMembers shows the settings page again with a rejected member form.
 func (c *console) rejectMembers(w http.ResponseWriter, r *http.Request, rq *request, d membersData) {
-	f := projectForm{Name: rq.project.Name, Wallet: rq.project.DonationWallet}
+	f := projectForm{Name: rq.actor.Project.Name, Wallet: rq.actor.Project.DonationWallet}
 	c.renderSettings(w, r, rq, rq.page("Settings", "settings"), http.StatusUnprocessableEntity, f, d)
 }
 
-func readRole(r *http.Request) (owner.Role, bool) {
-	role := owner.Role(strings.TrimSpace(r.PostFormValue("role")))
-	return role, owner.ValidRole(role)
+func readRole(r *http.Request) owner.Role {
+	return owner.Role(strings.TrimSpace(r.PostFormValue("role")))
 }
 
+// addMember checks the form with the owner domain's rules (every rejected
+// field at once), then adds the member through the owner service, which
+// checks them again.
 func (c *console) addMember(w http.ResponseWriter, r *http.Request, rq *request) {
 	email := strings.TrimSpace(r.PostFormValue("email"))
-	role, ok := readRole(r)
+	role := readRole(r)
 	d := membersData{Email: email, Role: string(role)}
-	if !ok {
+	if !owner.ValidRole(role) {
 		d.RoleErr = msgInvalidRole
 	}
-	if a, err := mail.ParseAddress(email); email == "" || len(email) > 254 || err != nil || a.Address != email {
+	if owner.ValidateEmail(email) != nil {
 		d.EmailErr = msgNoEmail
 	}
 	if d.EmailErr != "" || d.RoleErr != "" {
@@ -83,123 +115,66 @@ func (c *console) addMember(w http.ResponseWriter, r *http.Request, rq *request)
 	}
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
-	o, err := c.Store.OwnerByEmail(ctx, email)
-	if errors.Is(err, owner.ErrNotFound) {
+	_, err := c.MemberChanges.AddMember(ctx, rq.actor, email, role)
+	switch {
+	case errors.Is(err, owner.ErrNoAccount):
 		d.EmailErr = msgUnknownEmail
-		c.rejectMembers(w, r, rq, d)
-		return
-	}
-	if err != nil {
-		c.serverError(w, r, err)
-		return
-	}
-	err = c.Store.AddMember(ctx, rq.project.ID, o.ID, role)
-	if errors.Is(err, owner.ErrConflict) {
+	case errors.Is(err, owner.ErrConflict):
 		d.EmailErr = msgAlreadyMember
-		c.rejectMembers(w, r, rq, d)
+	case err != nil:
+		c.refuse(w, r, err)
+		return
+	default:
+		http.Redirect(w, r, projectURL(rq.actor.Project.ID, "/settings?done=added#members"), http.StatusSeeOther)
 		return
 	}
-	if err != nil {
-		c.serverError(w, r, err)
-		return
-	}
-	c.auditMember(r, rq, owner.ActionMemberAdded, o, role)
-	http.Redirect(w, r, projectURL(rq.project.ID, "/settings?done=added#members"), http.StatusSeeOther)
-}
-
-// pathMember returns the path's member when they belong to the path's
-// project; anyone else is a 404, as a key of another project is.
-func (c *console) pathMember(w http.ResponseWriter, r *http.Request, rq *request) (owner.Owner, bool) {
-	ctx, cancel := c.dbContext(r)
-	defer cancel()
-	o, err := c.Store.OwnerByID(ctx, r.PathValue("member"))
-	if err == nil {
-		_, err = c.Store.Membership(ctx, rq.project.ID, o.ID)
-	}
-	if errors.Is(err, owner.ErrNotFound) {
-		c.notFound(w, r)
-		return owner.Owner{}, false
-	}
-	if err != nil {
-		c.serverError(w, r, err)
-		return owner.Owner{}, false
-	}
-	return o, true
+	c.rejectMembers(w, r, rq, d)
 }
 
 func (c *console) setMemberRole(w http.ResponseWriter, r *http.Request, rq *request) {
-	m, ok := c.pathMember(w, r, rq)
-	if !ok {
-		return
-	}
-	role, ok := readRole(r)
-	if !ok {
-		c.rejectMembers(w, r, rq, membersData{Err: msgInvalidRole})
-		return
-	}
+	memberID, role := r.PathValue("member"), readRole(r)
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
-	before, err := c.Store.SetMemberRole(ctx, rq.project.ID, m.ID, role)
-	switch {
-	case errors.Is(err, owner.ErrLastOwner):
-		c.rejectMembers(w, r, rq, membersData{Err: msgLastOwnerRole})
+	if err := c.MemberChanges.SetRole(ctx, rq.actor, memberID, role); err != nil {
+		c.memberError(w, r, rq, err, msgLastOwnerRole)
 		return
-	case errors.Is(err, owner.ErrNotFound):
-		c.notFound(w, r)
-		return
-	case err != nil:
-		c.serverError(w, r, err)
-		return
-	}
-	if before.Role != role {
-		c.auditMember(r, rq, owner.ActionMemberRoleChanged, m, role)
 	}
 	next := "/settings?done=role#members"
-	if m.ID == rq.owner.ID && !role.CanManage() {
+	if memberID == rq.owner.ID && !role.CanManage() {
 		next = "/settings?done=role" // now a viewer: there is no member form to come back to
 	}
-	http.Redirect(w, r, projectURL(rq.project.ID, next), http.StatusSeeOther)
+	http.Redirect(w, r, projectURL(rq.actor.Project.ID, next), http.StatusSeeOther)
 }
 
 func (c *console) removeMember(w http.ResponseWriter, r *http.Request, rq *request) {
-	m, ok := c.pathMember(w, r, rq)
-	if !ok {
-		return
-	}
+	memberID := r.PathValue("member")
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
-	before, err := c.Store.RemoveMember(ctx, rq.project.ID, m.ID)
-	switch {
-	case errors.Is(err, owner.ErrLastOwner):
-		c.rejectMembers(w, r, rq, membersData{Err: msgLastOwnerLeave})
-		return
-	case errors.Is(err, owner.ErrNotFound):
-		c.notFound(w, r)
-		return
-	case err != nil:
-		c.serverError(w, r, err)
+	if err := c.MemberChanges.RemoveMember(ctx, rq.actor, memberID); err != nil {
+		c.memberError(w, r, rq, err, msgLastOwnerLeave)
 		return
 	}
-	c.auditMember(r, rq, owner.ActionMemberRemoved, m, before.Role)
-	if m.ID == rq.owner.ID {
+	if memberID == rq.owner.ID {
 		// They left the project: its pages are now a 404 to them.
 		http.Redirect(w, r, "/admin/projects", http.StatusSeeOther)
 		return
 	}
-	http.Redirect(w, r, projectURL(rq.project.ID, "/settings?done=removed#members"), http.StatusSeeOther)
+	http.Redirect(w, r, projectURL(rq.actor.Project.ID, "/settings?done=removed#members"), http.StatusSeeOther)
 }
 
-// auditMember records a change to a member; a failure is logged, not shown:
-// the change itself succeeded.
-func (c *console) auditMember(r *http.Request, rq *request, action owner.Action, m owner.Owner, role owner.Role) {
-	ctx, cancel := c.dbContext(r)
-	defer cancel()
-	err := c.Store.AddAudit(ctx, owner.AuditEntry{
-		ProjectID: rq.project.ID, OwnerID: rq.owner.ID, OwnerEmail: rq.owner.Email, Action: action,
-		Member: owner.AuditMember{ID: m.ID, Email: m.Email, Role: role}, CreatedAt: c.Now().UTC(),
-	})
-	if err != nil {
-		c.Log.Error("console: audit", "action", string(action), "member", m.ID, "err", err)
+// memberError answers a refused member change: the last owner (with
+// lastOwner, the message for this change) and an invalid role show the
+// settings page again; someone who is not a member of this project is a 404,
+// as a key of another project is.
+func (c *console) memberError(w http.ResponseWriter, r *http.Request, rq *request, err error, lastOwner string) {
+	var invalid *owner.InvalidError
+	switch {
+	case errors.Is(err, owner.ErrLastOwner):
+		c.rejectMembers(w, r, rq, membersData{Err: lastOwner})
+	case errors.As(err, &invalid) && invalid.Field == "role":
+		c.rejectMembers(w, r, rq, membersData{Err: msgInvalidRole})
+	default:
+		c.refuse(w, r, err)
 	}
 }
 

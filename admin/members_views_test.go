@@ -13,15 +13,15 @@ import (
 func TestMembersViewRendering(t *testing.T) {
 	t.Parallel()
 	since := time.Date(2026, 5, 1, 9, 30, 0, 0, time.UTC)
-	members := []owner.Member{
+	members := memberItems([]owner.Member{
 		{OwnerID: "own_a", Email: "a@example.com", Role: owner.RoleOwner, Since: since},
 		{OwnerID: "own_b", Email: "b@example.com", Role: owner.RoleViewer, Since: since},
-	}
-	audit := []owner.AuditEntry{
+	})
+	audit := memberEvents([]owner.AuditEntry{
 		{OwnerEmail: "a@example.com", Action: owner.ActionMemberRemoved, Member: owner.AuditMember{Email: "c@example.com", Role: "viewer"}, CreatedAt: since},
 		{OwnerEmail: "a@example.com", Action: owner.ActionMemberRoleChanged, Member: owner.AuditMember{Email: "b@example.com", Role: "owner"}, CreatedAt: since},
 		{OwnerEmail: "a@example.com", Action: owner.ActionMemberAdded, Member: owner.AuditMember{Email: "b@example.com", Role: "viewer"}, CreatedAt: since},
-	}
+	})
 	cases := []struct {
 		name    string
 		role    owner.Role

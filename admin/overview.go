@@ -46,12 +46,12 @@ func readFilter(r *http.Request) (ledger.FilterParams, int) {
 }
 
 func (c *console) overview(w http.ResponseWriter, r *http.Request, rq *request) {
-	d, status, err := c.overviewData(r, rq.project.ID)
+	d, status, err := c.overviewData(r, rq.actor.Project.ID)
 	if err != nil {
 		c.serverError(w, r, err)
 		return
 	}
-	c.render(w, r, status, overviewView(rq.page(rq.project.Name, "overview"), d))
+	c.render(w, r, status, overviewView(rq.page(rq.actor.Project.Name, "overview"), d))
 }
 
 // overviewData loads everything the overview shows; a rejected filter gives
@@ -81,12 +81,12 @@ func (c *console) overviewData(r *http.Request, projectID string) (overviewData,
 	}
 	to := c.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 1)
 	from := to.AddDate(0, 0, -chartDays)
-	days, err := c.Store.DailyTotals(ctx, projectID, from, to)
+	days, err := c.History.DailyTotals(ctx, projectID, from, to)
 	if err != nil {
 		return d, 0, err
 	}
 	d.Chart = newChart(from, chartDays, days)
-	if d.Latest, err = c.Store.LatestEntries(ctx, projectID, latestShown); err != nil {
+	if d.Latest, err = c.History.LatestEntries(ctx, projectID, latestShown); err != nil {
 		return d, 0, err
 	}
 	return d, status, nil

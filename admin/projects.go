@@ -3,9 +3,7 @@ package admin
 import (
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/reclaim-sol/reclaim/backend/auth"
 	"github.com/reclaim-sol/reclaim/backend/owner"
 	"github.com/reclaim-sol/reclaim/backend/project"
 )
@@ -18,21 +16,34 @@ type projectForm struct {
 	Errors map[string]string
 }
 
+// readProjectForm reads the form and checks each field with the project
+// domain's rules, so every rejected field gets its message at once.
 func readProjectForm(r *http.Request) projectForm {
 	f := projectForm{
 		Name:   strings.TrimSpace(r.PostFormValue("name")),
 		Wallet: strings.TrimSpace(r.PostFormValue("donation_wallet")),
 		Errors: map[string]string{},
 	}
-	if n := utf8.RuneCountInString(f.Name); n == 0 || n > 100 {
+	if project.ValidateName(f.Name) != nil {
 		f.Errors["name"] = "Give the project a name of 1 to 100 characters."
 	}
-	if f.Wallet != "" {
-		if err := auth.ValidateAddress(f.Wallet); err != nil {
-			f.Errors["donation_wallet"] = "The donation wallet must be a Solana address (base58, 32 bytes), or left empty."
-		}
+	if project.ValidateDonationWallet(f.Wallet) != nil {
+		f.Errors["donation_wallet"] = "The donation wallet must be a Solana address (base58, 32 bytes), or left empty."
 	}
 	return f
+}
+
+// projectItem is one project on the projects page.
+type projectItem struct {
+	ID, Name, Role, Created string
+}
+
+func projectItems(list []owner.ProjectRole) []projectItem {
+	out := make([]projectItem, len(list))
+	for i, m := range list {
+		out[i] = projectItem{ID: m.Project.ID, Name: m.Project.Name, Role: roleTitle(m.Role), Created: when(m.Project.CreatedAt)}
+	}
+	return out
 }
 
 func (c *console) projectsPage(w http.ResponseWriter, r *http.Request, rq *request) {
@@ -42,12 +53,12 @@ func (c *console) projectsPage(w http.ResponseWriter, r *http.Request, rq *reque
 func (c *console) renderProjects(w http.ResponseWriter, r *http.Request, rq *request, status int, f projectForm) {
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
-	list, err := c.Store.ProjectsOf(ctx, rq.owner.ID)
+	list, err := c.Projects.ProjectsOf(ctx, rq.owner.ID)
 	if err != nil {
 		c.serverError(w, r, err)
 		return
 	}
-	c.render(w, r, status, projectsView(rq.page("Projects", ""), list, f))
+	c.render(w, r, status, projectsView(rq.page("Projects", ""), projectItems(list), f))
 }
 
 func (c *console) createProject(w http.ResponseWriter, r *http.Request, rq *request) {
@@ -58,7 +69,7 @@ func (c *console) createProject(w http.ResponseWriter, r *http.Request, rq *requ
 	}
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
-	p, err := c.Store.CreateOwnedProject(ctx, project.Project{Name: f.Name, DonationWallet: f.Wallet, CreatedAt: c.Now().UTC()}, rq.owner.ID)
+	p, err := c.Projects.CreateProject(ctx, rq.owner, f.Name, f.Wallet)
 	if err != nil {
 		c.serverError(w, r, err)
 		return
@@ -67,7 +78,7 @@ func (c *console) createProject(w http.ResponseWriter, r *http.Request, rq *requ
 }
 
 func (c *console) settingsPage(w http.ResponseWriter, r *http.Request, rq *request) {
-	f := projectForm{Name: rq.project.Name, Wallet: rq.project.DonationWallet}
+	f := projectForm{Name: rq.actor.Project.Name, Wallet: rq.actor.Project.DonationWallet}
 	p := rq.page("Settings", "settings")
 	p.Notice = settingsNotices[r.URL.Query().Get("done")]
 	c.renderSettings(w, r, rq, p, http.StatusOK, f, membersData{})
@@ -81,17 +92,9 @@ func (c *console) saveSettings(w http.ResponseWriter, r *http.Request, rq *reque
 	}
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
-	if _, err := c.Store.UpdateProject(ctx, rq.project.ID, f.Name, f.Wallet); err != nil {
-		c.serverError(w, r, err)
+	if _, err := c.Settings.UpdateProject(ctx, rq.actor, f.Name, f.Wallet); err != nil {
+		c.refuse(w, r, err)
 		return
 	}
-	http.Redirect(w, r, projectURL(rq.project.ID, "/settings?done=saved"), http.StatusSeeOther)
-}
-
-// roleLabel is how a membership is shown.
-func roleLabel(m owner.ProjectRole) string {
-	if m.Role.CanManage() {
-		return "Owner"
-	}
-	return "Viewer"
+	http.Redirect(w, r, projectURL(rq.actor.Project.ID, "/settings?done=saved"), http.StatusSeeOther)
 }

@@ -2,7 +2,6 @@ package admin
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
@@ -11,13 +10,12 @@ import (
 	"strings"
 
 	"github.com/reclaim-sol/reclaim/backend/owner"
-	"github.com/reclaim-sol/reclaim/backend/project"
 )
 
 // Cookies. Both are HttpOnly, SameSite=Lax, scoped to /admin, and Secure on
-// TLS. The session cookie holds a random id whose SHA-256 is stored; the
-// pre-session CSRF cookie guards the sign-in and sign-up forms (double
-// submit), before there is a session to hold a token.
+// TLS. The session cookie holds the session's random id (owner.Service keeps
+// only its SHA-256); the pre-session CSRF cookie guards the sign-in and
+// sign-up forms (double submit), before there is a session to hold a token.
 const (
 	sessionCookie = "reclaim_session"
 	csrfCookie    = "reclaim_csrf"
@@ -30,9 +28,9 @@ const (
 type request struct {
 	owner   owner.Owner
 	session owner.Session
-	// project and role are set under /admin/projects/{project}.
-	project project.Project
-	role    owner.Role
+	// actor is set under /admin/projects/{project}: the owner in that
+	// project, with their role.
+	actor owner.Actor
 }
 
 type handler func(w http.ResponseWriter, r *http.Request, rq *request)
@@ -45,11 +43,6 @@ func randomToken() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func hashSessionID(id string) []byte {
-	sum := sha256.Sum256([]byte(id))
-	return sum[:]
-}
-
 func (c *console) setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge int) {
 	http.SetCookie(w, &http.Cookie{
 		Name: name, Value: value, Path: "/admin", MaxAge: maxAge,
@@ -57,70 +50,35 @@ func (c *console) setCookie(w http.ResponseWriter, r *http.Request, name, value 
 	})
 }
 
-// startSession signs ownerID in: a new session id (so a planted cookie is
-// never promoted), stored only as its hash.
+// startSession signs ownerID in and gives the browser the new session's id.
 func (c *console) startSession(w http.ResponseWriter, r *http.Request, ownerID string) error {
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
-	now := c.Now().UTC()
-	id := randomToken()
-	err := c.Store.CreateSession(ctx, owner.Session{
-		IDHash: hashSessionID(id), OwnerID: ownerID, CSRFToken: randomToken(),
-		CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(absoluteTimeout),
-	})
+	id, _, err := c.Sessions.StartSession(ctx, ownerID)
 	if err != nil {
 		return err
 	}
-	// Sweep sessions that can no longer be used; losing the race is harmless.
-	if err := c.Store.DeleteSessionsBefore(ctx, now, now.Add(-idleTimeout)); err != nil {
-		c.Log.Warn("console: sweep sessions", "err", err)
-	}
-	c.setCookie(w, r, sessionCookie, id, int(absoluteTimeout.Seconds()))
+	c.setCookie(w, r, sessionCookie, id, int(owner.SessionMaxAge.Seconds()))
 	return nil
 }
 
-// currentSession returns the live session of the request's cookie, or
-// owner.ErrNotFound. An expired session is deleted.
-func (c *console) currentSession(r *http.Request) (owner.Session, error) {
+// currentSession returns the live session of the request's cookie with its
+// owner, or owner.ErrNotFound.
+func (c *console) currentSession(r *http.Request) (owner.Session, owner.Owner, error) {
 	ck, err := r.Cookie(sessionCookie)
-	if err != nil || len(ck.Value) != 43 {
-		return owner.Session{}, owner.ErrNotFound
+	if err != nil {
+		return owner.Session{}, owner.Owner{}, owner.ErrNotFound
 	}
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
-	s, err := c.Store.SessionByHash(ctx, hashSessionID(ck.Value))
-	if err != nil {
-		return owner.Session{}, err
-	}
-	now := c.Now()
-	if !now.Before(s.ExpiresAt) || now.Sub(s.LastSeenAt) >= idleTimeout {
-		_ = c.Store.DeleteSession(ctx, s.IDHash)
-		return owner.Session{}, owner.ErrNotFound
-	}
-	if now.Sub(s.LastSeenAt) >= touchEvery {
-		if err := c.Store.TouchSession(ctx, s.IDHash, now); err != nil {
-			return owner.Session{}, err
-		}
-	}
-	return s, nil
+	return c.Sessions.Session(ctx, ck.Value)
 }
 
 // signedIn runs h for a signed-in owner; others are sent to the sign-in
 // page. A POST must carry the session's CSRF token.
 func (c *console) signedIn(h handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		s, err := c.currentSession(r)
-		if errors.Is(err, owner.ErrNotFound) {
-			c.toSignIn(w, r)
-			return
-		}
-		if err != nil {
-			c.serverError(w, r, err)
-			return
-		}
-		ctx, cancel := c.dbContext(r)
-		o, err := c.Store.OwnerByID(ctx, s.OwnerID)
-		cancel()
+		s, o, err := c.currentSession(r)
 		if errors.Is(err, owner.ErrNotFound) {
 			c.toSignIn(w, r)
 			return
@@ -172,7 +130,7 @@ func (c *console) inProject(h handler) http.HandlerFunc {
 	return c.signedIn(func(w http.ResponseWriter, r *http.Request, rq *request) {
 		ctx, cancel := c.dbContext(r)
 		defer cancel()
-		m, err := c.Store.Membership(ctx, r.PathValue("project"), rq.owner.ID)
+		a, err := c.Projects.Actor(ctx, rq.owner, r.PathValue("project"))
 		if errors.Is(err, owner.ErrNotFound) {
 			c.notFound(w, r)
 			return
@@ -181,25 +139,18 @@ func (c *console) inProject(h handler) http.HandlerFunc {
 			c.serverError(w, r, err)
 			return
 		}
-		p, err := c.Store.GetProject(ctx, m.ProjectID)
-		if errors.Is(err, project.ErrNotFound) {
-			c.notFound(w, r)
-			return
-		}
-		if err != nil {
-			c.serverError(w, r, err)
-			return
-		}
-		rq.project, rq.role = p, m.Role
+		rq.actor = a
 		h(w, r, rq)
 	})
 }
 
 // manager runs h only for the project's owners: viewers change nothing.
+// The owner service checks the role again; this check answers before the
+// form is read.
 func (c *console) manager(h handler) handler {
 	return func(w http.ResponseWriter, r *http.Request, rq *request) {
-		if !rq.role.CanManage() {
-			c.fail(w, r, http.StatusForbidden, "Viewers cannot change API keys or settings. Ask an owner of this project.")
+		if !rq.actor.Role.CanManage() {
+			c.forbidden(w, r)
 			return
 		}
 		h(w, r, rq)

@@ -2,11 +2,11 @@ package admin
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
-	"net/mail"
 	"strconv"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/owner"
 )
@@ -21,7 +21,7 @@ type authForm struct {
 }
 
 func (c *console) home(w http.ResponseWriter, r *http.Request) {
-	if _, err := c.currentSession(r); err == nil {
+	if _, _, err := c.currentSession(r); err == nil {
 		http.Redirect(w, r, "/admin/projects", http.StatusSeeOther)
 		return
 	}
@@ -29,7 +29,7 @@ func (c *console) home(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *console) signInPage(w http.ResponseWriter, r *http.Request) {
-	if _, err := c.currentSession(r); err == nil {
+	if _, _, err := c.currentSession(r); err == nil {
 		http.Redirect(w, r, safeNext(r.URL.Query().Get("next")), http.StatusSeeOther)
 		return
 	}
@@ -45,49 +45,21 @@ func (c *console) signIn(w http.ResponseWriter, r *http.Request) {
 		Email: strings.TrimSpace(r.PostFormValue("email")), Next: r.PostFormValue("next"),
 		CSRF: c.preSessionToken(w, r), AllowSignup: c.AllowSignup,
 	}
-	password := r.PostFormValue("password")
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
-	key := throttleKey(f.Email, clientIP(r))
-	fails, err := c.Store.SignInFailures(ctx, key)
-	if err != nil {
-		c.serverError(w, r, err)
-		return
-	}
-	now := c.Now()
-	if stale(fails, now) {
-		if err := c.Store.ClearSignInFailures(ctx, key); err != nil {
-			c.serverError(w, r, err)
-			return
-		}
-		fails = owner.SignInFailures{}
-	}
-	if wait := retryAfter(fails, now); wait > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int((wait+999_999_999)/1_000_000_000)))
-		f.Error = throttleMessage(wait)
+	o, err := c.Accounts.SignIn(ctx, f.Email, r.PostFormValue("password"), clientIP(r))
+	var throttled *owner.ThrottledError
+	switch {
+	case errors.As(err, &throttled):
+		w.Header().Set("Retry-After", strconv.Itoa(int((throttled.Wait+time.Second-1)/time.Second)))
+		f.Error = throttleMessage(throttled.Wait)
 		c.render(w, r, http.StatusTooManyRequests, signInView(page{Title: "Sign in"}, f))
 		return
-	}
-	o, err := c.Store.OwnerByEmail(ctx, f.Email)
-	if err != nil && !errors.Is(err, owner.ErrNotFound) {
-		c.serverError(w, r, err)
-		return
-	}
-	hash := o.PasswordHash
-	if hash == "" {
-		hash = c.dummyHash() // the same work whether or not the email exists
-	}
-	ok, _ := Check(hash, password)
-	if !ok || o.ID == "" {
-		if _, err := c.Store.RecordSignInFailure(ctx, key, now); err != nil {
-			c.serverError(w, r, err)
-			return
-		}
+	case errors.Is(err, owner.ErrBadCredentials):
 		f.Error = "The email or the password is incorrect."
 		c.render(w, r, http.StatusUnauthorized, signInView(page{Title: "Sign in"}, f))
 		return
-	}
-	if err := c.Store.ClearSignInFailures(ctx, key); err != nil {
+	case err != nil:
 		c.serverError(w, r, err)
 		return
 	}
@@ -98,15 +70,18 @@ func (c *console) signIn(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, safeNext(f.Next), http.StatusSeeOther)
 }
 
-var (
-	dummyOnce sync.Once
-	dummy     string
-)
-
-// dummyHash is a hash no password matches, checked for unknown emails.
-func (c *console) dummyHash() string {
-	dummyOnce.Do(func() { dummy, _ = c.Passwords.Hash(randomToken()) })
-	return dummy
+// throttleMessage tells the owner how long to wait.
+func throttleMessage(wait time.Duration) string {
+	if wait > time.Minute {
+		return fmt.Sprintf("Too many failed sign-ins. This account is locked on this network for %d minutes; try again later.",
+			int((wait+time.Minute-1)/time.Minute))
+	}
+	secs := int((wait + time.Second - 1) / time.Second)
+	unit := "seconds"
+	if secs == 1 {
+		unit = "second"
+	}
+	return fmt.Sprintf("Too many failed sign-ins. Wait %d %s before trying again.", secs, unit)
 }
 
 func (c *console) signUpPage(w http.ResponseWriter, r *http.Request) {
@@ -132,11 +107,11 @@ func (c *console) signUp(w http.ResponseWriter, r *http.Request) {
 		f.Error = msg
 		c.render(w, r, http.StatusUnprocessableEntity, signUpView(page{Title: "Create an account"}, f))
 	}
-	if err := ValidateEmail(f.Email); err != nil {
+	if err := owner.ValidateEmail(f.Email); err != nil {
 		reject(err.Error())
 		return
 	}
-	if err := ValidatePassword(password); err != nil {
+	if err := owner.ValidatePassword(password); err != nil {
 		reject(strings.ToUpper(err.Error()[:1]) + err.Error()[1:] + ".")
 		return
 	}
@@ -144,7 +119,9 @@ func (c *console) signUp(w http.ResponseWriter, r *http.Request) {
 		reject("The two passwords differ.")
 		return
 	}
-	o, err := CreateOwner(r.Context(), c.Store, c.Passwords, f.Email, password)
+	ctx, cancel := c.dbContext(r)
+	o, err := c.Accounts.CreateOwner(ctx, f.Email, password)
+	cancel()
 	if errors.Is(err, owner.ErrConflict) {
 		reject("An account with this email exists already. Sign in instead.")
 		return
@@ -163,21 +140,10 @@ func (c *console) signUp(w http.ResponseWriter, r *http.Request) {
 func (c *console) signOut(w http.ResponseWriter, r *http.Request, rq *request) {
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
-	if err := c.Store.DeleteSession(ctx, rq.session.IDHash); err != nil {
+	if err := c.Sessions.EndSession(ctx, rq.session); err != nil {
 		c.serverError(w, r, err)
 		return
 	}
 	c.setCookie(w, r, sessionCookie, "", -1)
 	http.Redirect(w, r, "/admin/signin", http.StatusSeeOther)
 }
-
-// ValidateEmail checks that email is a plain address (no display name).
-func ValidateEmail(email string) error {
-	a, err := mail.ParseAddress(email)
-	if err != nil || a.Address != email || len(email) > 254 {
-		return errors.New("Enter an email address such as name@example.com.")
-	}
-	return nil
-}
-
-func normalizeEmail(e string) string { return strings.ToLower(strings.TrimSpace(e)) }

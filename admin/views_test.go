@@ -67,8 +67,8 @@ func textOf(ns []*html.Node) string {
 
 func projectPage(role owner.Role, tab string) page {
 	return page{
-		Title: "p", Owner: &owner.Owner{Email: "a@example.com"}, CSRF: "tok",
-		Project: &project.Project{ID: "prj_1", Name: "Acme"}, Role: role, Tab: tab,
+		Title: "p", Email: "a@example.com", CSRF: "tok",
+		Project: &projectHeader{ID: "prj_1", Name: "Acme"}, Role: role, Tab: tab,
 	}
 }
 
@@ -76,10 +76,10 @@ func TestKeysViewRendering(t *testing.T) {
 	t.Parallel()
 	revoked := time.Date(2026, 5, 2, 10, 0, 0, 0, time.UTC)
 	used := time.Date(2026, 5, 1, 9, 30, 0, 0, time.UTC)
-	keys := []project.APIKey{
+	keys := keyItems([]project.APIKey{
 		{ID: "key_a", Name: "prod", Prefix: "ak_live_AAAA", CreatedAt: used, LastUsedAt: &used},
 		{ID: "key_b", Name: "old", Prefix: "ak_live_BBBB", CreatedAt: used, RevokedAt: &revoked},
-	}
+	})
 	cases := []struct {
 		name      string
 		role      owner.Role
@@ -205,29 +205,5 @@ func TestFormatting(t *testing.T) {
 	}
 	if _, err := ParseCluster("mainnet"); err == nil {
 		t.Error("ParseCluster(mainnet) accepted")
-	}
-}
-
-func TestThrottlePolicy(t *testing.T) {
-	t.Parallel()
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	cases := []struct {
-		failures int
-		after    time.Duration
-		want     time.Duration
-	}{
-		{2, 0, 0},
-		{3, 0, time.Second},
-		{3, time.Second, 0},
-		{5, time.Second, 3 * time.Second},
-		{9, 0, 64 * time.Second},
-		{10, time.Minute, 14 * time.Minute},
-		{12, 15 * time.Minute, 0},
-	}
-	for _, c := range cases {
-		f := owner.SignInFailures{Failures: c.failures, LastAt: t0}
-		if got := retryAfter(f, t0.Add(c.after)); got != c.want {
-			t.Errorf("%d failures, %v later: wait %v, want %v", c.failures, c.after, got, c.want)
-		}
 	}
 }

@@ -85,15 +85,3 @@ func (s *Store) ChangeMembership(ctx context.Context, projectID, ownerID string,
 	}
 	return before, nil
 }
-
-// SetMemberRole gives ownerID role in projectID under the owner package's
-// rules (owner.ChangeRole) and returns the membership as it was.
-func (s *Store) SetMemberRole(ctx context.Context, projectID, ownerID string, role owner.Role) (owner.Membership, error) {
-	return s.ChangeMembership(ctx, projectID, ownerID, owner.ChangeRole(role))
-}
-
-// RemoveMember takes ownerID out of projectID under the owner package's
-// rules (owner.Removal) and returns the membership it had.
-func (s *Store) RemoveMember(ctx context.Context, projectID, ownerID string) (owner.Membership, error) {
-	return s.ChangeMembership(ctx, projectID, ownerID, owner.Removal)
-}

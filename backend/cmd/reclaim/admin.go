@@ -9,9 +9,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/reclaim-sol/reclaim/backend/auth"
 	"github.com/reclaim-sol/reclaim/backend/config"
 	"github.com/reclaim-sol/reclaim/backend/owner"
 	"github.com/reclaim-sol/reclaim/backend/project"
@@ -85,36 +83,33 @@ func projectCreate(ctx context.Context, args []string, getenv func(string) strin
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	*name = strings.TrimSpace(*name)
-	if *name == "" || len(*name) > 100 {
+	// The project's own rules, checked before anything is opened.
+	if project.ValidateName(strings.TrimSpace(*name)) != nil {
 		return usageError{"project create: --name is required (at most 100 characters)"}
 	}
-	if *wallet != "" {
-		if err := auth.ValidateAddress(*wallet); err != nil {
-			return usageError{"project create: --donation-wallet: " + err.Error()}
-		}
+	if err := project.ValidateDonationWallet(strings.TrimSpace(*wallet)); err != nil {
+		return usageError{"project create: --donation-wallet: " + err.Error()}
 	}
-	e, err := open(ctx, cfg)
+	e, err := open(ctx, cfg, nil)
 	if err != nil {
 		return err
 	}
 	defer e.store.Close()
-	var o owner.Owner
+	var p project.Project
 	if *ownerEmail != "" {
-		if o, err = e.store.OwnerByEmail(ctx, strings.TrimSpace(*ownerEmail)); err != nil {
+		o, err := e.owners.OwnerByEmail(ctx, *ownerEmail)
+		if errors.Is(err, owner.ErrNoAccount) {
 			return fmt.Errorf("project create: --owner: no console owner %q (create one with reclaim owner create)", *ownerEmail)
 		}
-	}
-	p, err := e.store.CreateProject(ctx, project.Project{
-		ID: storage.NewID("prj"), Name: *name, DonationWallet: *wallet, CreatedAt: time.Now().UTC(),
-	})
-	if err != nil {
-		return err
-	}
-	if o.ID != "" {
-		if err := e.store.AddMember(ctx, p.ID, o.ID, owner.RoleOwner); err != nil {
+		if err != nil {
 			return err
 		}
+		p, err = e.owners.CreateProject(ctx, o, *name, *wallet)
+		if err != nil {
+			return err
+		}
+	} else if p, err = e.projects.Create(ctx, *name, *wallet); err != nil {
+		return err
 	}
 	fmt.Fprintln(stdout, p.ID)
 	return nil
@@ -139,19 +134,20 @@ func projectShare(ctx context.Context, args []string, getenv func(string) string
 	if !owner.ValidRole(owner.Role(*role)) {
 		return usageError{"project share: --role must be owner or viewer"}
 	}
-	e, err := open(ctx, cfg)
+	e, err := open(ctx, cfg, nil)
 	if err != nil {
 		return err
 	}
 	defer e.store.Close()
-	o, err := e.store.OwnerByEmail(ctx, strings.TrimSpace(*email))
-	if err != nil {
+	var invalid *owner.InvalidError
+	switch _, err := e.owners.Share(ctx, *projectID, *email, owner.Role(*role)); {
+	case errors.As(err, &invalid):
+		return usageError{"project share: --" + invalid.Field + ": " + invalid.Message}
+	case errors.Is(err, owner.ErrNoAccount):
 		return fmt.Errorf("project share: no console owner %q (create one with reclaim owner create)", *email)
-	}
-	switch err := e.store.AddMember(ctx, *projectID, o.ID, owner.Role(*role)); {
 	case errors.Is(err, owner.ErrConflict):
 		return fmt.Errorf("project share: %s is already a member of %s", *email, *projectID)
-	case errors.Is(err, owner.ErrNotFound):
+	case errors.Is(err, project.ErrNotFound):
 		return fmt.Errorf("project share: no project %q", *projectID)
 	case err != nil:
 		return err
@@ -174,17 +170,18 @@ func apikeyCreate(ctx context.Context, args []string, getenv func(string) string
 	if *projectID == "" {
 		return usageError{"apikey create: --project is required"}
 	}
-	e, err := open(ctx, cfg)
+	if err := project.ValidateName(strings.TrimSpace(*name)); err != nil {
+		return usageError{"apikey create: --name: " + err.Error()}
+	}
+	e, err := open(ctx, cfg, nil)
 	if err != nil {
 		return err
 	}
 	defer e.store.Close()
-	if _, err := e.store.GetProject(ctx, *projectID); errors.Is(err, project.ErrNotFound) {
+	key, _, err := e.projects.CreateKey(ctx, *projectID, *name)
+	if errors.Is(err, project.ErrNotFound) {
 		return fmt.Errorf("apikey create: no project %q", *projectID)
-	} else if err != nil {
-		return err
 	}
-	key, _, err := auth.IssueAPIKey(ctx, e.store, e.hasher, *projectID, *name, time.Now())
 	if err != nil {
 		return err
 	}
@@ -205,12 +202,12 @@ func apikeyRevoke(ctx context.Context, args []string, getenv func(string) string
 	if *key == "" {
 		return usageError{"apikey revoke: --key is required"}
 	}
-	e, err := open(ctx, cfg)
+	e, err := open(ctx, cfg, nil)
 	if err != nil {
 		return err
 	}
 	defer e.store.Close()
-	k, err := e.store.RevokeAPIKey(ctx, e.hasher.Hash(strings.TrimSpace(*key)), time.Now().UTC())
+	k, err := e.projects.RevokeKey(ctx, *key)
 	if errors.Is(err, project.ErrNotFound) {
 		return errors.New("apikey revoke: no such key")
 	}

@@ -28,10 +28,10 @@ func newConsoleFor(cfg config.Config, e *env, log *slog.Logger, cluster string) 
 	if err != nil {
 		return nil, err
 	}
+	o := e.owners
 	return admin.New(admin.Deps{
-		Store:       e.store,
-		Ledger:      ledger.NewService(e.store),
-		Hasher:      e.hasher,
+		Accounts: o, Sessions: o, Projects: o, Settings: o, Keys: e.projects, KeyChanges: o,
+		Members: o, MemberChanges: o, Audit: o, Ledger: ledger.NewService(e.store), History: e.store,
 		Explorer:    admin.Explorer{Cluster: cluster, RPCURL: cfg.SolanaRPCURL},
 		AllowSignup: cfg.AllowSignup,
 		Now:         time.Now,
@@ -53,7 +53,7 @@ func ownerCreate(ctx context.Context, args []string, getenv func(string) string,
 		return err
 	}
 	*email = strings.TrimSpace(*email)
-	if err := admin.ValidateEmail(*email); err != nil {
+	if err := owner.ValidateEmail(*email); err != nil {
 		return usageError{"owner create: --email: " + err.Error()}
 	}
 	line, err := bufio.NewReader(io.LimitReader(stdin, 4096)).ReadString('\n')
@@ -61,15 +61,15 @@ func ownerCreate(ctx context.Context, args []string, getenv func(string) string,
 		return fmt.Errorf("owner create: read password: %w", err)
 	}
 	password := strings.TrimRight(line, "\r\n")
-	if err := admin.ValidatePassword(password); err != nil {
+	if err := owner.ValidatePassword(password); err != nil {
 		return usageError{"owner create: password on stdin: " + err.Error()}
 	}
-	e, err := open(ctx, cfg)
+	e, err := open(ctx, cfg, nil)
 	if err != nil {
 		return err
 	}
 	defer e.store.Close()
-	o, err := admin.CreateOwner(ctx, e.store, admin.DefaultPasswords, *email, password)
+	o, err := e.owners.CreateOwner(ctx, *email, password)
 	if errors.Is(err, owner.ErrConflict) {
 		return fmt.Errorf("owner create: an owner with email %s exists already", *email)
 	}

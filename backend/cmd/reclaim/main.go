@@ -1,5 +1,5 @@
 // Command reclaim is the Reclaim service: the API server and the commands
-// that manage its projects and API keys.
+// that manage its projects, API keys and console owners.
 //
 //	reclaim serve                      run the API server (the default)
 //	reclaim migrate                    apply database migrations
@@ -7,6 +7,10 @@
 //	reclaim project share --project ID --email EMAIL [--role owner|viewer]
 //	reclaim apikey create --project ID [--name N]
 //	reclaim apikey revoke --key KEY
+//	reclaim owner create --email E     (password on stdin)
+//
+// The management commands and the admin console go through the same domain
+// services (project.Service, owner.Service), so they keep the same rules.
 //
 // Configuration comes from the environment (see backend/config); `serve`
 // also takes every setting as a flag.

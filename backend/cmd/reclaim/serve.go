@@ -23,7 +23,9 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/config"
 	"github.com/reclaim-sol/reclaim/backend/das"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/owner"
 	"github.com/reclaim-sol/reclaim/backend/photon"
+	"github.com/reclaim-sol/reclaim/backend/project"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/relay"
 	"github.com/reclaim-sol/reclaim/backend/server"
@@ -63,7 +65,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, log *
 	if err := serveFlags(&cfg).Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
-	env, err := open(ctx, cfg)
+	env, err := open(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -218,14 +220,21 @@ func (w *statusWriter) Flush() {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// env is what every command opens: storage and the secrets kept beside it.
+// env is what every command opens: storage, the secrets kept beside it, and
+// the console's domain services over them, which the management commands
+// and the console share.
 type env struct {
-	store  *storage.Store
-	hasher *auth.Hasher
-	keys   *signing.Keyring
+	store    *storage.Store
+	hasher   *auth.Hasher
+	keys     *signing.Keyring
+	projects *project.Service
+	owners   *owner.Service
 }
 
-func open(ctx context.Context, cfg config.Config) (*env, error) {
+// open opens storage (migrated) and the secrets, and builds the domain
+// services; log receives what they report after the fact, such as an audit
+// entry not written (nil for the management commands, which write none).
+func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*env, error) {
 	store, err := storage.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -244,5 +253,8 @@ func open(ctx context.Context, cfg config.Config) (*env, error) {
 		store.Close()
 		return nil, err
 	}
-	return &env{store: store, hasher: auth.NewHasher(pepper), keys: keys}, nil
+	hasher := auth.NewHasher(pepper)
+	projects := project.NewService(store, hasher, time.Now)
+	owners := owner.NewService(store, projects, owner.Options{Now: time.Now, Log: log})
+	return &env{store: store, hasher: hasher, keys: keys, projects: projects, owners: owners}, nil
 }
