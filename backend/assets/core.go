@@ -92,7 +92,9 @@ func coreItems(ctx context.Context, d *Discoverer, assets []coreAccount) ([]Item
 	names := map[solana.PublicKey]string{}
 	for i, k := range keys[1:] {
 		if a := accs[i+1]; a != nil && a.Owner.Equals(mplcore.ProgramID) {
-			names[k] = coreCollectionName(data(a))
+			if c, err := mplcore.ParseCollection(data(a)); err == nil {
+				names[k] = cleanString(c.Name)
+			}
 		}
 	}
 	items := make([]Item, len(assets))
@@ -112,21 +114,6 @@ func coreItems(ctx context.Context, d *Discoverer, assets []coreAccount) ([]Item
 		items[i] = it
 	}
 	return items, nil
-}
-
-// coreCollectionName reads a CollectionV1's name: key 5, update_authority
-// 32, name (u32-length string), then fields not read.
-func coreCollectionName(d []byte) string {
-	r := borsh{b: d}
-	if r.u8() != byte(mplcore.KeyCollectionV1) {
-		return ""
-	}
-	r.skip(32)
-	name := r.str()
-	if r.err != nil {
-		return ""
-	}
-	return cleanString(name)
 }
 
 // multipleOnly lets the Core source's reads use Discoverer.accounts, which

@@ -7,6 +7,8 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/metaplex"
 )
 
 // fakeRPC is a hand-written RPC: func fields, and a count of calls per method.
@@ -180,7 +182,7 @@ func mintBytes(self solana.PublicKey, decimals uint8, supply uint64, md *tokenMe
 // strings NUL-padded to 32/10/200 bytes, creators, and an optional collection.
 func metaplexBytes(mint solana.PublicKey, name, symbol, uri string, creators int, collection *solana.PublicKey, verified bool) []byte {
 	ua := solana.NewWallet().PublicKey()
-	d := append(append([]byte{metaplexKeyMetadataV1}, ua[:]...), mint[:]...)
+	d := append(append([]byte{byte(metaplex.KeyMetadataV1)}, ua[:]...), mint[:]...)
 	for _, f := range []struct {
 		s string
 		n int

@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/borsh"
 )
 
 // Byte layouts of SPL Token and Token-2022 state, read from base64 account data so a
@@ -114,10 +116,10 @@ func parseMint(data []byte) (mintState, bool) {
 // parseTokenMetadata reads the TokenMetadata extension: update_authority 32,
 // mint 32, name, symbol, uri (u32-length strings), additional_metadata (unread).
 func parseTokenMetadata(value []byte) *tokenMetadata {
-	r := borsh{b: value}
-	r.skip(64)
-	md := &tokenMetadata{name: cleanString(r.str()), symbol: cleanString(r.str()), uri: cleanString(r.str())}
-	if r.err != nil {
+	r := borsh.NewReader(value)
+	r.Skip(64)
+	md := &tokenMetadata{name: cleanString(r.Str()), symbol: cleanString(r.Str()), uri: cleanString(r.Str())}
+	if r.Err() != nil {
 		return nil
 	}
 	return md

@@ -8,6 +8,8 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/metaplex"
 )
 
 const rent = 2_039_280
@@ -39,7 +41,7 @@ func (w *world) account(program solana.PublicKey, lamports uint64, a acct) solan
 }
 
 func (w *world) metaplex(mint solana.PublicKey, name, symbol, uri string, collection *solana.PublicKey, verified bool) {
-	w.c.put(metadataAddress(mint), solana.TokenMetadataProgramID, 5_616_720, metaplexBytes(mint, name, symbol, uri, 2, collection, verified))
+	w.c.put(metaplex.MetadataAddress(mint), solana.TokenMetadataProgramID, 5_616_720, metaplexBytes(mint, name, symbol, uri, 2, collection, verified))
 }
 
 func (w *world) list(prices PriceSource) Listing {
@@ -168,7 +170,7 @@ func TestAssetsListClassification(t *testing.T) {
 		}},
 		{"metadata PDA not owned by Metaplex is ignored", func(w *world) solana.PublicKey {
 			m := w.mint(tok, 6, 0, nil)
-			w.c.put(metadataAddress(m), solana.SystemProgramID, 1, metaplexBytes(m, "Spoof", "SPF", "", 0, nil, false))
+			w.c.put(metaplex.MetadataAddress(m), solana.SystemProgramID, 1, metaplexBytes(m, "Spoof", "SPF", "", 0, nil, false))
 			return w.account(tok, rent, acct{mint: m})
 		}, func(w *world, it Item) Item {
 			return Item{Type: TypeEmptyAccount, Lamports: rent, Decimals: 6, Actions: []string{ActionClose}}

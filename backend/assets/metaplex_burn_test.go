@@ -30,7 +30,7 @@ func (w *world) nft(standard metaplex.TokenStandard, frozen bool, collection *so
 	mint := w.mint(solana.TokenProgramID, 0, 1, nil)
 	md := metaplexBytes(mint, "NFT", "N", "", 0, collection, collection != nil)
 	md[327] = byte(standard) // token_standard's value (no creators)
-	w.c.put(metadataAddress(mint), metaplex.ProgramID, minBal(uint64(len(md)))+metadataFee, md)
+	w.c.put(metaplex.MetadataAddress(mint), metaplex.ProgramID, minBal(uint64(len(md)))+metadataFee, md)
 	tok := w.account(solana.TokenProgramID, rent, acct{mint: mint, amount: 1, frozen: frozen})
 	w.c.put(metaplex.EditionAddress(mint), metaplex.ProgramID, minBal(uint64(len(edition))), edition)
 	return mint, tok
@@ -86,7 +86,7 @@ func TestAssetsMetaplexBurn(t *testing.T) {
 		check    func(*MetaplexNFT) bool
 	}{
 		{"nft in a verified collection", nft, rent + md + edition, 1, func(m *MetaplexNFT) bool {
-			return m.CollectionMetadata != nil && *m.CollectionMetadata == metadataAddress(col) && m.TokenRecord == nil
+			return m.CollectionMetadata != nil && *m.CollectionMetadata == metaplex.MetadataAddress(col) && m.TokenRecord == nil
 		}},
 		{"pnft, frozen by design", pnft, rent + md + edition + minBal(80), 1, func(m *MetaplexNFT) bool {
 			return m.TokenRecord != nil && *m.TokenRecord == rec && m.Standard == metaplex.ProgrammableNonFungible
@@ -132,7 +132,7 @@ func TestAssetsMetaplexBurn(t *testing.T) {
 		mint := w.mint(solana.TokenProgramID, 0, 1, nil)
 		md := metaplexBytes(mint, "P", "P", "", 0, nil, false)
 		md[327] = byte(metaplex.NonFungibleEdition)
-		w.c.put(metadataAddress(mint), metaplex.ProgramID, minBal(uint64(len(md))), md)
+		w.c.put(metaplex.MetadataAddress(mint), metaplex.ProgramID, minBal(uint64(len(md))), md)
 		w.c.put(metaplex.EditionAddress(mint), metaplex.ProgramID, minBal(41), printEdition(metaplex.EditionAddress(masterMint), 2))
 		tok := other.account(solana.TokenProgramID, rent, acct{mint: mint, amount: 1})
 		got, err := NewDiscoverer(w.c.rpc(), nil).Resolve(context.Background(), other.wallet, []solana.PublicKey{tok})

@@ -6,6 +6,8 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/metaplex"
 )
 
 // mints reads the distinct mints of owned, and with withMetadata their Metaplex
@@ -24,7 +26,7 @@ func (d *Discoverer) mints(ctx context.Context, owned []ownedAccount, withMetada
 	keys := slices.Clone(mints)
 	if withMetadata {
 		for _, m := range mints {
-			keys = append(keys, metadataAddress(m))
+			keys = append(keys, metaplex.MetadataAddress(m))
 		}
 	}
 	accs, err := d.accounts(ctx, keys)
@@ -82,7 +84,7 @@ func (d *Discoverer) nameCollections(ctx context.Context, items []Item, mints ma
 	}
 	keys := make([]solana.PublicKey, len(cols), len(cols)+len(plan.keys))
 	for i, c := range cols {
-		keys[i] = metadataAddress(c)
+		keys[i] = metaplex.MetadataAddress(c)
 	}
 	accs, err := d.accounts(ctx, append(keys, plan.keys...))
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/borsh"
 )
 
 // Layouts of the Token Metadata accounts a burn reads (Borsh, little-endian),
@@ -37,37 +39,37 @@ type Metadata struct {
 // is_mutable, edition_nonce Option<u8>, token_standard Option<u8>,
 // collection Option<{verified, key}>, then fields not read.
 func ParseMetadata(data []byte) (Metadata, error) {
-	r := reader{b: data}
-	if Key(r.u8()) != KeyMetadataV1 {
+	r := borsh.NewReader(data)
+	if Key(r.U8()) != KeyMetadataV1 {
 		return Metadata{}, ErrLayout
 	}
-	md := Metadata{UpdateAuthority: r.pubkey(), Mint: r.pubkey(), Name: r.str(), Symbol: r.str(), URI: r.str()}
-	if r.err != nil {
+	md := Metadata{UpdateAuthority: r.Pubkey(), Mint: r.Pubkey(), Name: r.Str(), Symbol: r.Str(), URI: r.Str()}
+	if r.Err() != nil {
 		return Metadata{}, ErrLayout
 	}
-	r.skip(2)
-	if r.u8() == 1 {
-		r.skip(34 * int(r.u32()))
+	r.Skip(2)
+	if r.U8() == 1 {
+		r.Skip(34 * int(r.U32()))
 	}
-	r.skip(2)
-	if r.err != nil {
+	r.Skip(2)
+	if r.Err() != nil {
 		return md, nil // an old account: the options that follow are None
 	}
-	if r.u8() == 1 {
-		n := r.u8()
-		if r.err == nil {
+	if r.U8() == 1 {
+		n := r.U8()
+		if r.Err() == nil {
 			md.EditionNonce = &n
 		}
 	}
-	if r.u8() == 1 {
-		s := TokenStandard(r.u8())
-		if r.err == nil {
+	if r.U8() == 1 {
+		s := TokenStandard(r.U8())
+		if r.Err() == nil {
 			md.TokenStandard = &s
 		}
 	}
-	if r.u8() == 1 {
-		c := Collection{Verified: r.u8() == 1, Key: r.pubkey()}
-		if r.err == nil {
+	if r.U8() == 1 {
+		c := Collection{Verified: r.U8() == 1, Key: r.Pubkey()}
+		if r.Err() == nil {
 			md.Collection = &c
 		}
 	}
@@ -127,24 +129,24 @@ type TokenRecord struct {
 // Option<u64>, delegate Option<Pubkey>, delegate_role Option<u8>, then
 // fields not read.
 func ParseTokenRecord(data []byte) (TokenRecord, error) {
-	r := reader{b: data}
-	if Key(r.u8()) != KeyTokenRecord {
+	r := borsh.NewReader(data)
+	if Key(r.U8()) != KeyTokenRecord {
 		return TokenRecord{}, ErrLayout
 	}
-	r.skip(1)
-	tr := TokenRecord{State: TokenState(r.u8())}
-	if r.u8() == 1 {
-		r.skip(8)
+	r.Skip(1)
+	tr := TokenRecord{State: TokenState(r.U8())}
+	if r.U8() == 1 {
+		r.Skip(8)
 	}
-	if r.u8() == 1 {
-		d := r.pubkey()
+	if r.U8() == 1 {
+		d := r.Pubkey()
 		tr.Delegate = &d
 	}
-	if r.u8() == 1 {
-		role := r.u8()
+	if r.U8() == 1 {
+		role := r.U8()
 		tr.DelegateRole = &role
 	}
-	if r.err != nil {
+	if r.Err() != nil {
 		return TokenRecord{}, ErrLayout
 	}
 	return tr, nil

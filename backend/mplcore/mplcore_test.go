@@ -46,6 +46,26 @@ func TestParseAsset(t *testing.T) {
 	}
 }
 
+func TestParseCollection(t *testing.T) {
+	auth := mplref.Key("authority")
+	data := append([]byte{byte(mplcore.KeyCollectionV1)}, auth[:]...)
+	data = binary.LittleEndian.AppendUint32(data, 5)
+	data = append(append(data, "Cores"...), make([]byte, 12)...)
+	c, err := mplcore.ParseCollection(data)
+	if err != nil || c.Name != "Cores" || c.UpdateAuthority != auth {
+		t.Fatalf("ParseCollection = %+v, %v", c, err)
+	}
+	for name, data := range map[string][]byte{
+		"empty":     nil,
+		"an asset":  assetData(auth[:], mplcore.UpdateAuthorityNone, nil, "n", "u"),
+		"truncated": data[:40],
+	} {
+		if _, err := mplcore.ParseCollection(data); err == nil {
+			t.Errorf("%s: parsed", name)
+		}
+	}
+}
+
 // rent is the default Rent (3480 lamports per byte-year, threshold 2).
 func rent(n uint64) uint64 { return (128 + n) * 3480 * 2 }
 
