@@ -9,6 +9,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/mplcore"
+	"github.com/reclaim-sol/reclaim/backend/rent"
 )
 
 // MPL Core assets. A wallet's assets are the Core program's AssetV1 accounts
@@ -88,7 +89,7 @@ func coreItems(ctx context.Context, d *Discoverer, assets []coreAccount) ([]Item
 	if err != nil {
 		return nil, err
 	}
-	rent := parseRent(accs[0])
+	sysvar := rent.Parse(accs[0])
 	names := map[solana.PublicKey]string{}
 	for i, k := range keys[1:] {
 		if a := accs[i+1]; a != nil && a.Owner.Equals(mplcore.ProgramID) {
@@ -107,7 +108,7 @@ func coreItems(ctx context.Context, d *Discoverer, assets []coreAccount) ([]Item
 		if c := a.asset.Collection; c != nil {
 			it.Collection = &Collection{Address: c.String(), Name: names[*c]}
 		}
-		if refund, ok := mplcore.Refund(a.size, rent.minimumBalance); ok {
+		if refund, ok := mplcore.Refund(a.size, sysvar.MinimumBalance); ok {
 			it.Lamports = refund
 			it.Actions = append(it.Actions, ActionBurn)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/metaplex"
+	"github.com/reclaim-sol/reclaim/backend/rent"
 )
 
 // Metaplex NFTs. An nft item whose mint has Metaplex metadata and a master or
@@ -105,7 +106,7 @@ func (d *Discoverer) applyBurns(ctx context.Context, p burnPlan, accs []*rpc.Acc
 	if len(p.reads) == 0 {
 		return nil
 	}
-	rent := parseRent(accs[0])
+	sysvar := rent.Parse(accs[0])
 	at := func(i int) *rpc.Account {
 		if i < 0 {
 			return nil
@@ -119,7 +120,7 @@ func (d *Discoverer) applyBurns(ctx context.Context, p burnPlan, accs []*rpc.Acc
 		if r.metadataAt >= 0 {
 			mp = readMetaplexAccount(accs[r.metadataAt], it.Mint)
 		}
-		if pp := metaplexBurn(it, mp, at(r.editionAt), at(r.recAt), rent); pp != nil {
+		if pp := metaplexBurn(it, mp, at(r.editionAt), at(r.recAt), sysvar); pp != nil {
 			pp.item = r.item
 			prints = append(prints, *pp)
 		}
@@ -127,13 +128,13 @@ func (d *Discoverer) applyBurns(ctx context.Context, p burnPlan, accs []*rpc.Acc
 	if len(prints) == 0 {
 		return nil
 	}
-	return d.burnPrints(ctx, prints, items, rent)
+	return d.burnPrints(ctx, prints, items, sysvar)
 }
 
 // metaplexBurn fills it for a Token Metadata burn when mp and edition make it
 // a Metaplex NFT. A print edition is returned pending: its refund and
 // actions need its master edition.
-func metaplexBurn(it *Item, mp *metaplexAccount, edition, record *rpc.Account, rent rentSysvar) *pendingPrint {
+func metaplexBurn(it *Item, mp *metaplexAccount, edition, record *rpc.Account, sysvar rent.Sysvar) *pendingPrint {
 	if mp == nil || edition == nil || !edition.Owner.Equals(metaplex.ProgramID) {
 		return nil
 	}
@@ -174,16 +175,16 @@ func metaplexBurn(it *Item, mp *metaplexAccount, edition, record *rpc.Account, r
 		return &pendingPrint{nft: nft, closed: closed, ok: ok && err == nil, number: e.Number, parent: e.Parent}
 	}
 	me, err := metaplex.ParseMasterEdition(ed)
-	finishBurn(it, nft, closed, ok && err == nil && me.Supply == 0, rent)
+	finishBurn(it, nft, closed, ok && err == nil && me.Supply == 0, sysvar)
 	return nil
 }
 
 // finishBurn records the Token Metadata burn on it: Lamports is the refund,
 // and burn its one action when ok and the metadata can pay its rent back.
-func finishBurn(it *Item, nft *MetaplexNFT, closed metaplex.Closed, ok bool, rent rentSysvar) {
+func finishBurn(it *Item, nft *MetaplexNFT, closed metaplex.Closed, ok bool, sysvar rent.Sysvar) {
 	it.Metaplex = nft
 	it.Actions = []string{}
-	refund, fits := metaplex.Refund(closed, rent.minimumBalance)
+	refund, fits := metaplex.Refund(closed, sysvar.MinimumBalance)
 	if !fits {
 		return
 	}
@@ -196,7 +197,7 @@ func finishBurn(it *Item, nft *MetaplexNFT, closed metaplex.Closed, ok bool, ren
 // burnPrints finds each print's master edition among the wallet's token
 // accounts (items first, then the wallet's whole list when one is missing),
 // reads the masters and edition markers, and finishes the prints.
-func (d *Discoverer) burnPrints(ctx context.Context, prints []pendingPrint, items []Item, rent rentSysvar) error {
+func (d *Discoverer) burnPrints(ctx context.Context, prints []pendingPrint, items []Item, sysvar rent.Sysvar) error {
 	type holding struct{ mint, token solana.PublicKey }
 	masters := map[solana.PublicKey]holding{}
 	for _, it := range items {
@@ -237,7 +238,7 @@ func (d *Discoverer) burnPrints(ctx context.Context, prints []pendingPrint, item
 		it := &items[pp.item]
 		h, found := masters[pp.parent]
 		if !found {
-			finishBurn(it, pp.nft, pp.closed, false, rent)
+			finishBurn(it, pp.nft, pp.closed, false, sysvar)
 			continue
 		}
 		master, marker := accs[next], accs[next+1]
@@ -254,7 +255,7 @@ func (d *Discoverer) burnPrints(ctx context.Context, prints []pendingPrint, item
 				pp.closed.EditionMarker = marker.Lamports
 			}
 		}
-		finishBurn(it, pp.nft, pp.closed, ok, rent)
+		finishBurn(it, pp.nft, pp.closed, ok, sysvar)
 	}
 	return nil
 }
