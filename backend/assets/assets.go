@@ -44,6 +44,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/mplcore"
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
 // RPC is the part of solana-go's *rpc.Client that discovery calls.
@@ -172,11 +173,11 @@ func (d *Discoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addre
 			cores = append(cores, coreAccount{address: addr, asset: ca, size: uint64(len(data(a)))})
 			continue
 		}
-		st, err := parseTokenAccount(data(a))
-		if !isTokenProgram(a.Owner) || err != nil {
+		st, err := spltoken.ParseAccount(data(a))
+		if !spltoken.IsProgram(a.Owner) || err != nil {
 			return nil, &ItemError{Address: addr.String(), Reason: reasonNotToken}
 		}
-		if !st.owner.Equals(wallet) {
+		if !st.Owner.Equals(wallet) {
 			return nil, &ItemError{Address: addr.String(), Reason: reasonOtherWallet}
 		}
 		owned = append(owned, ownedAccount{address: addr, program: a.Owner, lamports: a.Lamports, state: st})
@@ -187,7 +188,7 @@ func (d *Discoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addre
 	}
 	tokens := make([]Item, len(owned))
 	for i, a := range owned {
-		tokens[i] = newItem(a, mints[a.state.mint])
+		tokens[i] = newItem(a, mints[a.state.Mint])
 	}
 	if plan := planBurns(tokens, mints, false); len(plan.keys) > 0 {
 		accs, err := d.accounts(ctx, plan.keys)

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
 // Names shown for wrapped SOL when its mint has no metadata (as on a local
@@ -18,7 +20,7 @@ const (
 
 // mintInfo is a mint's state and its display metadata (nil when it has none).
 type mintInfo struct {
-	state mintState
+	state spltoken.Mint
 	meta  *tokenMetadata
 	// metaplex is the mint's Metaplex metadata account when it was read (nil
 	// when it was not, or the mint has none): what a Token Metadata burn
@@ -31,23 +33,23 @@ func newItem(a ownedAccount, m mintInfo) Item {
 	st := a.state
 	it := Item{
 		Address:           a.address,
-		Owner:             st.owner,
-		Mint:              st.mint,
+		Owner:             st.Owner,
+		Mint:              st.Mint,
 		TokenProgram:      a.program,
 		Lamports:          a.lamports,
-		Decimals:          m.state.decimals,
-		Amount:            st.amount,
-		UIBalance:         uiAmount(st.amount, m.state.decimals),
-		IsFrozen:          st.frozen,
-		IsNative:          st.native,
-		WithheldAmount:    st.withheld,
-		HasCloseAuthority: st.foreignCloseAuthority(),
+		Decimals:          m.state.Decimals,
+		Amount:            st.Amount,
+		UIBalance:         uiAmount(st.Amount, m.state.Decimals),
+		IsFrozen:          st.Frozen,
+		IsNative:          st.Native,
+		WithheldAmount:    st.WithheldAmount,
+		HasCloseAuthority: st.ForeignCloseAuthority(),
 	}
 	it.Type, it.Actions = classify(st, m.state)
 	switch {
 	case m.meta != nil:
 		it.Name, it.Symbol, it.URI = m.meta.name, m.meta.symbol, m.meta.uri
-	case st.native:
+	case st.Native:
 		it.Name, it.Symbol = wrappedSOLName, wrappedSOLSymbol
 	}
 	return it
@@ -64,25 +66,25 @@ func newItem(a ownedAccount, m mintInfo) Item {
 // A burn is only worth offering when the account can be closed after it (burning
 // alone reclaims nothing). Withheld transfer fees block CloseAccount too, but any
 // signer may harvest them to the mint first, so such accounts stay closable.
-func classify(st tokenAccount, m mintState) (string, []string) {
-	closable := !st.foreignCloseAuthority()
+func classify(st spltoken.Account, m spltoken.Mint) (string, []string) {
+	closable := !st.ForeignCloseAuthority()
 	actions := []string{}
 	switch {
-	case st.amount == 0:
+	case st.Amount == 0:
 		if closable {
 			actions = append(actions, ActionClose)
 		}
 		return TypeEmptyAccount, actions
-	case st.native:
+	case st.Native:
 		if closable {
 			actions = append(actions, ActionClose)
 		}
 		return TypeToken, actions
 	}
-	if closable && !st.frozen {
+	if closable && !st.Frozen {
 		actions = append(actions, ActionBurn)
 	}
-	if m.decimals == 0 && m.supply == 1 {
+	if m.Decimals == 0 && m.Supply == 1 {
 		return TypeNFT, actions
 	}
 	return TypeToken, actions

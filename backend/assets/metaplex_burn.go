@@ -212,8 +212,8 @@ func (d *Discoverer) burnPrints(ctx context.Context, prints []pendingPrint, item
 				return err
 			}
 			for _, a := range owned {
-				if a.state.amount >= 1 {
-					masters[metaplex.EditionAddress(a.state.mint)] = holding{a.state.mint, a.address}
+				if a.state.Amount >= 1 {
+					masters[metaplex.EditionAddress(a.state.Mint)] = holding{a.state.Mint, a.address}
 				}
 			}
 			break

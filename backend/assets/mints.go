@@ -8,19 +8,20 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/metaplex"
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
 // mints reads the distinct mints of owned, and with withMetadata their Metaplex
 // metadata PDAs in the same chunked reads (2 keys per mint). A mint that no
 // longer exists (Token-2022 mints with a close authority can be closed once their
-// supply is zero) reads as the zero mintState: its accounts are empty and close.
+// supply is zero) reads as the zero spltoken.Mint: its accounts are empty and close.
 func (d *Discoverer) mints(ctx context.Context, owned []ownedAccount, withMetadata bool) (map[solana.PublicKey]mintInfo, error) {
 	var mints []solana.PublicKey
 	seen := map[solana.PublicKey]bool{}
 	for _, a := range owned {
-		if !seen[a.state.mint] {
-			seen[a.state.mint] = true
-			mints = append(mints, a.state.mint)
+		if !seen[a.state.Mint] {
+			seen[a.state.Mint] = true
+			mints = append(mints, a.state.Mint)
 		}
 	}
 	keys := slices.Clone(mints)
@@ -36,9 +37,9 @@ func (d *Discoverer) mints(ctx context.Context, owned []ownedAccount, withMetada
 	out := make(map[solana.PublicKey]mintInfo, len(mints))
 	for i, mint := range mints {
 		var mi mintInfo
-		if a := accs[i]; a != nil && isTokenProgram(a.Owner) {
-			mi.state, _ = parseMint(data(a))
-			mi.meta = mi.state.metadata
+		if a := accs[i]; a != nil && spltoken.IsProgram(a.Owner) {
+			mi.state, _ = spltoken.ParseMint(data(a))
+			mi.meta = displayMetadata(mi.state.Metadata)
 		}
 		if withMetadata {
 			a := accs[len(mints)+i]

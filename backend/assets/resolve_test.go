@@ -7,6 +7,8 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
 func TestAssetsResolve(t *testing.T) {
@@ -26,7 +28,7 @@ func TestAssetsResolve(t *testing.T) {
 	fakeToken := solana.NewWallet().PublicKey() // token account bytes, not owned by a token program
 	w.c.put(fakeToken, solana.SystemProgramID, tokenRent, acct{mint: mint, owner: w.wallet}.encode())
 	multisig := solana.NewWallet().PublicKey()
-	w.c.put(multisig, tok, 3_361_680, make([]byte, multisigSize))
+	w.c.put(multisig, tok, 3_361_680, make([]byte, spltoken.MultisigSize))
 
 	t.Run("items in the given order", func(t *testing.T) {
 		got, err := NewDiscoverer(w.c.rpc(), nil).Resolve(context.Background(), w.wallet, []solana.PublicKey{fees, nft, empty})

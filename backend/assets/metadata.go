@@ -6,7 +6,25 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/metaplex"
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
+
+// tokenMetadata is the display metadata from either metadata standard, its
+// strings cleaned (see cleanString).
+type tokenMetadata struct {
+	name, symbol, uri string
+	// collection is the verified Metaplex collection mint; nil when none.
+	collection *solana.PublicKey
+}
+
+// displayMetadata is Token-2022's TokenMetadata extension for display; nil
+// when the mint has none.
+func displayMetadata(md *spltoken.TokenMetadata) *tokenMetadata {
+	if md == nil {
+		return nil
+	}
+	return &tokenMetadata{name: cleanString(md.Name), symbol: cleanString(md.Symbol), uri: cleanString(md.URI)}
+}
 
 // parseMetaplex reads the display metadata of mint from a Metaplex Metadata
 // account (see metaplex.ParseMetadata): name, symbol and uri cleaned, and the
