@@ -10,6 +10,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/assets"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/mplcore"
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
 // request is a checked Params with what the checks derived.
@@ -89,7 +90,7 @@ func ledgerType(s Selected, wallet solana.PublicKey) (string, error) {
 		return cnftLedgerType(s, wallet)
 	case it.Core != nil:
 		return coreLedgerType(s, wallet)
-	case !it.TokenProgram.Equals(solana.TokenProgramID) && !it.TokenProgram.Equals(solana.Token2022ProgramID):
+	case !spltoken.IsProgram(it.TokenProgram):
 		return "", itemError(it.Address, "is not an SPL Token or Token-2022 account (program %s)", it.TokenProgram)
 	case !it.Owner.Equals(wallet):
 		return "", itemError(it.Address, "is owned by %s, not by the wallet", it.Owner)
@@ -172,13 +173,13 @@ func itemInstructions(s Selected, wallet solana.PublicKey) []solana.Instruction 
 	}
 	var ixs []solana.Instruction
 	if it.WithheldAmount > 0 {
-		ixs = append(ixs, harvestWithheldTokensToMint(it.Mint, it.Address))
+		ixs = append(ixs, spltoken.HarvestWithheldTokensToMint(it.Mint, it.Address))
 	}
 	if it.Metaplex != nil && s.Action == assets.ActionBurn {
 		return append(ixs, metaplexBurn(it, wallet))
 	}
 	if s.Action == assets.ActionBurn && !it.IsNative {
-		ixs = append(ixs, burnChecked(it.TokenProgram, it.Address, it.Mint, wallet, it.Amount, it.Decimals))
+		ixs = append(ixs, spltoken.BurnChecked(it.TokenProgram, it.Address, it.Mint, wallet, it.Amount, it.Decimals))
 	}
-	return append(ixs, closeAccount(it.TokenProgram, it.Address, wallet, wallet))
+	return append(ixs, spltoken.CloseAccount(it.TokenProgram, it.Address, wallet, wallet))
 }
