@@ -145,7 +145,7 @@ func (d *Discoverer) List(ctx context.Context, wallet solana.PublicKey) (Listing
 // building: items in the given order, without Metaplex display metadata,
 // collections or prices (names from Token-2022's metadata extension come with
 // the mint). Token accounts of NFTs carry what a Token Metadata burn needs
-// (one more chunked read for them; see metaplex_burn.go). An address owned by
+// (one more chunked read for them; see metaplex.go). An address owned by
 // the MPL Core program resolves as a Core asset (one more read, for the Rent
 // sysvar, only when there is one).
 // An address that does not exist, is neither a token account nor a Core asset,
@@ -190,12 +190,12 @@ func (d *Discoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addre
 	for i, a := range owned {
 		tokens[i] = newItem(a, mints[a.state.Mint])
 	}
-	if plan := planBurns(tokens, mints, false); len(plan.keys) > 0 {
-		accs, err := d.accounts(ctx, plan.keys)
+	if plan, at := planMetaplex(tokens, mints, false); len(plan.Keys) > 0 {
+		accs, err := d.accounts(ctx, plan.Keys)
 		if err != nil {
 			return nil, err
 		}
-		if err := d.applyBurns(ctx, plan, accs, tokens, mints); err != nil {
+		if err := d.applyBurns(ctx, plan, at, accs, tokens); err != nil {
 			return nil, err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/reclaim-sol/reclaim/backend/metaplex"
 	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
@@ -25,7 +26,7 @@ type mintInfo struct {
 	// metaplex is the mint's Metaplex metadata account when it was read (nil
 	// when it was not, or the mint has none): what a Token Metadata burn
 	// needs of it.
-	metaplex *metaplexAccount
+	metaplex *metaplex.MetadataAccount
 }
 
 // newItem classifies a token account and fills every field the chain gives.

@@ -81,26 +81,12 @@ type Item struct {
 	// Actions the token program would accept from the owner now.
 	Actions []string
 	// Metaplex is set on an NFT that Token Metadata's BurnV1 burns (it has a
-	// master or print edition); nil for items the token program burns.
-	Metaplex *MetaplexNFT
+	// master or print edition): the accounts the burn needs beyond the token
+	// account; nil for items the token program burns.
+	Metaplex *metaplex.BurnAccounts
 	// Core is set on an MPL Core asset (Address is the asset, TokenProgram
 	// the Core program, Mint the asset too); nil otherwise.
 	Core *CoreAsset
-}
-
-// MetaplexNFT is what Token Metadata's BurnV1 needs beyond the token account
-// (see metaplex.BurnV1); the optional accounts are nil when absent.
-type MetaplexNFT struct {
-	Standard metaplex.TokenStandard
-	Metadata solana.PublicKey
-	// Edition is the master edition, or a print's edition.
-	Edition            solana.PublicKey
-	CollectionMetadata *solana.PublicKey
-	TokenRecord        *solana.PublicKey
-	MasterEdition      *solana.PublicKey
-	MasterEditionMint  *solana.PublicKey
-	MasterEditionToken *solana.PublicKey
-	EditionMarker      *solana.PublicKey
 }
 
 // CoreAsset is what MPL Core's BurnV1 needs beyond the asset.

@@ -26,16 +26,11 @@ func displayMetadata(md *spltoken.TokenMetadata) *tokenMetadata {
 	return &tokenMetadata{name: cleanString(md.Name), symbol: cleanString(md.Symbol), uri: cleanString(md.URI)}
 }
 
-// parseMetaplex reads the display metadata of mint from a Metaplex Metadata
-// account (see metaplex.ParseMetadata): name, symbol and uri cleaned, and the
-// collection only when it is verified. Accounts written by old program
-// versions end before the collection: they have none. It returns nil when
-// data is not the metadata of mint.
-func parseMetaplex(data []byte, mint solana.PublicKey) *tokenMetadata {
-	md, err := metaplex.ParseMetadata(data)
-	if err != nil || md.Mint != mint {
-		return nil
-	}
+// metaplexDisplay is the display part of Metaplex metadata: name, symbol and
+// uri cleaned, and the collection only when it is verified (anyone can claim
+// an unverified one). Accounts written by old program versions end before
+// the collection: they have none.
+func metaplexDisplay(md metaplex.Metadata) *tokenMetadata {
 	out := &tokenMetadata{name: cleanString(md.Name), symbol: cleanString(md.Symbol), uri: cleanString(md.URI)}
 	if c := md.Collection; c != nil && c.Verified {
 		key := c.Key

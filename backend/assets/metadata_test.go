@@ -4,10 +4,16 @@ import (
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/metaplex"
 )
 
 func TestAssetsParseMetaplex(t *testing.T) {
 	t.Parallel()
+	parseMetaplex := func(data []byte, mint solana.PublicKey) *tokenMetadata {
+		return metaplexOf(&rpc.Account{Owner: metaplex.ProgramID, Data: rpc.DataBytesOrJSONFromBytes(data)}, mint)
+	}
 	mint := solana.NewWallet().PublicKey()
 	col := solana.NewWallet().PublicKey()
 	full := metaplexBytes(mint, "Name\x00", "SYM", "https://x/y.json", 5, &col, true)

@@ -43,9 +43,9 @@ func (d *Discoverer) mints(ctx context.Context, owned []ownedAccount, withMetada
 		}
 		if withMetadata {
 			a := accs[len(mints)+i]
-			if md := metaplexOf(a, mint); md != nil {
-				mi.meta = md
-				mi.metaplex = readMetaplexAccount(a, mint)
+			if mp := metaplex.ReadMetadataAccount(a, mint); mp != nil {
+				mi.meta = metaplexDisplay(mp.Metadata)
+				mi.metaplex = mp
 			}
 		}
 		out[mint] = mi
@@ -53,18 +53,19 @@ func (d *Discoverer) mints(ctx context.Context, owned []ownedAccount, withMetada
 	return out, nil
 }
 
-// metaplexOf parses a Metaplex metadata account of mint, nil unless the Token
-// Metadata program owns it.
+// metaplexOf is the display metadata of mint from its Metaplex metadata
+// account a; nil unless the Token Metadata program owns it and it is mint's.
 func metaplexOf(a *rpc.Account, mint solana.PublicKey) *tokenMetadata {
-	if a == nil || !a.Owner.Equals(solana.TokenMetadataProgramID) {
+	mp := metaplex.ReadMetadataAccount(a, mint)
+	if mp == nil {
 		return nil
 	}
-	return parseMetaplex(data(a), mint)
+	return metaplexDisplay(mp.Metadata)
 }
 
 // nameCollections sets Collection on NFT items whose Metaplex metadata names a
 // verified collection, and prepares the Token Metadata burn of Metaplex NFTs
-// (metaplex_burn.go): the collections' metadata, the NFTs' editions and token
+// (metaplex.go): the collections' metadata, the NFTs' editions and token
 // records and the Rent sysvar come in one more chunked read (print editions
 // need one more for their masters). A collection without readable metadata
 // keeps an empty name.
@@ -79,15 +80,15 @@ func (d *Discoverer) nameCollections(ctx context.Context, items []Item, mints ma
 		seen[*md.collection] = true
 		cols = append(cols, *md.collection)
 	}
-	plan := planBurns(items, mints, true)
-	if len(cols) == 0 && len(plan.keys) == 0 {
+	plan, at := planMetaplex(items, mints, true)
+	if len(cols) == 0 && len(plan.Keys) == 0 {
 		return nil
 	}
-	keys := make([]solana.PublicKey, len(cols), len(cols)+len(plan.keys))
+	keys := make([]solana.PublicKey, len(cols), len(cols)+len(plan.Keys))
 	for i, c := range cols {
 		keys[i] = metaplex.MetadataAddress(c)
 	}
-	accs, err := d.accounts(ctx, append(keys, plan.keys...))
+	accs, err := d.accounts(ctx, append(keys, plan.Keys...))
 	if err != nil {
 		return err
 	}
@@ -104,5 +105,5 @@ func (d *Discoverer) nameCollections(ctx context.Context, items []Item, mints ma
 			items[i].Collection = &Collection{Address: c.String(), Name: names[c]}
 		}
 	}
-	return d.applyBurns(ctx, plan, accs[len(cols):], items, mints)
+	return d.applyBurns(ctx, plan, at, accs[len(cols):], items)
 }

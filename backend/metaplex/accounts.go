@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/borsh"
 )
@@ -74,6 +75,31 @@ func ParseMetadata(data []byte) (Metadata, error) {
 		}
 	}
 	return md, nil
+}
+
+// MetadataAccount is a Metadata account as read from the cluster: what a
+// burn's refund needs beyond its fields.
+type MetadataAccount struct {
+	Address  solana.PublicKey
+	Metadata Metadata
+	Lamports uint64
+	// Size is the data length: the metadata returns the rent-exempt minimum
+	// of it.
+	Size uint64
+}
+
+// ReadMetadataAccount parses a (the metadata PDA of mint, as read): nil
+// unless Token Metadata owns it and it is the metadata of mint.
+func ReadMetadataAccount(a *rpc.Account, mint solana.PublicKey) *MetadataAccount {
+	if a == nil || !a.Owner.Equals(ProgramID) || a.Data == nil {
+		return nil
+	}
+	data := a.Data.GetBinary()
+	md, err := ParseMetadata(data)
+	if err != nil || md.Mint != mint {
+		return nil
+	}
+	return &MetadataAccount{Address: MetadataAddress(mint), Metadata: md, Lamports: a.Lamports, Size: uint64(len(data))}
 }
 
 // MasterEdition is a master edition account (key 2 or 6).

@@ -10,7 +10,6 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
-	"github.com/reclaim-sol/reclaim/backend/metaplex"
 	"github.com/reclaim-sol/reclaim/backend/mplcore"
 )
 
@@ -40,22 +39,7 @@ const (
 
 // metaplexBurn is Token Metadata's BurnV1 of an NFT held by wallet.
 func metaplexBurn(it assets.Item, wallet solana.PublicKey) solana.Instruction {
-	m := it.Metaplex
-	return metaplex.BurnV1{
-		Authority:          wallet,
-		CollectionMetadata: m.CollectionMetadata,
-		Metadata:           m.Metadata,
-		Edition:            m.Edition,
-		Mint:               it.Mint,
-		Token:              it.Address,
-		MasterEdition:      m.MasterEdition,
-		MasterEditionMint:  m.MasterEditionMint,
-		MasterEditionToken: m.MasterEditionToken,
-		EditionMarker:      m.EditionMarker,
-		TokenRecord:        m.TokenRecord,
-		TokenProgram:       it.TokenProgram,
-		Amount:             1,
-	}.Instruction()
+	return it.Metaplex.BurnV1(wallet, it.Mint, it.Address, it.TokenProgram).Instruction()
 }
 
 // coreBurn is MPL Core's BurnV1 of an asset owned by wallet, which pays and

@@ -19,7 +19,7 @@ func pnft(name string, refund uint64) Selected {
 	rec := metaplex.TokenRecordAddress(mint, s.Item.Address)
 	col := metaplex.MetadataAddress(key("collection"))
 	s.Item.IsFrozen, s.Item.Lamports = true, refund
-	s.Item.Metaplex = &assets.MetaplexNFT{
+	s.Item.Metaplex = &metaplex.BurnAccounts{
 		Standard: metaplex.ProgrammableNonFungible, Metadata: metaplex.MetadataAddress(mint),
 		Edition: metaplex.EditionAddress(mint), TokenRecord: &rec, CollectionMetadata: &col,
 	}
@@ -85,7 +85,7 @@ func TestBuildRefusesCoreMistakes(t *testing.T) {
 	other.Item.Owner = key("someone")
 	frozenNFT := nft("f")
 	frozenNFT.Item.IsFrozen = true
-	frozenNFT.Item.Metaplex = &assets.MetaplexNFT{Standard: metaplex.NonFungible}
+	frozenNFT.Item.Metaplex = &metaplex.BurnAccounts{Standard: metaplex.NonFungible}
 	for name, s := range map[string]Selected{"close a core asset": close, "another's asset": other, "frozen non-programmable nft": frozenNFT} {
 		if _, err := NewBuilder(newFake()).Build(t.Context(), Params{Wallet: wallet, Items: []Selected{s}}); err == nil {
 			t.Errorf("%s: built", name)

@@ -84,18 +84,18 @@ func TestAssetsMetaplexBurn(t *testing.T) {
 		addr     solana.PublicKey
 		lamports uint64
 		actions  int
-		check    func(*MetaplexNFT) bool
+		check    func(*metaplex.BurnAccounts) bool
 	}{
-		{"nft in a verified collection", nft, tokenRent + md + edition, 1, func(m *MetaplexNFT) bool {
+		{"nft in a verified collection", nft, tokenRent + md + edition, 1, func(m *metaplex.BurnAccounts) bool {
 			return m.CollectionMetadata != nil && *m.CollectionMetadata == metaplex.MetadataAddress(col) && m.TokenRecord == nil
 		}},
-		{"pnft, frozen by design", pnft, tokenRent + md + edition + minBal(80), 1, func(m *MetaplexNFT) bool {
+		{"pnft, frozen by design", pnft, tokenRent + md + edition + minBal(80), 1, func(m *metaplex.BurnAccounts) bool {
 			return m.TokenRecord != nil && *m.TokenRecord == rec && m.Standard == metaplex.ProgrammableNonFungible
 		}},
 		{"locked pnft", locked, tokenRent + md + edition + minBal(80), 0, nil},
 		{"frozen nft", frozen, tokenRent + md + edition, 0, nil},
 		{"master edition with a print", master, tokenRent + md + edition, 0, nil},
-		{"print edition, master held, marker closes", print, tokenRent + md + minBal(uint64(len(printEdition(col, 1)))) + minBal(32), 1, func(m *MetaplexNFT) bool {
+		{"print edition, master held, marker closes", print, tokenRent + md + minBal(uint64(len(printEdition(col, 1)))) + minBal(32), 1, func(m *metaplex.BurnAccounts) bool {
 			return *m.MasterEditionMint == masterMint && *m.MasterEditionToken == master && *m.EditionMarker == marker &&
 				*m.MasterEdition == metaplex.EditionAddress(masterMint) && m.Edition == metaplex.EditionAddress(printMint)
 		}},
