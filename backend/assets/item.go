@@ -4,6 +4,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/metaplex"
+	"github.com/reclaim-sol/reclaim/backend/mplcore"
 )
 
 // The WalletItemTypes of the contract.
@@ -85,12 +86,7 @@ type Item struct {
 	// account; nil for items the token program burns.
 	Metaplex *metaplex.BurnAccounts
 	// Core is set on an MPL Core asset (Address is the asset, TokenProgram
-	// the Core program, Mint the asset too); nil otherwise.
-	Core *CoreAsset
-}
-
-// CoreAsset is what MPL Core's BurnV1 needs beyond the asset.
-type CoreAsset struct {
-	// Collection of the asset; nil when it has none.
-	Collection *solana.PublicKey
+	// the Core program, Mint the asset too): the accounts its BurnV1 needs
+	// beyond the asset; nil otherwise.
+	Core *mplcore.BurnAccounts
 }

@@ -98,3 +98,16 @@ func TestBurnV1MatchesJSClient(t *testing.T) {
 		})
 	}
 }
+
+func TestBurnAccounts(t *testing.T) {
+	t.Parallel()
+	edition, marker := mplref.Key("edition"), mplref.Key("marker")
+	a := metaplex.BurnAccounts{Standard: metaplex.NonFungibleEdition, Metadata: mplref.Key("metadata"), Edition: edition, EditionMarker: &marker}
+	authority, mint, token := mplref.Key("authority"), mplref.Key("mint"), mplref.Key("token")
+	got := a.BurnV1(authority, mint, token, solana.Token2022ProgramID)
+	want := metaplex.BurnV1{Authority: authority, Metadata: a.Metadata, Edition: edition, Mint: mint, Token: token,
+		EditionMarker: &marker, TokenProgram: solana.Token2022ProgramID, Amount: 1}
+	if got != want {
+		t.Fatalf("BurnV1 = %+v, want %+v", got, want)
+	}
+}

@@ -2,8 +2,9 @@ package mplcore_test
 
 import (
 	"encoding/binary"
-	"github.com/reclaim-sol/reclaim/backend/internal/mplref"
 	"testing"
+
+	"github.com/reclaim-sol/reclaim/backend/internal/mplref"
 
 	"github.com/reclaim-sol/reclaim/backend/mplcore"
 )
@@ -76,5 +77,13 @@ func TestRefund(t *testing.T) {
 	}
 	if _, ok := mplcore.Refund(0, rent); ok {
 		t.Fatal("Refund(0) ok")
+	}
+}
+
+func TestBurnAccounts(t *testing.T) {
+	asset, payer, col := mplref.Key("asset"), mplref.Key("payer"), mplref.Key("collection")
+	got := mplcore.BurnAccounts{Collection: &col}.BurnV1(asset, payer)
+	if got.Asset != asset || got.Payer != payer || got.Collection == nil || *got.Collection != col {
+		t.Fatalf("BurnV1 = %+v", got)
 	}
 }

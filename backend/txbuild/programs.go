@@ -10,7 +10,6 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
-	"github.com/reclaim-sol/reclaim/backend/mplcore"
 )
 
 // The extension point for items that programs other than the token programs
@@ -45,7 +44,7 @@ func metaplexBurn(it assets.Item, wallet solana.PublicKey) solana.Instruction {
 // coreBurn is MPL Core's BurnV1 of an asset owned by wallet, which pays and
 // receives the refund.
 func coreBurn(it assets.Item, wallet solana.PublicKey) solana.Instruction {
-	return mplcore.BurnV1{Asset: it.Address, Collection: it.Core.Collection, Payer: wallet}.Instruction()
+	return it.Core.BurnV1(it.Address, wallet).Instruction()
 }
 
 // ErrCNFTPlanner wraps the errors of a CNFTPlanner that are not refusals:
