@@ -188,7 +188,7 @@ func TestTxBuildEdgeCases(t *testing.T) {
 	stale := selectAll(t, v, owner, []solana.PublicKey{f.Empty, f.Empty22})
 	v.MintTo(t, f.Token22, f.Empty22, 5)
 	_, err = b.Build(ctx, txbuild.Params{Wallet: owner, Items: stale, PriorityLevel: txbuild.PriorityLow})
-	if !errors.As(err, &te) || te.Item != f.Empty22.String() {
+	if !errors.As(err, &te) || te.Item() != f.Empty22.String() {
 		t.Errorf("closing an account that received tokens: %v, want *txbuild.Error naming %s", err, f.Empty22)
 	}
 	t.Logf("stale item: %v", err)

@@ -112,8 +112,11 @@ type ItemError struct {
 	Reason string
 }
 
-// Error implements error.
+// Error implements error: the address and the reason.
 func (e *ItemError) Error() string { return fmt.Sprintf("%s: %s", e.Address, e.Reason) }
+
+// Item is the address of the item at fault (base58).
+func (e *ItemError) Item() string { return e.Address }
 
 // The reasons of ItemError.
 const (

@@ -302,10 +302,10 @@ func itemField(sel []*reclaimv1.ItemSelection, address string) string {
 }
 
 func buildError(e *txbuild.Error, sel []*reclaimv1.ItemSelection) error {
-	if e.Item == "" {
+	if e.Item() == "" {
 		return invalidf("items", "%s", e.Message)
 	}
-	return invalidf(itemField(sel, e.Item), "%s: %s", e.Item, e.Message)
+	return invalidf(itemField(sel, e.Item()), "%s: %s", e.Item(), e.Message)
 }
 
 // respondBuilt issues a ticket per transaction and writes the response.

@@ -18,7 +18,7 @@ import (
 
 // fakePlanner is a hand-written CNFTPlanner: each asset's burn carries
 // proof[asset] distinct proof nodes (default 3) in one tree; refuse and fail
-// make it answer an *assets.ItemError or another error.
+// make it answer a *bubblegum.Error or another error.
 type fakePlanner struct {
 	mu     sync.Mutex
 	proof  map[solana.PublicKey]int
@@ -32,7 +32,7 @@ func (p *fakePlanner) BurnInstruction(_ context.Context, w, asset solana.PublicK
 	defer p.mu.Unlock()
 	p.asked = append(p.asked, asset)
 	if reason, ok := p.refuse[asset]; ok {
-		return nil, &assets.ItemError{Address: asset.String(), Reason: reason}
+		return nil, &bubblegum.Error{Asset: asset.String(), Reason: reason}
 	}
 	if err, ok := p.fail[asset]; ok {
 		return nil, err
@@ -235,8 +235,8 @@ func TestBuildCNFTRefusals(t *testing.T) {
 			if err == nil || errors.As(err, &e) != (tc.item != "-") {
 				t.Fatalf("err = %T %v", err, err)
 			}
-			if e != nil && e.Item != tc.item {
-				t.Errorf("Item = %q, want %q (%v)", e.Item, tc.item, err)
+			if e != nil && e.Item() != tc.item {
+				t.Errorf("Item = %q, want %q (%v)", e.Item(), tc.item, err)
 			}
 			if !strings.Contains(err.Error(), tc.message) {
 				t.Errorf("error %q does not say %q", err, tc.message)

@@ -175,7 +175,7 @@ func TestPackItemTooLarge(t *testing.T) {
 	t.Parallel()
 	_, err := mustCheck(t, fullParams(empties(1), 1000)).pack(defaultLimits(1000))
 	var e *Error
-	if !errors.As(err, &e) || e.Item != key("empty 0").String() {
+	if !errors.As(err, &e) || e.Item() != key("empty 0").String() {
 		t.Fatalf("pack = %v, want an *Error naming the item", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
+	"github.com/reclaim-sol/reclaim/backend/bubblegum"
 )
 
 // The extension point for items that programs other than the token programs
@@ -53,7 +54,7 @@ var ErrCNFTPlanner = errors.New("txbuild: planning a compressed NFT burn failed"
 
 // planCNFTs asks the CNFTPlanner for the burn of every cNFT item of r, a few
 // at a time, and stores it with the item. The error returned is that of the
-// first failing item in request order; a refusal (*assets.ItemError) becomes
+// first failing item in request order; a refusal (*bubblegum.Error) becomes
 // an *Error naming the item, anything else stops the rest.
 func (b *Builder) planCNFTs(ctx context.Context, r *request) error {
 	var idx []int
@@ -82,7 +83,7 @@ func (b *Builder) planCNFTs(ctx context.Context, r *request) error {
 			defer func() { <-sem; wg.Done() }()
 			addr := items[i].Item.Address
 			ix, err := b.cnft.BurnInstruction(ctx, r.Wallet, addr)
-			var ie *assets.ItemError
+			var ie *bubblegum.Error
 			switch {
 			case errors.As(err, &ie):
 				errs[k] = itemError(addr, "%s", ie.Reason)

@@ -180,22 +180,25 @@ func (r Result) Totals() Totals {
 // its action, money that does not add up, a transfer the cluster would
 // refuse. Its Message is safe to show to the client.
 type Error struct {
-	// Item is the address of the item at fault; "" when it is not one item.
-	Item string
+	// Address is the item at fault (base58); "" when it is not one item.
+	Address string
 	// Message says what is wrong.
 	Message string
 }
 
 // Error returns the message, prefixed by the item when there is one.
 func (e *Error) Error() string {
-	if e.Item == "" {
+	if e.Address == "" {
 		return "txbuild: " + e.Message
 	}
-	return fmt.Sprintf("txbuild: item %s: %s", e.Item, e.Message)
+	return fmt.Sprintf("txbuild: item %s: %s", e.Address, e.Message)
 }
 
+// Item is the address of the item at fault; "" when it is not one item.
+func (e *Error) Item() string { return e.Address }
+
 func itemError(item solana.PublicKey, format string, args ...any) *Error {
-	return &Error{Item: item.String(), Message: fmt.Sprintf(format, args...)}
+	return &Error{Address: item.String(), Message: fmt.Sprintf(format, args...)}
 }
 
 func requestError(format string, args ...any) *Error {
@@ -213,8 +216,8 @@ type RPC interface {
 }
 
 // CNFTPlanner builds the burn of a compressed NFT (cNFT) from an indexer's
-// proof; *bubblegum.Planner is one. A selection the wallet cannot burn is an
-// *assets.ItemError; an indexer or cluster failing is any other error.
+// proof; *bubblegum.Planner is one. A selection the wallet cannot burn is a
+// *bubblegum.Error; an indexer or cluster failing is any other error.
 type CNFTPlanner interface {
 	BurnInstruction(ctx context.Context, wallet, assetID solana.PublicKey) (*solana.GenericInstruction, error)
 }
