@@ -85,7 +85,7 @@ func newAssetsWallet(t *testing.T, v *harness.Validator) *assetsWallet {
 func (w *assetsWallet) expected(t *testing.T, v *harness.Validator, price float64) []assets.Item {
 	owner := w.Owner.PublicKey()
 	tok, t22 := solana.TokenProgramID, solana.Token2022ProgramID
-	closeOnly, burn, none := []string{assets.ActionClose}, []string{assets.ActionBurn}, []string{}
+	closeOnly, burn, none := []assets.Action{assets.ActionClose}, []assets.Action{assets.ActionBurn}, []assets.Action{}
 	usd := 1.5 * price
 	items := []assets.Item{
 		{Type: assets.TypeToken, Address: w.Funded, Mint: w.Token.Address, TokenProgram: tok, Decimals: 6, Amount: harness.FundedAmount, UIBalance: 1.5, USDValue: &usd, Actions: burn},

@@ -11,6 +11,10 @@
 // the number of accounts. Account data is read as base64 and parsed here, so a
 // real cluster and the local validator give the same items.
 //
+// The actions each type can take are one table (actions.go: ActionsFor),
+// which request validation shares; an item offers those of its type that the
+// chain would accept now.
+//
 // Classification: a zero balance is empty_account (close); a wrapped SOL account
 // with a balance is token (close: closing returns its lamports, and the token
 // programs refuse Burn on native accounts); decimals 0 and supply 1 is nft
@@ -101,8 +105,8 @@ type Listing struct {
 	Items []Item
 	// TokenAccounts is how many of Items are SPL Token and Token-2022 accounts.
 	TokenAccounts int
-	// Counts has one key per type of Types, zeros included.
-	Counts map[string]int
+	// Counts has one key per type of ItemTypes, zeros included.
+	Counts map[ItemType]int
 }
 
 // ItemError names the first address Resolve cannot build for.

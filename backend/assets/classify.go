@@ -56,8 +56,30 @@ func newItem(a ownedAccount, m mintInfo) Item {
 	return it
 }
 
-// classify gives an account's type and the actions the token program would
-// accept from its owner. Both SPL Token and Token-2022:
+// classify gives an account's type and, of the actions its type can take
+// (ActionsFor), those the token program would accept from its owner now: a
+// zero balance is empty_account, a non-native balance of a mint with
+// decimals 0 and supply 1 is nft, any other balance (wrapped SOL included)
+// is token.
+func classify(st spltoken.Account, m spltoken.Mint) (ItemType, []Action) {
+	t := TypeToken
+	switch {
+	case st.Amount == 0:
+		t = TypeEmptyAccount
+	case !st.Native && m.Decimals == 0 && m.Supply == 1:
+		t = TypeNFT
+	}
+	offered := []Action{}
+	for _, a := range ActionsFor(t) {
+		if accepts(st, a) {
+			offered = append(offered, a)
+		}
+	}
+	return t, offered
+}
+
+// accepts reports whether the token program would take action a on st from
+// its owner. Both SPL Token and Token-2022:
 //   - CloseAccount needs a zero balance (native accounts excepted: closing returns
 //     their lamports) and the close authority's signature, which is the owner's
 //     only when no other close authority is set. It does not look at the frozen
@@ -65,30 +87,20 @@ func newItem(a ownedAccount, m mintInfo) Item {
 //   - Burn refuses frozen and native accounts.
 //
 // A burn is only worth offering when the account can be closed after it (burning
-// alone reclaims nothing). Withheld transfer fees block CloseAccount too, but any
-// signer may harvest them to the mint first, so such accounts stay closable.
-func classify(st spltoken.Account, m spltoken.Mint) (string, []string) {
-	closable := !st.ForeignCloseAuthority()
-	actions := []string{}
-	switch {
-	case st.Amount == 0:
-		if closable {
-			actions = append(actions, ActionClose)
-		}
-		return TypeEmptyAccount, actions
-	case st.Native:
-		if closable {
-			actions = append(actions, ActionClose)
-		}
-		return TypeToken, actions
+// alone reclaims nothing), so it needs the close authority too. Withheld transfer
+// fees block CloseAccount as well, but any signer may harvest them to the mint
+// first, so such accounts stay closable.
+func accepts(st spltoken.Account, a Action) bool {
+	if st.ForeignCloseAuthority() {
+		return false
 	}
-	if closable && !st.Frozen {
-		actions = append(actions, ActionBurn)
+	switch a {
+	case ActionClose:
+		return st.Amount == 0 || st.Native
+	case ActionBurn:
+		return st.Amount > 0 && !st.Native && !st.Frozen
 	}
-	if m.Decimals == 0 && m.Supply == 1 {
-		return TypeNFT, actions
-	}
-	return TypeToken, actions
+	return false
 }
 
 // uiAmount is amount in display units, correctly rounded to the nearest float64
@@ -137,10 +149,10 @@ func applyPrices(ctx context.Context, src PriceSource, items []Item) {
 	}
 }
 
-// countItems counts items per type, with every type of Types present.
-func countItems(items []Item) map[string]int {
-	counts := make(map[string]int, len(Types))
-	for _, t := range Types {
+// countItems counts items per type, with every type of ItemTypes present.
+func countItems(items []Item) map[ItemType]int {
+	counts := make(map[ItemType]int, len(itemTypes))
+	for _, t := range itemTypes {
 		counts[t] = 0
 	}
 	for _, it := range items {

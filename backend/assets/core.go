@@ -103,7 +103,7 @@ func coreItems(ctx context.Context, d *Discoverer, assets []coreAccount) ([]Item
 		it := Item{
 			Type: TypeNFT, Address: a.address, Owner: a.asset.Owner, Mint: a.address, TokenProgram: mplcore.ProgramID,
 			Name: cleanString(a.asset.Name), URI: cleanString(a.asset.URI), Amount: 1, UIBalance: 1,
-			Actions: []string{}, Core: &mplcore.BurnAccounts{Collection: a.asset.Collection},
+			Actions: []Action{}, Core: &mplcore.BurnAccounts{Collection: a.asset.Collection},
 		}
 		if c := a.asset.Collection; c != nil {
 			it.Collection = &Collection{Address: c.String(), Name: names[*c]}

@@ -7,26 +7,6 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/mplcore"
 )
 
-// The WalletItemTypes of the contract.
-const (
-	TypeEmptyAccount      = "empty_account"
-	TypeToken             = "token"
-	TypeNFT               = "nft"
-	TypeFungibleAsset     = "fungible_asset"
-	TypeZKCompressedToken = "zk_compressed_token"
-	TypeCNFT              = "cnft"
-)
-
-// Types lists every WalletItemType, in the contract's order; `counts` has
-// one key for each.
-var Types = []string{TypeEmptyAccount, TypeToken, TypeNFT, TypeFungibleAsset, TypeZKCompressedToken, TypeCNFT}
-
-// The BurnerActions.
-const (
-	ActionClose = "close"
-	ActionBurn  = "burn"
-)
-
 // Collection names an NFT's collection.
 type Collection struct {
 	Address string
@@ -36,8 +16,8 @@ type Collection struct {
 // Item is one reclaimable item of a wallet, with the on-chain state the
 // transaction builder needs.
 type Item struct {
-	// Type is one of Types.
-	Type string
+	// Type is one of ItemTypes.
+	Type ItemType
 	// Address is the token account (what an ItemSelection names).
 	Address solana.PublicKey
 	// Owner is the token account's owner (the wallet).
@@ -80,7 +60,7 @@ type Item struct {
 	// is set: then the owner cannot close the account.
 	HasCloseAuthority bool
 	// Actions the token program would accept from the owner now.
-	Actions []string
+	Actions []Action
 	// Metaplex is set on an NFT that Token Metadata's BurnV1 burns (it has a
 	// master or print edition): the accounts the burn needs beyond the token
 	// account; nil for items the token program burns.

@@ -70,77 +70,77 @@ func TestAssetsListClassification(t *testing.T) {
 		{"empty account closes, lamports from the chain", func(w *world) solana.PublicKey {
 			return w.account(tok, tokenRent+7, acct{mint: w.mint(tok, 6, 5, nil)})
 		}, func(w *world, it Item) Item {
-			return Item{Type: TypeEmptyAccount, Lamports: tokenRent + 7, Decimals: 6, Actions: []string{ActionClose}}
+			return Item{Type: TypeEmptyAccount, Lamports: tokenRent + 7, Decimals: 6, Actions: []Action{ActionClose}}
 		}},
 		{"balance is a token to burn", func(w *world) solana.PublicKey {
 			return w.account(tok, tokenRent, acct{mint: w.mint(tok, 6, 9_000_000, nil), amount: 1_500_000})
 		}, func(w *world, it Item) Item {
-			return Item{Type: TypeToken, Lamports: tokenRent, Decimals: 6, Amount: 1_500_000, UIBalance: 1.5, Actions: []string{ActionBurn}}
+			return Item{Type: TypeToken, Lamports: tokenRent, Decimals: 6, Amount: 1_500_000, UIBalance: 1.5, Actions: []Action{ActionBurn}}
 		}},
 		{"decimals 0 supply 1 is an nft", func(w *world) solana.PublicKey {
 			return w.account(tok, tokenRent, acct{mint: w.mint(tok, 0, 1, nil), amount: 1})
 		}, func(w *world, it Item) Item {
-			return Item{Type: TypeNFT, Lamports: tokenRent, Amount: 1, UIBalance: 1, Actions: []string{ActionBurn}}
+			return Item{Type: TypeNFT, Lamports: tokenRent, Amount: 1, UIBalance: 1, Actions: []Action{ActionBurn}}
 		}},
 		{"decimals 0 supply 2 is a token", func(w *world) solana.PublicKey {
 			return w.account(tok, tokenRent, acct{mint: w.mint(tok, 0, 2, nil), amount: 1})
 		}, func(w *world, it Item) Item {
-			return Item{Type: TypeToken, Lamports: tokenRent, Amount: 1, UIBalance: 1, Actions: []string{ActionBurn}}
+			return Item{Type: TypeToken, Lamports: tokenRent, Amount: 1, UIBalance: 1, Actions: []Action{ActionBurn}}
 		}},
 		{"wrapped SOL with a balance closes", func(w *world) solana.PublicKey {
 			w.c.put(solana.WrappedSol, tok, 1_461_600, mintBytes(solana.WrappedSol, 9, 0, nil))
 			return w.account(tok, tokenRent+100_000_000, acct{mint: solana.WrappedSol, amount: 100_000_000, native: true})
 		}, func(w *world, it Item) Item {
 			return Item{Type: TypeToken, Name: "Wrapped SOL", Symbol: "SOL", Lamports: tokenRent + 100_000_000, Decimals: 9,
-				Amount: 100_000_000, UIBalance: 0.1, IsNative: true, Actions: []string{ActionClose}}
+				Amount: 100_000_000, UIBalance: 0.1, IsNative: true, Actions: []Action{ActionClose}}
 		}},
 		{"empty wrapped SOL is an empty account", func(w *world) solana.PublicKey {
 			w.c.put(solana.WrappedSol, tok, 1_461_600, mintBytes(solana.WrappedSol, 9, 0, nil))
 			return w.account(tok, tokenRent, acct{mint: solana.WrappedSol, native: true})
 		}, func(w *world, it Item) Item {
-			return Item{Type: TypeEmptyAccount, Name: "Wrapped SOL", Symbol: "SOL", Lamports: tokenRent, Decimals: 9, IsNative: true, Actions: []string{ActionClose}}
+			return Item{Type: TypeEmptyAccount, Name: "Wrapped SOL", Symbol: "SOL", Lamports: tokenRent, Decimals: 9, IsNative: true, Actions: []Action{ActionClose}}
 		}},
 		{"frozen and empty still closes", func(w *world) solana.PublicKey {
 			return w.account(tok, tokenRent, acct{mint: w.mint(tok, 2, 0, nil), frozen: true})
 		}, func(w *world, it Item) Item {
-			return Item{Type: TypeEmptyAccount, Lamports: tokenRent, Decimals: 2, IsFrozen: true, Actions: []string{ActionClose}}
+			return Item{Type: TypeEmptyAccount, Lamports: tokenRent, Decimals: 2, IsFrozen: true, Actions: []Action{ActionClose}}
 		}},
 		{"frozen with a balance offers nothing", func(w *world) solana.PublicKey {
 			return w.account(tok, tokenRent, acct{mint: w.mint(tok, 2, 100, nil), amount: 100, frozen: true})
 		}, func(w *world, it Item) Item {
-			return Item{Type: TypeToken, Lamports: tokenRent, Decimals: 2, Amount: 100, UIBalance: 1, IsFrozen: true, Actions: []string{}}
+			return Item{Type: TypeToken, Lamports: tokenRent, Decimals: 2, Amount: 100, UIBalance: 1, IsFrozen: true, Actions: []Action{}}
 		}},
 		{"frozen nft offers nothing", func(w *world) solana.PublicKey {
 			return w.account(tok, tokenRent, acct{mint: w.mint(tok, 0, 1, nil), amount: 1, frozen: true})
 		}, func(w *world, it Item) Item {
-			return Item{Type: TypeNFT, Lamports: tokenRent, Amount: 1, UIBalance: 1, IsFrozen: true, Actions: []string{}}
+			return Item{Type: TypeNFT, Lamports: tokenRent, Amount: 1, UIBalance: 1, IsFrozen: true, Actions: []Action{}}
 		}},
 		{"another close authority: the owner cannot close", func(w *world) solana.PublicKey {
 			return w.account(tok, tokenRent, acct{mint: w.mint(tok, 6, 0, nil), closeAuth: &other})
 		}, func(w *world, it Item) Item {
-			return Item{Type: TypeEmptyAccount, Lamports: tokenRent, Decimals: 6, HasCloseAuthority: true, Actions: []string{}}
+			return Item{Type: TypeEmptyAccount, Lamports: tokenRent, Decimals: 6, HasCloseAuthority: true, Actions: []Action{}}
 		}},
 		{"another close authority: no burn either", func(w *world) solana.PublicKey {
 			return w.account(tok, tokenRent, acct{mint: w.mint(tok, 6, 10, nil), amount: 10, closeAuth: &other})
 		}, func(w *world, it Item) Item {
-			return Item{Type: TypeToken, Lamports: tokenRent, Decimals: 6, Amount: 10, UIBalance: 0.00001, HasCloseAuthority: true, Actions: []string{}}
+			return Item{Type: TypeToken, Lamports: tokenRent, Decimals: 6, Amount: 10, UIBalance: 0.00001, HasCloseAuthority: true, Actions: []Action{}}
 		}},
 		{"the owner as close authority closes", func(w *world) solana.PublicKey {
 			return w.account(tok, tokenRent, acct{mint: w.mint(tok, 6, 0, nil), closeAuth: &w.wallet})
 		}, func(w *world, it Item) Item {
-			return Item{Type: TypeEmptyAccount, Lamports: tokenRent, Decimals: 6, Actions: []string{ActionClose}}
+			return Item{Type: TypeEmptyAccount, Lamports: tokenRent, Decimals: 6, Actions: []Action{ActionClose}}
 		}},
 		{"Token-2022 withheld fees stay closable", func(w *world) solana.PublicKey {
 			return w.account(t22, 2_108_880, acct{mint: w.mint(t22, 6, 1_000, nil), withheld: ptr[uint64](2_500)})
 		}, func(w *world, it Item) Item {
-			return Item{Type: TypeEmptyAccount, Lamports: 2_108_880, Decimals: 6, WithheldAmount: 2_500, Actions: []string{ActionClose}}
+			return Item{Type: TypeEmptyAccount, Lamports: 2_108_880, Decimals: 6, WithheldAmount: 2_500, Actions: []Action{ActionClose}}
 		}},
 		{"Token-2022 metadata extension names the token", func(w *world) solana.PublicKey {
 			m := w.mint(t22, 9, 5_000_000_000, &tokenMetadata{name: "Pond Coin", symbol: "POND", uri: "https://example.com/pond.json"})
 			return w.account(t22, 2_074_080, acct{mint: m, amount: 2_500_000_000, token2022: true})
 		}, func(w *world, it Item) Item {
 			return Item{Type: TypeToken, Name: "Pond Coin", Symbol: "POND", URI: "https://example.com/pond.json", Lamports: 2_074_080,
-				Decimals: 9, Amount: 2_500_000_000, UIBalance: 2.5, Actions: []string{ActionBurn}}
+				Decimals: 9, Amount: 2_500_000_000, UIBalance: 2.5, Actions: []Action{ActionBurn}}
 		}},
 		{"Metaplex metadata wins over the extension", func(w *world) solana.PublicKey {
 			m := w.mint(t22, 9, 1, &tokenMetadata{name: "Ext", symbol: "EXT", uri: "ext"})
@@ -148,7 +148,7 @@ func TestAssetsListClassification(t *testing.T) {
 			return w.account(t22, 2_074_080, acct{mint: m, token2022: true})
 		}, func(w *world, it Item) Item {
 			return Item{Type: TypeEmptyAccount, Name: "Meta", Symbol: "MTA", URI: "https://example.com/m.json", Lamports: 2_074_080,
-				Decimals: 9, Actions: []string{ActionClose}}
+				Decimals: 9, Actions: []Action{ActionClose}}
 		}},
 		{"Metaplex nft in a verified collection", func(w *world) solana.PublicKey {
 			col := w.mint(tok, 0, 1, nil)
@@ -158,7 +158,7 @@ func TestAssetsListClassification(t *testing.T) {
 			return w.account(tok, tokenRent, acct{mint: m, amount: 1})
 		}, func(w *world, it Item) Item {
 			return Item{Type: TypeNFT, Name: "Okay Bear #42", Symbol: "OKB", URI: "https://example.com/42.json", Lamports: tokenRent,
-				Amount: 1, UIBalance: 1, Collection: &Collection{Address: it.Collection.Address, Name: "Okay Bears"}, Actions: []string{ActionBurn}}
+				Amount: 1, UIBalance: 1, Collection: &Collection{Address: it.Collection.Address, Name: "Okay Bears"}, Actions: []Action{ActionBurn}}
 		}},
 		{"unverified collection is not shown", func(w *world) solana.PublicKey {
 			col := w.mint(tok, 0, 1, nil)
@@ -167,14 +167,14 @@ func TestAssetsListClassification(t *testing.T) {
 			w.metaplex(m, "Bear", "FKB", "", &col, false)
 			return w.account(tok, tokenRent, acct{mint: m, amount: 1})
 		}, func(w *world, it Item) Item {
-			return Item{Type: TypeNFT, Name: "Bear", Symbol: "FKB", Lamports: tokenRent, Amount: 1, UIBalance: 1, Actions: []string{ActionBurn}}
+			return Item{Type: TypeNFT, Name: "Bear", Symbol: "FKB", Lamports: tokenRent, Amount: 1, UIBalance: 1, Actions: []Action{ActionBurn}}
 		}},
 		{"metadata PDA not owned by Metaplex is ignored", func(w *world) solana.PublicKey {
 			m := w.mint(tok, 6, 0, nil)
 			w.c.put(metaplex.MetadataAddress(m), solana.SystemProgramID, 1, metaplexBytes(m, "Spoof", "SPF", "", 0, nil, false))
 			return w.account(tok, tokenRent, acct{mint: m})
 		}, func(w *world, it Item) Item {
-			return Item{Type: TypeEmptyAccount, Lamports: tokenRent, Decimals: 6, Actions: []string{ActionClose}}
+			return Item{Type: TypeEmptyAccount, Lamports: tokenRent, Decimals: 6, Actions: []Action{ActionClose}}
 		}},
 	}
 	for _, tc := range cases {
@@ -194,7 +194,7 @@ func TestAssetsListClassification(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("item\n got %+v\nwant %+v", got, want)
 			}
-			if l.Counts[got.Type] != 1 || len(l.Counts) != len(Types) {
+			if l.Counts[got.Type] != 1 || len(l.Counts) != len(ItemTypes()) {
 				t.Errorf("counts = %v", l.Counts)
 			}
 		})

@@ -93,7 +93,7 @@ func TestAssetsListOrderAndCounts(t *testing.T) {
 	w.c.put(solana.NewWallet().PublicKey(), tok, tokenRent, uninit)
 
 	l := w.list(nil)
-	want := map[string]int{TypeEmptyAccount: 10, TypeToken: 3, TypeNFT: 3, TypeFungibleAsset: 0, TypeZKCompressedToken: 0, TypeCNFT: 0}
+	want := map[ItemType]int{TypeEmptyAccount: 10, TypeToken: 3, TypeNFT: 3, TypeFungibleAsset: 0, TypeZKCompressedToken: 0, TypeCNFT: 0}
 	if fmt.Sprint(l.Counts) != fmt.Sprint(want) {
 		t.Errorf("counts = %v, want %v", l.Counts, want)
 	}
@@ -108,7 +108,7 @@ func TestAssetsListOrderAndCounts(t *testing.T) {
 	}
 	empty := NewDiscoverer(newChain().rpc(), nil)
 	l, err := empty.List(context.Background(), w.wallet)
-	if err != nil || len(l.Items) != 0 || len(l.Counts) != len(Types) || l.Items == nil {
+	if err != nil || len(l.Items) != 0 || len(l.Counts) != len(ItemTypes()) || l.Items == nil {
 		t.Errorf("empty wallet: %+v, %v (items must be [], not null)", l, err)
 	}
 }

@@ -53,7 +53,7 @@ func (d *Discoverer) applyBurns(ctx context.Context, plan metaplex.BurnPlan, at 
 			continue
 		}
 		it := &items[at[k]]
-		it.Metaplex, it.Actions = &b.Accounts, []string{}
+		it.Metaplex, it.Actions = &b.Accounts, []Action{}
 		if b.Refundable {
 			it.Lamports = b.Refund
 		}

@@ -132,7 +132,7 @@ func TestAssetsStreamSources(t *testing.T) {
 	w := mixedWorld(t, 60)
 	var extra []Item
 	for range 5 {
-		extra = append(extra, Item{Type: TypeCNFT, Address: solana.NewWallet().PublicKey(), Actions: []string{ActionBurn}})
+		extra = append(extra, Item{Type: TypeCNFT, Address: solana.NewWallet().PublicKey(), Actions: []Action{ActionBurn}})
 	}
 	d := NewDiscoverer(w.c.rpc(), nil, fakeSource{name: "das", items: extra[:3]}, fakeSource{name: "photon", items: extra[3:]})
 	var got streamed

@@ -14,7 +14,13 @@ import (
 	"time"
 )
 
-// Transaction types: one per transaction, as reported in transactionTypeCounts.
+// Type is a transaction type: one per transaction, as reported in
+// transactionTypeCounts. The builder gives each transaction one.
+type Type string
+
+// The transaction types. They are untyped constants so that the storage
+// and the console, which keep the type as a string at their boundary, use
+// them as they are.
 const (
 	TypeTokenAccountClosure = "token_account_closure"
 	TypeTokenBurn           = "token_burn"

@@ -75,7 +75,7 @@ func TestPhotonSourceItems(t *testing.T) {
 	item := func(hash, mint string, lamports, amount uint64, frozen bool) assets.Item {
 		return assets.Item{
 			Type: assets.TypeZKCompressedToken, Address: key(hash), Owner: wallet, Mint: key(mint),
-			TokenProgram: CompressedTokenProgramID, Lamports: lamports, Amount: amount, IsFrozen: frozen, Actions: []string{},
+			TokenProgram: CompressedTokenProgramID, Lamports: lamports, Amount: amount, IsFrozen: frozen, Actions: []assets.Action{},
 		}
 	}
 	want := []assets.Item{

@@ -65,9 +65,9 @@ func chunkSize(n *uint32) (int, error) {
 // chunk complete. A send error is returned as a *streamSendError, a discovery
 // error as unavailable.
 func (s *walletServer) streamChunks(ctx context.Context, address string, size int, send func(*reclaimv1.StreamWalletAssetsResponse) error) error {
-	counts := make(map[string]uint32, len(assets.Types))
-	for _, t := range assets.Types {
-		counts[t] = 0
+	counts := make(map[string]uint32, len(assets.ItemTypes()))
+	for _, t := range assets.ItemTypes() {
+		counts[string(t)] = 0
 	}
 	var index uint32
 	err := s.w.Discoverer.Stream(ctx, solana.MustPublicKeyFromBase58(address),
@@ -79,7 +79,7 @@ func (s *walletServer) streamChunks(ctx context.Context, address string, size in
 			}
 			for i, it := range chunk {
 				msg.Items[i] = walletItem(it)
-				counts[it.Type]++
+				counts[string(it.Type)]++
 			}
 			msg.Counts = maps.Clone(counts)
 			index++

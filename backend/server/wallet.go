@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,7 +87,7 @@ func (s *walletServer) ListAssets(ctx context.Context, req *connect.Request[recl
 	}
 	resp := &reclaimv1.ListAssetsResponse{WalletAddress: m.GetAddress(), Counts: map[string]uint32{}}
 	for t, n := range listing.Counts {
-		resp.Counts[t] = uint32(n)
+		resp.Counts[string(t)] = uint32(n)
 	}
 	start := 0
 	if after != nil {
@@ -150,8 +151,8 @@ func parseCursor(s string) (*listingKey, error) {
 
 func walletItem(it assets.Item) *reclaimv1.WalletItem {
 	out := &reclaimv1.WalletItem{
-		Type: it.Type, Address: it.Address.String(), Name: it.Name, TokenProgram: it.TokenProgram.String(),
-		IsFrozen: it.IsFrozen, Actions: append([]string{}, it.Actions...),
+		Type: string(it.Type), Address: it.Address.String(), Name: it.Name, TokenProgram: it.TokenProgram.String(),
+		IsFrozen: it.IsFrozen, Actions: strs(it.Actions),
 	}
 	mint, lamports := it.Mint.String(), it.Lamports
 	out.Mint, out.Lamports = &mint, &lamports
@@ -226,15 +227,15 @@ func (s *walletServer) resolve(ctx context.Context, wallet solana.PublicKey, sel
 	var addrs []solana.PublicKey
 	for i, it := range sel {
 		addr := solana.MustPublicKeyFromBase58(it.GetAddress())
-		if it.GetType() != assets.TypeCNFT {
+		if assets.ItemType(it.GetType()) != assets.TypeCNFT {
 			onChain, addrs = append(onChain, i), append(addrs, addr)
 			continue
 		}
 		if !s.w.Builder.BurnsCNFTs() {
 			return nil, invalidf(fmt.Sprintf("items[%d]", i), "%s: compressed NFTs need DAS_RPC_URL on the service", addr)
 		}
-		out[i] = txbuild.Selected{Action: it.GetAction(), Item: assets.Item{
-			Type: assets.TypeCNFT, Address: addr, Owner: wallet, Actions: []string{assets.ActionBurn},
+		out[i] = txbuild.Selected{Action: assets.Action(it.GetAction()), Item: assets.Item{
+			Type: assets.TypeCNFT, Address: addr, Owner: wallet, Actions: []assets.Action{assets.ActionBurn},
 		}}
 	}
 	if len(addrs) == 0 {
@@ -253,28 +254,28 @@ func (s *walletServer) resolve(ctx context.Context, wallet solana.PublicKey, sel
 	for k, it := range items {
 		i := onChain[k]
 		field := fmt.Sprintf("items[%d]", i)
-		if it.Type != sel[i].GetType() {
+		if it.Type != assets.ItemType(sel[i].GetType()) {
 			return nil, invalidf(field, "%s is a %s on chain now, not a %s: list the assets again", it.Address, it.Type, sel[i].GetType())
 		}
-		if !contains(it.Actions, sel[i].GetAction()) {
+		if !slices.Contains(it.Actions, assets.Action(sel[i].GetAction())) {
 			return nil, invalidf(field, "%s cannot be %s now: %s", it.Address, pastTense(sel[i].GetAction()), whyNot(it))
 		}
-		out[i] = txbuild.Selected{Item: it, Action: sel[i].GetAction()}
+		out[i] = txbuild.Selected{Item: it, Action: assets.Action(sel[i].GetAction())}
 	}
 	return out, nil
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
+// strs converts named strings (item types, actions) for the messages.
+func strs[T ~string](in []T) []string {
+	out := make([]string, len(in))
+	for i, v := range in {
+		out[i] = string(v)
 	}
-	return false
+	return out
 }
 
 func pastTense(action string) string {
-	if action == assets.ActionClose {
+	if assets.Action(action) == assets.ActionClose {
 		return "closed"
 	}
 	return "burned"
@@ -287,7 +288,7 @@ func whyNot(it assets.Item) string {
 	case it.HasCloseAuthority:
 		return "another key is its close authority"
 	case len(it.Actions) > 0:
-		return "it takes only " + strings.Join(it.Actions, " or ")
+		return "it takes only " + strings.Join(strs(it.Actions), " or ")
 	}
 	return "the token program would refuse it"
 }
@@ -320,12 +321,12 @@ func (s *walletServer) respondBuilt(caller auth.Principal, wallet string, res tx
 		includes := make([]*reclaimv1.ItemSelection, len(tx.Includes))
 		items := make([]ticket.Item, len(tx.Includes))
 		for j, in := range tx.Includes {
-			items[j] = ticket.Item{Type: in.Item.Type, Address: in.Item.Address.String(), Action: in.Action}
+			items[j] = ticket.Item{Type: string(in.Item.Type), Address: in.Item.Address.String(), Action: string(in.Action)}
 			includes[j] = &reclaimv1.ItemSelection{Type: items[j].Type, Address: items[j].Address, Action: items[j].Action}
 		}
 		tok, _, err := s.w.Tickets.Issue(ticket.Claims{
 			Project: caller.ProjectID, Wallet: wallet, MessageHash: ticket.Hash(tx.MessageHash), Includes: items,
-			Type: tx.LedgerType, GrossRebate: tx.GrossRebate, NetRebate: tx.NetRebate, DonationAmount: tx.DonationAmount,
+			Type: string(tx.LedgerType), GrossRebate: tx.GrossRebate, NetRebate: tx.NetRebate, DonationAmount: tx.DonationAmount,
 			NetworkFee: tx.NetworkFee, ServiceFee: tx.ServiceFee, Fees: tx.Fees, LastValidBlockHeight: res.LastValidBlockHeight,
 		}, now, ttl)
 		if err != nil {

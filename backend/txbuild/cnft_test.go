@@ -51,7 +51,7 @@ func (p *fakePlanner) BurnInstruction(_ context.Context, w, asset solana.PublicK
 // cnft is a compressed NFT of wallet, as the server resolves a selection.
 func cnft(name string) Selected {
 	return Selected{Action: assets.ActionBurn, Item: assets.Item{
-		Type: assets.TypeCNFT, Address: key(name), Owner: wallet, Actions: []string{assets.ActionBurn},
+		Type: assets.TypeCNFT, Address: key(name), Owner: wallet, Actions: []assets.Action{assets.ActionBurn},
 	}}
 }
 
@@ -157,7 +157,7 @@ func TestBuildCNFTWithNFTs(t *testing.T) {
 				t.Errorf("tx %d: %d bytes with the next item, which would have fitted", i, n)
 			}
 		}
-		types := map[string]bool{}
+		types := map[assets.ItemType]bool{}
 		var gross uint64
 		for _, in := range tx.Includes {
 			types[in.Item.Type] = true

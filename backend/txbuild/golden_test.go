@@ -75,7 +75,7 @@ const (
 func TestDecodeRoundTrip(t *testing.T) {
 	t.Parallel()
 	res := goldenBuild(t)
-	wantTypes := []string{ledger.TypeNFTBurn, ledger.TypeTokenAccountClosure, ledger.TypeTokenBurn}
+	wantTypes := []ledger.Type{ledger.TypeNFTBurn, ledger.TypeTokenAccountClosure, ledger.TypeTokenBurn}
 	// Instruction tags per transaction: limit, price, items, donation, service fee.
 	wantTags := [][]byte{
 		{2, 3, tagBurnChecked, tagCloseAccount, 2, 2},

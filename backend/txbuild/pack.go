@@ -6,6 +6,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
+	"github.com/reclaim-sol/reclaim/backend/ledger"
 )
 
 // Compute estimates used while packing, before simulation measures the real
@@ -23,7 +24,7 @@ const (
 
 // batch is the items of one transaction.
 type batch struct {
-	ledgerType string
+	ledgerType ledger.Type
 	items      []Selected
 }
 
@@ -141,8 +142,8 @@ func estimateUnits(s Selected) uint64 {
 // joins the current transaction if the transaction still fits lim with it,
 // and otherwise starts the next one.
 func (r *request) pack(lim limits) ([]batch, error) {
-	var order []string
-	groups := map[string][]Selected{}
+	var order []ledger.Type
+	groups := map[ledger.Type][]Selected{}
 	for i, s := range r.Items {
 		t := r.types[i]
 		if _, ok := groups[t]; !ok {

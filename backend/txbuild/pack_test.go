@@ -124,7 +124,7 @@ func TestPackGroupsByType(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []struct {
-		typ   string
+		typ   ledger.Type
 		names []string
 	}{
 		{ledger.TypeNFTBurn, []string{"a", "e"}},

@@ -31,7 +31,7 @@ func core(name string, refund uint64) Selected {
 	col := key("core collection")
 	return Selected{Action: assets.ActionBurn, Item: assets.Item{
 		Type: assets.TypeNFT, Address: key(name), Owner: wallet, Mint: key(name), TokenProgram: mplcore.ProgramID,
-		Lamports: refund, Amount: 1, Actions: []string{assets.ActionBurn}, Core: &mplcore.BurnAccounts{Collection: &col},
+		Lamports: refund, Amount: 1, Actions: []assets.Action{assets.ActionBurn}, Core: &mplcore.BurnAccounts{Collection: &col},
 	}}
 }
 

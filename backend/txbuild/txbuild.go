@@ -52,6 +52,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
+	"github.com/reclaim-sol/reclaim/backend/ledger"
 )
 
 // Limits of a Solana transaction.
@@ -74,7 +75,7 @@ const (
 // assets.ActionBurn.
 type Selected struct {
 	Item   assets.Item
-	Action string
+	Action assets.Action
 
 	// burn is a cNFT's Bubblegum burn, planned by Build.
 	burn solana.Instruction
@@ -117,7 +118,7 @@ type Tx struct {
 	Includes []Selected
 	// LedgerType is ledger.TypeTokenAccountClosure, ledger.TypeTokenBurn or
 	// ledger.TypeNFTBurn: close, burn of a token, burn of an NFT.
-	LedgerType string
+	LedgerType ledger.Type
 	// GrossRebate is what the included items' reclaims return to the wallet:
 	// the lamports of the token accounts closed, the refund of the Metaplex
 	// and Core burns (see assets.Item.Lamports).

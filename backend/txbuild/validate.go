@@ -16,9 +16,9 @@ import (
 // request is a checked Params with what the checks derived.
 type request struct {
 	Params
-	donation   *big.Rat // exact DonationPercentage
-	percentile int      // of recent prioritization fees; 0: no price
-	types      []string // ledger type of each item, index-aligned with Items
+	donation   *big.Rat      // exact DonationPercentage
+	percentile int           // of recent prioritization fees; 0: no price
+	types      []ledger.Type // of each item, index-aligned with Items
 }
 
 // check validates p. Mistakes of the request are *Error; a configuration the
@@ -63,7 +63,7 @@ func (p Params) check() (*request, error) {
 	if !ok {
 		return nil, requestError("priority fee level %q is not one of none, low, medium, high", p.PriorityLevel)
 	}
-	r := &request{Params: p, donation: donation, percentile: pct, types: make([]string, len(p.Items))}
+	r := &request{Params: p, donation: donation, percentile: pct, types: make([]ledger.Type, len(p.Items))}
 	seen := make(map[solana.PublicKey]bool, len(p.Items))
 	for i, s := range p.Items {
 		if seen[s.Item.Address] {
@@ -79,7 +79,7 @@ func (p Params) check() (*request, error) {
 
 // ledgerType checks that the token program would accept the action from the
 // wallet and says which ledger type its transaction has.
-func ledgerType(s Selected, wallet solana.PublicKey) (string, error) {
+func ledgerType(s Selected, wallet solana.PublicKey) (ledger.Type, error) {
 	it := s.Item
 	switch {
 	case it.Address.IsZero():
@@ -126,7 +126,7 @@ func ledgerType(s Selected, wallet solana.PublicKey) (string, error) {
 
 // coreLedgerType checks an MPL Core asset: the wallet owns it, and burn is
 // its one action.
-func coreLedgerType(s Selected, wallet solana.PublicKey) (string, error) {
+func coreLedgerType(s Selected, wallet solana.PublicKey) (ledger.Type, error) {
 	it := s.Item
 	switch {
 	case !it.TokenProgram.Equals(mplcore.ProgramID):
@@ -145,7 +145,7 @@ func coreLedgerType(s Selected, wallet solana.PublicKey) (string, error) {
 // CNFTPlanner checks the leaf itself (owner, burnt, frozen, tree) with the
 // indexer. Burn is its one action, and it returns nothing: an item claiming
 // lamports is not one discovery or the server made.
-func cnftLedgerType(s Selected, wallet solana.PublicKey) (string, error) {
+func cnftLedgerType(s Selected, wallet solana.PublicKey) (ledger.Type, error) {
 	it := s.Item
 	switch {
 	case !it.Owner.IsZero() && !it.Owner.Equals(wallet):
