@@ -117,10 +117,11 @@ func le32(v uint32) []byte { return binary.LittleEndian.AppendUint32(nil, v) }
 
 // encode lays out the 165-byte account, then Token-2022's extensions.
 func (a acct) encode() []byte {
-	return spltokentest.Account{
-		Mint: a.mint, Owner: a.owner, Amount: a.amount, Frozen: a.frozen, Native: a.native,
-		CloseAuthority: a.closeAuth, Withheld: a.withheld, Token2022: a.token2022,
-	}.Bytes()
+	st := spltoken.Account{Mint: a.mint, Owner: a.owner, Amount: a.amount, Frozen: a.frozen, Native: a.native, CloseAuthority: a.closeAuth}
+	if a.withheld != nil {
+		st.WithheldAmount = *a.withheld
+	}
+	return spltokentest.Account{Account: st, Token2022: a.token2022}.Bytes()
 }
 
 // mintBytes lays out a mint; with md, a Token-2022 mint whose MetadataPointer

@@ -11,10 +11,15 @@ import (
 // owner (s). The decimals check makes a stale or forged amount fail instead
 // of burning the wrong quantity.
 func BurnChecked(program, account, mint, owner solana.PublicKey, amount uint64, decimals uint8) solana.Instruction {
-	data := binary.LittleEndian.AppendUint64([]byte{tagBurnChecked}, amount)
 	return solana.NewInstruction(program, solana.AccountMetaSlice{
 		solana.Meta(account).WRITE(),
 		solana.Meta(mint).WRITE(),
 		solana.Meta(owner).SIGNER(),
-	}, append(data, decimals))
+	}, checkedAmount(tagBurnChecked, amount, decimals))
+}
+
+// checkedAmount is the data of the Checked instructions: tag, amount (u64
+// LE), decimals. The program refuses decimals other than the mint's.
+func checkedAmount(tag byte, amount uint64, decimals uint8) []byte {
+	return append(binary.LittleEndian.AppendUint64([]byte{tag}, amount), decimals)
 }

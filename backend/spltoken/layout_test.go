@@ -12,24 +12,16 @@ import (
 func TestParseAccount(t *testing.T) {
 	t.Parallel()
 	mint, owner, other := solana.NewWallet().PublicKey(), solana.NewWallet().PublicKey(), solana.NewWallet().PublicKey()
-	withheld := uint64(77)
 	cases := []struct {
 		name string
 		in   spltokentest.Account
-		want spltoken.Account
 	}{
-		{"token", spltokentest.Account{Mint: mint, Owner: owner, Amount: 5},
-			spltoken.Account{Mint: mint, Owner: owner, Amount: 5}},
-		{"frozen", spltokentest.Account{Mint: mint, Owner: owner, Frozen: true},
-			spltoken.Account{Mint: mint, Owner: owner, Frozen: true}},
-		{"wrapped SOL", spltokentest.Account{Mint: solana.WrappedSol, Owner: owner, Amount: 9, Native: true},
-			spltoken.Account{Mint: solana.WrappedSol, Owner: owner, Amount: 9, Native: true}},
-		{"close authority", spltokentest.Account{Mint: mint, Owner: owner, CloseAuthority: &other},
-			spltoken.Account{Mint: mint, Owner: owner, CloseAuthority: &other}},
-		{"Token-2022 withheld fees", spltokentest.Account{Mint: mint, Owner: owner, Withheld: &withheld},
-			spltoken.Account{Mint: mint, Owner: owner, WithheldAmount: 77}},
-		{"Token-2022 immutable owner", spltokentest.Account{Mint: mint, Owner: owner, Token2022: true},
-			spltoken.Account{Mint: mint, Owner: owner}},
+		{"token", spltokentest.Account{Account: spltoken.Account{Mint: mint, Owner: owner, Amount: 5}}},
+		{"frozen", spltokentest.Account{Account: spltoken.Account{Mint: mint, Owner: owner, Frozen: true}}},
+		{"wrapped SOL", spltokentest.Account{Account: spltoken.Account{Mint: solana.WrappedSol, Owner: owner, Amount: 9, Native: true}}},
+		{"close authority", spltokentest.Account{Account: spltoken.Account{Mint: mint, Owner: owner, CloseAuthority: &other}}},
+		{"Token-2022 withheld fees", spltokentest.Account{Account: spltoken.Account{Mint: mint, Owner: owner, WithheldAmount: 77}}},
+		{"Token-2022 immutable owner", spltokentest.Account{Account: spltoken.Account{Mint: mint, Owner: owner}, Token2022: true}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -38,11 +30,12 @@ func TestParseAccount(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sameAuth := (got.CloseAuthority == nil) == (tc.want.CloseAuthority == nil) &&
-				(got.CloseAuthority == nil || *got.CloseAuthority == *tc.want.CloseAuthority)
-			got.CloseAuthority, tc.want.CloseAuthority = nil, nil
-			if got != tc.want || !sameAuth {
-				t.Errorf("ParseAccount = %+v, want %+v", got, tc.want)
+			want := tc.in.Account
+			sameAuth := (got.CloseAuthority == nil) == (want.CloseAuthority == nil) &&
+				(got.CloseAuthority == nil || *got.CloseAuthority == *want.CloseAuthority)
+			got.CloseAuthority, want.CloseAuthority = nil, nil
+			if got != want || !sameAuth {
+				t.Errorf("ParseAccount = %+v, want %+v", got, want)
 			}
 		})
 	}
@@ -63,7 +56,7 @@ func TestForeignCloseAuthority(t *testing.T) {
 
 func TestParseAccountRejects(t *testing.T) {
 	t.Parallel()
-	good := spltokentest.Account{Mint: solana.NewWallet().PublicKey(), Owner: solana.NewWallet().PublicKey(), Token2022: true}.Bytes()
+	good := spltokentest.Account{Account: spltoken.Account{Mint: solana.NewWallet().PublicKey(), Owner: solana.NewWallet().PublicKey()}, Token2022: true}.Bytes()
 	mintType := append([]byte{}, good...)
 	mintType[spltoken.AccountSize] = byte(spltoken.AccountTypeMint)
 	badState := append([]byte{}, good...)
@@ -106,7 +99,7 @@ func TestParseMintMetadataExtension(t *testing.T) {
 	if err != nil || plain.Metadata != nil || plain.Decimals != 6 {
 		t.Errorf("mint without extensions: %+v, %v", plain, err)
 	}
-	account := spltokentest.Account{Mint: m, Owner: m, Token2022: true}.Bytes()
+	account := spltokentest.Account{Account: spltoken.Account{Mint: m, Owner: m}, Token2022: true}.Bytes()
 	if _, err := spltoken.ParseMint(account); err == nil {
 		t.Error("a Token-2022 account read as a mint")
 	}

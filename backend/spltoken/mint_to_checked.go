@@ -1,8 +1,6 @@
 package spltoken
 
 import (
-	"encoding/binary"
-
 	"github.com/gagliardetto/solana-go"
 )
 
@@ -10,10 +8,9 @@ import (
 // signs. Data: 14, amount (u64 LE), decimals. Accounts: mint (w), dest (w),
 // authority (s).
 func MintToChecked(program, mint, dest, authority solana.PublicKey, amount uint64, decimals uint8) solana.Instruction {
-	data := binary.LittleEndian.AppendUint64([]byte{tagMintToChecked}, amount)
 	return solana.NewInstruction(program, solana.AccountMetaSlice{
 		solana.Meta(mint).WRITE(),
 		solana.Meta(dest).WRITE(),
 		solana.Meta(authority).SIGNER(),
-	}, append(data, decimals))
+	}, checkedAmount(tagMintToChecked, amount, decimals))
 }

@@ -1,8 +1,6 @@
 package spltoken
 
 import (
-	"encoding/binary"
-
 	"github.com/gagliardetto/solana-go"
 )
 
@@ -10,11 +8,10 @@ import (
 // owner signs. On a transfer-fee mint the fee is withheld in dest. Data: 12,
 // amount (u64 LE), decimals. Accounts: source (w), mint, dest (w), owner (s).
 func TransferChecked(program, source, mint, dest, owner solana.PublicKey, amount uint64, decimals uint8) solana.Instruction {
-	data := binary.LittleEndian.AppendUint64([]byte{tagTransferChecked}, amount)
 	return solana.NewInstruction(program, solana.AccountMetaSlice{
 		solana.Meta(source).WRITE(),
 		solana.Meta(mint),
 		solana.Meta(dest).WRITE(),
 		solana.Meta(owner).SIGNER(),
-	}, append(data, decimals))
+	}, checkedAmount(tagTransferChecked, amount, decimals))
 }

@@ -10,16 +10,11 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
-// Account describes a token account to lay out.
+// Account describes a token account to lay out: the state ParseAccount
+// reads back (Native makes is_native Some(rent reserve); WithheldAmount
+// above 0 adds Token-2022's TransferFeeAmount extension).
 type Account struct {
-	Mint, Owner solana.PublicKey
-	Amount      uint64
-	Frozen      bool
-	// Native makes is_native Some(rent reserve): wrapped SOL.
-	Native         bool
-	CloseAuthority *solana.PublicKey
-	// Withheld adds Token-2022's TransferFeeAmount extension.
-	Withheld *uint64
+	spltoken.Account
 	// Token2022 adds the account-type byte and ImmutableOwner, as a
 	// Token-2022 associated account has.
 	Token2022 bool
@@ -44,11 +39,11 @@ func (a Account) Bytes() []byte {
 	}
 	d = binary.LittleEndian.AppendUint64(d, 0) // delegated_amount
 	d = append(d, COption(a.CloseAuthority)...)
-	if a.Token2022 || a.Withheld != nil {
+	if a.Token2022 || a.WithheldAmount > 0 {
 		d = append(d, byte(spltoken.AccountTypeAccount))
 		d = append(d, TLV(spltoken.ExtensionImmutableOwner, nil)...)
-		if a.Withheld != nil {
-			d = append(d, TLV(spltoken.ExtensionTransferFeeAmount, binary.LittleEndian.AppendUint64(nil, *a.Withheld))...)
+		if a.WithheldAmount > 0 {
+			d = append(d, TLV(spltoken.ExtensionTransferFeeAmount, binary.LittleEndian.AppendUint64(nil, a.WithheldAmount))...)
 		}
 	}
 	return d
