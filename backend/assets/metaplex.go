@@ -76,10 +76,13 @@ func holdingOf(it Item) metaplex.Holding {
 // reads; it is a metaplex.Reader.
 type burnReader struct{ d *Discoverer }
 
+// Accounts implements metaplex.Reader with the chunked reads of discovery.
 func (r burnReader) Accounts(ctx context.Context, keys []solana.PublicKey) ([]*rpc.Account, error) {
 	return r.d.accounts(ctx, keys)
 }
 
+// Holdings implements metaplex.Reader: the wallet's token accounts, both
+// token programs.
 func (r burnReader) Holdings(ctx context.Context, owner solana.PublicKey) ([]metaplex.Holding, error) {
 	owned, err := r.d.ownedTokenAccounts(ctx, owner)
 	if err != nil {
