@@ -155,7 +155,7 @@ func TestAssets(t *testing.T) {
 				t.Errorf("item %d\n got %s\nwant %s", i, show(l.Items[i]), show(want[i]))
 			}
 		}
-		wantCounts := map[string]int{"empty_account": 34, "token": 5, "nft": 2, "fungible_asset": 0, "zk_compressed_token": 0, "cnft": 0}
+		wantCounts := map[assets.ItemType]int{"empty_account": 34, "token": 5, "nft": 2, "fungible_asset": 0, "zk_compressed_token": 0, "cnft": 0}
 		if !reflect.DeepEqual(l.Counts, wantCounts) {
 			t.Errorf("counts = %v, want %v", l.Counts, wantCounts)
 		}
