@@ -27,6 +27,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/photon"
 	"github.com/reclaim-sol/reclaim/backend/project"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/reclaim"
 	"github.com/reclaim-sol/reclaim/backend/relay"
 	"github.com/reclaim-sol/reclaim/backend/server"
 	"github.com/reclaim-sol/reclaim/backend/signing"
@@ -94,17 +95,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, log *
 	defer stopTracking()
 	go tracker.Run(trackCtx)
 	handler, err := server.New(server.Deps{
-		Admin:      console,
-		Auth:       auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
-		Issuer:     auth.NewIssuer(env.keys, time.Now),
-		Limiter:    limiter,
-		Ledger:     ledger.NewService(env.store),
-		Projects:   env.store,
-		Wallet:     wallet,
-		Ping:       env.store.Ping,
-		Log:        log,
-		RPCTimeout: cfg.RPCTimeout,
-		DBTimeout:  cfg.DBTimeout,
+		Admin:     console,
+		Auth:      auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
+		Issuer:    auth.NewIssuer(env.keys, time.Now),
+		Limiter:   limiter,
+		Ledger:    ledger.NewService(env.store),
+		Wallet:    wallet,
+		Ping:      env.store.Ping,
+		Log:       log,
+		DBTimeout: cfg.DBTimeout,
 	})
 	if err != nil {
 		return err
@@ -145,13 +144,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, log *
 
 // newWallet wires the reclaim core: discovery, building, tickets, relay and
 // the confirmation tracker, over one JSON-RPC client.
-func newWallet(cfg config.Config, e *env, log *slog.Logger) (server.Wallet, *relay.Tracker, error) {
+func newWallet(cfg config.Config, e *env, log *slog.Logger) (*reclaim.Service, *relay.Tracker, error) {
 	rc := rpc.New(cfg.SolanaRPCURL)
 	var treasury *solana.PublicKey
 	if cfg.TreasuryWallet != "" {
 		pk, err := solana.PublicKeyFromBase58(cfg.TreasuryWallet)
 		if err != nil {
-			return server.Wallet{}, nil, fmt.Errorf("RECLAIM_TREASURY_WALLET: %w", err)
+			return nil, nil, fmt.Errorf("RECLAIM_TREASURY_WALLET: %w", err)
 		}
 		treasury = &pk
 	}
@@ -173,17 +172,20 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger) (server.Wallet, *rel
 	}
 	discoverer := assets.NewDiscoverer(rc, prices, sources...).WithImages(images.New(images.Options{}))
 	tickets := ticket.NewIssuer(e.keys)
-	w := server.Wallet{
+	w := reclaim.New(reclaim.Deps{
 		Discoverer:    discoverer,
 		Builder:       txbuild.NewBuilder(rc, buildOpts...),
 		Tickets:       tickets,
 		Relay:         relay.New(rc, e.store, tickets, time.Now),
+		Projects:      e.store,
 		ServiceFeeBPS: cfg.ServiceFeeBPS,
 		Treasury:      treasury,
 		HeadroomBytes: cfg.GuardHeadroomBytes,
 		TicketTTL:     cfg.TicketTTL,
+		RPCTimeout:    cfg.RPCTimeout,
+		DBTimeout:     cfg.DBTimeout,
 		Now:           time.Now,
-	}
+	})
 	return w, relay.NewTracker(rc, e.store, log, time.Now), nil
 }
 
