@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	computebudget "github.com/gagliardetto/solana-go/programs/compute-budget"
-
 	"github.com/gagliardetto/solana-go"
+	computebudget "github.com/gagliardetto/solana-go/programs/compute-budget"
 	"github.com/gagliardetto/solana-go/programs/system"
 	"github.com/gagliardetto/solana-go/rpc"
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"

@@ -2,11 +2,11 @@ package metaplex_test
 
 import (
 	"encoding/binary"
-	"github.com/reclaim-sol/reclaim/backend/internal/mplref"
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/reclaim-sol/reclaim/backend/internal/mplref"
 	"github.com/reclaim-sol/reclaim/backend/metaplex"
 )
 

@@ -2,12 +2,12 @@ package metaplex_test
 
 import (
 	"encoding/json"
-	"github.com/reclaim-sol/reclaim/backend/internal/mplref"
 	"path/filepath"
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/reclaim-sol/reclaim/backend/internal/mplref"
 	"github.com/reclaim-sol/reclaim/backend/metaplex"
 )
 

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/reclaim-sol/reclaim/backend/internal/mplref"
-
 	"github.com/reclaim-sol/reclaim/backend/mplcore"
 )
 

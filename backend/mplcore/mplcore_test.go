@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/reclaim-sol/reclaim/backend/internal/mplref"
-
 	"github.com/reclaim-sol/reclaim/backend/mplcore"
 )
 

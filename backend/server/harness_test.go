@@ -19,7 +19,6 @@ import (
 
 	"connectrpc.com/connect"
 	"github.com/gagliardetto/solana-go"
-
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
