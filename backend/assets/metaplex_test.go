@@ -65,7 +65,7 @@ func TestAssetsMetaplexBurn(t *testing.T) {
 	w.c.put(metaplex.TokenRecordAddress(lockedMint, locked), metaplex.ProgramID, minBal(80), tokenRecord(metaplex.Locked))
 	_, frozen := w.nft(metaplex.NonFungible, true, nil, masterEdition(0))
 	masterMint, master := w.nft(metaplex.NonFungible, false, nil, masterEdition(1))
-	printMint, print := w.nft(metaplex.NonFungibleEdition, false, nil, printEdition(metaplex.EditionAddress(masterMint), 300))
+	printMint, printed := w.nft(metaplex.NonFungibleEdition, false, nil, printEdition(metaplex.EditionAddress(masterMint), 300))
 	marker := metaplex.EditionMarkerAddress(masterMint, 300)
 	ledger := make([]byte, 32)
 	ledger[0] = byte(metaplex.KeyEditionMarker)
@@ -95,7 +95,7 @@ func TestAssetsMetaplexBurn(t *testing.T) {
 		{"locked pnft", locked, tokenRent + md + edition + minBal(80), 0, nil},
 		{"frozen nft", frozen, tokenRent + md + edition, 0, nil},
 		{"master edition with a print", master, tokenRent + md + edition, 0, nil},
-		{"print edition, master held, marker closes", print, tokenRent + md + minBal(uint64(len(printEdition(col, 1)))) + minBal(32), 1, func(m *metaplex.BurnAccounts) bool {
+		{"print edition, master held, marker closes", printed, tokenRent + md + minBal(uint64(len(printEdition(col, 1)))) + minBal(32), 1, func(m *metaplex.BurnAccounts) bool {
 			return *m.MasterEditionMint == masterMint && *m.MasterEditionToken == master && *m.EditionMarker == marker &&
 				*m.MasterEdition == metaplex.EditionAddress(masterMint) && m.Edition == metaplex.EditionAddress(printMint)
 		}},
@@ -115,11 +115,11 @@ func TestAssetsMetaplexBurn(t *testing.T) {
 	}
 
 	t.Run("resolve", func(t *testing.T) {
-		got, err := NewDiscoverer(w.c.rpc(), nil).Resolve(context.Background(), w.wallet, []solana.PublicKey{print, pnft, plain})
+		got, err := NewDiscoverer(w.c.rpc(), nil).Resolve(context.Background(), w.wallet, []solana.PublicKey{printed, pnft, plain})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, addr := range []solana.PublicKey{print, pnft, plain} {
+		for i, addr := range []solana.PublicKey{printed, pnft, plain} {
 			if want := items[addr]; got[i].Address != addr || got[i].Lamports != want.Lamports || len(got[i].Actions) != len(want.Actions) ||
 				(got[i].Metaplex == nil) != (want.Metaplex == nil) {
 				t.Errorf("resolved %+v, listed %+v", got[i], want)

@@ -54,7 +54,7 @@ func ParseMetadata(data []byte) (Metadata, error) {
 	}
 	r.Skip(2)
 	if r.Err() != nil {
-		return md, nil // an old account: the options that follow are None
+		return md, nil //nolint:nilerr // an old account ends here: the options that follow are None
 	}
 	if r.U8() == 1 {
 		n := r.U8()

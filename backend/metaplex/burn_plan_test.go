@@ -91,7 +91,7 @@ func TestBurnPlan(t *testing.T) {
 	closeAuth := c.nft("close authority", metaplex.NonFungible, false, nil, masterEdition(0), fee)
 	closeAuth.ForeignCloseAuthority = true
 	master := c.nft("master", metaplex.NonFungible, false, nil, masterEdition(1), fee)
-	print := c.nft("print", metaplex.NonFungibleEdition, false, nil, printEdition(metaplex.EditionAddress(master.Mint), 300), fee)
+	printed := c.nft("print", metaplex.NonFungibleEdition, false, nil, printEdition(metaplex.EditionAddress(master.Mint), 300), fee)
 	marker := metaplex.EditionMarkerAddress(master.Mint, 300)
 	ledger := make([]byte, 32)
 	ledger[0] = byte(metaplex.KeyEditionMarker)
@@ -125,9 +125,9 @@ func TestBurnPlan(t *testing.T) {
 		{"frozen nft", frozen, true, tokenRent + md + edition, false, nil},
 		{"another close authority", closeAuth, true, tokenRent + md + edition, false, nil},
 		{"master edition with a print", master, true, tokenRent + md + edition, false, nil},
-		{"print edition, master held, marker closes", print, true, tokenRent + md + minBal(uint64(len(printEdition(col, 1)))) + minBal(32), true, func(a metaplex.BurnAccounts) bool {
+		{"print edition, master held, marker closes", printed, true, tokenRent + md + minBal(uint64(len(printEdition(col, 1)))) + minBal(32), true, func(a metaplex.BurnAccounts) bool {
 			return *a.MasterEditionMint == master.Mint && *a.MasterEditionToken == master.Token && *a.EditionMarker == marker &&
-				*a.MasterEdition == metaplex.EditionAddress(master.Mint) && a.Edition == metaplex.EditionAddress(print.Mint)
+				*a.MasterEdition == metaplex.EditionAddress(master.Mint) && a.Edition == metaplex.EditionAddress(printed.Mint)
 		}},
 		{"print whose master is elsewhere", elsewhere, true, tokenRent + md + minBal(41), false, func(a metaplex.BurnAccounts) bool {
 			return a.MasterEdition == nil && a.EditionMarker == nil
@@ -196,7 +196,7 @@ func TestBurnPlan(t *testing.T) {
 		check(t, burns)
 	})
 	t.Run("master found through the wallet's list", func(t *testing.T) {
-		p := metaplex.PlanBurns([]metaplex.NFT{{Holding: print}}, false)
+		p := metaplex.PlanBurns([]metaplex.NFT{{Holding: printed}}, false)
 		r := &chain{accounts: c.accounts, holdings: []metaplex.Holding{master}}
 		burns, err := p.Burns(context.Background(), c.get(p.Keys), nil, r)
 		if err != nil || burns[0] == nil || !burns[0].Burnable || r.listed != 1 {

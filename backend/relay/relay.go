@@ -266,7 +266,9 @@ func (r *Relay) log(ctx context.Context, projectID, wallet string, c ticket.Clai
 		Status: res.Status, Code: res.Code, Message: res.Message, CreatedAt: r.now().UTC(),
 	})
 	if err != nil {
-		return Result{}, fmt.Errorf("%w: %v", ErrStore, err)
+		// The store's error stays text: wrapping it too would let a context
+		// error inside it pick the status instead of ErrStore.
+		return Result{}, fmt.Errorf("%w: %v", ErrStore, err) //nolint:errorlint // ErrStore alone is the identity
 	}
 	return res, nil
 }

@@ -1,6 +1,7 @@
 package txbuild
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -105,7 +106,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 		for _, ix := range tx.Message.Instructions {
 			tags = append(tags, ix.Data[0])
 		}
-		if fmt.Sprint(tags) != fmt.Sprint(wantTags[i]) {
+		if !bytes.Equal(tags, wantTags[i]) {
 			t.Errorf("transaction %d instruction tags %v, want %v", i, tags, wantTags[i])
 		}
 	}

@@ -2,6 +2,7 @@ package txbuild
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gagliardetto/solana-go"
 
@@ -157,7 +158,7 @@ func (r *request) pack(lim limits) ([]batch, error) {
 		var units uint64
 		for _, s := range groups[t] {
 			if len(cur) > 0 {
-				next := append(cur[:len(cur):len(cur)], s)
+				next := append(slices.Clip(cur), s) // a copy: cur stays as it is if next does not fit
 				ok, err := r.fits(next, units+estimateUnits(s), lim)
 				if err != nil {
 					return nil, err

@@ -79,14 +79,14 @@ func TestBuildMetaplexAndCore(t *testing.T) {
 
 func TestBuildRefusesCoreMistakes(t *testing.T) {
 	t.Parallel()
-	close := core("c", 1_000_000)
-	close.Action = assets.ActionClose
+	closeCore := core("c", 1_000_000)
+	closeCore.Action = assets.ActionClose
 	other := core("o", 1_000_000)
 	other.Item.Owner = key("someone")
 	frozenNFT := nft("f")
 	frozenNFT.Item.IsFrozen = true
 	frozenNFT.Item.Metaplex = &metaplex.BurnAccounts{Standard: metaplex.NonFungible}
-	for name, s := range map[string]Selected{"close a core asset": close, "another's asset": other, "frozen non-programmable nft": frozenNFT} {
+	for name, s := range map[string]Selected{"close a core asset": closeCore, "another's asset": other, "frozen non-programmable nft": frozenNFT} {
 		if _, err := NewBuilder(newFake()).Build(t.Context(), Params{Wallet: wallet, Items: []Selected{s}}); err == nil {
 			t.Errorf("%s: built", name)
 		}
