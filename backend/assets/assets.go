@@ -152,7 +152,8 @@ func (d *Discoverer) List(ctx context.Context, wallet solana.PublicKey) (Listing
 // building: items in the given order, without Metaplex display metadata,
 // collections or prices (names from Token-2022's metadata extension come with
 // the mint). Token accounts of NFTs carry what a Token Metadata burn needs
-// (one more chunked read for them; see metaplex.go). An address owned by
+// (one more chunked read for them; see metaplex.go), planned as burned
+// together in the given order (metaplex.BurnPlan.Together). An address owned by
 // the MPL Core program resolves as a Core asset (one more read, for the Rent
 // sysvar, only when there is one).
 // An address that does not exist, is neither a token account nor a Core asset,
@@ -198,6 +199,9 @@ func (d *Discoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addre
 		tokens[i] = newItem(a, mints[a.state.Mint])
 	}
 	if plan, at := planMetaplex(tokens, mints, false); len(plan.Keys) > 0 {
+		// The selection burns together: prints sharing an edition marker
+		// close it between them.
+		plan.Together = true
 		accs, err := d.accounts(ctx, plan.Keys)
 		if err != nil {
 			return nil, err

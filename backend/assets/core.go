@@ -18,9 +18,12 @@ import (
 // action burn (Core's BurnV1); Lamports is what the burn moves to the wallet
 // (mplcore.Refund under the cluster's Rent sysvar), not the account's
 // lamports: the burn leaves a 1-byte stub holding one byte's rent. One more
-// chunked read brings the Rent sysvar and the collections (for their names).
-// Not checked: plugins that refuse a burn (a frozen FreezeDelegate, lifecycle
-// hooks of external plugins); the build's simulation reports them.
+// chunked read brings the Rent sysvar and the collections (for their names
+// and plugins). An asset whose plugins, or whose collection's, refuse the
+// owner's burn (a frozen FreezeDelegate or PermanentFreezeDelegate, a group:
+// see package mplcore) is listed without actions, frozen when a freeze
+// plugin is frozen. Not checked: external plugin adapters (lifecycle hooks,
+// oracles); the build's simulation reports their refusals.
 
 // CoreRPC is the part of solana-go's *rpc.Client that the Core source calls.
 type CoreRPC interface {
@@ -90,11 +93,11 @@ func coreItems(ctx context.Context, d *Discoverer, assets []coreAccount) ([]Item
 		return nil, err
 	}
 	sysvar := rent.Parse(accs[0])
-	names := map[solana.PublicKey]string{}
+	collections := map[solana.PublicKey]mplcore.Collection{}
 	for i, k := range keys[1:] {
 		if a := accs[i+1]; a != nil && a.Owner.Equals(mplcore.ProgramID) {
 			if c, err := mplcore.ParseCollection(data(a)); err == nil {
-				names[k] = cleanString(c.Name)
+				collections[k] = c
 			}
 		}
 	}
@@ -105,12 +108,19 @@ func coreItems(ctx context.Context, d *Discoverer, assets []coreAccount) ([]Item
 			Name: cleanString(a.asset.Name), URI: cleanString(a.asset.URI), Amount: 1, UIBalance: 1,
 			Actions: []Action{}, Core: &mplcore.BurnAccounts{Collection: a.asset.Collection},
 		}
+		refused := a.asset.BurnRefused
+		it.IsFrozen = a.asset.Frozen
 		if c := a.asset.Collection; c != nil {
-			it.Collection = &Collection{Address: c.String(), Name: names[*c]}
+			col := collections[*c]
+			it.Collection = &Collection{Address: c.String(), Name: cleanString(col.Name)}
+			refused = refused || col.FreezesAssets
+			it.IsFrozen = it.IsFrozen || col.FreezesAssets
 		}
 		if refund, ok := mplcore.Refund(a.size, sysvar.MinimumBalance); ok {
 			it.Lamports = refund
-			it.Actions = append(it.Actions, ActionBurn)
+			if !refused {
+				it.Actions = append(it.Actions, ActionBurn)
+			}
 		}
 		items[i] = it
 	}

@@ -59,6 +59,17 @@ func (r *Reader) U32() uint32 {
 	return 0
 }
 
+// U64 reads a little-endian u64.
+func (r *Reader) U64() uint64 {
+	if v := r.Bytes(8); v != nil {
+		return binary.LittleEndian.Uint64(v)
+	}
+	return 0
+}
+
+// Offset is how many bytes have been read.
+func (r *Reader) Offset() int { return r.off }
+
 // Pubkey reads 32 bytes as a public key.
 func (r *Reader) Pubkey() solana.PublicKey {
 	if v := r.Bytes(32); v != nil {

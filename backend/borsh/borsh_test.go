@@ -15,6 +15,7 @@ func TestReaderReadsInOrder(t *testing.T) {
 	data := append([]byte{7, 0xff, 0xee}, key[:]...)
 	data = append(data, 0x04, 0x03, 0x02, 0x01)
 	data = append(data, 3, 0, 0, 0, 'a', 'b', 0xff)
+	data = append(data, 8, 7, 6, 5, 4, 3, 2, 1)
 	r := borsh.NewReader(data)
 	if v := r.U8(); v != 7 {
 		t.Errorf("U8 = %d", v)
@@ -28,6 +29,9 @@ func TestReaderReadsInOrder(t *testing.T) {
 	}
 	if v := r.Str(); v != "ab\xff" {
 		t.Errorf("Str = %q", v)
+	}
+	if v := r.U64(); v != 0x0102030405060708 || r.Offset() != len(data) {
+		t.Errorf("U64 = %#x at offset %d", v, r.Offset())
 	}
 	if r.Err() != nil {
 		t.Fatalf("Err = %v", r.Err())

@@ -186,23 +186,39 @@ func ParseTokenRecord(data []byte) (TokenRecord, error) {
 // and version 2 (key 13, ledger Vec<u8> covering every print of a
 // programmable master edition) alike. Data that is neither reads as false.
 func MarkerClosesOnBurn(data []byte, edition uint64, holdsMaster bool) bool {
+	if !holdsMaster {
+		return MarkerClosesOnBurns(data)
+	}
+	return MarkerClosesOnBurns(data, edition)
+}
+
+// MarkerClosesOnBurns reports whether burning the prints numbered editions
+// of the marker (data), one after the other by the holder of their master
+// edition, closes it: the last burn clears the last bit.
+func MarkerClosesOnBurns(data []byte, editions ...uint64) bool {
 	var ledger []byte
-	var bit uint64
+	v1 := len(data) == 32 && Key(data[0]) == KeyEditionMarker
 	switch {
-	case len(data) == 32 && Key(data[0]) == KeyEditionMarker:
-		ledger, bit = data[1:], edition%EditionMarkerBitSize
+	case v1:
+		ledger = data[1:]
 	case len(data) >= 5 && Key(data[0]) == KeyEditionMarkerV2:
 		n := binary.LittleEndian.Uint32(data[1:5])
 		if uint64(n) > uint64(len(data)-5) {
 			return false
 		}
-		ledger, bit = data[5:5+n], edition
+		ledger = data[5 : 5+n]
 	default:
 		return false
 	}
 	ledger = append([]byte(nil), ledger...)
-	if holdsMaster && bit/8 < uint64(len(ledger)) {
-		ledger[bit/8] ^= 1 << (7 - bit%8)
+	for _, edition := range editions {
+		bit := edition
+		if v1 {
+			bit = edition % EditionMarkerBitSize
+		}
+		if bit/8 < uint64(len(ledger)) {
+			ledger[bit/8] &^= 1 << (7 - bit%8)
+		}
 	}
 	for _, b := range ledger {
 		if b != 0 {

@@ -119,6 +119,10 @@ func TestMarkerClosesOnBurn(t *testing.T) {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}
+	if !metaplex.MarkerClosesOnBurns(v1(300, 301), 301, 300) || metaplex.MarkerClosesOnBurns(v1(300, 301, 302), 300, 301) ||
+		!metaplex.MarkerClosesOnBurns(v2(2, 9, 1), 1, 9) {
+		t.Error("MarkerClosesOnBurns: burns of every print set must close the marker, and only they")
+	}
 }
 
 func TestRefund(t *testing.T) {

@@ -86,9 +86,16 @@ type read struct {
 // BurnPlan lists the keys that tell how BurnV1 burns some NFTs.
 type BurnPlan struct {
 	// Keys to read, the Rent sysvar first; nil when no NFT needs planning.
-	Keys  []solana.PublicKey
-	nfts  []NFT
-	reads []read
+	Keys []solana.PublicKey
+	// Together plans the NFTs as burned together, in order, as the selection
+	// of a build is: prints sharing an edition marker then close it between
+	// them when their burns clear its every bit, and the last of them returns
+	// it (the transaction builder keeps them in one transaction). Without
+	// it, as for a listing, each burn is planned alone: a print returns its
+	// marker only when its bit is the marker's last.
+	Together bool
+	nfts     []NFT
+	reads    []read
 }
 
 // PlanBurns lists what to read for nfts: the Rent sysvar, then per NFT its
@@ -266,32 +273,63 @@ func (p BurnPlan) burnPrints(ctx context.Context, out []*Burn, prints []pendingP
 			return err
 		}
 	}
+	// Each print's master and marker, and which prints of the plan share a
+	// marker (in plan order).
+	type printRead struct {
+		master, marker *rpc.Account
+		markerKey      solana.PublicKey
+	}
+	reads := make([]*printRead, len(prints))
+	sharing := map[solana.PublicKey][]int{}
 	next := 0
-	for _, pp := range prints {
-		b := out[pp.nft]
-		h, found := masters[pp.parent]
-		if !found {
+	for i, pp := range prints {
+		if _, found := masters[pp.parent]; !found {
+			continue
+		}
+		reads[i] = &printRead{master: accs[next], marker: accs[next+1], markerKey: keys[next+1]}
+		next += 2
+		sharing[reads[i].markerKey] = append(sharing[reads[i].markerKey], i)
+	}
+	for i, pp := range prints {
+		b, rd := out[pp.nft], reads[i]
+		if rd == nil {
 			b.settle(pp.closed, false, sysvar)
 			continue
 		}
-		master, marker := accs[next], accs[next+1]
-		next += 2
-		markerKey := keys[next-1]
-		parent := pp.parent
+		h := masters[pp.parent]
+		parent, markerKey := pp.parent, rd.markerKey
 		b.Accounts.MasterEdition, b.Accounts.MasterEditionMint, b.Accounts.MasterEditionToken = &parent, &h.mint, &h.token
 		b.Accounts.EditionMarker = &markerKey
-		ok := pp.ok && master != nil && master.Owner.Equals(ProgramID) &&
-			marker != nil && marker.Owner.Equals(ProgramID)
+		ok := pp.ok && rd.master != nil && rd.master.Owner.Equals(ProgramID) &&
+			rd.marker != nil && rd.marker.Owner.Equals(ProgramID)
 		if ok {
-			_, err := ParseMasterEdition(accountData(master))
+			_, err := ParseMasterEdition(accountData(rd.master))
 			ok = err == nil
-			if MarkerClosesOnBurn(accountData(marker), pp.number, true) {
-				pp.closed.EditionMarker = marker.Lamports
+			if p.closesMarker(prints, sharing[markerKey], i, accountData(rd.marker)) {
+				pp.closed.EditionMarker = rd.marker.Lamports
 			}
 		}
 		b.settle(pp.closed, ok, sysvar)
 	}
 	return nil
+}
+
+// closesMarker reports whether the burn of prints[i] returns its marker
+// (data): alone, when its bit is the marker's last; with Together, when it
+// is the last of the plan's prints sharing the marker (sharing, in plan
+// order) and their burns clear every bit.
+func (p BurnPlan) closesMarker(prints []pendingPrint, sharing []int, i int, data []byte) bool {
+	if !p.Together {
+		return MarkerClosesOnBurns(data, prints[i].number)
+	}
+	if sharing[len(sharing)-1] != i {
+		return false
+	}
+	numbers := make([]uint64, len(sharing))
+	for k, j := range sharing {
+		numbers[k] = prints[j].number
+	}
+	return MarkerClosesOnBurns(data, numbers...)
 }
 
 // accountData is an account's bytes (nil for a missing account).

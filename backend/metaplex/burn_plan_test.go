@@ -203,6 +203,34 @@ func TestBurnPlan(t *testing.T) {
 			t.Fatalf("burns %+v, %v after %d listings", burns, err, r.listed)
 		}
 	})
+	t.Run("prints sharing a marker", func(t *testing.T) {
+		owner := c.nft("owner's master", metaplex.NonFungible, false, nil, masterEdition(2), fee)
+		parent := metaplex.EditionAddress(owner.Mint)
+		first := c.nft("print 1", metaplex.NonFungibleEdition, false, nil, printEdition(parent, 1), fee)
+		second := c.nft("print 2", metaplex.NonFungibleEdition, false, nil, printEdition(parent, 2), fee)
+		ledger := make([]byte, 32)
+		ledger[0], ledger[1] = byte(metaplex.KeyEditionMarker), 0b0110_0000
+		c.put(metaplex.EditionMarkerAddress(owner.Mint, 1), minBal(32), ledger)
+		base := tokenRent + md + minBal(uint64(len(printEdition(parent, 1))))
+		for _, together := range []bool{false, true} {
+			p := metaplex.PlanBurns([]metaplex.NFT{{Holding: first}, {Holding: second}}, false)
+			p.Together = together
+			burns, err := p.Burns(context.Background(), c.get(p.Keys), []metaplex.Holding{owner, first, second}, &chain{accounts: c.accounts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Alone neither burn empties the marker; together the second does.
+			want := [2]uint64{base, base}
+			if together {
+				want[1] += minBal(32)
+			}
+			for i, b := range burns {
+				if !b.Burnable || b.Refund != want[i] {
+					t.Errorf("together %v, print %d: refund %d, burnable %v; want %d", together, i+1, b.Refund, b.Burnable, want[i])
+				}
+			}
+		}
+	})
 	t.Run("nothing to plan", func(t *testing.T) {
 		p := metaplex.PlanBurns([]metaplex.NFT{{Holding: noEdition}}, true)
 		if p.Keys != nil {

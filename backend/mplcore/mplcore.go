@@ -49,7 +49,7 @@ const (
 )
 
 // ErrLayout is data that is not the account expected (an AssetV1, a
-// CollectionV1).
+// CollectionV1, their plugin registry).
 var ErrLayout = errors.New("mplcore: not an AssetV1 account")
 
 // Asset is the part of an AssetV1 account discovery and burning need.
@@ -59,11 +59,16 @@ type Asset struct {
 	// is of kind Collection; nil otherwise. A burn must pass it.
 	Collection *solana.PublicKey
 	Name, URI  string
+	// Frozen is set when a freeze plugin of the asset is frozen; BurnRefused
+	// when a plugin of the asset refuses its owner's burn: frozen, or held
+	// in a group (see plugins.go). Its collection's plugins may refuse the
+	// burn too (Collection.FreezesAssets).
+	Frozen, BurnRefused bool
 }
 
 // ParseAsset reads an AssetV1: key 1, owner 32, update_authority (u8 kind,
 // then 32 bytes for Address and Collection), name, uri (u32-length
-// strings), then fields not read (seq, plugins).
+// strings), seq Option<u64>, then its plugins (plugins.go).
 func ParseAsset(data []byte) (Asset, error) {
 	r := borsh.NewReader(data)
 	if Key(r.U8()) != KeyAssetV1 {
@@ -81,29 +86,52 @@ func ParseAsset(data []byte) (Asset, error) {
 		return Asset{}, ErrLayout
 	}
 	a.Name, a.URI = r.Str(), r.Str()
+	if r.U8() == 1 {
+		r.Skip(8)
+	}
 	if r.Err() != nil {
 		return Asset{}, ErrLayout
 	}
+	plugins, err := readPlugins(data, r.Offset())
+	if err != nil {
+		return Asset{}, err
+	}
+	v := verdictOf(plugins)
+	a.Frozen, a.BurnRefused = v.frozen, v.frozen || v.grouped
 	return a, nil
 }
 
-// Collection is the part of a CollectionV1 account discovery shows.
+// Collection is the part of a CollectionV1 account discovery reads.
 type Collection struct {
 	UpdateAuthority solana.PublicKey
-	Name            string
+	Name, URI       string
+	// NumMinted and CurrentSize count the assets ever created in it and
+	// those that exist: burning one decrements CurrentSize.
+	NumMinted, CurrentSize uint32
+	// FreezesAssets is set when a plugin of the collection refuses the
+	// burn of its assets: a frozen PermanentFreezeDelegate (the only freeze
+	// plugin a collection can have; its Groups refuse only the collection's
+	// own burn).
+	FreezesAssets bool
 }
 
-// ParseCollection reads a CollectionV1: key 5, update_authority 32, name
-// (u32-length string), then fields not read (uri, sizes, plugins).
+// ParseCollection reads a CollectionV1: key 5, update_authority 32, name,
+// uri (u32-length strings), num_minted u32, current_size u32, then its
+// plugins (plugins.go).
 func ParseCollection(data []byte) (Collection, error) {
 	r := borsh.NewReader(data)
 	if Key(r.U8()) != KeyCollectionV1 {
 		return Collection{}, ErrLayout
 	}
-	c := Collection{UpdateAuthority: r.Pubkey(), Name: r.Str()}
+	c := Collection{UpdateAuthority: r.Pubkey(), Name: r.Str(), URI: r.Str(), NumMinted: r.U32(), CurrentSize: r.U32()}
 	if r.Err() != nil {
 		return Collection{}, ErrLayout
 	}
+	plugins, err := readPlugins(data, r.Offset())
+	if err != nil {
+		return Collection{}, err
+	}
+	c.FreezesAssets = verdictOf(plugins).frozen
 	return c, nil
 }
 

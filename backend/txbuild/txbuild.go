@@ -9,7 +9,8 @@
 // the CNFTPlanner given by WithCNFTPlanner builds from the indexer's proof
 // when Build starts; they return nothing. They are grouped
 // by ledger type (token_account_closure, token_burn, nft_burn) in order of
-// first appearance and packed greedily, in request order, while the signed
+// first appearance and packed greedily, in request order (print editions
+// that share an edition marker stay together: see packUnits), while the signed
 // transaction stays within 1232 bytes less the caller's headroom (room for
 // wallet guard instructions) and an estimate of its compute stays under the
 // 1.4M limit. Every transaction stands alone: compute limit and price, the
@@ -114,7 +115,9 @@ type Tx struct {
 	Message []byte
 	// MessageHash is the SHA-256 of Message.
 	MessageHash [32]byte
-	// Includes are the items in the transaction, in request order.
+	// Includes are the items in the transaction, in request order (print
+	// editions sharing an edition marker follow the first of them: they
+	// burn in one transaction).
 	Includes []Selected
 	// LedgerType is ledger.TypeTokenAccountClosure, ledger.TypeTokenBurn or
 	// ledger.TypeNFTBurn: close, burn of a token, burn of an NFT.
