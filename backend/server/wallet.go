@@ -327,6 +327,7 @@ func (s *walletServer) respondBuilt(caller auth.Principal, wallet string, res tx
 			Project: caller.ProjectID, Wallet: wallet, MessageHash: ticket.Hash(tx.MessageHash), Includes: items,
 			Type: tx.LedgerType, GrossRebate: tx.GrossRebate, NetRebate: tx.NetRebate, DonationAmount: tx.DonationAmount,
 			NetworkFee: tx.NetworkFee, ServiceFee: tx.ServiceFee, Fees: tx.Fees, LastValidBlockHeight: res.LastValidBlockHeight,
+			Built: tx.Built,
 		}, now, ttl)
 		if err != nil {
 			return nil, err
