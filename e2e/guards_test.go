@@ -56,7 +56,8 @@ func solflare(wallet solana.PublicKey) []edit {
 // byte limit) and Solflare (two appended) append them, and one whose wallet
 // raised the compute unit price, are accepted, land, are counted once, and
 // the ledger's figures are the chain's balance changes to the lamport; the
-// raised fee shows as a smaller net than promised, flagged in the console.
+// raised fee shows as a smaller net than promised, and lamports an account
+// received after the build as a larger gross, each flagged in the console.
 func TestGuardedTransactionsLand(t *testing.T) {
 	t.Parallel()
 	v := harness.Shared(t)
@@ -94,6 +95,10 @@ func TestGuardedTransactionsLand(t *testing.T) {
 		}
 		t.Logf("transaction %d (%d items): %d bytes built, %d guarded (+%d)", i, len(builtTxs[i].Includes), len(builtRaw), len(raw), len(raw)-len(builtRaw))
 	}
+	// One of Solflare's closed accounts receives lamports after the build:
+	// closing it returns them too.
+	const late = 1_234
+	v.Airdrop(t, solana.MustPublicKeyFromBase58(sol.Includes[0].Address), late)
 	before := map[solana.PublicKey]uint64{w: v.Balance(t, w), s.donation: v.Balance(t, s.donation), s.treasury: v.Balance(t, s.treasury)}
 	results := s.submit(t, w, token, signed...)
 	sigs := make([]string, len(results))
@@ -129,21 +134,29 @@ func TestGuardedTransactionsLand(t *testing.T) {
 	if len(lb) != 1 || lb[0].TotalCommunityAmount != treasury || lb[0].TotalNetRebate != net || lb[0].TotalTransactionCount != int64(len(sigs)) {
 		t.Errorf("leaderboard %+v; treasury received %d, wallet %d", lb, treasury, net)
 	}
-	// The promise was kept but for the raised price: the wallet lost exactly
-	// the extra fee it chose to pay.
+	// The promise was kept but for the raised price and the late lamports:
+	// the wallet paid exactly the extra fee it chose to, and got the late
+	// lamports back with the account.
 	var promisedNet int64
 	for _, tx := range builtTxs {
 		promisedNet += int64(tx.NetRebate)
 	}
 	last := len(builtTxs) - 1
 	extra := fees[last] - promisedFee(raised)
-	if extra <= 0 || net != promisedNet-extra {
-		t.Errorf("net %d, promised %d, raised fee %d (promised %d)", net, promisedNet, fees[last], promisedFee(raised))
+	if extra <= 0 || net != promisedNet-extra+late {
+		t.Errorf("net %d, promised %d, raised fee %d (promised %d), %d late lamports", net, promisedNet, fees[last], promisedFee(raised), late)
 	}
 	page := s.consoleOverview(t)
-	if n := strings.Count(page, `data-testid="latest-difference"`); n != 1 ||
-		!strings.Contains(page, fmt.Sprintf("network fee %s → %s", thousands(promisedFee(raised)), thousands(fees[last]))) {
-		t.Errorf("the console shows %d differences; want the raised fee's:\n%s", n, page)
+	for _, want := range []string{
+		fmt.Sprintf("network fee %s → %s", thousands(promisedFee(raised)), thousands(fees[last])),
+		fmt.Sprintf("gross rebate %s → %s (+1,234)", thousands(int64(sol.GrossRebate)), thousands(int64(sol.GrossRebate)+late)),
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the console does not say %q", want)
+		}
+	}
+	if n := strings.Count(page, `data-testid="latest-difference"`); n != 2 {
+		t.Errorf("the console shows %d differences, want 2:\n%s", n, page)
 	}
 
 	again := s.submit(t, w, token, signed...)
