@@ -68,6 +68,16 @@ func guardClient(t *testing.T) string {
 	return dir
 }
 
+// requireLighthouse fails t unless the validator loads Lighthouse, or SPL
+// Noop to stand in for it (ProgramsDir holds either): a guarded transaction
+// would otherwise fail as InvalidProgramForExecution.
+func requireLighthouse(t *testing.T) {
+	t.Helper()
+	if !harness.HasPrograms("L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95") && !harness.HasPrograms("noopb9bkMVfRPU8AsbpTUg8AQkHtKwMYZiFUjNRtMmV") {
+		t.Fatalf("the validator has neither Lighthouse nor SPL Noop to stand in for it: set %s to ../shared/programs", harness.ProgramsDirEnv)
+	}
+}
+
 // change runs guard.mjs on txs and returns the changed messages, unsigned.
 func change(t *testing.T, txs ...guardTx) [][]byte {
 	t.Helper()
