@@ -186,6 +186,7 @@ func (s *Service) issue(projectID, wallet string, res txbuild.Result) (Built, er
 			Project: projectID, Wallet: wallet, MessageHash: ticket.Hash(tx.MessageHash), Includes: items,
 			Type: string(tx.LedgerType), GrossRebate: tx.GrossRebate, NetRebate: tx.NetRebate, DonationAmount: tx.DonationAmount,
 			NetworkFee: tx.NetworkFee, ServiceFee: tx.ServiceFee, Fees: tx.Fees, LastValidBlockHeight: res.LastValidBlockHeight,
+			Built: tx.Built,
 		}, now, ttl)
 		if err != nil {
 			return Built{}, err

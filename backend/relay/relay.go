@@ -4,7 +4,9 @@
 //
 // Per entry, in order: the ticket (issued by us, for this project and
 // wallet), whether it was consumed already (then `duplicate` with the first
-// signature, even past expiry), its expiry, the message hash, the wallet's
+// signature, even past expiry), its expiry, the message (the exact built
+// one by its hash, or the built one plus a wallet's guards and compute
+// budget, by walletguard.Check against the ticket's digest), the wallet's
 // signature, then a claim in the database (which decides between concurrent
 // submits on every instance) and sendTransaction with preflight. Only an
 // accepted transaction consumes its ticket: a refused one releases the claim.
@@ -24,6 +26,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/ticket"
+	"github.com/reclaim-sol/reclaim/backend/walletguard"
 )
 
 // Result statuses.
@@ -156,21 +159,33 @@ func (r *Relay) check(ctx context.Context, c ticket.Claims, wallet string, e Sig
 	if err != nil {
 		return fail(CodeInvalidTransaction, "the transaction cannot be decoded: %v", err)
 	}
-	sum := sha256.Sum256(msg)
-	if ticket.Hash(sum) != c.MessageHash {
-		return fail(CodeHashMismatch, "the signed message differs from the one built for this ticket; it may have been tampered with")
-	}
 	walletKey := solana.MustPublicKeyFromBase58(wallet)
+	if sum := sha256.Sum256(msg); ticket.Hash(sum) != c.MessageHash {
+		// Not the exact message: accepted if a wallet's guards and compute
+		// budget are all that changed.
+		if _, err := walletguard.Check(c.Built.Digest, walletKey, msg); err != nil {
+			reason := err.Error()
+			var r *walletguard.MismatchError
+			if errors.As(err, &r) {
+				reason = r.Reason
+			}
+			return fail(CodeHashMismatch, "the signed message differs from the one built for this ticket beyond the guards and compute budget a wallet may add: %s", reason)
+		}
+	}
 	if len(tx.Signatures) != 1 || !ed25519.Verify(ed25519.PublicKey(walletKey[:]), msg, tx.Signatures[0][:]) {
 		return fail(CodeSignatureInvalid, "the transaction is not signed by wallet %s", wallet)
 	}
 	sig := tx.Signatures[0].String()
 	claim := ledger.Entry{
 		ProjectID: c.Project, Payer: wallet, Type: c.Type, ItemCount: len(c.Includes),
-		GrossRebate: int64(c.GrossRebate), NetRebate: c.NetRebate, DonationAmount: int64(c.DonationAmount),
-		NetworkFee: int64(c.NetworkFee), ServiceFee: int64(c.ServiceFee), Fees: int64(c.Fees),
 		Signature: sig, TicketJTI: c.ID, CreatedAt: r.now().UTC(), LastValidBlockHeight: int64(c.LastValidBlockHeight),
+		DonationWallet: c.Built.DonationWallet, Treasury: c.Built.Treasury,
 	}
+	claim.SetFigures(ledger.Figures{
+		GrossRebate: int64(c.GrossRebate), NetRebate: c.NetRebate, DonationAmount: int64(c.DonationAmount),
+		NetworkFee: int64(c.NetworkFee), ServiceFee: int64(c.ServiceFee),
+	})
+	claim.Promised = claim.Figures()
 	switch err := r.store.ClaimTicket(ctx, claim); {
 	case errors.Is(err, ledger.ErrDuplicate):
 		if prior, err := r.store.EntryBySignature(ctx, sig); err == nil && prior.TicketJTI != c.ID {

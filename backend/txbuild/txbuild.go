@@ -19,7 +19,8 @@
 //
 // Each transaction is simulated (sigVerify false, replaceRecentBlockhash,
 // commitment processed) with the maximum limit; its limit is then the units
-// consumed plus 10% and 1,000. Priority levels low, medium and high pay the
+// consumed plus 10% and 1,000, plus the guard headroom
+// (WithGuardHeadroomUnits) for the assertions a wallet may add. Priority levels low, medium and high pay the
 // 25th, 50th and 75th nearest-rank percentile of getRecentPrioritizationFees
 // over the transaction's writable accounts, at least 1 micro-lamport; none
 // sets no price. All transactions of one Build share one blockhash, taken at
@@ -54,6 +55,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/ticket"
 )
 
 // Limits of a Solana transaction.
@@ -147,6 +149,9 @@ type Tx struct {
 	// ComputeUnitPrice is in micro-lamports per compute unit; 0 when no price
 	// is set.
 	ComputeUnitPrice uint64
+	// Built is what its ticket states about it beyond the money: the digest
+	// of its instructions and the recipients of its transfers.
+	Built ticket.Built
 }
 
 // Result is the outcome of a Build.
@@ -230,6 +235,8 @@ type CNFTPlanner interface {
 type Builder struct {
 	rpc  RPC
 	cnft CNFTPlanner
+	// guardUnits are added to every compute unit limit for wallet guards.
+	guardUnits uint32
 }
 
 // Option configures a Builder.

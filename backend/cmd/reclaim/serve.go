@@ -50,6 +50,7 @@ func serveFlags(cfg *config.Config) *flag.FlagSet {
 	fs.StringVar(&cfg.TreasuryWallet, "treasury-wallet", cfg.TreasuryWallet, "service fee recipient (RECLAIM_TREASURY_WALLET)")
 	fs.DurationVar(&cfg.TicketTTL, "ticket-ttl", cfg.TicketTTL, "submission ticket lifetime (RECLAIM_TICKET_TTL_SECONDS)")
 	fs.IntVar(&cfg.GuardHeadroomBytes, "guard-headroom-bytes", cfg.GuardHeadroomBytes, "bytes kept for wallet guards (RECLAIM_GUARD_HEADROOM_BYTES)")
+	fs.IntVar(&cfg.GuardHeadroomUnits, "guard-headroom-units", cfg.GuardHeadroomUnits, "compute units added to each limit for wallet guards (RECLAIM_GUARD_HEADROOM_UNITS)")
 	fs.StringVar(&cfg.PriceURL, "price-url", cfg.PriceURL, "price endpoint (RECLAIM_PRICE_URL)")
 	fs.StringVar(&cfg.DASRPCURL, "das-rpc-url", cfg.DASRPCURL, "DAS endpoint (DAS_RPC_URL)")
 	fs.StringVar(&cfg.PhotonRPCURL, "photon-rpc-url", cfg.PhotonRPCURL, "Photon endpoint (PHOTON_RPC_URL)")
@@ -65,6 +66,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, log *
 	}
 	if err := serveFlags(&cfg).Parse(args); err != nil {
 		return usageError{err.Error()}
+	}
+	if cfg.GuardHeadroomUnits < 0 || cfg.GuardHeadroomUnits > 200_000 {
+		return usageError{fmt.Sprintf("-guard-headroom-units %d: want a whole number from 0 to 200000", cfg.GuardHeadroomUnits)}
 	}
 	env, err := open(ctx, cfg, log)
 	if err != nil {
@@ -159,7 +163,7 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger) (*reclaim.Service, *
 		prices = jupiter.New(cfg.PriceURL, nil)
 	}
 	sources := []assets.Source{assets.NewCoreSource(rc)}
-	var buildOpts []txbuild.Option
+	buildOpts := []txbuild.Option{txbuild.WithGuardHeadroomUnits(uint32(cfg.GuardHeadroomUnits))}
 	if cfg.DASRPCURL != "" {
 		dasClient := das.New(cfg.DASRPCURL, nil, das.Options{})
 		sources = append(sources, das.NewSource(dasClient))
