@@ -29,23 +29,29 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/walletguard"
 )
 
+// Status is a SubmissionResult's status.
+type Status string
+
 // Result statuses.
 const (
-	StatusSubmitted = "submitted"
-	StatusDuplicate = "duplicate"
-	StatusFailed    = "failed"
+	StatusSubmitted Status = "submitted"
+	StatusDuplicate Status = "duplicate"
+	StatusFailed    Status = "failed"
 )
+
+// Code says why a submission failed.
+type Code string
 
 // Failure codes: the contract's, then ours (docs/decisions.md).
 const (
-	CodeTicketExpired      = "TICKET_EXPIRED"
-	CodeHashMismatch       = "HASH_MISMATCH"
-	CodeRPCError           = "RPC_ERROR"
-	CodeInvalidTicket      = "INVALID_TICKET"
-	CodeWalletMismatch     = "WALLET_MISMATCH"
-	CodeSignatureInvalid   = "SIGNATURE_INVALID"
-	CodeInvalidTransaction = "INVALID_TRANSACTION"
-	CodeInFlight           = "IN_FLIGHT"
+	CodeTicketExpired      Code = "TICKET_EXPIRED"
+	CodeHashMismatch       Code = "HASH_MISMATCH"
+	CodeRPCError           Code = "RPC_ERROR"
+	CodeInvalidTicket      Code = "INVALID_TICKET"
+	CodeWalletMismatch     Code = "WALLET_MISMATCH"
+	CodeSignatureInvalid   Code = "SIGNATURE_INVALID"
+	CodeInvalidTransaction Code = "INVALID_TRANSACTION"
+	CodeInFlight           Code = "IN_FLIGHT"
 )
 
 // RPC is what the relay needs of the cluster.
@@ -78,9 +84,9 @@ type Signed struct {
 type Result struct {
 	// Signature is "" when the submission failed.
 	Signature string
-	Status    string
+	Status    Status
 	Includes  []ticket.Item
-	Code      string
+	Code      Code
 	Message   string
 }
 
@@ -118,7 +124,7 @@ func (r *Relay) Submit(ctx context.Context, projectID, wallet string, entries []
 	return out, nil
 }
 
-func fail(code, format string, args ...any) Result {
+func fail(code Code, format string, args ...any) Result {
 	return Result{Status: StatusFailed, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
@@ -278,7 +284,7 @@ func (r *Relay) log(ctx context.Context, projectID, wallet string, c ticket.Clai
 	}
 	err := r.store.LogAttempt(context.WithoutCancel(ctx), ledger.Attempt{
 		ProjectID: projectID, Payer: wallet, TicketJTI: c.ID, Signature: res.Signature,
-		Status: res.Status, Code: res.Code, Message: res.Message, CreatedAt: r.now().UTC(),
+		Status: string(res.Status), Code: string(res.Code), Message: res.Message, CreatedAt: r.now().UTC(),
 	})
 	if err != nil {
 		// The store's error stays text: wrapping it too would let a context
