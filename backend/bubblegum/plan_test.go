@@ -120,22 +120,27 @@ func (f fakeIndexer) AssetProof(context.Context, string) (*das.AssetProof, error
 	return f.proof, f.err
 }
 
+// recorded is an indexer answering das's recorded getAsset and
+// getAssetProof.
+func recorded(t *testing.T) fakeIndexer {
+	t.Helper()
+	var a struct{ Result das.Asset }
+	var p struct{ Result das.AssetProof }
+	for file, v := range map[string]any{"../das/testdata/getAsset.json": &a, "../das/testdata/getAssetProof.json": &p} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fakeIndexer{asset: &a.Result, proof: &p.Result}
+}
+
 func TestBubblegumPlannerRefusals(t *testing.T) {
 	t.Parallel()
-	base := func() fakeIndexer {
-		var a struct{ Result das.Asset }
-		var p struct{ Result das.AssetProof }
-		for file, v := range map[string]any{"../das/testdata/getAsset.json": &a, "../das/testdata/getAssetProof.json": &p} {
-			b, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(b, v); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return fakeIndexer{asset: &a.Result, proof: &p.Result}
-	}
+	base := func() fakeIndexer { return recorded(t) }
 	v1Tree := func(solana.PublicKey, *rpc.GetAccountInfoOpts) (*rpc.GetAccountInfoResult, error) {
 		return treeAccount(CompressionProgramID, 14, 64, 11, false), nil
 	}
@@ -209,36 +214,27 @@ func TestBubblegumPlannerRefusals(t *testing.T) {
 // the proof below the canopy.
 func TestBubblegumPlannerBurnV2(t *testing.T) {
 	t.Parallel()
-	var a struct{ Result das.Asset }
-	var p struct{ Result das.AssetProof }
-	for file, v := range map[string]any{"../das/testdata/getAsset.json": &a, "../das/testdata/getAssetProof.json": &p} {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	collection := solana.MustPublicKeyFromBase58(a.Result.Grouping[0].Value)
+	idx := recorded(t)
+	asset, proof := idx.asset, idx.proof
+	collection := solana.MustPublicKeyFromBase58(asset.Grouping[0].Value)
 	collectionHash := Keccak(collection[:])
-	c := &a.Result.Compression
+	c := &asset.Compression
 	nonTransferable, assetData, colHash := uint8(das.FlagNonTransferable), "EGcoh4Mz6wzxK2vqDdfu9rDJKsW6fzGS6wkc3BDqtGvW", solana.PublicKeyFromBytes(collectionHash[:]).String()
 	c.Flags, c.AssetDataHash, c.CollectionHash = &nonTransferable, &assetData, &colHash
 	tree := func(solana.PublicKey, *rpc.GetAccountInfoOpts) (*rpc.GetAccountInfoResult, error) {
 		return treeAccount(MPLCompressionProgramID, 14, 64, 11, false), nil
 	}
-	ix, err := NewPlanner(fakeIndexer{asset: &a.Result, proof: &p.Result}, &fakeRPC{get: tree}).BurnInstruction(context.Background(), owner, assetID)
+	ix, err := NewPlanner(idx, &fakeRPC{get: tree}).BurnInstruction(context.Background(), owner, assetID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := BurnV2{
-		LeafOwner: owner, LeafDelegate: owner, MerkleTree: solana.MustPublicKeyFromBase58(p.Result.TreeID), CoreCollection: &collection,
-		Root: solana.MustPublicKeyFromBase58(p.Result.Root), DataHash: solana.MustPublicKeyFromBase58(c.DataHash),
+		LeafOwner: owner, LeafDelegate: owner, MerkleTree: solana.MustPublicKeyFromBase58(proof.TreeID), CoreCollection: &collection,
+		Root: solana.MustPublicKeyFromBase58(proof.Root), DataHash: solana.MustPublicKeyFromBase58(c.DataHash),
 		CreatorHash: solana.MustPublicKeyFromBase58(c.CreatorHash), AssetDataHash: solana.MustPublicKeyFromBase58(assetData),
-		Flags: nonTransferable, Nonce: c.LeafID, Index: uint32(p.Result.NodeIndex - 1<<14),
+		Flags: nonTransferable, Nonce: c.LeafID, Index: uint32(proof.NodeIndex - 1<<14),
 	}
-	for _, n := range p.Result.Proof[:3] {
+	for _, n := range proof.Proof[:3] {
 		want.Proof = append(want.Proof, solana.MustPublicKeyFromBase58(n))
 	}
 	if got, exp := encode(ix), encode(want.Instruction()); !reflect.DeepEqual(got, exp) {
