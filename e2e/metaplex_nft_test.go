@@ -246,9 +246,36 @@ func landPrintKeepsMarker(t *testing.T, e *burnEnv) {
 	}
 }
 
+// landProgrammablePrints burns two print editions of a pNFT master the
+// wallet holds: programmable editions share the master's one edition marker
+// (version 2), which the second burn closes.
+func landProgrammablePrints(t *testing.T, e *burnEnv) {
+	holder := e.v.NewWallet(t, 10*solana.LAMPORTS_PER_SOL)
+	master := newNFTs(1, "ProgrammableNonFungible", map[string]any{"printSupply": "Unlimited"})
+	e.createNFTs(t, holder, holder.PublicKey(), master...)
+	masterMint := master[0].mint.PublicKey()
+	prints := e.printStandard(t, holder, masterMint, holder.PublicKey(), "ProgrammableNonFungible", 1, 2)
+	marker := metaplex.EditionMarkerV2Address(masterMint)
+	const kind = "pNFT print edition, master held"
+	first := e.tmWant(t, kind, holder.PublicKey(), prints[0], solana.TokenProgramID, true, nil)
+	second := e.tmWant(t, kind, holder.PublicKey(), prints[1], solana.TokenProgramID, true, &marker)
+	second.lamports -= e.v.Balance(t, marker) // alone, it leaves print 1's bit
+	e.landBurns(t, holder, []burnWant{first, second}, nil)
+	if accountOf(t, e.v, marker) != nil {
+		t.Error("the programmable master's edition marker survived the burn of its last print")
+	}
+	e.checkStubs(t, prints...)
+}
+
 // print prints editions numbers of masterMint (held by holder, who pays) to
 // owner, in order; it returns their mints.
 func (e *burnEnv) print(t *testing.T, holder solana.PrivateKey, masterMint, owner solana.PublicKey, numbers ...uint64) []solana.PublicKey {
+	t.Helper()
+	return e.printStandard(t, holder, masterMint, owner, "NonFungible", numbers...)
+}
+
+// printStandard prints editions of a master of the token standard.
+func (e *burnEnv) printStandard(t *testing.T, holder solana.PrivateKey, masterMint, owner solana.PublicKey, standard string, numbers ...uint64) []solana.PublicKey {
 	t.Helper()
 	reqs := make([]map[string]any, len(numbers))
 	keys := make([]solana.PrivateKey, len(numbers))
@@ -257,7 +284,7 @@ func (e *burnEnv) print(t *testing.T, holder solana.PrivateKey, masterMint, owne
 		keys[i] = solana.NewWallet().PrivateKey
 		mints[i] = keys[i].PublicKey()
 		reqs[i] = map[string]any{"kind": "tmPrintV1", "authority": holder.PublicKey().String(), "masterMint": masterMint.String(),
-			"editionMint": mints[i].String(), "editionNumber": n, "tokenOwner": owner.String()}
+			"editionMint": mints[i].String(), "editionNumber": n, "tokenOwner": owner.String(), "tokenStandard": standard}
 	}
 	batches := make([]harness.Batch, len(numbers))
 	for i, ixs := range mplInstructions(t, reqs...) {

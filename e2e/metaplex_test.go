@@ -153,6 +153,7 @@ func TestMetaplexBurnsLand(t *testing.T) {
 		{"sized collection", landSizedCollection},
 		{"print editions", landPrints},
 		{"print edition, others remain", landPrintKeepsMarker},
+		{"programmable print editions", landProgrammablePrints},
 		{"token-2022", landToken2022},
 		{"core", landCore},
 		{"core collection and frozen", landCoreCollection},
