@@ -2,6 +2,7 @@ package txbuild
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gagliardetto/solana-go"
 
@@ -162,7 +163,7 @@ func (r *request) pack(lim limits) ([]batch, error) {
 				est += estimateUnits(s)
 			}
 			if len(cur) > 0 {
-				next := append(cur[:len(cur):len(cur)], u...)
+				next := append(slices.Clip(cur), u...) // a copy: cur stays as it is if next does not fit
 				ok, err := r.fits(next, units+est, lim)
 				if err != nil {
 					return nil, err
