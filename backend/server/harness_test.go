@@ -99,12 +99,18 @@ type options struct {
 	dasURL string
 	// relayStore, when set, wraps the store the relay writes through.
 	relayStore func(relay.Store) relay.Store
+	// cors, when set, turns on the CORS policy with these default origins
+	// and the projects' own, read again on every request.
+	cors []string
 }
 
 func withLimiter(l ratelimit.Limiter) option { return func(o *options) { o.limiter = l } }
 func withRPC(url string) option              { return func(o *options) { o.rpcURL = url } }
 func withRPCTimeout(d time.Duration) option  { return func(o *options) { o.rpcTimeout = d } }
 func withDAS(url string) option              { return func(o *options) { o.dasURL = url } }
+func withCORS(defaults ...string) option {
+	return func(o *options) { o.cors = append([]string{}, defaults...) }
+}
 func withRelayStore(wrap func(relay.Store) relay.Store) option {
 	return func(o *options) { o.relayStore = wrap }
 }
@@ -158,6 +164,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 			Tickets: tickets, Relay: relay.New(rc, relayStore, tickets, clk.Now), TicketTTL: time.Minute, Now: clk.Now,
 		},
 		Ping:       o.store.Ping,
+		CORS:       corsOf(o),
 		Log:        slog.New(slog.NewTextHandler(io.Discard, nil)),
 		RPCTimeout: o.rpcTimeout,
 		DBTimeout:  2 * time.Second,
@@ -178,6 +185,13 @@ func newEnv(t testing.TB, opts ...option) *env {
 	e.project = e.newProject("Acme", newWallet())
 	e.apiKey, e.keyID = e.newAPIKey(e.project.ID)
 	return e
+}
+
+func corsOf(o options) server.CORS {
+	if o.cors == nil {
+		return server.CORS{}
+	}
+	return server.CORS{Default: o.cors, Origins: o.store, Refresh: time.Nanosecond}
 }
 
 // h2cTransport speaks HTTP/1.1 and HTTP/2 without TLS, as the server does.

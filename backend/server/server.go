@@ -37,7 +37,9 @@ type Deps struct {
 	// Ping checks the database for /healthz.
 	Ping func(ctx context.Context) error
 	// Admin is the console, served under /admin/ (nil: none).
-	Admin      http.Handler
+	Admin http.Handler
+	// CORS is the browsers' cross-origin policy (zero: no origin allowed).
+	CORS       CORS
 	Log        *slog.Logger
 	RPCTimeout time.Duration
 	DBTimeout  time.Duration
@@ -47,6 +49,7 @@ type Deps struct {
 func New(d Deps) (http.Handler, error) {
 	codec := newJSONCodec(nil)
 	g := &guard{auth: d.Auth, limiter: d.Limiter, log: d.Log}
+	origins := newOriginPolicy(d.CORS, d.Auth, d.DBTimeout, d.Log)
 	opts := connect.WithHandlerOptions(
 		connect.WithInterceptors(g),
 		connect.WithCodec(connectCodec{json: codec}),
@@ -80,7 +83,7 @@ func New(d Deps) (http.Handler, error) {
 	}
 	// The wallet stream's WebSocket, before the REST routes (vanguard cannot
 	// upgrade); it checks credentials through the interceptor's guard.
-	mux.Handle("/v1/wallet/{address}/stream", newWalletSocket(g, wallet.(*walletServer), codec))
+	mux.Handle("/v1/wallet/{address}/stream", newWalletSocket(g, wallet.(*walletServer), codec, origins))
 	mux.Handle("/v1/", transcoder)
 	mux.HandleFunc("/", notFound)
 	descriptors := []protoreflect.ServiceDescriptor{
@@ -88,7 +91,7 @@ func New(d Deps) (http.Handler, error) {
 		reclaimv1.File_reclaim_v1_wallet_proto.Services().ByName("WalletService"),
 		reclaimv1.File_reclaim_v1_project_proto.Services().ByName("ProjectService"),
 	}
-	return newGate(restErrors(mux), descriptors, connect.NewErrorWriter(opts)), nil
+	return origins.handler(newGate(restErrors(mux), descriptors, connect.NewErrorWriter(opts))), nil
 }
 
 func notFound(w http.ResponseWriter, r *http.Request) {
