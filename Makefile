@@ -22,8 +22,9 @@ run: build ## run the service on its embedded defaults (127.0.0.1:8080, SQLite i
 	./bin/reclaim serve
 
 .PHONY: generate
-generate: ## regenerate gen/ (protobuf, Connect) and the console's templ views
+generate: ## regenerate gen/ (Go, Connect, OpenAPI) and the console's templ views
 	go tool buf generate
+	go run ./backend/cmd/openapifix gen/openapi/reclaim.openapi.json
 	go tool templ generate -path admin
 
 .PHONY: check-generated

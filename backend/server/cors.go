@@ -116,6 +116,9 @@ func (p *originPolicy) allow(r *http.Request, origin string) (bool, []string) {
 	if r.Header.Get("X-Api-Key") != "" {
 		return false, vary
 	}
+	if r.URL.Path == openAPIPath {
+		return true, nil // a public document, for any tool
+	}
 	if token, ok := bearerToken(r.Header.Get("Authorization")); ok {
 		if projectID, ok := p.sessions.SessionProject(token); ok {
 			return p.allows(r.Context(), origin, projectID), vary

@@ -36,6 +36,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 	"github.com/reclaim-sol/reclaim/backend/ticket"
 	"github.com/reclaim-sol/reclaim/backend/txbuild"
+	"github.com/reclaim-sol/reclaim/gen/openapi/openapitest"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
 
@@ -181,7 +182,9 @@ func newEnv(t testing.TB, opts ...option) *env {
 	t.Cleanup(srv.Close)
 
 	e := &env{t: t, srv: srv, store: o.store, hasher: o.hasher, keys: o.keys, clock: clk}
-	e.http = &http.Client{Transport: h2cTransport()}
+	// Every REST answer the tests read must be one the OpenAPI document
+	// describes.
+	e.http = &http.Client{Transport: openapitest.Transport(h2cTransport())}
 	e.project = e.newProject("Acme", newWallet())
 	e.apiKey, e.keyID = e.newAPIKey(e.project.ID)
 	return e

@@ -77,6 +77,7 @@ func New(d Deps) (http.Handler, error) {
 		return nil, err
 	}
 	mux.Handle("GET /healthz", healthz(d.Ping))
+	addDocs(mux) // GET /v1/openapi.json and /docs
 	if d.Admin != nil {
 		mux.Handle("/admin/", d.Admin)
 		mux.Handle("GET /admin", http.RedirectHandler("/admin/", http.StatusFound))
