@@ -21,10 +21,15 @@ build: ## build bin/reclaim
 run: build ## run the service on its embedded defaults (127.0.0.1:8080, SQLite in ./data)
 	./bin/reclaim serve
 
+# npm ci in a package directory once its lockfile changes.
+%/node_modules/.package-lock.json: %/package-lock.json
+	cd $* && npm ci --no-audit --no-fund
+
 .PHONY: generate
-generate: ## regenerate gen/ (Go, Connect, OpenAPI) and the console's templ views
+generate: gen/ts/node_modules/.package-lock.json ## regenerate gen/ (Go, Connect, OpenAPI, the TypeScript client) and the console's templ views
 	go tool buf generate
 	go run ./backend/cmd/openapifix gen/openapi/reclaim.openapi.json
+	go tool buf generate --template buf.gen.ts.yaml
 	go tool templ generate -path admin
 
 .PHONY: check-generated
@@ -39,7 +44,8 @@ lint: ## buf lint, gofmt, go vet
 	go vet ./...
 
 .PHONY: test
-test: ## run every test: unit, storage (SQLite + Postgres), Redis, e2e (Docker)
+test: gen/ts/node_modules/.package-lock.json ## run every test: unit, storage (SQLite + Postgres), Redis, the TypeScript client, e2e (Docker), browsers
+	cd gen/ts && npm test
 	eval "$$(scripts/testdb.sh)" && eval "$$(scripts/testredis.sh)" && \
 		go test $(GO_TEST_FLAGS) ./...
 
