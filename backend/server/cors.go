@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -174,6 +175,12 @@ func (p *originPolicy) load(ctx context.Context) (map[string]map[string]bool, ma
 		}
 	}
 	return p.byProj, p.union
+}
+
+// sameHost reports whether origin names host (a page of this server).
+func sameHost(origin, host string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, host)
 }
 
 // bearerToken is the token of an Authorization: Bearer header.

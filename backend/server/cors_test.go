@@ -234,6 +234,7 @@ func TestStreamOrigin(t *testing.T) {
 		{"its project's origin", originA, false},
 		{"the operator's default", originOperator, false},
 		{"no Origin", "", false},
+		{"this server's own origin", "SELF", false},
 		{"another project's origin", originB, true},
 		{"an origin nobody lists", originEvil, true},
 	}
@@ -242,7 +243,11 @@ func TestStreamOrigin(t *testing.T) {
 			t.Parallel()
 			e := e.with(t)
 			h := http.Header{}
-			if c.origin != "" {
+			switch c.origin {
+			case "":
+			case "SELF":
+				h.Set("Origin", e.srv.URL)
+			default:
 				h.Set("Origin", c.origin)
 			}
 			res := readAll(t, e.dialStream(t, wallet, tokenQuery(e.session(wallet)), &websocket.DialOptions{HTTPHeader: h}))

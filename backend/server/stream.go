@@ -182,8 +182,8 @@ func (h *walletSocket) admit(ctx context.Context, r *http.Request, address strin
 		return ctx, 0, err
 	}
 	// A browser always sends Origin; other clients need not, and are
-	// admitted as before.
-	if origin := r.Header.Get("Origin"); origin != "" && !h.origins.allows(ctx, origin, principalFrom(ctx).ProjectID) {
+	// admitted as before, and so are pages of this server's own origin.
+	if origin := r.Header.Get("Origin"); origin != "" && !sameHost(origin, r.Host) && !h.origins.allows(ctx, origin, principalFrom(ctx).ProjectID) {
 		return ctx, 0, connect.NewError(connect.CodePermissionDenied, errors.New("origin "+origin+
 			" is not allowed to use this project's sessions: add it to the project's allowed origins in the console's Settings"))
 	}
