@@ -5,6 +5,7 @@
 //	reclaim migrate                    apply database migrations
 //	reclaim project create --name N [--donation-wallet ADDR] [--owner EMAIL]
 //	reclaim project share --project ID --email EMAIL [--role owner|viewer]
+//	reclaim project origin --project ID --origin URL [--remove]
 //	reclaim apikey create --project ID [--name N]
 //	reclaim apikey revoke --key KEY
 //	reclaim owner create --email E     (password on stdin)
@@ -50,6 +51,7 @@ const usage = `usage:
   reclaim migrate                       apply database migrations
   reclaim project create --name N [--donation-wallet ADDR] [--owner EMAIL]
   reclaim project share --project ID --email EMAIL [--role owner|viewer]
+  reclaim project origin --project ID --origin URL [--remove]   (a browser origin allowed to use its sessions)
   reclaim apikey create --project ID [--name N]
   reclaim apikey revoke --key KEY
   reclaim owner create --email E        (password on stdin)`
@@ -70,6 +72,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		}
 		if len(args) > 1 && args[1] == "share" {
 			return projectShare(ctx, args[2:], getenv, stdout)
+		}
+		if len(args) > 1 && args[1] == "origin" {
+			return projectOrigin(ctx, args[2:], getenv, stdout)
 		}
 	case "apikey":
 		if len(args) > 1 && args[1] == "create" {
