@@ -61,6 +61,15 @@ e2e: ## run the end-to-end suite against the local validator (Docker)
 validator: ## run the local validator on 127.0.0.1:$${VALIDATOR_PORT:-8899}
 	cd e2e/validator && npm ci --no-audit --no-fund && node server.js --host 127.0.0.1 --port $${VALIDATOR_PORT:-8899}
 
+.PHONY: demo
+demo: build ## on the local validator (make validator): a wallet with reclaimable items, a project, an API key; writes data/demo.json
+	./bin/reclaim demo
+
+.PHONY: example
+example: ## the sample integration (examples/) on http://127.0.0.1:5173, with make demo's key and wallet
+	cd examples/web && npm ci --no-audit --no-fund && npm run build
+	go run ./examples/integrator/cmd/integrator --demo data/demo.json
+
 .PHONY: bench
 bench: ## Go benchmarks of the API and the ledger queries (Postgres)
 	eval "$$(scripts/testdb.sh)" && eval "$$(scripts/testredis.sh)" && \
