@@ -49,7 +49,7 @@ func auditEntries(rows []auditRow) []owner.AuditEntry {
 // AddAudit records e, with a new "aud_" ID when e.ID is empty and CreatedAt
 // set to now when zero. A key entry fills the key columns, a member entry the
 // member columns (migration 20260521000005), an origin entry the origin
-// column (20260521000006).
+// column (20260521000007).
 func (s *Store) AddAudit(ctx context.Context, e owner.AuditEntry) error {
 	row := auditRow{
 		ID: e.ID, ProjectID: e.ProjectID, OwnerID: e.OwnerID, OwnerEmail: e.OwnerEmail, Action: string(e.Action),

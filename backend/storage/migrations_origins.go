@@ -8,8 +8,8 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// originV6 is a project's browser origin as of migration 20260521000006.
-type originV6 struct {
+// originV7 is a project's browser origin as of migration 20260521000007.
+type originV7 struct {
 	bun.BaseModel `bun:"table:project_origins"`
 
 	ProjectID string    `bun:"project_id,pk"`
@@ -21,7 +21,7 @@ type originV6 struct {
 // the WebSocket's Origin check), and the audit log's column for the origin
 // an entry is about.
 func upProjectOrigins(ctx context.Context, db bun.IDB) error {
-	if _, err := db.NewCreateTable().Model((*originV6)(nil)).IfNotExists().
+	if _, err := db.NewCreateTable().Model((*originV7)(nil)).IfNotExists().
 		ForeignKey(`("project_id") REFERENCES "projects" ("id") ON DELETE CASCADE`).Exec(ctx); err != nil {
 		return fmt.Errorf("create project_origins: %w", err)
 	}
