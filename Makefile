@@ -37,11 +37,25 @@ check-generated: generate ## fail if generated code is not current
 	@git diff --exit-code -- gen admin || { echo "generated code is stale: run make generate and commit"; exit 1; }
 	@test -z "$$(git status --porcelain -- gen admin)" || { echo "generated files are not committed: run make generate and commit"; git status --porcelain -- gen admin; exit 1; }
 
+# golangci-lint lives in its own module (tools/golangci-lint/go.mod) so that its
+# dependencies never move the service's; the first run builds it (minutes).
+GOLANGCI_LINT := go tool -modfile=tools/golangci-lint/go.mod golangci-lint
+
 .PHONY: lint
-lint: ## buf lint, gofmt, go vet
+lint: breaking ## buf lint and breaking, gofmt, go vet, golangci-lint (with the import rules of .golangci.yml)
 	go tool buf lint
 	@test -z "$$(gofmt -l backend e2e admin 2>/dev/null)" || { echo "gofmt needed:"; gofmt -l backend e2e admin; exit 1; }
 	go vet ./...
+	$(GOLANGCI_LINT) run ./...
+
+# proto/ against the main branch: the local one, or origin/main in a clone of
+# another branch. On main it compares main with itself (a no-op that still
+# runs); on a branch it lists what the branch would break for clients.
+.PHONY: breaking
+breaking: ## buf breaking: proto/ against the main branch
+	@ref=main; git rev-parse -q --verify refs/heads/main >/dev/null || ref=origin/main; \
+		echo "go tool buf breaking --against '.git#ref=$$ref'"; \
+		go tool buf breaking --against ".git#ref=$$ref"
 
 .PHONY: test
 test: gen/ts/node_modules/.package-lock.json ## run every test: unit, storage (SQLite + Postgres), Redis, the TypeScript client, e2e (Docker), browsers

@@ -230,7 +230,7 @@ func seedLedger(t *testing.T, dataDir, projectID string) {
 		}
 		at := now.Add(-time.Duration((i*37)%(29*24)) * time.Hour)
 		status := ledger.StatusConfirmed
-		var confirmed *time.Time = &at
+		confirmed := &at
 		if i%17 == 0 {
 			status, confirmed = ledger.StatusFailed, nil
 		}

@@ -28,8 +28,32 @@ type overviewData struct {
 	FilterErr string
 	Offset    int
 	HasNext   bool
-	Latest    []ledger.Entry
+	Latest    []latestRow
 	Explorer  Explorer
+}
+
+// latestRow is one of the latest transactions. Its figures are what the
+// chain did once it is confirmed, the ticket's promise before; Difference
+// says how a confirmed one landed otherwise than promised ("" when it did
+// not): a wallet that raised its priority fee, an account that received
+// lamports after the build.
+type latestRow struct {
+	CreatedAt              time.Time
+	Type, Payer, Status    string
+	Signature              string
+	GrossRebate, NetRebate int64
+	Difference             string
+}
+
+func latestRows(entries []ledger.Entry) []latestRow {
+	out := make([]latestRow, len(entries))
+	for i, e := range entries {
+		out[i] = latestRow{
+			CreatedAt: e.CreatedAt, Type: e.Type, Payer: e.Payer, Status: e.Status, Signature: e.Signature,
+			GrossRebate: e.GrossRebate, NetRebate: e.NetRebate, Difference: e.Difference(),
+		}
+	}
+	return out
 }
 
 // readFilter takes the leaderboard filters from the query, with the API's
@@ -86,9 +110,11 @@ func (c *console) overviewData(r *http.Request, projectID string) (overviewData,
 		return d, 0, err
 	}
 	d.Chart = newChart(from, chartDays, days)
-	if d.Latest, err = c.History.LatestEntries(ctx, projectID, latestShown); err != nil {
+	latest, err := c.History.LatestEntries(ctx, projectID, latestShown)
+	if err != nil {
 		return d, 0, err
 	}
+	d.Latest = latestRows(latest)
 	return d, status, nil
 }
 

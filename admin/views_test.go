@@ -139,7 +139,7 @@ func TestOverviewRendering(t *testing.T) {
 		Board:    []ledger.LeaderboardEntry{{Payer: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin", TotalGrossRebate: 2_039_280}},
 		HasNext:  true,
 		Explorer: Explorer{Cluster: ClusterDevnet},
-		Latest:   []ledger.Entry{{Type: ledger.TypeNFTBurn, Status: ledger.StatusSubmitted, Signature: "sig1", Payer: "p"}},
+		Latest:   []latestRow{{Type: ledger.TypeNFTBurn, Status: ledger.StatusSubmitted, Signature: "sig1", Payer: "p"}},
 	}
 	doc := render(t, overviewView(projectPage(owner.RoleOwner, "overview"), d))
 	checks := map[string]string{
@@ -205,5 +205,27 @@ func TestFormatting(t *testing.T) {
 	}
 	if _, err := ParseCluster("mainnet"); err == nil {
 		t.Error("ParseCluster(mainnet) accepted")
+	}
+}
+
+// TestLatestShowsDifference: a confirmed transaction that landed otherwise
+// than its ticket promised (here a wallet raised its priority fee) shows
+// the chain's net and says how it differs; one that landed as promised
+// says nothing more.
+func TestLatestShowsDifference(t *testing.T) {
+	t.Parallel()
+	promised := ledger.Figures{GrossRebate: 2_039_280, NetRebate: 2_034_280, NetworkFee: 5_000}
+	raised := ledger.Entry{Type: ledger.TypeTokenAccountClosure, Status: ledger.StatusConfirmed, Signature: "sig1", Payer: "p", Promised: promised}
+	raised.SetFigures(ledger.Figures{GrossRebate: 2_039_280, NetRebate: 2_024_280, NetworkFee: 15_000})
+	same := ledger.Entry{Type: ledger.TypeTokenAccountClosure, Status: ledger.StatusConfirmed, Signature: "sig2", Payer: "p", Promised: promised}
+	same.SetFigures(promised)
+	d := overviewData{Explorer: Explorer{Cluster: ClusterDevnet}, Latest: latestRows([]ledger.Entry{raised, same})}
+	doc := render(t, overviewView(projectPage(owner.RoleOwner, "overview"), d))
+	if got := textOf(find(doc, "latest-net")[:1]); got != "0.00202428" {
+		t.Errorf("net = %q", got)
+	}
+	diffs := find(doc, "latest-difference")
+	if len(diffs) != 1 || !strings.Contains(textOf(diffs), "network fee 5,000 → 15,000 (+10,000); net rebate 2,034,280 → 2,024,280 (-10,000)") {
+		t.Errorf("differences: %d, %q", len(diffs), textOf(diffs))
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
 	"github.com/reclaim-sol/reclaim/backend/assets/jupiter"
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
 	"github.com/reclaim-sol/reclaim/e2e/harness"
 )
 
@@ -71,7 +72,7 @@ func newAssetsWallet(t *testing.T, v *harness.Validator) *assetsWallet {
 
 	w.closeAuth = v.CreateTokenAccounts(t, f.Owner, f.Token, 1)[0]
 	issuer := f.Issuer.PublicKey()
-	v.Send(t, f.Owner, []solana.Instruction{harness.SetCloseAuthority(solana.TokenProgramID, w.closeAuth, owner, &issuer)})
+	v.Send(t, f.Owner, []solana.Instruction{spltoken.SetAuthority(solana.TokenProgramID, w.closeAuth, owner, spltoken.AuthorityCloseAccount, &issuer)})
 
 	w.meta = v.CreateMintWithMetadata(t, f.Issuer, 2, metaName, metaSymbol, metaURI)
 	w.metaAccount = v.CreateATA(t, f.Owner, owner, w.meta)
@@ -84,7 +85,7 @@ func newAssetsWallet(t *testing.T, v *harness.Validator) *assetsWallet {
 func (w *assetsWallet) expected(t *testing.T, v *harness.Validator, price float64) []assets.Item {
 	owner := w.Owner.PublicKey()
 	tok, t22 := solana.TokenProgramID, solana.Token2022ProgramID
-	closeOnly, burn, none := []string{assets.ActionClose}, []string{assets.ActionBurn}, []string{}
+	closeOnly, burn, none := []assets.Action{assets.ActionClose}, []assets.Action{assets.ActionBurn}, []assets.Action{}
 	usd := 1.5 * price
 	items := []assets.Item{
 		{Type: assets.TypeToken, Address: w.Funded, Mint: w.Token.Address, TokenProgram: tok, Decimals: 6, Amount: harness.FundedAmount, UIBalance: 1.5, USDValue: &usd, Actions: burn},
@@ -154,7 +155,7 @@ func TestAssets(t *testing.T) {
 				t.Errorf("item %d\n got %s\nwant %s", i, show(l.Items[i]), show(want[i]))
 			}
 		}
-		wantCounts := map[string]int{"empty_account": 34, "token": 5, "nft": 2, "fungible_asset": 0, "zk_compressed_token": 0, "cnft": 0}
+		wantCounts := map[assets.ItemType]int{"empty_account": 34, "token": 5, "nft": 2, "fungible_asset": 0, "zk_compressed_token": 0, "cnft": 0}
 		if !reflect.DeepEqual(l.Counts, wantCounts) {
 			t.Errorf("counts = %v, want %v", l.Counts, wantCounts)
 		}
@@ -172,12 +173,12 @@ func TestAssets(t *testing.T) {
 			ix     solana.Instruction
 			accept bool
 		}{
-			{"close an empty frozen account", harness.CloseAccount(solana.TokenProgramID, w.Frozen, owner, owner), true},
-			{"burn a frozen balance", harness.BurnChecked(fm.Program, w.frozenFunded, fm.Address, owner, 100, fm.Decimals), false},
-			{"close with another close authority", harness.CloseAccount(solana.TokenProgramID, w.closeAuth, owner, owner), false},
-			{"burn wrapped SOL", harness.BurnChecked(solana.TokenProgramID, w.WrappedSOL, solana.WrappedSol, owner, 1, 9), false},
-			{"close wrapped SOL with a balance", harness.CloseAccount(solana.TokenProgramID, w.WrappedSOL, owner, owner), true},
-			{"burn a token balance", harness.BurnChecked(w.Token.Program, w.Funded, w.Token.Address, owner, harness.FundedAmount, 6), true},
+			{"close an empty frozen account", spltoken.CloseAccount(solana.TokenProgramID, w.Frozen, owner, owner), true},
+			{"burn a frozen balance", spltoken.BurnChecked(fm.Program, w.frozenFunded, fm.Address, owner, 100, fm.Decimals), false},
+			{"close with another close authority", spltoken.CloseAccount(solana.TokenProgramID, w.closeAuth, owner, owner), false},
+			{"burn wrapped SOL", spltoken.BurnChecked(solana.TokenProgramID, w.WrappedSOL, solana.WrappedSol, owner, 1, 9), false},
+			{"close wrapped SOL with a balance", spltoken.CloseAccount(solana.TokenProgramID, w.WrappedSOL, owner, owner), true},
+			{"burn a token balance", spltoken.BurnChecked(w.Token.Program, w.Funded, w.Token.Address, owner, harness.FundedAmount, 6), true},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {

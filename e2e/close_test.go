@@ -7,6 +7,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
 	"github.com/reclaim-sol/reclaim/e2e/harness"
 )
 
@@ -42,7 +43,7 @@ func TestCloseEmptyTokenAccount(t *testing.T) {
 			}
 			before := v.Balance(t, owner)
 
-			tx, err := v.BuildTx(ctx, tc.v0, f.Owner, []solana.Instruction{harness.CloseAccount(tc.program, tc.account, owner, owner)})
+			tx, err := v.BuildTx(ctx, tc.v0, f.Owner, []solana.Instruction{spltoken.CloseAccount(tc.program, tc.account, owner, owner)})
 			if err != nil {
 				t.Fatal(err)
 			}

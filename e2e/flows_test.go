@@ -17,10 +17,9 @@ import (
 	"connectrpc.com/connect"
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/reclaim-sol/reclaim/e2e/harness"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
-
-	"github.com/reclaim-sol/reclaim/e2e/harness"
 )
 
 // emptyWallet returns a funded wallet with n empty token accounts.

@@ -8,10 +8,12 @@ import (
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
+	computebudget "github.com/gagliardetto/solana-go/programs/compute-budget"
 	"github.com/gagliardetto/solana-go/programs/system"
 	"github.com/gagliardetto/solana-go/rpc"
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
 	"github.com/reclaim-sol/reclaim/e2e/harness"
 )
 
@@ -146,10 +148,10 @@ func TestWalletFixtureThroughRPC(t *testing.T) {
 	if len(mints.Value) != 3 || mints.Value[2] != nil {
 		t.Fatalf("getMultipleAccounts = %+v", mints.Value)
 	}
-	if n := len(mints.Value[0].Data.GetBinary()); n != harness.MintSize {
+	if n := len(mints.Value[0].Data.GetBinary()); n != spltoken.MintSize {
 		t.Errorf("NFT mint data is %d bytes", n)
 	}
-	if n := len(mints.Value[1].Data.GetBinary()); n != harness.MintWithTransferFeeSize {
+	if n := len(mints.Value[1].Data.GetBinary()); n != spltoken.ExtendedSize(spltoken.TransferFeeConfigLen) {
 		t.Errorf("transfer-fee mint data is %d bytes", n)
 	}
 
@@ -174,9 +176,9 @@ func TestHarvestWithheldThenClose(t *testing.T) {
 	ctx := context.Background()
 	fm := f.TransferFee
 
-	v.Send(t, f.Owner, []solana.Instruction{harness.BurnChecked(fm.Program, f.Withheld, fm.Address, owner, harness.WithheldTransfer-harness.WithheldFee, fm.Decimals)})
+	v.Send(t, f.Owner, []solana.Instruction{spltoken.BurnChecked(fm.Program, f.Withheld, fm.Address, owner, harness.WithheldTransfer-harness.WithheldFee, fm.Decimals)})
 
-	tx, err := v.BuildTx(ctx, true, f.Owner, []solana.Instruction{harness.CloseAccount(fm.Program, f.Withheld, owner, owner)})
+	tx, err := v.BuildTx(ctx, true, f.Owner, []solana.Instruction{spltoken.CloseAccount(fm.Program, f.Withheld, owner, owner)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +188,7 @@ func TestHarvestWithheldThenClose(t *testing.T) {
 		t.Fatalf("close with withheld fees: %v, want preflight failure -32002", err)
 	}
 
-	v.SendV0(t, f.Owner, []solana.Instruction{harness.HarvestWithheldTokensToMint(fm.Address, f.Withheld)})
+	v.SendV0(t, f.Owner, []solana.Instruction{spltoken.HarvestWithheldTokensToMint(fm.Address, f.Withheld)})
 	var mint struct {
 		Value struct {
 			Data parsedAccount `json:"data"`
@@ -204,7 +206,7 @@ func TestHarvestWithheldThenClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := v.Balance(t, owner)
-	landed := v.SendV0(t, f.Owner, []solana.Instruction{harness.CloseAccount(fm.Program, f.Withheld, owner, owner)})
+	landed := v.SendV0(t, f.Owner, []solana.Instruction{spltoken.CloseAccount(fm.Program, f.Withheld, owner, owner)})
 	if got, want := v.Balance(t, owner)-before, info.Value.Lamports-landed.Fee; got != want {
 		t.Errorf("balance rose by %d, want %d", got, want)
 	}
@@ -220,8 +222,8 @@ func TestSimulateV0AndPriorityFees(t *testing.T) {
 	payer := v.NewWallet(t, solana.LAMPORTS_PER_SOL)
 	dest := solana.NewWallet().PublicKey()
 	ixs := []solana.Instruction{
-		harness.SetComputeUnitLimit(10_000),
-		harness.SetComputeUnitPrice(1_000),
+		computebudget.NewSetComputeUnitLimitInstruction(10_000).Build(),
+		computebudget.NewSetComputeUnitPriceInstruction(1_000).Build(),
 		system.NewTransferInstruction(5_000_000, payer.PublicKey(), dest).Build(),
 	}
 

@@ -133,7 +133,7 @@ func TestTxBuildReclaimEverything(t *testing.T) {
 // checkPacking checks sizes, grouping order and that closures filled their space.
 func checkPacking(t *testing.T, res txbuild.Result, items int) {
 	t.Helper()
-	var order []string
+	var order []ledger.Type
 	closures, count := 0, 0
 	for i, tx := range res.Txs {
 		raw := len(tx.Transaction.Signatures)*64 + 1 + len(tx.Message)
@@ -153,7 +153,7 @@ func checkPacking(t *testing.T, res txbuild.Result, items int) {
 		}
 		t.Logf("tx %d: %s, %d items, %d bytes, %d CU", i, tx.LedgerType, len(tx.Includes), raw, tx.ComputeUnits)
 	}
-	want := []string{ledger.TypeNFTBurn, ledger.TypeTokenAccountClosure, ledger.TypeTokenBurn}
+	want := []ledger.Type{ledger.TypeNFTBurn, ledger.TypeTokenAccountClosure, ledger.TypeTokenBurn}
 	if len(order) != len(want) || order[0] != want[0] || order[1] != want[1] || order[2] != want[2] {
 		t.Errorf("ledger types in order %v, want %v", order, want)
 	}
@@ -188,7 +188,7 @@ func TestTxBuildEdgeCases(t *testing.T) {
 	stale := selectAll(t, v, owner, []solana.PublicKey{f.Empty, f.Empty22})
 	v.MintTo(t, f.Token22, f.Empty22, 5)
 	_, err = b.Build(ctx, txbuild.Params{Wallet: owner, Items: stale, PriorityLevel: txbuild.PriorityLow})
-	if !errors.As(err, &te) || te.Item != f.Empty22.String() {
+	if !errors.As(err, &te) || te.Item() != f.Empty22.String() {
 		t.Errorf("closing an account that received tokens: %v, want *txbuild.Error naming %s", err, f.Empty22)
 	}
 	t.Logf("stale item: %v", err)

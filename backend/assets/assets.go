@@ -11,6 +11,10 @@
 // the number of accounts. Account data is read as base64 and parsed here, so a
 // real cluster and the local validator give the same items.
 //
+// The actions each type can take are one table (actions.go: ActionsFor),
+// which request validation shares; an item offers those of its type that the
+// chain would accept now.
+//
 // Classification: a zero balance is empty_account (close); a wrapped SOL account
 // with a balance is token (close: closing returns its lamports, and the token
 // programs refuse Burn on native accounts); decimals 0 and supply 1 is nft
@@ -44,6 +48,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/mplcore"
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
 // RPC is the part of solana-go's *rpc.Client that discovery calls.
@@ -100,8 +105,8 @@ type Listing struct {
 	Items []Item
 	// TokenAccounts is how many of Items are SPL Token and Token-2022 accounts.
 	TokenAccounts int
-	// Counts has one key per type of Types, zeros included.
-	Counts map[string]int
+	// Counts has one key per type of ItemTypes, zeros included.
+	Counts map[ItemType]int
 }
 
 // ItemError names the first address Resolve cannot build for.
@@ -111,8 +116,11 @@ type ItemError struct {
 	Reason string
 }
 
-// Error implements error.
+// Error implements error: the address and the reason.
 func (e *ItemError) Error() string { return fmt.Sprintf("%s: %s", e.Address, e.Reason) }
+
+// Item is the address of the item at fault (base58).
+func (e *ItemError) Item() string { return e.Address }
 
 // The reasons of ItemError.
 const (
@@ -144,7 +152,8 @@ func (d *Discoverer) List(ctx context.Context, wallet solana.PublicKey) (Listing
 // building: items in the given order, without Metaplex display metadata,
 // collections or prices (names from Token-2022's metadata extension come with
 // the mint). Token accounts of NFTs carry what a Token Metadata burn needs
-// (one more chunked read for them; see metaplex_burn.go). An address owned by
+// (one more chunked read for them; see metaplex.go), planned as burned
+// together in the given order (metaplex.BurnPlan.Together). An address owned by
 // the MPL Core program resolves as a Core asset (one more read, for the Rent
 // sysvar, only when there is one).
 // An address that does not exist, is neither a token account nor a Core asset,
@@ -172,11 +181,11 @@ func (d *Discoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addre
 			cores = append(cores, coreAccount{address: addr, asset: ca, size: uint64(len(data(a)))})
 			continue
 		}
-		st, err := parseTokenAccount(data(a))
-		if !isTokenProgram(a.Owner) || err != nil {
+		st, err := spltoken.ParseAccount(data(a))
+		if !spltoken.IsProgram(a.Owner) || err != nil {
 			return nil, &ItemError{Address: addr.String(), Reason: reasonNotToken}
 		}
-		if !st.owner.Equals(wallet) {
+		if !st.Owner.Equals(wallet) {
 			return nil, &ItemError{Address: addr.String(), Reason: reasonOtherWallet}
 		}
 		owned = append(owned, ownedAccount{address: addr, program: a.Owner, lamports: a.Lamports, state: st})
@@ -187,14 +196,17 @@ func (d *Discoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addre
 	}
 	tokens := make([]Item, len(owned))
 	for i, a := range owned {
-		tokens[i] = newItem(a, mints[a.state.mint])
+		tokens[i] = newItem(a, mints[a.state.Mint])
 	}
-	if plan := planBurns(tokens, mints, false); len(plan.keys) > 0 {
-		accs, err := d.accounts(ctx, plan.keys)
+	if plan, at := planMetaplex(tokens, mints, false); len(plan.Keys) > 0 {
+		// The selection burns together: prints sharing an edition marker
+		// close it between them.
+		plan.Together = true
+		accs, err := d.accounts(ctx, plan.Keys)
 		if err != nil {
 			return nil, err
 		}
-		if err := d.applyBurns(ctx, plan, accs, tokens, mints); err != nil {
+		if err := d.applyBurns(ctx, plan, at, accs, tokens); err != nil {
 			return nil, err
 		}
 	}

@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/metaplex"
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
 // Names shown for wrapped SOL when its mint has no metadata (as on a local
@@ -18,12 +21,12 @@ const (
 
 // mintInfo is a mint's state and its display metadata (nil when it has none).
 type mintInfo struct {
-	state mintState
+	state spltoken.Mint
 	meta  *tokenMetadata
 	// metaplex is the mint's Metaplex metadata account when it was read (nil
 	// when it was not, or the mint has none): what a Token Metadata burn
 	// needs of it.
-	metaplex *metaplexAccount
+	metaplex *metaplex.MetadataAccount
 }
 
 // newItem classifies a token account and fills every field the chain gives.
@@ -31,30 +34,52 @@ func newItem(a ownedAccount, m mintInfo) Item {
 	st := a.state
 	it := Item{
 		Address:           a.address,
-		Owner:             st.owner,
-		Mint:              st.mint,
+		Owner:             st.Owner,
+		Mint:              st.Mint,
 		TokenProgram:      a.program,
 		Lamports:          a.lamports,
-		Decimals:          m.state.decimals,
-		Amount:            st.amount,
-		UIBalance:         uiAmount(st.amount, m.state.decimals),
-		IsFrozen:          st.frozen,
-		IsNative:          st.native,
-		WithheldAmount:    st.withheld,
-		HasCloseAuthority: st.foreignCloseAuthority(),
+		Decimals:          m.state.Decimals,
+		Amount:            st.Amount,
+		UIBalance:         uiAmount(st.Amount, m.state.Decimals),
+		IsFrozen:          st.Frozen,
+		IsNative:          st.Native,
+		WithheldAmount:    st.WithheldAmount,
+		HasCloseAuthority: st.ForeignCloseAuthority(),
 	}
 	it.Type, it.Actions = classify(st, m.state)
 	switch {
 	case m.meta != nil:
 		it.Name, it.Symbol, it.URI = m.meta.name, m.meta.symbol, m.meta.uri
-	case st.native:
+	case st.Native:
 		it.Name, it.Symbol = wrappedSOLName, wrappedSOLSymbol
 	}
 	return it
 }
 
-// classify gives an account's type and the actions the token program would
-// accept from its owner. Both SPL Token and Token-2022:
+// classify gives an account's type and, of the actions its type can take
+// (ActionsFor), those the token program would accept from its owner now: a
+// zero balance is empty_account, a non-native balance of a mint with
+// decimals 0 and supply 1 is nft, any other balance (wrapped SOL included)
+// is token.
+func classify(st spltoken.Account, m spltoken.Mint) (ItemType, []Action) {
+	t := TypeToken
+	switch {
+	case st.Amount == 0:
+		t = TypeEmptyAccount
+	case !st.Native && m.Decimals == 0 && m.Supply == 1:
+		t = TypeNFT
+	}
+	offered := []Action{}
+	for _, a := range ActionsFor(t) {
+		if accepts(st, a) {
+			offered = append(offered, a)
+		}
+	}
+	return t, offered
+}
+
+// accepts reports whether the token program would take action a on st from
+// its owner. Both SPL Token and Token-2022:
 //   - CloseAccount needs a zero balance (native accounts excepted: closing returns
 //     their lamports) and the close authority's signature, which is the owner's
 //     only when no other close authority is set. It does not look at the frozen
@@ -62,30 +87,20 @@ func newItem(a ownedAccount, m mintInfo) Item {
 //   - Burn refuses frozen and native accounts.
 //
 // A burn is only worth offering when the account can be closed after it (burning
-// alone reclaims nothing). Withheld transfer fees block CloseAccount too, but any
-// signer may harvest them to the mint first, so such accounts stay closable.
-func classify(st tokenAccount, m mintState) (string, []string) {
-	closable := !st.foreignCloseAuthority()
-	actions := []string{}
-	switch {
-	case st.amount == 0:
-		if closable {
-			actions = append(actions, ActionClose)
-		}
-		return TypeEmptyAccount, actions
-	case st.native:
-		if closable {
-			actions = append(actions, ActionClose)
-		}
-		return TypeToken, actions
+// alone reclaims nothing), so it needs the close authority too. Withheld transfer
+// fees block CloseAccount as well, but any signer may harvest them to the mint
+// first, so such accounts stay closable.
+func accepts(st spltoken.Account, a Action) bool {
+	if st.ForeignCloseAuthority() {
+		return false
 	}
-	if closable && !st.frozen {
-		actions = append(actions, ActionBurn)
+	switch a {
+	case ActionClose:
+		return st.Amount == 0 || st.Native
+	case ActionBurn:
+		return st.Amount > 0 && !st.Native && !st.Frozen
 	}
-	if m.decimals == 0 && m.supply == 1 {
-		return TypeNFT, actions
-	}
-	return TypeToken, actions
+	return false
 }
 
 // uiAmount is amount in display units, correctly rounded to the nearest float64
@@ -134,10 +149,10 @@ func applyPrices(ctx context.Context, src PriceSource, items []Item) {
 	}
 }
 
-// countItems counts items per type, with every type of Types present.
-func countItems(items []Item) map[string]int {
-	counts := make(map[string]int, len(Types))
-	for _, t := range Types {
+// countItems counts items per type, with every type of ItemTypes present.
+func countItems(items []Item) map[ItemType]int {
+	counts := make(map[ItemType]int, len(itemTypes))
+	for _, t := range itemTypes {
 		counts[t] = 0
 	}
 	for _, it := range items {

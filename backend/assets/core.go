@@ -9,6 +9,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/mplcore"
+	"github.com/reclaim-sol/reclaim/backend/rent"
 )
 
 // MPL Core assets. A wallet's assets are the Core program's AssetV1 accounts
@@ -17,9 +18,12 @@ import (
 // action burn (Core's BurnV1); Lamports is what the burn moves to the wallet
 // (mplcore.Refund under the cluster's Rent sysvar), not the account's
 // lamports: the burn leaves a 1-byte stub holding one byte's rent. One more
-// chunked read brings the Rent sysvar and the collections (for their names).
-// Not checked: plugins that refuse a burn (a frozen FreezeDelegate, lifecycle
-// hooks of external plugins); the build's simulation reports them.
+// chunked read brings the Rent sysvar and the collections (for their names
+// and plugins). An asset whose plugins, or whose collection's, refuse the
+// owner's burn (a frozen FreezeDelegate or PermanentFreezeDelegate, a group:
+// see package mplcore) is listed without actions, frozen when a freeze
+// plugin is frozen. Not checked: external plugin adapters (lifecycle hooks,
+// oracles); the build's simulation reports their refusals.
 
 // CoreRPC is the part of solana-go's *rpc.Client that the Core source calls.
 type CoreRPC interface {
@@ -88,11 +92,13 @@ func coreItems(ctx context.Context, d *Discoverer, assets []coreAccount) ([]Item
 	if err != nil {
 		return nil, err
 	}
-	rent := parseRent(accs[0])
-	names := map[solana.PublicKey]string{}
+	sysvar := rent.Parse(accs[0])
+	collections := map[solana.PublicKey]mplcore.Collection{}
 	for i, k := range keys[1:] {
 		if a := accs[i+1]; a != nil && a.Owner.Equals(mplcore.ProgramID) {
-			names[k] = coreCollectionName(data(a))
+			if c, err := mplcore.ParseCollection(data(a)); err == nil {
+				collections[k] = c
+			}
 		}
 	}
 	items := make([]Item, len(assets))
@@ -100,33 +106,25 @@ func coreItems(ctx context.Context, d *Discoverer, assets []coreAccount) ([]Item
 		it := Item{
 			Type: TypeNFT, Address: a.address, Owner: a.asset.Owner, Mint: a.address, TokenProgram: mplcore.ProgramID,
 			Name: cleanString(a.asset.Name), URI: cleanString(a.asset.URI), Amount: 1, UIBalance: 1,
-			Actions: []string{}, Core: &CoreAsset{Collection: a.asset.Collection},
+			Actions: []Action{}, Core: &mplcore.BurnAccounts{Collection: a.asset.Collection},
 		}
+		refused := a.asset.BurnRefused
+		it.IsFrozen = a.asset.Frozen
 		if c := a.asset.Collection; c != nil {
-			it.Collection = &Collection{Address: c.String(), Name: names[*c]}
+			col := collections[*c]
+			it.Collection = &Collection{Address: c.String(), Name: cleanString(col.Name)}
+			refused = refused || col.FreezesAssets
+			it.IsFrozen = it.IsFrozen || col.FreezesAssets
 		}
-		if refund, ok := mplcore.Refund(a.size, rent.minimumBalance); ok {
+		if refund, ok := mplcore.Refund(a.size, sysvar.MinimumBalance); ok {
 			it.Lamports = refund
-			it.Actions = append(it.Actions, ActionBurn)
+			if !refused {
+				it.Actions = append(it.Actions, ActionBurn)
+			}
 		}
 		items[i] = it
 	}
 	return items, nil
-}
-
-// coreCollectionName reads a CollectionV1's name: key 5, update_authority
-// 32, name (u32-length string), then fields not read.
-func coreCollectionName(d []byte) string {
-	r := borsh{b: d}
-	if r.u8() != byte(mplcore.KeyCollectionV1) {
-		return ""
-	}
-	r.skip(32)
-	name := r.str()
-	if r.err != nil {
-		return ""
-	}
-	return cleanString(name)
 }
 
 // multipleOnly lets the Core source's reads use Discoverer.accounts, which

@@ -7,6 +7,10 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/metaplex"
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
+	"github.com/reclaim-sol/reclaim/backend/spltoken/spltokentest"
 )
 
 // fakeRPC is a hand-written RPC: func fields, and a count of calls per method.
@@ -78,8 +82,8 @@ func (c *chain) rpc() *fakeRPC {
 			res := &rpc.GetTokenAccountsResult{}
 			for addr, a := range c.accounts {
 				d := a.Data.GetBinary()
-				if a.Owner.Equals(program) && len(d) >= tokenAccountSize && solana.PublicKeyFromBytes(d[32:64]).Equals(owner) &&
-					(len(d) == tokenAccountSize || d[tokenAccountSize] == accountTypeAccount) {
+				if a.Owner.Equals(program) && len(d) >= spltoken.AccountSize && solana.PublicKeyFromBytes(d[32:64]).Equals(owner) &&
+					(len(d) == spltoken.AccountSize || d[spltoken.AccountSize] == byte(spltoken.AccountTypeAccount)) {
 					res.Value = append(res.Value, &rpc.TokenAccount{Pubkey: addr, Account: *a})
 				}
 			}
@@ -110,77 +114,30 @@ type acct struct {
 
 func le16(v uint16) []byte { return binary.LittleEndian.AppendUint16(nil, v) }
 func le32(v uint32) []byte { return binary.LittleEndian.AppendUint32(nil, v) }
-func le64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
-
-func tlv(typ uint16, value []byte) []byte {
-	return append(append(le16(typ), le16(uint16(len(value)))...), value...)
-}
-
-func coption(pk *solana.PublicKey) []byte {
-	if pk == nil {
-		return make([]byte, 36)
-	}
-	return append(le32(1), pk[:]...)
-}
 
 // encode lays out the 165-byte account, then Token-2022's extensions.
 func (a acct) encode() []byte {
-	d := append(append([]byte{}, a.mint[:]...), a.owner[:]...)
-	d = append(d, le64(a.amount)...)
-	delegate := solana.NewWallet().PublicKey()
-	d = append(d, coption(&delegate)...) // a delegate changes nothing
-	state := byte(stateInitialized)
-	if a.frozen {
-		state = stateFrozen
+	st := spltoken.Account{Mint: a.mint, Owner: a.owner, Amount: a.amount, Frozen: a.frozen, Native: a.native, CloseAuthority: a.closeAuth}
+	if a.withheld != nil {
+		st.WithheldAmount = *a.withheld
 	}
-	d = append(d, state)
-	if a.native {
-		d = append(append(d, le32(1)...), le64(2_039_280)...)
-	} else {
-		d = append(d, make([]byte, 12)...)
-	}
-	d = append(d, le64(0)...)
-	d = append(d, coption(a.closeAuth)...)
-	if a.token2022 || a.withheld != nil {
-		d = append(d, accountTypeAccount)
-		d = append(d, tlv(7, nil)...) // ImmutableOwner
-		if a.withheld != nil {
-			d = append(d, tlv(extTransferFeeAmount, le64(*a.withheld))...)
-		}
-	}
-	return d
+	return spltokentest.Account{Account: st, Token2022: a.token2022}.Bytes()
 }
 
 // mintBytes lays out a mint; with md, a Token-2022 mint whose MetadataPointer
 // points at itself and whose TokenMetadata extension holds md.
 func mintBytes(self solana.PublicKey, decimals uint8, supply uint64, md *tokenMetadata) []byte {
-	auth := solana.NewWallet().PublicKey()
-	d := coption(&auth)
-	d = append(d, le64(supply)...)
-	d = append(d, decimals, 1)
-	d = append(d, coption(nil)...)
 	if md == nil {
-		return d
+		return spltokentest.Mint(self, decimals, supply, nil)
 	}
-	d = append(d, make([]byte, tokenAccountSize-mintSize)...)
-	d = append(d, accountTypeMint)
-	d = append(d, tlv(18, append(append([]byte{}, auth[:]...), self[:]...))...)
-	v := append(append([]byte{}, auth[:]...), self[:]...)
-	for _, s := range []string{md.name, md.symbol, md.uri} {
-		v = append(append(v, le32(uint32(len(s)))...), s...)
-	}
-	v = append(v, le32(1)...) // one additional (key, value)
-	for _, s := range []string{"k", "v"} {
-		v = append(append(v, le32(uint32(len(s)))...), s...)
-	}
-	return append(d, tlv(extTokenMetadata, v)...)
+	return spltokentest.Mint(self, decimals, supply, &spltoken.TokenMetadata{Name: md.name, Symbol: md.symbol, URI: md.uri})
 }
 
 // metaplexBytes lays out a Metaplex Metadata account as the program writes it:
 // strings NUL-padded to 32/10/200 bytes, creators, and an optional collection.
 func metaplexBytes(mint solana.PublicKey, name, symbol, uri string, creators int, collection *solana.PublicKey, verified bool) []byte {
 	ua := solana.NewWallet().PublicKey()
-	d := append(append([]byte{metaplexKeyMetadataV1}, ua[:]...), mint[:]...)
+	d := append(append([]byte{byte(metaplex.KeyMetadataV1)}, ua[:]...), mint[:]...)
 	for _, f := range []struct {
 		s string
 		n int

@@ -7,6 +7,8 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
 // Cluster reads. getMultipleAccounts takes at most 100 keys per call, so every key
@@ -19,29 +21,22 @@ const (
 	commitment    = rpc.CommitmentConfirmed
 )
 
-// tokenPrograms are the programs whose accounts Reclaim closes and burns.
-var tokenPrograms = []solana.PublicKey{solana.TokenProgramID, solana.Token2022ProgramID}
-
-func isTokenProgram(pk solana.PublicKey) bool {
-	return pk.Equals(solana.TokenProgramID) || pk.Equals(solana.Token2022ProgramID)
-}
-
 // ownedAccount is a token account read from the cluster.
 type ownedAccount struct {
 	address  solana.PublicKey
 	program  solana.PublicKey
 	lamports uint64
-	state    tokenAccount
+	state    spltoken.Account
 }
 
 // ownedTokenAccounts lists wallet's token accounts under both token programs (one
 // getTokenAccountsByOwner call each, in parallel). Accounts that do not parse as
 // initialized token accounts are left out: nothing can be reclaimed from them.
 func (d *Discoverer) ownedTokenAccounts(ctx context.Context, wallet solana.PublicKey) ([]ownedAccount, error) {
-	results := make([]*rpc.GetTokenAccountsResult, len(tokenPrograms))
-	errs := make([]error, len(tokenPrograms))
+	results := make([]*rpc.GetTokenAccountsResult, len(spltoken.Programs))
+	errs := make([]error, len(spltoken.Programs))
 	var wg sync.WaitGroup
-	for i, program := range tokenPrograms {
+	for i, program := range spltoken.Programs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -54,17 +49,17 @@ func (d *Discoverer) ownedTokenAccounts(ctx context.Context, wallet solana.Publi
 	var out []ownedAccount
 	for i, res := range results {
 		if errs[i] != nil {
-			return nil, fmt.Errorf("get token accounts of %s under %s: %w", wallet, tokenPrograms[i], errs[i])
+			return nil, fmt.Errorf("get token accounts of %s under %s: %w", wallet, spltoken.Programs[i], errs[i])
 		}
 		if res == nil {
 			continue
 		}
 		for _, ka := range res.Value {
-			if ka == nil || ka.Account.Data == nil || !isTokenProgram(ka.Account.Owner) {
+			if ka == nil || ka.Account.Data == nil || !spltoken.IsProgram(ka.Account.Owner) {
 				continue
 			}
-			st, err := parseTokenAccount(ka.Account.Data.GetBinary())
-			if err != nil || !st.owner.Equals(wallet) {
+			st, err := spltoken.ParseAccount(ka.Account.Data.GetBinary())
+			if err != nil || !st.Owner.Equals(wallet) {
 				continue
 			}
 			out = append(out, ownedAccount{address: ka.Pubkey, program: ka.Account.Owner, lamports: ka.Account.Lamports, state: st})

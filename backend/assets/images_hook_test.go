@@ -25,7 +25,7 @@ func TestAssetsImagesFilledInListAndStream(t *testing.T) {
 	tok := solana.Token2022ProgramID
 	w := newWorld(t)
 	m := w.mint(tok, 0, 1, &tokenMetadata{name: "Art", symbol: "ART", uri: "https://example.test/art.json"})
-	w.account(tok, rent, acct{mint: m, amount: 1})
+	w.account(tok, tokenRent, acct{mint: m, amount: 1})
 	f := &fakeImages{}
 	d := NewDiscoverer(w.c.rpc(), nil).WithImages(f)
 	l, err := d.List(context.Background(), w.wallet)

@@ -4,26 +4,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/metaplex"
-)
-
-// The WalletItemTypes of the contract.
-const (
-	TypeEmptyAccount      = "empty_account"
-	TypeToken             = "token"
-	TypeNFT               = "nft"
-	TypeFungibleAsset     = "fungible_asset"
-	TypeZKCompressedToken = "zk_compressed_token"
-	TypeCNFT              = "cnft"
-)
-
-// Types lists every WalletItemType, in the contract's order; `counts` has
-// one key for each.
-var Types = []string{TypeEmptyAccount, TypeToken, TypeNFT, TypeFungibleAsset, TypeZKCompressedToken, TypeCNFT}
-
-// The BurnerActions.
-const (
-	ActionClose = "close"
-	ActionBurn  = "burn"
+	"github.com/reclaim-sol/reclaim/backend/mplcore"
 )
 
 // Collection names an NFT's collection.
@@ -35,8 +16,8 @@ type Collection struct {
 // Item is one reclaimable item of a wallet, with the on-chain state the
 // transaction builder needs.
 type Item struct {
-	// Type is one of Types.
-	Type string
+	// Type is one of ItemTypes.
+	Type ItemType
 	// Address is the token account (what an ItemSelection names).
 	Address solana.PublicKey
 	// Owner is the token account's owner (the wallet).
@@ -79,32 +60,13 @@ type Item struct {
 	// is set: then the owner cannot close the account.
 	HasCloseAuthority bool
 	// Actions the token program would accept from the owner now.
-	Actions []string
+	Actions []Action
 	// Metaplex is set on an NFT that Token Metadata's BurnV1 burns (it has a
-	// master or print edition); nil for items the token program burns.
-	Metaplex *MetaplexNFT
+	// master or print edition): the accounts the burn needs beyond the token
+	// account; nil for items the token program burns.
+	Metaplex *metaplex.BurnAccounts
 	// Core is set on an MPL Core asset (Address is the asset, TokenProgram
-	// the Core program, Mint the asset too); nil otherwise.
-	Core *CoreAsset
-}
-
-// MetaplexNFT is what Token Metadata's BurnV1 needs beyond the token account
-// (see metaplex.BurnV1); the optional accounts are nil when absent.
-type MetaplexNFT struct {
-	Standard metaplex.TokenStandard
-	Metadata solana.PublicKey
-	// Edition is the master edition, or a print's edition.
-	Edition            solana.PublicKey
-	CollectionMetadata *solana.PublicKey
-	TokenRecord        *solana.PublicKey
-	MasterEdition      *solana.PublicKey
-	MasterEditionMint  *solana.PublicKey
-	MasterEditionToken *solana.PublicKey
-	EditionMarker      *solana.PublicKey
-}
-
-// CoreAsset is what MPL Core's BurnV1 needs beyond the asset.
-type CoreAsset struct {
-	// Collection of the asset; nil when it has none.
-	Collection *solana.PublicKey
+	// the Core program, Mint the asset too): the accounts its BurnV1 needs
+	// beyond the asset; nil otherwise.
+	Core *mplcore.BurnAccounts
 }

@@ -30,10 +30,10 @@ func TestAssetsListPrices(t *testing.T) {
 	unpriced := w.mint(tok, 6, 10_000_000, nil)
 	nft := w.mint(tok, 0, 1, nil)
 	empty := w.mint(tok, 6, 0, nil)
-	w.account(tok, rent, acct{mint: priced, amount: 2_500_000})
-	w.account(tok, rent, acct{mint: unpriced, amount: 1_000_000})
-	w.account(tok, rent, acct{mint: nft, amount: 1})
-	w.account(tok, rent, acct{mint: empty})
+	w.account(tok, tokenRent, acct{mint: priced, amount: 2_500_000})
+	w.account(tok, tokenRent, acct{mint: unpriced, amount: 1_000_000})
+	w.account(tok, tokenRent, acct{mint: nft, amount: 1})
+	w.account(tok, tokenRent, acct{mint: empty})
 	all := map[string]float64{priced.String(): 0.4, nft.String(): 99, empty.String(): 1}
 
 	cases := []struct {
@@ -80,20 +80,20 @@ func TestAssetsListOrderAndCounts(t *testing.T) {
 	tok, t22 := solana.TokenProgramID, solana.Token2022ProgramID
 	w := newWorld(t)
 	for range 5 {
-		w.account(tok, rent, acct{mint: w.mint(tok, 6, 0, nil)})
-		w.account(t22, rent, acct{mint: w.mint(t22, 6, 0, nil), token2022: true})
+		w.account(tok, tokenRent, acct{mint: w.mint(tok, 6, 0, nil)})
+		w.account(t22, tokenRent, acct{mint: w.mint(t22, 6, 0, nil), token2022: true})
 	}
 	for range 3 {
-		w.account(tok, rent, acct{mint: w.mint(tok, 0, 1, nil), amount: 1})
-		w.account(t22, rent, acct{mint: w.mint(t22, 2, 500, nil), amount: 5, token2022: true})
+		w.account(tok, tokenRent, acct{mint: w.mint(tok, 0, 1, nil), amount: 1})
+		w.account(t22, tokenRent, acct{mint: w.mint(t22, 2, 500, nil), amount: 5, token2022: true})
 	}
-	w.account(tok, rent, acct{mint: w.mint(tok, 6, 0, nil), owner: solana.NewWallet().PublicKey()})
+	w.account(tok, tokenRent, acct{mint: w.mint(tok, 6, 0, nil), owner: solana.NewWallet().PublicKey()})
 	uninit := acct{mint: w.mint(tok, 6, 0, nil), owner: w.wallet}.encode()
 	uninit[108] = 0
-	w.c.put(solana.NewWallet().PublicKey(), tok, rent, uninit)
+	w.c.put(solana.NewWallet().PublicKey(), tok, tokenRent, uninit)
 
 	l := w.list(nil)
-	want := map[string]int{TypeEmptyAccount: 10, TypeToken: 3, TypeNFT: 3, TypeFungibleAsset: 0, TypeZKCompressedToken: 0, TypeCNFT: 0}
+	want := map[ItemType]int{TypeEmptyAccount: 10, TypeToken: 3, TypeNFT: 3, TypeFungibleAsset: 0, TypeZKCompressedToken: 0, TypeCNFT: 0}
 	if fmt.Sprint(l.Counts) != fmt.Sprint(want) {
 		t.Errorf("counts = %v, want %v", l.Counts, want)
 	}
@@ -108,7 +108,7 @@ func TestAssetsListOrderAndCounts(t *testing.T) {
 	}
 	empty := NewDiscoverer(newChain().rpc(), nil)
 	l, err := empty.List(context.Background(), w.wallet)
-	if err != nil || len(l.Items) != 0 || len(l.Counts) != len(Types) || l.Items == nil {
+	if err != nil || len(l.Items) != 0 || len(l.Counts) != len(ItemTypes()) || l.Items == nil {
 		t.Errorf("empty wallet: %+v, %v (items must be [], not null)", l, err)
 	}
 }
@@ -133,7 +133,7 @@ func TestAssetsListBatching(t *testing.T) {
 			for i := range n {
 				m := w.mint(tok, 0, 1, nil)
 				w.metaplex(m, fmt.Sprintf("NFT #%d", i), "NFT", "", &cols[i%3], true)
-				w.account(tok, rent, acct{mint: m, amount: 1})
+				w.account(tok, tokenRent, acct{mint: m, amount: 1})
 			}
 			f := w.c.rpc()
 			l, err := NewDiscoverer(f, nil).List(context.Background(), w.wallet)

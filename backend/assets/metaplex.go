@@ -1,126 +1,99 @@
 package assets
 
 import (
-	"encoding/binary"
-	"errors"
-	"strings"
+	"context"
 
 	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/metaplex"
 )
 
-// Metaplex Token Metadata: one account per mint at the PDA
-// ["metadata", program, mint] of metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s.
-const metaplexKeyMetadataV1 = 4
+// Metaplex NFTs. An nft item whose mint has Metaplex metadata and a master or
+// print edition is burned with Token Metadata's BurnV1 (package metaplex
+// plans it: which accounts, what refund, whether the program would accept
+// it now). Such items get Metaplex set, Lamports is the whole refund
+// (unless the metadata cannot pay its rent back: then the burn would fail
+// and Lamports stays the token account's), and burn is their one action
+// when the program would accept it. Discovery only reads: the keys the
+// planner lists join its own chunked reads.
 
-// metadataAddress is the Metaplex metadata PDA of a mint.
-func metadataAddress(mint solana.PublicKey) solana.PublicKey {
-	addr, _, err := solana.FindTokenMetadataAddress(mint)
-	if err != nil {
-		// Only when no bump in 255..0 gives an off-curve point, which does not
-		// happen for these seeds; an unused address then reads as "no metadata".
-		return solana.PublicKey{}
+// planMetaplex lists the nft items (not Core assets) whose BurnV1 to plan,
+// and where each is in items.
+func planMetaplex(items []Item, mints map[solana.PublicKey]mintInfo, metadataRead bool) (metaplex.BurnPlan, []int) {
+	var nfts []metaplex.NFT
+	var at []int
+	for i, it := range items {
+		if it.Type != TypeNFT || it.Core != nil {
+			continue
+		}
+		nfts = append(nfts, metaplex.NFT{Holding: holdingOf(it), Metadata: mints[it.Mint].metaplex})
+		at = append(at, i)
 	}
-	return addr
+	return metaplex.PlanBurns(nfts, metadataRead), at
 }
 
-// parseMetaplex reads a Metaplex Metadata account of mint (Borsh): key u8,
-// update_authority 32, mint 32, name, symbol, uri (u32-length strings padded with
-// NULs), seller_fee_basis_points u16, creators Option<Vec<{address 32, verified
-// bool, share u8}>>, primary_sale_happened bool, is_mutable bool, edition_nonce
-// Option<u8>, token_standard Option<u8>, collection Option<{verified bool, key
-// 32}>, then fields not read. Accounts written by old program versions end
-// before edition_nonce: the missing options read as None. It returns nil when
-// data is not the metadata of mint.
-func parseMetaplex(data []byte, mint solana.PublicKey) *tokenMetadata {
-	r := borsh{b: data}
-	if r.u8() != metaplexKeyMetadataV1 {
+// applyBurns sets Metaplex, Lamports and Actions on the items the plan
+// burns, from accs (aligned with plan.Keys); at maps the plan's NFTs to
+// items. Print editions' masters are looked for among items first.
+func (d *Discoverer) applyBurns(ctx context.Context, plan metaplex.BurnPlan, at []int, accs []*rpc.Account, items []Item) error {
+	if len(plan.Keys) == 0 {
 		return nil
 	}
-	r.skip(32)
-	if r.pubkey() != mint {
-		return nil
+	holdings := make([]metaplex.Holding, len(items))
+	for i, it := range items {
+		holdings[i] = holdingOf(it)
 	}
-	md := &tokenMetadata{name: cleanString(r.str()), symbol: cleanString(r.str()), uri: cleanString(r.str())}
-	if r.err != nil {
-		return nil
+	burns, err := plan.Burns(ctx, accs, holdings, burnReader{d})
+	if err != nil {
+		return err
 	}
-	r.skip(2)
-	if r.u8() == 1 {
-		r.skip(34 * int(r.u32()))
-	}
-	r.skip(2)
-	if r.u8() == 1 { // edition_nonce
-		r.skip(1)
-	}
-	if r.u8() == 1 { // token_standard
-		r.skip(1)
-	}
-	if r.u8() == 1 {
-		verified := r.u8() == 1
-		key := r.pubkey()
-		if r.err == nil && verified {
-			md.collection = &key
+	for k, b := range burns {
+		if b == nil {
+			continue
+		}
+		it := &items[at[k]]
+		it.Metaplex, it.Actions = &b.Accounts, []Action{}
+		if b.Refundable {
+			it.Lamports = b.Refund
+		}
+		if b.Burnable {
+			it.Actions = append(it.Actions, ActionBurn)
 		}
 	}
-	return md
+	return nil
 }
 
-// cleanString drops the NUL padding Metaplex writes after names, symbols and uris,
-// and replaces invalid UTF-8 (on-chain strings are arbitrary bytes; protobuf
-// strings must be UTF-8).
-func cleanString(s string) string {
-	return strings.ToValidUTF8(strings.TrimSpace(strings.TrimRight(s, "\x00")), "\uFFFD")
-}
-
-var errShort = errors.New("account data too short")
-
-// borsh reads little-endian Borsh values; after the first overrun every read
-// returns zero values and err is set.
-type borsh struct {
-	b   []byte
-	off int
-	err error
-}
-
-func (r *borsh) bytes(n int) []byte {
-	if r.err != nil || n < 0 || r.off+n > len(r.b) {
-		r.err = errShort
-		return nil
+// holdingOf is a token account item as the burn planner sees it.
+func holdingOf(it Item) metaplex.Holding {
+	return metaplex.Holding{
+		Token: it.Address, Mint: it.Mint, Owner: it.Owner, Lamports: it.Lamports, Amount: it.Amount,
+		Frozen: it.IsFrozen, ForeignCloseAuthority: it.HasCloseAuthority,
 	}
-	v := r.b[r.off : r.off+n]
-	r.off += n
-	return v
 }
 
-func (r *borsh) skip(n int) { r.bytes(n) }
+// burnReader reads for the burn planner through the Discoverer's chunked
+// reads; it is a metaplex.Reader.
+type burnReader struct{ d *Discoverer }
 
-func (r *borsh) u8() uint8 {
-	if v := r.bytes(1); v != nil {
-		return v[0]
-	}
-	return 0
+// Accounts implements metaplex.Reader with the chunked reads of discovery.
+func (r burnReader) Accounts(ctx context.Context, keys []solana.PublicKey) ([]*rpc.Account, error) {
+	return r.d.accounts(ctx, keys)
 }
 
-func (r *borsh) u32() uint32 {
-	if v := r.bytes(4); v != nil {
-		return binary.LittleEndian.Uint32(v)
+// Holdings implements metaplex.Reader: the wallet's token accounts, both
+// token programs.
+func (r burnReader) Holdings(ctx context.Context, owner solana.PublicKey) ([]metaplex.Holding, error) {
+	owned, err := r.d.ownedTokenAccounts(ctx, owner)
+	if err != nil {
+		return nil, err
 	}
-	return 0
-}
-
-func (r *borsh) pubkey() solana.PublicKey {
-	if v := r.bytes(32); v != nil {
-		return solana.PublicKeyFromBytes(v)
+	out := make([]metaplex.Holding, len(owned))
+	for i, a := range owned {
+		out[i] = metaplex.Holding{
+			Token: a.address, Mint: a.state.Mint, Owner: a.state.Owner, Lamports: a.lamports, Amount: a.state.Amount,
+			Frozen: a.state.Frozen, ForeignCloseAuthority: a.state.ForeignCloseAuthority(),
+		}
 	}
-	return solana.PublicKey{}
-}
-
-// str reads a u32-length string; a length beyond the data is an overrun.
-func (r *borsh) str() string {
-	n := r.u32()
-	if r.err != nil || int64(n) > int64(len(r.b)-r.off) {
-		r.err = errShort
-		return ""
-	}
-	return string(r.bytes(int(n)))
+	return out, nil
 }

@@ -6,25 +6,28 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/metaplex"
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
 // mints reads the distinct mints of owned, and with withMetadata their Metaplex
 // metadata PDAs in the same chunked reads (2 keys per mint). A mint that no
 // longer exists (Token-2022 mints with a close authority can be closed once their
-// supply is zero) reads as the zero mintState: its accounts are empty and close.
+// supply is zero) reads as the zero spltoken.Mint: its accounts are empty and close.
 func (d *Discoverer) mints(ctx context.Context, owned []ownedAccount, withMetadata bool) (map[solana.PublicKey]mintInfo, error) {
 	var mints []solana.PublicKey
 	seen := map[solana.PublicKey]bool{}
 	for _, a := range owned {
-		if !seen[a.state.mint] {
-			seen[a.state.mint] = true
-			mints = append(mints, a.state.mint)
+		if !seen[a.state.Mint] {
+			seen[a.state.Mint] = true
+			mints = append(mints, a.state.Mint)
 		}
 	}
 	keys := slices.Clone(mints)
 	if withMetadata {
 		for _, m := range mints {
-			keys = append(keys, metadataAddress(m))
+			keys = append(keys, metaplex.MetadataAddress(m))
 		}
 	}
 	accs, err := d.accounts(ctx, keys)
@@ -34,15 +37,15 @@ func (d *Discoverer) mints(ctx context.Context, owned []ownedAccount, withMetada
 	out := make(map[solana.PublicKey]mintInfo, len(mints))
 	for i, mint := range mints {
 		var mi mintInfo
-		if a := accs[i]; a != nil && isTokenProgram(a.Owner) {
-			mi.state, _ = parseMint(data(a))
-			mi.meta = mi.state.metadata
+		if a := accs[i]; a != nil && spltoken.IsProgram(a.Owner) {
+			mi.state, _ = spltoken.ParseMint(data(a))
+			mi.meta = displayMetadata(mi.state.Metadata)
 		}
 		if withMetadata {
 			a := accs[len(mints)+i]
-			if md := metaplexOf(a, mint); md != nil {
-				mi.meta = md
-				mi.metaplex = readMetaplexAccount(a, mint)
+			if mp := metaplex.ReadMetadataAccount(a, mint); mp != nil {
+				mi.meta = metaplexDisplay(mp.Metadata)
+				mi.metaplex = mp
 			}
 		}
 		out[mint] = mi
@@ -50,18 +53,19 @@ func (d *Discoverer) mints(ctx context.Context, owned []ownedAccount, withMetada
 	return out, nil
 }
 
-// metaplexOf parses a Metaplex metadata account of mint, nil unless the Token
-// Metadata program owns it.
+// metaplexOf is the display metadata of mint from its Metaplex metadata
+// account a; nil unless the Token Metadata program owns it and it is mint's.
 func metaplexOf(a *rpc.Account, mint solana.PublicKey) *tokenMetadata {
-	if a == nil || !a.Owner.Equals(solana.TokenMetadataProgramID) {
+	mp := metaplex.ReadMetadataAccount(a, mint)
+	if mp == nil {
 		return nil
 	}
-	return parseMetaplex(data(a), mint)
+	return metaplexDisplay(mp.Metadata)
 }
 
 // nameCollections sets Collection on NFT items whose Metaplex metadata names a
 // verified collection, and prepares the Token Metadata burn of Metaplex NFTs
-// (metaplex_burn.go): the collections' metadata, the NFTs' editions and token
+// (metaplex.go): the collections' metadata, the NFTs' editions and token
 // records and the Rent sysvar come in one more chunked read (print editions
 // need one more for their masters). A collection without readable metadata
 // keeps an empty name.
@@ -76,15 +80,15 @@ func (d *Discoverer) nameCollections(ctx context.Context, items []Item, mints ma
 		seen[*md.collection] = true
 		cols = append(cols, *md.collection)
 	}
-	plan := planBurns(items, mints, true)
-	if len(cols) == 0 && len(plan.keys) == 0 {
+	plan, at := planMetaplex(items, mints, true)
+	if len(cols) == 0 && len(plan.Keys) == 0 {
 		return nil
 	}
-	keys := make([]solana.PublicKey, len(cols), len(cols)+len(plan.keys))
+	keys := make([]solana.PublicKey, len(cols), len(cols)+len(plan.Keys))
 	for i, c := range cols {
-		keys[i] = metadataAddress(c)
+		keys[i] = metaplex.MetadataAddress(c)
 	}
-	accs, err := d.accounts(ctx, append(keys, plan.keys...))
+	accs, err := d.accounts(ctx, append(keys, plan.Keys...))
 	if err != nil {
 		return err
 	}
@@ -101,5 +105,5 @@ func (d *Discoverer) nameCollections(ctx context.Context, items []Item, mints ma
 			items[i].Collection = &Collection{Address: c.String(), Name: names[c]}
 		}
 	}
-	return d.applyBurns(ctx, plan, accs[len(cols):], items, mints)
+	return d.applyBurns(ctx, plan, at, accs[len(cols):], items)
 }

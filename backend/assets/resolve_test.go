@@ -7,26 +7,28 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
 func TestAssetsResolve(t *testing.T) {
 	t.Parallel()
 	tok, t22 := solana.TokenProgramID, solana.Token2022ProgramID
 	w := newWorld(t)
-	empty := w.account(tok, rent+1, acct{mint: w.mint(tok, 6, 0, nil)})
+	empty := w.account(tok, tokenRent+1, acct{mint: w.mint(tok, 6, 0, nil)})
 	nftMint := w.mint(tok, 0, 1, nil)
 	w.metaplex(nftMint, "Bear", "B", "", nil, false)
-	nft := w.account(tok, rent, acct{mint: nftMint, amount: 1})
+	nft := w.account(tok, tokenRent, acct{mint: nftMint, amount: 1})
 	fees := w.account(t22, 2_108_880, acct{mint: w.mint(t22, 6, 10, nil), withheld: ptr[uint64](7)})
-	foreign := w.account(tok, rent, acct{mint: w.mint(tok, 6, 0, nil), owner: solana.NewWallet().PublicKey()})
+	foreign := w.account(tok, tokenRent, acct{mint: w.mint(tok, 6, 0, nil), owner: solana.NewWallet().PublicKey()})
 	missing := solana.NewWallet().PublicKey()
 	system := solana.NewWallet().PublicKey()
 	w.c.put(system, solana.SystemProgramID, 1_000_000, nil)
 	mint := w.mint(tok, 6, 0, nil)
 	fakeToken := solana.NewWallet().PublicKey() // token account bytes, not owned by a token program
-	w.c.put(fakeToken, solana.SystemProgramID, rent, acct{mint: mint, owner: w.wallet}.encode())
+	w.c.put(fakeToken, solana.SystemProgramID, tokenRent, acct{mint: mint, owner: w.wallet}.encode())
 	multisig := solana.NewWallet().PublicKey()
-	w.c.put(multisig, tok, 3_361_680, make([]byte, multisigSize))
+	w.c.put(multisig, tok, 3_361_680, make([]byte, spltoken.MultisigSize))
 
 	t.Run("items in the given order", func(t *testing.T) {
 		got, err := NewDiscoverer(w.c.rpc(), nil).Resolve(context.Background(), w.wallet, []solana.PublicKey{fees, nft, empty})
@@ -42,7 +44,7 @@ func TestAssetsResolve(t *testing.T) {
 		if got[1].Type != TypeNFT || got[1].Actions[0] != ActionBurn || got[1].Name != "" {
 			t.Errorf("nft %+v (Resolve reads no metadata)", got[1])
 		}
-		if got[2].Lamports != rent+1 || got[2].Decimals != 6 || got[2].Actions[0] != ActionClose {
+		if got[2].Lamports != tokenRent+1 || got[2].Decimals != 6 || got[2].Actions[0] != ActionClose {
 			t.Errorf("empty account %+v", got[2])
 		}
 	})
@@ -92,7 +94,7 @@ func TestAssetsResolveBatching(t *testing.T) {
 	w := newWorld(t)
 	var addrs []solana.PublicKey
 	for range 250 {
-		addrs = append(addrs, w.account(solana.TokenProgramID, rent, acct{mint: w.mint(solana.TokenProgramID, 6, 0, nil)}))
+		addrs = append(addrs, w.account(solana.TokenProgramID, tokenRent, acct{mint: w.mint(solana.TokenProgramID, 6, 0, nil)}))
 	}
 	f := w.c.rpc()
 	items, err := NewDiscoverer(f, nil).Resolve(context.Background(), w.wallet, addrs)

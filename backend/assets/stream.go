@@ -239,7 +239,7 @@ func (d *Discoverer) page(ctx context.Context, owned []ownedAccount) ([]Item, er
 	}
 	items := make([]Item, len(owned))
 	for i, a := range owned {
-		items[i] = newItem(a, mints[a.state.mint])
+		items[i] = newItem(a, mints[a.state.Mint])
 	}
 	if err := d.nameCollections(ctx, items, mints); err != nil {
 		return nil, err

@@ -58,13 +58,13 @@ func mixedWorld(t *testing.T, n int) *world {
 	for i := range n {
 		switch i % 3 {
 		case 0:
-			w.account(tok, rent, acct{mint: w.mint(tok, 6, 0, nil)})
+			w.account(tok, tokenRent, acct{mint: w.mint(tok, 6, 0, nil)})
 		case 1:
-			w.account(t22, rent, acct{mint: w.mint(t22, 2, 500, nil), amount: 5, token2022: true})
+			w.account(t22, tokenRent, acct{mint: w.mint(t22, 2, 500, nil), amount: 5, token2022: true})
 		default:
 			m := w.mint(tok, 0, 1, nil)
 			w.metaplex(m, fmt.Sprintf("NFT #%d", i), "NFT", "", nil, false)
-			w.account(tok, rent, acct{mint: m, amount: 1})
+			w.account(tok, tokenRent, acct{mint: m, amount: 1})
 		}
 	}
 	return w
@@ -132,7 +132,7 @@ func TestAssetsStreamSources(t *testing.T) {
 	w := mixedWorld(t, 60)
 	var extra []Item
 	for range 5 {
-		extra = append(extra, Item{Type: TypeCNFT, Address: solana.NewWallet().PublicKey(), Actions: []string{ActionBurn}})
+		extra = append(extra, Item{Type: TypeCNFT, Address: solana.NewWallet().PublicKey(), Actions: []Action{ActionBurn}})
 	}
 	d := NewDiscoverer(w.c.rpc(), nil, fakeSource{name: "das", items: extra[:3]}, fakeSource{name: "photon", items: extra[3:]})
 	var got streamed

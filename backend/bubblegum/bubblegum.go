@@ -15,7 +15,7 @@
 //
 // Not built: burnV2, for Bubblegum V2 trees (MPL Account Compression, leaves
 // with flags, collection and asset-data hashes, which can be frozen). Planner
-// refuses those with an *assets.ItemError.
+// refuses those with an *Error.
 //
 // The encoding is pinned byte for byte against @metaplex-foundation/mpl-bubblegum
 // (e2e/bubblegumclient): testdata/burn.golden, checked against node when it

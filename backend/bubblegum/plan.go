@@ -8,7 +8,6 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
-	"github.com/reclaim-sol/reclaim/backend/assets"
 	"github.com/reclaim-sol/reclaim/backend/das"
 )
 
@@ -35,7 +34,22 @@ func NewPlanner(indexer Indexer, rpc AccountReader) *Planner {
 	return &Planner{indexer: indexer, rpc: rpc}
 }
 
-// Reasons of the *assets.ItemError BurnInstruction returns.
+// Error is a cNFT selection the wallet cannot burn: the caller's fault, not
+// the indexer's or the cluster's.
+type Error struct {
+	// Asset is the selection's asset id (base58).
+	Asset string
+	// Reason is a sentence for the client, e.g. ReasonFrozen.
+	Reason string
+}
+
+// Error implements error: the asset id and the reason.
+func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Asset, e.Reason) }
+
+// Item is the address of the item at fault: the asset id.
+func (e *Error) Item() string { return e.Asset }
+
+// Reasons of the *Error BurnInstruction returns.
 const (
 	ReasonNotFound    = "asset not found"
 	ReasonNotCNFT     = "not a compressed NFT"
@@ -47,7 +61,7 @@ const (
 
 // BurnInstruction builds the burn of wallet's cNFT assetID. A selection the
 // wallet cannot burn (unknown, not compressed, burnt, another wallet's,
-// frozen, of a V2 tree) is an *assets.ItemError; an indexer or cluster failing
+// frozen, of a V2 tree) is an *Error; an indexer or cluster failing
 // is any other error. The proof is only as fresh as the indexer: a leaf
 // changed since makes the program refuse the root when the tree's change-log
 // buffer has moved past it.
@@ -57,7 +71,7 @@ func (p *Planner) BurnInstruction(ctx context.Context, wallet, assetID solana.Pu
 		return nil, err
 	}
 	if reason := refuse(asset, wallet); reason != "" {
-		return nil, &assets.ItemError{Address: assetID.String(), Reason: reason}
+		return nil, &Error{Asset: assetID.String(), Reason: reason}
 	}
 	b, err := burnOf(asset, proof, wallet)
 	if err != nil {
@@ -65,9 +79,9 @@ func (p *Planner) BurnInstruction(ctx context.Context, wallet, assetID solana.Pu
 	}
 	tree, err := p.tree(ctx, b.MerkleTree)
 	if err != nil {
-		var ie *assets.ItemError
-		if errors.As(err, &ie) {
-			ie.Address = assetID.String()
+		var e *Error
+		if errors.As(err, &e) {
+			e.Asset = assetID.String()
 		}
 		return nil, err
 	}
@@ -95,7 +109,7 @@ func (p *Planner) read(ctx context.Context, id string) (*das.Asset, *das.AssetPr
 		err = pr.err
 	}
 	if errors.Is(err, das.ErrNotFound) {
-		return nil, nil, &assets.ItemError{Address: id, Reason: ReasonNotFound}
+		return nil, nil, &Error{Asset: id, Reason: ReasonNotFound}
 	}
 	if err != nil {
 		return nil, nil, err
@@ -166,7 +180,7 @@ func (p *Planner) tree(ctx context.Context, key solana.PublicKey) (Tree, error) 
 		DataSlice: &rpc.DataSlice{Offset: new(uint64), Length: &length}}
 	res, err := p.rpc.GetAccountInfoWithOpts(ctx, key, opts)
 	if errors.Is(err, rpc.ErrNotFound) || (err == nil && (res == nil || res.Value == nil)) {
-		return Tree{}, &assets.ItemError{Reason: fmt.Sprintf("merkle tree %s not found", key)}
+		return Tree{}, &Error{Reason: fmt.Sprintf("merkle tree %s not found", key)}
 	}
 	if err != nil {
 		return Tree{}, fmt.Errorf("read merkle tree %s: %w", key, err)
@@ -187,7 +201,7 @@ func (p *Planner) tree(ctx context.Context, key solana.PublicKey) (Tree, error) 
 	switch acc.Owner {
 	case CompressionProgramID:
 	case MPLCompressionProgramID:
-		return Tree{}, &assets.ItemError{Reason: ReasonV2}
+		return Tree{}, &Error{Reason: ReasonV2}
 	default:
 		return Tree{}, fmt.Errorf("merkle tree %s is owned by %s", key, acc.Owner)
 	}

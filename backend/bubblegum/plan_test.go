@@ -13,7 +13,6 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
-	"github.com/reclaim-sol/reclaim/backend/assets"
 	"github.com/reclaim-sol/reclaim/backend/das"
 )
 
@@ -145,7 +144,7 @@ func TestBubblegumPlannerRefusals(t *testing.T) {
 		name   string
 		edit   func(f *fakeIndexer)
 		tree   func(solana.PublicKey, *rpc.GetAccountInfoOpts) (*rpc.GetAccountInfoResult, error)
-		reason string // "" for an error that is not an *assets.ItemError
+		reason string // "" for an error that is not an *Error
 	}{
 		{"unknown to the indexer", func(f *fakeIndexer) {
 			f.err = &das.RPCError{Method: "getAsset", Code: -32000, Message: "Asset Not Found"}
@@ -184,15 +183,15 @@ func TestBubblegumPlannerRefusals(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			var ie *assets.ItemError
+			var ie *Error
 			isItem := errors.As(err, &ie)
 			if tc.reason == "" {
 				if isItem {
-					t.Errorf("err = %v, an *assets.ItemError", err)
+					t.Errorf("err = %v, an *Error", err)
 				}
 				return
 			}
-			if !isItem || ie.Reason != tc.reason || ie.Address != assetID.String() {
+			if !isItem || ie.Reason != tc.reason || ie.Item() != assetID.String() {
 				t.Errorf("err = %#v, want reason %q for %s", err, tc.reason, assetID)
 			}
 		})

@@ -35,8 +35,14 @@ type Config struct {
 	TreasuryWallet string
 	// TicketTTL is the longest life of a submission ticket.
 	TicketTTL time.Duration
-	// GuardHeadroomBytes is kept free in each transaction for wallet guards.
+	// GuardHeadroomBytes is kept free in each transaction for wallet guards:
+	// Phantom's four Lighthouse assertions took 163 bytes, 195 with one on an
+	// account not in the message; Solflare's two 58.
 	GuardHeadroomBytes int
+	// GuardHeadroomUnits are added to each transaction's compute unit limit
+	// for wallet guards: Lighthouse's tests bound an assertion at about 830
+	// units, and Phantom adds up to four.
+	GuardHeadroomUnits int
 	// PriceURL is a Jupiter-compatible price endpoint.
 	PriceURL string
 	// DASRPCURL is a DAS (Helius-compatible) endpoint for compressed assets.
@@ -78,7 +84,8 @@ func Default() Config {
 		RateLimitBurst:       40,
 		ServiceFeeBPS:        0,
 		TicketTTL:            90 * time.Second,
-		GuardHeadroomBytes:   64,
+		GuardHeadroomBytes:   200,
+		GuardHeadroomUnits:   6_000,
 		SessionCheckInterval: 2 * time.Second,
 		DBTimeout:            5 * time.Second,
 		Cluster:              "localnet",
@@ -142,6 +149,7 @@ func Load(getenv func(string) string) (Config, error) {
 	integer("RECLAIM_RATE_LIMIT_BURST", &c.RateLimitBurst, 1, 1_000_000)
 	integer("RECLAIM_SERVICE_FEE_BPS", &c.ServiceFeeBPS, 0, 10_000)
 	integer("RECLAIM_GUARD_HEADROOM_BYTES", &c.GuardHeadroomBytes, 0, 512)
+	integer("RECLAIM_GUARD_HEADROOM_UNITS", &c.GuardHeadroomUnits, 0, 200_000)
 	seconds("RECLAIM_TICKET_TTL_SECONDS", &c.TicketTTL, 1, 3600)
 	if v := strings.TrimSpace(getenv("RECLAIM_ALLOW_SIGNUP")); v != "" {
 		b, err := strconv.ParseBool(v)

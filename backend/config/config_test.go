@@ -14,12 +14,14 @@ func TestLoad(t *testing.T) {
 	c, err := config.Load(env(map[string]string{
 		"RECLAIM_RATE_LIMIT_RPS": "2.5", "RECLAIM_RATE_LIMIT_BURST": "7", "RECLAIM_TICKET_TTL_SECONDS": "30",
 		"DATABASE_URL": "postgres://x", "RECLAIM_SERVICE_FEE_BPS": "50", "RECLAIM_TREASURY_WALLET": "T",
-		"RECLAIM_CORS_ORIGINS": " https://App.Example/ , http://localhost:5173",
+		"RECLAIM_CORS_ORIGINS":         " https://App.Example/ , http://localhost:5173",
+		"RECLAIM_GUARD_HEADROOM_UNITS": "8000",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.RateLimitRPS != 2.5 || c.RateLimitBurst != 7 || c.TicketTTL != 30*time.Second || c.DatabaseURL != "postgres://x" || c.ServiceFeeBPS != 50 {
+	if c.RateLimitRPS != 2.5 || c.RateLimitBurst != 7 || c.TicketTTL != 30*time.Second || c.DatabaseURL != "postgres://x" || c.ServiceFeeBPS != 50 ||
+		c.GuardHeadroomUnits != 8000 || c.GuardHeadroomBytes != 200 {
 		t.Fatalf("%+v", c)
 	}
 	if strings.Join(c.CORSOrigins, " ") != "https://app.example http://localhost:5173" {
@@ -38,14 +40,15 @@ func TestLoad(t *testing.T) {
 
 func TestLoadRejects(t *testing.T) {
 	cases := map[string]map[string]string{
-		"RECLAIM_RATE_LIMIT_RPS":     {"RECLAIM_RATE_LIMIT_RPS": "fast"},
-		"RECLAIM_RATE_LIMIT_BURST":   {"RECLAIM_RATE_LIMIT_BURST": "0"},
-		"RECLAIM_SERVICE_FEE_BPS":    {"RECLAIM_SERVICE_FEE_BPS": "10001"},
-		"RECLAIM_TICKET_TTL_SECONDS": {"RECLAIM_TICKET_TTL_SECONDS": "-1"},
-		"RECLAIM_ALLOW_SIGNUP":       {"RECLAIM_ALLOW_SIGNUP": "maybe"},
-		"RECLAIM_CLUSTER":            {"RECLAIM_CLUSTER": "moonnet"},
-		"RECLAIM_TREASURY_WALLET":    {"RECLAIM_SERVICE_FEE_BPS": "10"},
-		"RECLAIM_CORS_ORIGINS":       {"RECLAIM_CORS_ORIGINS": "https://app.example/login"},
+		"RECLAIM_RATE_LIMIT_RPS":       {"RECLAIM_RATE_LIMIT_RPS": "fast"},
+		"RECLAIM_RATE_LIMIT_BURST":     {"RECLAIM_RATE_LIMIT_BURST": "0"},
+		"RECLAIM_SERVICE_FEE_BPS":      {"RECLAIM_SERVICE_FEE_BPS": "10001"},
+		"RECLAIM_TICKET_TTL_SECONDS":   {"RECLAIM_TICKET_TTL_SECONDS": "-1"},
+		"RECLAIM_ALLOW_SIGNUP":         {"RECLAIM_ALLOW_SIGNUP": "maybe"},
+		"RECLAIM_CLUSTER":              {"RECLAIM_CLUSTER": "moonnet"},
+		"RECLAIM_TREASURY_WALLET":      {"RECLAIM_SERVICE_FEE_BPS": "10"},
+		"RECLAIM_GUARD_HEADROOM_UNITS": {"RECLAIM_GUARD_HEADROOM_UNITS": "-1"},
+		"RECLAIM_CORS_ORIGINS":         {"RECLAIM_CORS_ORIGINS": "https://app.example/login"},
 	}
 	for _, v := range []string{"*, https://app.example", "https://app.example,*"} {
 		if _, err := config.Load(env(map[string]string{"RECLAIM_CORS_ORIGINS": v})); err == nil || !strings.Contains(err.Error(), "give it alone") {

@@ -175,7 +175,7 @@ func TestDASCallerDeadline(t *testing.T) {
 func hang() (h http.HandlerFunc, release func()) {
 	done := make(chan struct{})
 	return func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
+		_, _ = io.Copy(io.Discard, r.Body)
 		select {
 		case <-r.Context().Done():
 		case <-done:

@@ -84,10 +84,10 @@ func cnftItem(a *Asset, wallet solana.PublicKey) (assets.Item, bool) {
 		Type: assets.TypeCNFT, Address: id, Owner: wallet, Mint: id, TokenProgram: BubblegumProgramID,
 		Name: a.Content.Metadata.Name, Symbol: a.Content.Metadata.Symbol, URI: a.Content.JSONURI,
 		ImageURI: Image(a.Content), Collection: collection(a.Grouping), IsFrozen: a.Ownership.Frozen,
-		Actions: []string{},
+		Actions: []assets.Action{},
 	}
 	if !it.IsFrozen && !a.Compression.IsV2() {
-		it.Actions = []string{assets.ActionBurn}
+		it.Actions = []assets.Action{assets.ActionBurn}
 	}
 	return it, true
 }
@@ -115,7 +115,7 @@ func (s *Source) fungibleItem(a *Asset, wallet solana.PublicKey) (assets.Item, b
 		Type: assets.TypeFungibleAsset, Address: account, Owner: wallet, Mint: mint, TokenProgram: program,
 		Name: a.Content.Metadata.Name, Symbol: symbol, URI: a.Content.JSONURI, ImageURI: Image(a.Content),
 		Decimals: ti.Decimals, Amount: amount, UIBalance: float64(amount) / math.Pow10(int(ti.Decimals)),
-		IsFrozen: a.Ownership.Frozen, Actions: []string{},
+		IsFrozen: a.Ownership.Frozen, Actions: []assets.Action{},
 	}, true
 }
 

@@ -44,28 +44,28 @@ func TestDASSourceItems(t *testing.T) {
 			Name: "Drip #1234", Symbol: "DRIP", URI: "https://arweave.net/7Fj1rG9mQ2tXbGm9c3Yx1nYw0Zq0Q2Zr7Kk1Vb8Y2aE",
 			ImageURI:   "https://arweave.net/Q3mZ2dJ9nq8W1xYzTQe0b4k2k7Yh1oVvN2WcW6rBq0s",
 			Collection: &assets.Collection{Address: "CGeqAKLUJsajD7oV4eAnZwHNyxFSC5W6JLZou9bSEACH", Name: "Drip Season 2"},
-			Actions:    []string{assets.ActionBurn},
+			Actions:    []assets.Action{assets.ActionBurn},
 		},
 		{
 			// Delegated, with an unverified collection (dropped), image only in files.
 			Type: assets.TypeCNFT, Address: key("ACca8i3zzQHqoKU6NMaQ17gPWPpV8SeEJ6rD59zBhHf3"), Owner: wallet,
 			Mint: key("ACca8i3zzQHqoKU6NMaQ17gPWPpV8SeEJ6rD59zBhHf3"), TokenProgram: BubblegumProgramID,
 			Name: "Claim 500 USDC", URI: "https://example-airdrop.xyz/meta/88.json",
-			ImageURI: "https://example-airdrop.xyz/img/88.gif", Actions: []string{assets.ActionBurn},
+			ImageURI: "https://example-airdrop.xyz/img/88.gif", Actions: []assets.Action{assets.ActionBurn},
 		},
 		{
 			// Bubblegum V2 and frozen: listed, no action.
 			Type: assets.TypeCNFT, Address: key("G89wu1dRG3jPj6gNdVcZycRQmCZ4crrLFgnBEDYVZSgr"), Owner: wallet,
 			Mint: key("G89wu1dRG3jPj6gNdVcZycRQmCZ4crrLFgnBEDYVZSgr"), TokenProgram: BubblegumProgramID,
 			Name: "Frozen Pass", Symbol: "PASS", URI: "https://example.com/v2/7.json",
-			ImageURI: "https://example.com/v2/7.png", IsFrozen: true, Actions: []string{},
+			ImageURI: "https://example.com/v2/7.png", IsFrozen: true, Actions: []assets.Action{},
 		},
 		// The burnt cnft, the pNFT and USDC (an SPL Token account) are not listed.
 		{
 			Type: assets.TypeFungibleAsset, Address: key("7ti8Srg7snwDaMmFDJPnJV4PAyGPAdkdUJNWQAxvwatb"), Owner: wallet,
 			Mint: key("6osUjF1mAfzWy7eeGnV8PbvarnEcuMHTxJ8pZppKXcx3"), TokenProgram: key("CAL4hdAbE55h9NmgjajhYTxeUBWvz8bW4rfHKGa8xVzY"),
 			Name: "Health Potion", Symbol: "POT", URI: "https://game.example/items/potion.json",
-			ImageURI: "https://game.example/items/potion.png", Amount: 12, UIBalance: 12, Actions: []string{},
+			ImageURI: "https://game.example/items/potion.png", Amount: 12, UIBalance: 12, Actions: []assets.Action{},
 		},
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -14,7 +14,13 @@ import (
 	"time"
 )
 
-// Transaction types: one per transaction, as reported in transactionTypeCounts.
+// Type is a transaction type: one per transaction, as reported in
+// transactionTypeCounts. The builder gives each transaction one.
+type Type string
+
+// The transaction types. They are untyped constants so that the storage
+// and the console, which keep the type as a string at their boundary, use
+// them as they are.
 const (
 	TypeTokenAccountClosure = "token_account_closure"
 	TypeTokenBurn           = "token_burn"
@@ -56,6 +62,10 @@ var ErrDuplicate = errors.New("ledger entry already recorded")
 
 // Entry is one reclaim transaction. Amounts are lamports:
 // NetRebate = GrossRebate - Fees - DonationAmount, Fees = NetworkFee + ServiceFee.
+// Until the entry is confirmed they are its ticket's promise; once it is,
+// what the chain did (Landing.Figures), the promise staying in Promised.
+// Stats and leaderboard count confirmed entries, so they count what the
+// chain did.
 type Entry struct {
 	ID        string
 	ProjectID string
@@ -72,6 +82,14 @@ type Entry struct {
 	// Fees is NetworkFee + ServiceFee.
 	Fees      int64
 	ItemCount int
+	// Promised are the figures the ticket promised for the transaction as
+	// built (the build response's); they differ from the entry's own once it
+	// landed otherwise (Differs).
+	Promised Figures
+	// DonationWallet and Treasury received the donation and the service fee
+	// ("" without that transfer): whose balances the landing is read for.
+	DonationWallet string
+	Treasury       string
 
 	Signature string
 	// TicketJTI is the jti of the submission ticket; unique, so a ticket is

@@ -5,6 +5,9 @@ import (
 	"errors"
 
 	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/borsh"
 )
 
 // Layouts of the Token Metadata accounts a burn reads (Borsh, little-endian),
@@ -37,41 +40,66 @@ type Metadata struct {
 // is_mutable, edition_nonce Option<u8>, token_standard Option<u8>,
 // collection Option<{verified, key}>, then fields not read.
 func ParseMetadata(data []byte) (Metadata, error) {
-	r := reader{b: data}
-	if Key(r.u8()) != KeyMetadataV1 {
+	r := borsh.NewReader(data)
+	if Key(r.U8()) != KeyMetadataV1 {
 		return Metadata{}, ErrLayout
 	}
-	md := Metadata{UpdateAuthority: r.pubkey(), Mint: r.pubkey(), Name: r.str(), Symbol: r.str(), URI: r.str()}
-	if r.err != nil {
+	md := Metadata{UpdateAuthority: r.Pubkey(), Mint: r.Pubkey(), Name: r.Str(), Symbol: r.Str(), URI: r.Str()}
+	if r.Err() != nil {
 		return Metadata{}, ErrLayout
 	}
-	r.skip(2)
-	if r.u8() == 1 {
-		r.skip(34 * int(r.u32()))
+	r.Skip(2)
+	if r.U8() == 1 {
+		r.Skip(34 * int(r.U32()))
 	}
-	r.skip(2)
-	if r.err != nil {
-		return md, nil // an old account: the options that follow are None
+	r.Skip(2)
+	if r.Err() != nil {
+		return md, nil //nolint:nilerr // an old account ends here: the options that follow are None
 	}
-	if r.u8() == 1 {
-		n := r.u8()
-		if r.err == nil {
+	if r.U8() == 1 {
+		n := r.U8()
+		if r.Err() == nil {
 			md.EditionNonce = &n
 		}
 	}
-	if r.u8() == 1 {
-		s := TokenStandard(r.u8())
-		if r.err == nil {
+	if r.U8() == 1 {
+		s := TokenStandard(r.U8())
+		if r.Err() == nil {
 			md.TokenStandard = &s
 		}
 	}
-	if r.u8() == 1 {
-		c := Collection{Verified: r.u8() == 1, Key: r.pubkey()}
-		if r.err == nil {
+	if r.U8() == 1 {
+		c := Collection{Verified: r.U8() == 1, Key: r.Pubkey()}
+		if r.Err() == nil {
 			md.Collection = &c
 		}
 	}
 	return md, nil
+}
+
+// MetadataAccount is a Metadata account as read from the cluster: what a
+// burn's refund needs beyond its fields.
+type MetadataAccount struct {
+	Address  solana.PublicKey
+	Metadata Metadata
+	Lamports uint64
+	// Size is the data length: the metadata returns the rent-exempt minimum
+	// of it.
+	Size uint64
+}
+
+// ReadMetadataAccount parses a (the metadata PDA of mint, as read): nil
+// unless Token Metadata owns it and it is the metadata of mint.
+func ReadMetadataAccount(a *rpc.Account, mint solana.PublicKey) *MetadataAccount {
+	if a == nil || !a.Owner.Equals(ProgramID) || a.Data == nil {
+		return nil
+	}
+	data := a.Data.GetBinary()
+	md, err := ParseMetadata(data)
+	if err != nil || md.Mint != mint {
+		return nil
+	}
+	return &MetadataAccount{Address: MetadataAddress(mint), Metadata: md, Lamports: a.Lamports, Size: uint64(len(data))}
 }
 
 // MasterEdition is a master edition account (key 2 or 6).
@@ -127,24 +155,24 @@ type TokenRecord struct {
 // Option<u64>, delegate Option<Pubkey>, delegate_role Option<u8>, then
 // fields not read.
 func ParseTokenRecord(data []byte) (TokenRecord, error) {
-	r := reader{b: data}
-	if Key(r.u8()) != KeyTokenRecord {
+	r := borsh.NewReader(data)
+	if Key(r.U8()) != KeyTokenRecord {
 		return TokenRecord{}, ErrLayout
 	}
-	r.skip(1)
-	tr := TokenRecord{State: TokenState(r.u8())}
-	if r.u8() == 1 {
-		r.skip(8)
+	r.Skip(1)
+	tr := TokenRecord{State: TokenState(r.U8())}
+	if r.U8() == 1 {
+		r.Skip(8)
 	}
-	if r.u8() == 1 {
-		d := r.pubkey()
+	if r.U8() == 1 {
+		d := r.Pubkey()
 		tr.Delegate = &d
 	}
-	if r.u8() == 1 {
-		role := r.u8()
+	if r.U8() == 1 {
+		role := r.U8()
 		tr.DelegateRole = &role
 	}
-	if r.err != nil {
+	if r.Err() != nil {
 		return TokenRecord{}, ErrLayout
 	}
 	return tr, nil
@@ -158,23 +186,39 @@ func ParseTokenRecord(data []byte) (TokenRecord, error) {
 // and version 2 (key 13, ledger Vec<u8> covering every print of a
 // programmable master edition) alike. Data that is neither reads as false.
 func MarkerClosesOnBurn(data []byte, edition uint64, holdsMaster bool) bool {
+	if !holdsMaster {
+		return MarkerClosesOnBurns(data)
+	}
+	return MarkerClosesOnBurns(data, edition)
+}
+
+// MarkerClosesOnBurns reports whether burning the prints numbered editions
+// of the marker (data), one after the other by the holder of their master
+// edition, closes it: the last burn clears the last bit.
+func MarkerClosesOnBurns(data []byte, editions ...uint64) bool {
 	var ledger []byte
-	var bit uint64
+	v1 := len(data) == 32 && Key(data[0]) == KeyEditionMarker
 	switch {
-	case len(data) == 32 && Key(data[0]) == KeyEditionMarker:
-		ledger, bit = data[1:], edition%EditionMarkerBitSize
+	case v1:
+		ledger = data[1:]
 	case len(data) >= 5 && Key(data[0]) == KeyEditionMarkerV2:
 		n := binary.LittleEndian.Uint32(data[1:5])
 		if uint64(n) > uint64(len(data)-5) {
 			return false
 		}
-		ledger, bit = data[5:5+n], edition
+		ledger = data[5 : 5+n]
 	default:
 		return false
 	}
 	ledger = append([]byte(nil), ledger...)
-	if holdsMaster && bit/8 < uint64(len(ledger)) {
-		ledger[bit/8] ^= 1 << (7 - bit%8)
+	for _, edition := range editions {
+		bit := edition
+		if v1 {
+			bit = edition % EditionMarkerBitSize
+		}
+		if bit/8 < uint64(len(ledger)) {
+			ledger[bit/8] &^= 1 << (7 - bit%8)
+		}
 	}
 	for _, b := range ledger {
 		if b != 0 {

@@ -2,11 +2,11 @@ package metaplex_test
 
 import (
 	"encoding/binary"
-	"github.com/reclaim-sol/reclaim/backend/internal/mplref"
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/reclaim-sol/reclaim/backend/internal/mplref"
 	"github.com/reclaim-sol/reclaim/backend/metaplex"
 )
 
@@ -118,6 +118,10 @@ func TestMarkerClosesOnBurn(t *testing.T) {
 		if got := metaplex.MarkerClosesOnBurn(c.data, c.edition, c.holdsMaster); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
+	}
+	if !metaplex.MarkerClosesOnBurns(v1(300, 301), 301, 300) || metaplex.MarkerClosesOnBurns(v1(300, 301, 302), 300, 301) ||
+		!metaplex.MarkerClosesOnBurns(v2(2, 9, 1), 1, 9) {
+		t.Error("MarkerClosesOnBurns: burns of every print set must close the marker, and only they")
 	}
 }
 

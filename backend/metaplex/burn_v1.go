@@ -42,6 +42,43 @@ type BurnV1 struct {
 	Amount uint64
 }
 
+// BurnAccounts are the accounts of an NFT's BurnV1 beyond its holder, mint,
+// token account and token program: what discovery finds on the chain and
+// the transaction builder passes on. The optional accounts are nil when
+// absent.
+type BurnAccounts struct {
+	Standard TokenStandard
+	Metadata solana.PublicKey
+	// Edition is the master edition, or a print's edition.
+	Edition            solana.PublicKey
+	CollectionMetadata *solana.PublicKey
+	TokenRecord        *solana.PublicKey
+	MasterEdition      *solana.PublicKey
+	MasterEditionMint  *solana.PublicKey
+	MasterEditionToken *solana.PublicKey
+	EditionMarker      *solana.PublicKey
+}
+
+// BurnV1 is the burn of one NFT (amount 1) of mint held in token by
+// authority, with a's accounts.
+func (a BurnAccounts) BurnV1(authority, mint, token, tokenProgram solana.PublicKey) BurnV1 {
+	return BurnV1{
+		Authority:          authority,
+		CollectionMetadata: a.CollectionMetadata,
+		Metadata:           a.Metadata,
+		Edition:            a.Edition,
+		Mint:               mint,
+		Token:              token,
+		MasterEdition:      a.MasterEdition,
+		MasterEditionMint:  a.MasterEditionMint,
+		MasterEditionToken: a.MasterEditionToken,
+		EditionMarker:      a.EditionMarker,
+		TokenRecord:        a.TokenRecord,
+		TokenProgram:       tokenProgram,
+		Amount:             1,
+	}
+}
+
 // Instruction encodes b. Data: 41, 0, amount (u64 LE). Accounts, in order:
 // authority (w, s), collection metadata (w), metadata (w), edition (w),
 // mint (w), token (w), master edition (w), master edition mint, master

@@ -2,12 +2,12 @@ package metaplex_test
 
 import (
 	"encoding/json"
-	"github.com/reclaim-sol/reclaim/backend/internal/mplref"
 	"path/filepath"
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/reclaim-sol/reclaim/backend/internal/mplref"
 	"github.com/reclaim-sol/reclaim/backend/metaplex"
 )
 
@@ -96,5 +96,18 @@ func TestBurnV1MatchesJSClient(t *testing.T) {
 				t.Errorf("instruction differs from the JS client's:\n got %s\nwant %s", got, exp)
 			}
 		})
+	}
+}
+
+func TestBurnAccounts(t *testing.T) {
+	t.Parallel()
+	edition, marker := mplref.Key("edition"), mplref.Key("marker")
+	a := metaplex.BurnAccounts{Standard: metaplex.NonFungibleEdition, Metadata: mplref.Key("metadata"), Edition: edition, EditionMarker: &marker}
+	authority, mint, token := mplref.Key("authority"), mplref.Key("mint"), mplref.Key("token")
+	got := a.BurnV1(authority, mint, token, solana.Token2022ProgramID)
+	want := metaplex.BurnV1{Authority: authority, Metadata: a.Metadata, Edition: edition, Mint: mint, Token: token,
+		EditionMarker: &marker, TokenProgram: solana.Token2022ProgramID, Amount: 1}
+	if got != want {
+		t.Fatalf("BurnV1 = %+v, want %+v", got, want)
 	}
 }

@@ -1,7 +1,9 @@
 // Package metaplex speaks to Metaplex Token Metadata
 // (metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s): the PDAs of an NFT's
-// accounts, the layouts of the accounts a burn reads, and the BurnV1
-// instruction (burn_v1.go). Encoders follow the program's instruction
+// accounts, the layouts of the accounts a burn reads, the BurnV1
+// instruction (burn_v1.go), and burn planning (burn_plan.go): which of a
+// wallet's NFTs BurnV1 burns, with which accounts, for what refund, and
+// whether the program would accept the burn now. Encoders follow the program's instruction
 // definitions as Metaplex's generated clients serialize them, and are pinned
 // byte for byte against @metaplex-foundation/mpl-token-metadata in
 // burn_v1_test.go.

@@ -17,6 +17,19 @@ type BurnV1 struct {
 	Payer      solana.PublicKey
 }
 
+// BurnAccounts are the accounts of an asset's BurnV1 beyond the asset and
+// its payer: what discovery finds on the chain and the transaction builder
+// passes on.
+type BurnAccounts struct {
+	// Collection of the asset; nil when it has none.
+	Collection *solana.PublicKey
+}
+
+// BurnV1 is the burn of asset by its owner payer, with a's accounts.
+func (a BurnAccounts) BurnV1(asset, payer solana.PublicKey) BurnV1 {
+	return BurnV1{Asset: asset, Collection: a.Collection, Payer: payer}
+}
+
 // Instruction encodes b. Data: 12, then compression_proof None (0).
 // Accounts, in order: asset (w), collection (w), payer (w, s), authority,
 // system program, log wrapper; the absent optional accounts (collection

@@ -2,10 +2,10 @@ package mplcore_test
 
 import (
 	"encoding/json"
-	"github.com/reclaim-sol/reclaim/backend/internal/mplref"
 	"path/filepath"
 	"testing"
 
+	"github.com/reclaim-sol/reclaim/backend/internal/mplref"
 	"github.com/reclaim-sol/reclaim/backend/mplcore"
 )
 

@@ -1,7 +1,8 @@
 // Package mplcore speaks to Metaplex Core
-// (CoREENxT6tW1HoK8ypY1SxRMZTcVPm7R94rH4PZNhX7d): the AssetV1 account layout
-// and the BurnV1 instruction (burn_v1.go), pinned byte for byte against
-// @metaplex-foundation/mpl-core in burn_v1_test.go.
+// (CoREENxT6tW1HoK8ypY1SxRMZTcVPm7R94rH4PZNhX7d): the AssetV1 and
+// CollectionV1 account layouts and the BurnV1 instruction (burn_v1.go),
+// pinned byte for byte against @metaplex-foundation/mpl-core in
+// burn_v1_test.go.
 //
 // A Core asset is one account owned by the program. BurnV1 does not close it
 // (programs/mpl-core/src/utils/account.rs, close_program_account): it moves
@@ -15,6 +16,8 @@ import (
 	"errors"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/borsh"
 )
 
 // ProgramID is Metaplex Core's program id.
@@ -45,7 +48,8 @@ const (
 	UpdateAuthorityCollection = 2
 )
 
-// ErrLayout is data that is not an AssetV1.
+// ErrLayout is data that is not the account expected (an AssetV1, a
+// CollectionV1, their plugin registry).
 var ErrLayout = errors.New("mplcore: not an AssetV1 account")
 
 // Asset is the part of an AssetV1 account discovery and burning need.
@@ -55,51 +59,80 @@ type Asset struct {
 	// is of kind Collection; nil otherwise. A burn must pass it.
 	Collection *solana.PublicKey
 	Name, URI  string
+	// Frozen is set when a freeze plugin of the asset is frozen; BurnRefused
+	// when a plugin of the asset refuses its owner's burn: frozen, or held
+	// in a group (see plugins.go). Its collection's plugins may refuse the
+	// burn too (Collection.FreezesAssets).
+	Frozen, BurnRefused bool
 }
 
 // ParseAsset reads an AssetV1: key 1, owner 32, update_authority (u8 kind,
 // then 32 bytes for Address and Collection), name, uri (u32-length
-// strings), then fields not read (seq, plugins).
+// strings), seq Option<u64>, then its plugins (plugins.go).
 func ParseAsset(data []byte) (Asset, error) {
-	if len(data) < 34 || Key(data[0]) != KeyAssetV1 {
+	r := borsh.NewReader(data)
+	if Key(r.U8()) != KeyAssetV1 {
 		return Asset{}, ErrLayout
 	}
-	a := Asset{Owner: solana.PublicKeyFromBytes(data[1:33])}
-	off := 34
-	switch data[33] {
+	a := Asset{Owner: r.Pubkey()}
+	switch kind := r.U8(); kind {
 	case UpdateAuthorityNone:
 	case UpdateAuthorityAddress, UpdateAuthorityCollection:
-		if len(data) < off+32 {
-			return Asset{}, ErrLayout
-		}
-		if data[33] == UpdateAuthorityCollection {
-			c := solana.PublicKeyFromBytes(data[off : off+32])
+		c := r.Pubkey()
+		if kind == UpdateAuthorityCollection {
 			a.Collection = &c
 		}
-		off += 32
 	default:
 		return Asset{}, ErrLayout
 	}
-	var ok bool
-	if a.Name, off, ok = str(data, off); !ok {
+	a.Name, a.URI = r.Str(), r.Str()
+	if r.U8() == 1 {
+		r.Skip(8)
+	}
+	if r.Err() != nil {
 		return Asset{}, ErrLayout
 	}
-	if a.URI, _, ok = str(data, off); !ok {
-		return Asset{}, ErrLayout
+	plugins, err := readPlugins(data, r.Offset())
+	if err != nil {
+		return Asset{}, err
 	}
+	v := verdictOf(plugins)
+	a.Frozen, a.BurnRefused = v.frozen, v.frozen || v.grouped
 	return a, nil
 }
 
-func str(data []byte, off int) (string, int, bool) {
-	if off+4 > len(data) {
-		return "", off, false
+// Collection is the part of a CollectionV1 account discovery reads.
+type Collection struct {
+	UpdateAuthority solana.PublicKey
+	Name, URI       string
+	// NumMinted and CurrentSize count the assets ever created in it and
+	// those that exist: burning one decrements CurrentSize.
+	NumMinted, CurrentSize uint32
+	// FreezesAssets is set when a plugin of the collection refuses the
+	// burn of its assets: a frozen PermanentFreezeDelegate (the only freeze
+	// plugin a collection can have; its Groups refuse only the collection's
+	// own burn).
+	FreezesAssets bool
+}
+
+// ParseCollection reads a CollectionV1: key 5, update_authority 32, name,
+// uri (u32-length strings), num_minted u32, current_size u32, then its
+// plugins (plugins.go).
+func ParseCollection(data []byte) (Collection, error) {
+	r := borsh.NewReader(data)
+	if Key(r.U8()) != KeyCollectionV1 {
+		return Collection{}, ErrLayout
 	}
-	n := int(uint32(data[off]) | uint32(data[off+1])<<8 | uint32(data[off+2])<<16 | uint32(data[off+3])<<24)
-	off += 4
-	if n < 0 || n > len(data)-off {
-		return "", off, false
+	c := Collection{UpdateAuthority: r.Pubkey(), Name: r.Str(), URI: r.Str(), NumMinted: r.U32(), CurrentSize: r.U32()}
+	if r.Err() != nil {
+		return Collection{}, ErrLayout
 	}
-	return string(data[off : off+n]), off + n, true
+	plugins, err := readPlugins(data, r.Offset())
+	if err != nil {
+		return Collection{}, err
+	}
+	c.FreezesAssets = verdictOf(plugins).frozen
+	return c, nil
 }
 
 // Refund is the lamports BurnV1 moves to the payer for an asset of size

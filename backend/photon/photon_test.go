@@ -75,7 +75,7 @@ func TestPhotonSourceItems(t *testing.T) {
 	item := func(hash, mint string, lamports, amount uint64, frozen bool) assets.Item {
 		return assets.Item{
 			Type: assets.TypeZKCompressedToken, Address: key(hash), Owner: wallet, Mint: key(mint),
-			TokenProgram: CompressedTokenProgramID, Lamports: lamports, Amount: amount, IsFrozen: frozen, Actions: []string{},
+			TokenProgram: CompressedTokenProgramID, Lamports: lamports, Amount: amount, IsFrozen: frozen, Actions: []assets.Action{},
 		}
 	}
 	want := []assets.Item{
@@ -163,7 +163,7 @@ func TestPhotonTimeout(t *testing.T) {
 	t.Parallel()
 	done := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
+		_, _ = io.Copy(io.Discard, r.Body)
 		select {
 		case <-r.Context().Done():
 		case <-done:

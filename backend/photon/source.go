@@ -46,7 +46,7 @@ func (s *Source) Items(ctx context.Context, wallet solana.PublicKey) ([]assets.I
 		items = append(items, assets.Item{
 			Type: assets.TypeZKCompressedToken, Address: hash, Owner: wallet, Mint: mint,
 			TokenProgram: CompressedTokenProgramID, Lamports: a.Account.Lamports, Amount: amount,
-			IsFrozen: a.TokenData.State == "frozen", Actions: []string{},
+			IsFrozen: a.TokenData.State == "frozen", Actions: []assets.Action{},
 		})
 	}
 	return items, nil

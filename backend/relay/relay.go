@@ -4,7 +4,9 @@
 //
 // Per entry, in order: the ticket (issued by us, for this project and
 // wallet), whether it was consumed already (then `duplicate` with the first
-// signature, even past expiry), its expiry, the message hash, the wallet's
+// signature, even past expiry), its expiry, the message (the exact built
+// one by its hash, or the built one plus a wallet's guards and compute
+// budget, by walletguard.Check against the ticket's digest), the wallet's
 // signature, then a claim in the database (which decides between concurrent
 // submits on every instance) and sendTransaction with preflight. Only an
 // accepted transaction consumes its ticket: a refused one releases the claim.
@@ -24,25 +26,32 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/ticket"
+	"github.com/reclaim-sol/reclaim/backend/walletguard"
 )
+
+// Status is a SubmissionResult's status.
+type Status string
 
 // Result statuses.
 const (
-	StatusSubmitted = "submitted"
-	StatusDuplicate = "duplicate"
-	StatusFailed    = "failed"
+	StatusSubmitted Status = "submitted"
+	StatusDuplicate Status = "duplicate"
+	StatusFailed    Status = "failed"
 )
+
+// Code says why a submission failed.
+type Code string
 
 // Failure codes: the contract's, then ours (docs/decisions.md).
 const (
-	CodeTicketExpired      = "TICKET_EXPIRED"
-	CodeHashMismatch       = "HASH_MISMATCH"
-	CodeRPCError           = "RPC_ERROR"
-	CodeInvalidTicket      = "INVALID_TICKET"
-	CodeWalletMismatch     = "WALLET_MISMATCH"
-	CodeSignatureInvalid   = "SIGNATURE_INVALID"
-	CodeInvalidTransaction = "INVALID_TRANSACTION"
-	CodeInFlight           = "IN_FLIGHT"
+	CodeTicketExpired      Code = "TICKET_EXPIRED"
+	CodeHashMismatch       Code = "HASH_MISMATCH"
+	CodeRPCError           Code = "RPC_ERROR"
+	CodeInvalidTicket      Code = "INVALID_TICKET"
+	CodeWalletMismatch     Code = "WALLET_MISMATCH"
+	CodeSignatureInvalid   Code = "SIGNATURE_INVALID"
+	CodeInvalidTransaction Code = "INVALID_TRANSACTION"
+	CodeInFlight           Code = "IN_FLIGHT"
 )
 
 // RPC is what the relay needs of the cluster.
@@ -75,9 +84,9 @@ type Signed struct {
 type Result struct {
 	// Signature is "" when the submission failed.
 	Signature string
-	Status    string
+	Status    Status
 	Includes  []ticket.Item
-	Code      string
+	Code      Code
 	Message   string
 }
 
@@ -115,7 +124,7 @@ func (r *Relay) Submit(ctx context.Context, projectID, wallet string, entries []
 	return out, nil
 }
 
-func fail(code, format string, args ...any) Result {
+func fail(code Code, format string, args ...any) Result {
 	return Result{Status: StatusFailed, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
@@ -156,21 +165,33 @@ func (r *Relay) check(ctx context.Context, c ticket.Claims, wallet string, e Sig
 	if err != nil {
 		return fail(CodeInvalidTransaction, "the transaction cannot be decoded: %v", err)
 	}
-	sum := sha256.Sum256(msg)
-	if ticket.Hash(sum) != c.MessageHash {
-		return fail(CodeHashMismatch, "the signed message differs from the one built for this ticket; it may have been tampered with")
-	}
 	walletKey := solana.MustPublicKeyFromBase58(wallet)
+	if sum := sha256.Sum256(msg); ticket.Hash(sum) != c.MessageHash {
+		// Not the exact message: accepted if a wallet's guards and compute
+		// budget are all that changed.
+		if _, err := walletguard.Check(c.Built.Digest, walletKey, msg); err != nil {
+			reason := err.Error()
+			var r *walletguard.MismatchError
+			if errors.As(err, &r) {
+				reason = r.Reason
+			}
+			return fail(CodeHashMismatch, "the signed message differs from the one built for this ticket beyond the guards and compute budget a wallet may add: %s", reason)
+		}
+	}
 	if len(tx.Signatures) != 1 || !ed25519.Verify(ed25519.PublicKey(walletKey[:]), msg, tx.Signatures[0][:]) {
 		return fail(CodeSignatureInvalid, "the transaction is not signed by wallet %s", wallet)
 	}
 	sig := tx.Signatures[0].String()
 	claim := ledger.Entry{
 		ProjectID: c.Project, Payer: wallet, Type: c.Type, ItemCount: len(c.Includes),
-		GrossRebate: int64(c.GrossRebate), NetRebate: c.NetRebate, DonationAmount: int64(c.DonationAmount),
-		NetworkFee: int64(c.NetworkFee), ServiceFee: int64(c.ServiceFee), Fees: int64(c.Fees),
 		Signature: sig, TicketJTI: c.ID, CreatedAt: r.now().UTC(), LastValidBlockHeight: int64(c.LastValidBlockHeight),
+		DonationWallet: c.Built.DonationWallet, Treasury: c.Built.Treasury,
 	}
+	claim.SetFigures(ledger.Figures{
+		GrossRebate: int64(c.GrossRebate), NetRebate: c.NetRebate, DonationAmount: int64(c.DonationAmount),
+		NetworkFee: int64(c.NetworkFee), ServiceFee: int64(c.ServiceFee),
+	})
+	claim.Promised = claim.Figures()
 	switch err := r.store.ClaimTicket(ctx, claim); {
 	case errors.Is(err, ledger.ErrDuplicate):
 		if prior, err := r.store.EntryBySignature(ctx, sig); err == nil && prior.TicketJTI != c.ID {
@@ -263,10 +284,12 @@ func (r *Relay) log(ctx context.Context, projectID, wallet string, c ticket.Clai
 	}
 	err := r.store.LogAttempt(context.WithoutCancel(ctx), ledger.Attempt{
 		ProjectID: projectID, Payer: wallet, TicketJTI: c.ID, Signature: res.Signature,
-		Status: res.Status, Code: res.Code, Message: res.Message, CreatedAt: r.now().UTC(),
+		Status: string(res.Status), Code: string(res.Code), Message: res.Message, CreatedAt: r.now().UTC(),
 	})
 	if err != nil {
-		return Result{}, fmt.Errorf("%w: %v", ErrStore, err)
+		// The store's error stays text: wrapping it too would let a context
+		// error inside it pick the status instead of ErrStore.
+		return Result{}, fmt.Errorf("%w: %v", ErrStore, err) //nolint:errorlint // ErrStore alone is the identity
 	}
 	return res, nil
 }

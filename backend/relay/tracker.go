@@ -17,6 +17,7 @@ import (
 type TrackerRPC interface {
 	GetSignatureStatuses(ctx context.Context, searchTransactionHistory bool, sigs ...solana.Signature) (*rpc.GetSignatureStatusesResult, error)
 	GetBlockHeight(ctx context.Context, commitment rpc.CommitmentType) (uint64, error)
+	GetTransaction(ctx context.Context, sig solana.Signature, opts *rpc.GetTransactionOpts) (*rpc.GetTransactionResult, error)
 }
 
 // TrackerStore is what the tracker needs of the ledger. Its updates are
@@ -26,10 +27,18 @@ type TrackerStore interface {
 	InFlight(ctx context.Context, limit int) ([]ledger.Entry, error)
 	MarkSubmitted(ctx context.Context, jti string) (bool, error)
 	SetEntryStatus(ctx context.Context, jti, status, errMsg string, at time.Time) (bool, error)
+	ConfirmEntry(ctx context.Context, jti string, landed ledger.Figures, at time.Time) (bool, error)
 }
 
-// Tracker follows submitted transactions until they are confirmed, failed
-// or expired. Its state is the ledger, so it survives restarts.
+// Commitment is the commitment at which the tracker settles a transaction:
+// finalized, so that the ledger never counts a transaction a fork dropped
+// (a confirmed block can still be). Stats follow landings by the
+// finalization delay, about 13 seconds on mainnet.
+const Commitment = rpc.CommitmentFinalized
+
+// Tracker follows submitted transactions until they are confirmed (at
+// Commitment), failed or expired, and records what a landed one did. Its
+// state is the ledger, so it survives restarts.
 type Tracker struct {
 	rpc   TrackerRPC
 	store TrackerStore
@@ -38,7 +47,8 @@ type Tracker struct {
 	// Interval between passes.
 	Interval time.Duration
 	// grace keeps a claim that is still being sent out of the tracker's way.
-	grace time.Duration
+	grace  time.Duration
+	counts counters
 }
 
 // batch is the most signatures getSignatureStatuses takes at once.
@@ -110,14 +120,16 @@ func (t *Tracker) settle(ctx context.Context, entries []ledger.Entry, height uin
 		st := res.Value[i]
 		var status, reason string
 		switch {
+		case st != nil && st.ConfirmationStatus != rpc.ConfirmationStatusFinalized:
+			continue // processed or confirmed: a fork may still drop it
 		case st != nil && st.Err != nil:
 			status, reason = ledger.StatusFailed, fmt.Sprint(st.Err)
-		case st != nil && (st.ConfirmationStatus == rpc.ConfirmationStatusConfirmed || st.ConfirmationStatus == rpc.ConfirmationStatusFinalized):
+		case st != nil:
 			status = ledger.StatusConfirmed
-		case st == nil && height > uint64(e.LastValidBlockHeight) && e.LastValidBlockHeight > 0:
+		case height > uint64(e.LastValidBlockHeight) && e.LastValidBlockHeight > 0:
 			status, reason = ledger.StatusExpired, "the blockhash expired before the transaction landed"
 		default:
-			continue // processed, or still within its blockhash's life
+			continue // still within its blockhash's life
 		}
 		if e.Status == ledger.StatusSending {
 			if now.Sub(e.CreatedAt) < t.grace && st == nil {
@@ -127,7 +139,7 @@ func (t *Tracker) settle(ctx context.Context, entries []ledger.Entry, height uin
 				return moved, err
 			}
 		}
-		changed, err := t.store.SetEntryStatus(ctx, e.TicketJTI, status, reason, now)
+		changed, err := t.record(ctx, e, sigs[i], status, reason, now)
 		if err != nil {
 			return moved, err
 		}

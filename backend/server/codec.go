@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -55,7 +56,8 @@ func (c *jsonCodec) Unmarshal(data []byte, msg proto.Message) error {
 			err = decodeError(err)
 		}
 	}
-	if pe, ok := err.(paramError); ok {
+	var pe paramError
+	if errors.As(err, &pe) {
 		return invalidArgument(pe.Param(), pe.Error())
 	}
 	return err

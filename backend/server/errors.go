@@ -48,6 +48,14 @@ func invalidParam(param, format string, args ...any) error {
 	return &invalidError{param: param, msg: fmt.Sprintf(format, args...)}
 }
 
+// dependencyError is a dependency (database, cluster, indexer) that failed
+// or did not answer: 503 with Error as the message; Cause is logged, never
+// shown. reclaim.UnavailableError is one; unavailableError the server's own.
+type dependencyError interface {
+	error
+	Cause() error
+}
+
 // unavailableError marks a dependency (database, cluster) that did not answer.
 type unavailableError struct {
 	what  string
@@ -56,6 +64,9 @@ type unavailableError struct {
 
 func (e *unavailableError) Error() string { return e.what }
 func (e *unavailableError) Unwrap() error { return e.cause }
+
+// Cause is what failed, for the log.
+func (e *unavailableError) Cause() error { return e.cause }
 
 func unavailable(what string, cause error) error {
 	return &unavailableError{what: what, cause: cause}
@@ -73,7 +84,7 @@ func toConnect(ctx context.Context, log *slog.Logger, err error) error {
 		ce      *connect.Error
 		authErr *auth.Error
 		param   paramError
-		unav    *unavailableError
+		dep     dependencyError
 	)
 	switch {
 	case errors.As(err, &ce):
@@ -82,9 +93,9 @@ func toConnect(ctx context.Context, log *slog.Logger, err error) error {
 		return connect.NewError(connect.CodeUnauthenticated, errors.New(authErr.Message))
 	case errors.As(err, &param):
 		return invalidArgument(param.Param(), param.Error())
-	case errors.As(err, &unav):
-		log.WarnContext(ctx, "dependency unavailable", "what", unav.what, "err", unav.cause)
-		return connect.NewError(connect.CodeUnavailable, errors.New(unav.what))
+	case errors.As(err, &dep):
+		log.WarnContext(ctx, "dependency unavailable", "what", dep.Error(), "err", dep.Cause())
+		return connect.NewError(connect.CodeUnavailable, errors.New(dep.Error()))
 	case errors.Is(err, auth.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		log.WarnContext(ctx, "dependency unavailable", "err", err)
 		return connect.NewError(connect.CodeUnavailable, errors.New("a backing service did not answer in time; retry shortly"))

@@ -19,7 +19,6 @@ import (
 
 	"connectrpc.com/connect"
 	"github.com/gagliardetto/solana-go"
-
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
@@ -29,6 +28,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/project"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/reclaim"
 	"github.com/reclaim-sol/reclaim/backend/relay"
 	"github.com/reclaim-sol/reclaim/backend/server"
 	"github.com/reclaim-sol/reclaim/backend/signing"
@@ -155,20 +155,19 @@ func newEnv(t testing.TB, opts ...option) *env {
 		buildOpts = append(buildOpts, txbuild.WithCNFTPlanner(bubblegum.NewPlanner(das.New(o.dasURL, nil, das.Options{}), rc)))
 	}
 	h, err := server.New(server.Deps{
-		Auth:     auth.NewAuthenticator(o.store, o.hasher, o.keys, o.keyTTL, clk.Now),
-		Issuer:   auth.NewIssuer(o.keys, clk.Now),
-		Limiter:  o.limiter,
-		Ledger:   ledger.NewService(o.store),
-		Projects: o.store,
-		Wallet: server.Wallet{
+		Auth:    auth.NewAuthenticator(o.store, o.hasher, o.keys, o.keyTTL, clk.Now),
+		Issuer:  auth.NewIssuer(o.keys, clk.Now),
+		Limiter: o.limiter,
+		Ledger:  ledger.NewService(o.store),
+		Wallet: reclaim.New(reclaim.Deps{
 			Discoverer: assets.NewDiscoverer(rc, nil), Builder: txbuild.NewBuilder(rc, buildOpts...),
-			Tickets: tickets, Relay: relay.New(rc, relayStore, tickets, clk.Now), TicketTTL: time.Minute, Now: clk.Now,
-		},
-		Ping:       o.store.Ping,
-		CORS:       corsOf(o),
-		Log:        slog.New(slog.NewTextHandler(io.Discard, nil)),
-		RPCTimeout: o.rpcTimeout,
-		DBTimeout:  2 * time.Second,
+			Tickets: tickets, Relay: relay.New(rc, relayStore, tickets, clk.Now), Projects: o.store,
+			TicketTTL: time.Minute, RPCTimeout: o.rpcTimeout, DBTimeout: 2 * time.Second, Now: clk.Now,
+		}),
+		Ping:      o.store.Ping,
+		CORS:      corsOf(o),
+		Log:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+		DBTimeout: 2 * time.Second,
 	})
 	if err != nil {
 		t.Fatal(err)

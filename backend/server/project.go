@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"time"
 
@@ -82,7 +83,8 @@ func (s *projectServer) GetLeaderboard(ctx context.Context, req *connect.Request
 // dbError marks storage failures as unavailability, leaving the caller's
 // own mistakes (invalid filters) as they are.
 func dbError(err error) error {
-	if _, ok := err.(*ledger.InvalidArgumentError); ok {
+	var invalid *ledger.InvalidArgumentError
+	if errors.As(err, &invalid) {
 		return err
 	}
 	return unavailable("the database did not answer in time; retry shortly", err)

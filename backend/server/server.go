@@ -18,6 +18,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/auth"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/reclaim"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
@@ -28,21 +29,21 @@ const maxRequestBytes = 1 << 20
 
 // Deps are the server's dependencies.
 type Deps struct {
-	Auth     *auth.Authenticator
-	Issuer   *auth.Issuer
-	Limiter  ratelimit.Limiter
-	Ledger   *ledger.Service
-	Projects ProjectReader
-	Wallet   Wallet
+	Auth    *auth.Authenticator
+	Issuer  *auth.Issuer
+	Limiter ratelimit.Limiter
+	Ledger  *ledger.Service
+	// Wallet is the wallet service behind WalletService and the stream.
+	Wallet *reclaim.Service
 	// Ping checks the database for /healthz.
 	Ping func(ctx context.Context) error
 	// Admin is the console, served under /admin/ (nil: none).
 	Admin http.Handler
 	// CORS is the browsers' cross-origin policy (zero: no origin allowed).
-	CORS       CORS
-	Log        *slog.Logger
-	RPCTimeout time.Duration
-	DBTimeout  time.Duration
+	CORS CORS
+	Log  *slog.Logger
+	// DBTimeout bounds the database work of stats and leaderboards.
+	DBTimeout time.Duration
 }
 
 // New returns the service's root handler.
@@ -64,7 +65,7 @@ func New(d Deps) (http.Handler, error) {
 		services = append(services, vanguard.NewService(path, h))
 	}
 	add(reclaimv1connect.NewSessionServiceHandler(NewSessionServer(d.Issuer), opts))
-	wallet := NewWalletServer(d.Wallet, d.Projects, d.RPCTimeout, d.DBTimeout)
+	wallet := newWalletServer(d.Wallet)
 	add(reclaimv1connect.NewWalletServiceHandler(wallet, opts))
 	add(reclaimv1connect.NewProjectServiceHandler(NewProjectServer(d.Ledger, d.DBTimeout), opts))
 
@@ -84,7 +85,7 @@ func New(d Deps) (http.Handler, error) {
 	}
 	// The wallet stream's WebSocket, before the REST routes (vanguard cannot
 	// upgrade); it checks credentials through the interceptor's guard.
-	mux.Handle("/v1/wallet/{address}/stream", newWalletSocket(g, wallet.(*walletServer), codec, origins))
+	mux.Handle("/v1/wallet/{address}/stream", newWalletSocket(g, wallet, codec, origins))
 	mux.Handle("/v1/", transcoder)
 	mux.HandleFunc("/", notFound)
 	descriptors := []protoreflect.ServiceDescriptor{

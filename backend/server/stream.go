@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,9 +11,9 @@ import (
 
 	"connectrpc.com/connect"
 	"github.com/coder/websocket"
-	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
+	"github.com/reclaim-sol/reclaim/backend/reclaim"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
@@ -48,55 +47,6 @@ type streamSendError struct{ err error }
 
 func (e *streamSendError) Error() string { return "send chunk: " + e.err.Error() }
 func (e *streamSendError) Unwrap() error { return e.err }
-
-// chunkSize checks a requested chunk size (nil: the default).
-func chunkSize(n *uint32) (int, error) {
-	if n == nil {
-		return assets.DefaultChunkSize, nil
-	}
-	if *n < 1 || *n > assets.MaxChunkSize {
-		return 0, invalidf("chunkSize", "must be from 1 to %d, got %d", assets.MaxChunkSize, *n)
-	}
-	return int(*n), nil
-}
-
-// streamChunks discovers the wallet and sends its chunks: walletItem as in
-// the listing, counts of the items sent so far (every type present), the last
-// chunk complete. A send error is returned as a *streamSendError, a discovery
-// error as unavailable.
-func (s *walletServer) streamChunks(ctx context.Context, address string, size int, send func(*reclaimv1.StreamWalletAssetsResponse) error) error {
-	counts := make(map[string]uint32, len(assets.Types))
-	for _, t := range assets.Types {
-		counts[t] = 0
-	}
-	var index uint32
-	err := s.w.Discoverer.Stream(ctx, solana.MustPublicKeyFromBase58(address),
-		assets.StreamOptions{ChunkSize: size, StepTimeout: 2 * s.rpcTimeout},
-		func(chunk []assets.Item, last bool) error {
-			msg := &reclaimv1.StreamWalletAssetsResponse{
-				WalletAddress: address, ChunkIndex: index, Complete: last,
-				Items: make([]*reclaimv1.WalletItem, len(chunk)),
-			}
-			for i, it := range chunk {
-				msg.Items[i] = walletItem(it)
-				counts[it.Type]++
-			}
-			msg.Counts = maps.Clone(counts)
-			index++
-			if err := send(msg); err != nil {
-				return &streamSendError{err: err}
-			}
-			return nil
-		})
-	var sendErr *streamSendError
-	switch {
-	case err == nil, errors.As(err, &sendErr):
-		return err
-	case ctx.Err() != nil:
-		return ctx.Err()
-	}
-	return s.clusterError(err)
-}
 
 // walletSocket serves the stream as a WebSocket. Credentials, rate limit and
 // the requirement table are the Connect interceptor's (guard.admit) for the
@@ -165,11 +115,11 @@ func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // admit authenticates, rate-limits and authorises as the interceptor does,
-// then validates the request as the Connect handler does.
-func (h *walletSocket) admit(ctx context.Context, r *http.Request, address string) (context.Context, int, error) {
+// then checks the request as the Connect handler does.
+func (h *walletSocket) admit(ctx context.Context, r *http.Request, address string) (context.Context, *uint32, error) {
 	token, err := socketToken(r)
 	if err != nil {
-		return ctx, 0, err
+		return ctx, nil, err
 	}
 	hdr := http.Header{}
 	hdr.Set("X-Api-Key", r.Header.Get("X-Api-Key"))
@@ -179,34 +129,30 @@ func (h *walletSocket) admit(ctx context.Context, r *http.Request, address strin
 	ctx, _, err = h.guard.admit(ctx, reclaimv1connect.WalletServiceStreamWalletAssetsProcedure, hdr, r.RemoteAddr,
 		&reclaimv1.StreamWalletAssetsRequest{Address: address})
 	if err != nil {
-		return ctx, 0, err
+		return ctx, nil, err
 	}
 	// A browser always sends Origin; other clients need not, and are
 	// admitted as before, and so are pages of this server's own origin.
 	if origin := r.Header.Get("Origin"); origin != "" && !sameHost(origin, r.Host) && !h.origins.allows(ctx, origin, principalFrom(ctx).ProjectID) {
-		return ctx, 0, connect.NewError(connect.CodePermissionDenied, errors.New("origin "+origin+
+		return ctx, nil, connect.NewError(connect.CodePermissionDenied, errors.New("origin "+origin+
 			" is not allowed to use this project's sessions: add it to the project's allowed origins in the console's Settings"))
-	}
-	if err := validateWalletPath(address); err != nil {
-		return ctx, 0, err
 	}
 	q := r.URL.Query()
 	for k := range q {
 		if k != "token" && k != "chunkSize" {
-			return ctx, 0, invalidf(k, "unknown query parameter %q", k)
+			return ctx, nil, invalidParam(k, "unknown query parameter %q: the stream takes chunkSize (and token)", k)
 		}
 	}
 	var n *uint32
 	if v := q.Get("chunkSize"); v != "" || q.Has("chunkSize") {
 		u, err := strconv.ParseUint(v, 10, 32)
 		if err != nil {
-			return ctx, 0, invalidf("chunkSize", "must be from 1 to %d, got %q", assets.MaxChunkSize, v)
+			return ctx, nil, invalidf("chunkSize", "must be from 1 to %d, got %q", assets.MaxChunkSize, v)
 		}
 		u32 := uint32(u)
 		n = &u32
 	}
-	size, err := chunkSize(n)
-	return ctx, size, err
+	return ctx, n, reclaim.CheckStream(address, n)
 }
 
 // socketToken finds the session token: ?token=, a "bearer.<token>"

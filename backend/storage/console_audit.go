@@ -89,7 +89,7 @@ func (s *Store) AuditLogActions(ctx context.Context, projectID string, actions [
 		names[i] = string(a)
 	}
 	var rows []auditRow
-	err := s.db.NewSelect().Model(&rows).Where("project_id = ?", projectID).Where("action IN (?)", bun.In(names)).
+	err := s.db.NewSelect().Model(&rows).Where("project_id = ?", projectID).Where("action IN (?)", bun.List(names)).
 		OrderExpr("created_at DESC, id DESC").Limit(limit).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("audit log of %s: %w", projectID, err)

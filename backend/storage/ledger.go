@@ -32,6 +32,40 @@ type transactionRow struct {
 	ConfirmedAt    *time.Time `bun:"confirmed_at"`
 	// LastValidBlockHeight came with migration 20260521000003.
 	LastValidBlockHeight int64 `bun:"last_valid_block_height,notnull"`
+	// The promise and the recipients came with migration 20260521000006.
+	PromisedGrossRebate    int64  `bun:"promised_gross_rebate,notnull"`
+	PromisedNetRebate      int64  `bun:"promised_net_rebate,notnull"`
+	PromisedDonationAmount int64  `bun:"promised_donation_amount,notnull"`
+	PromisedNetworkFee     int64  `bun:"promised_network_fee,notnull"`
+	PromisedServiceFee     int64  `bun:"promised_service_fee,notnull"`
+	DonationWallet         string `bun:"donation_wallet,notnull"`
+	Treasury               string `bun:"treasury,notnull"`
+}
+
+// newTransactionRow is the row of e with status; an entry without a promise
+// (recorded whole, as imports and tests do) promised its own figures.
+func newTransactionRow(e ledger.Entry, status string) transactionRow {
+	p := e.Promised
+	if p == (ledger.Figures{}) {
+		p = e.Figures()
+	}
+	row := transactionRow{
+		ID: e.ID, ProjectID: e.ProjectID, Payer: e.Payer, Type: e.Type,
+		GrossRebate: e.GrossRebate, NetRebate: e.NetRebate, DonationAmount: e.DonationAmount,
+		NetworkFee: e.NetworkFee, ServiceFee: e.ServiceFee, Fees: e.Fees, ItemCount: int64(e.ItemCount),
+		Signature: e.Signature, TicketJTI: e.TicketJTI, Status: status, Error: e.Error,
+		CreatedAt: utc(e.CreatedAt), ConfirmedAt: utcPtr(e.ConfirmedAt), LastValidBlockHeight: e.LastValidBlockHeight,
+		PromisedGrossRebate: p.GrossRebate, PromisedNetRebate: p.NetRebate, PromisedDonationAmount: p.DonationAmount,
+		PromisedNetworkFee: p.NetworkFee, PromisedServiceFee: p.ServiceFee,
+		DonationWallet: e.DonationWallet, Treasury: e.Treasury,
+	}
+	if row.ID == "" {
+		row.ID = NewID("tx")
+	}
+	if e.CreatedAt.IsZero() {
+		row.CreatedAt = now()
+	}
+	return row
 }
 
 func (r *transactionRow) entry() ledger.Entry {
@@ -55,6 +89,13 @@ func (r *transactionRow) entry() ledger.Entry {
 		ConfirmedAt:    utcPtr(r.ConfirmedAt),
 
 		LastValidBlockHeight: r.LastValidBlockHeight,
+
+		Promised: ledger.Figures{
+			GrossRebate: r.PromisedGrossRebate, NetRebate: r.PromisedNetRebate, DonationAmount: r.PromisedDonationAmount,
+			NetworkFee: r.PromisedNetworkFee, ServiceFee: r.PromisedServiceFee,
+		},
+		DonationWallet: r.DonationWallet,
+		Treasury:       r.Treasury,
 	}
 }
 
@@ -80,33 +121,7 @@ func (s *Store) InsertEntry(ctx context.Context, e ledger.Entry) error {
 	if e.TicketJTI == "" {
 		return fmt.Errorf("insert ledger entry: empty ticket jti")
 	}
-	row := transactionRow{
-		ID:             e.ID,
-		ProjectID:      e.ProjectID,
-		Payer:          e.Payer,
-		Type:           e.Type,
-		GrossRebate:    e.GrossRebate,
-		NetRebate:      e.NetRebate,
-		DonationAmount: e.DonationAmount,
-		NetworkFee:     e.NetworkFee,
-		ServiceFee:     e.ServiceFee,
-		Fees:           e.Fees,
-		ItemCount:      int64(e.ItemCount),
-		Signature:      e.Signature,
-		TicketJTI:      e.TicketJTI,
-		Status:         e.Status,
-		Error:          e.Error,
-		CreatedAt:      utc(e.CreatedAt),
-		ConfirmedAt:    utcPtr(e.ConfirmedAt),
-
-		LastValidBlockHeight: e.LastValidBlockHeight,
-	}
-	if row.ID == "" {
-		row.ID = NewID("tx")
-	}
-	if e.CreatedAt.IsZero() {
-		row.CreatedAt = now()
-	}
+	row := newTransactionRow(e, e.Status)
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewInsert().Model(&row).Exec(ctx); err != nil {
 			return err
@@ -138,13 +153,26 @@ func (s *Store) EntryByTicketJTI(ctx context.Context, jti string) (ledger.Entry,
 
 // SetEntryStatus moves the entry of a ticket from submitted to status
 // (confirmed, failed or expired) with errMsg; a confirmed entry gets
-// ConfirmedAt = at. It reports whether the entry changed: an entry already
-// final is left alone, so a confirmation is counted once however often it is
-// reported. An unknown ticket gives ledger.ErrNotFound.
+// ConfirmedAt = at and keeps its figures. It reports whether the entry
+// changed: an entry already final is left alone, so a confirmation is
+// counted once however often it is reported. An unknown ticket gives
+// ledger.ErrNotFound.
 func (s *Store) SetEntryStatus(ctx context.Context, jti, status, errMsg string, at time.Time) (bool, error) {
 	if status == ledger.StatusSubmitted || !validStatus(status) {
 		return false, fmt.Errorf("set ledger entry status: cannot move to %q", status)
 	}
+	return s.settle(ctx, jti, status, errMsg, at, nil)
+}
+
+// ConfirmEntry moves the entry of a ticket from submitted to confirmed at
+// at, with the figures the chain reported for its landing (its promise
+// stays in the promised columns), and counts them in the totals, once, as
+// SetEntryStatus does.
+func (s *Store) ConfirmEntry(ctx context.Context, jti string, landed ledger.Figures, at time.Time) (bool, error) {
+	return s.settle(ctx, jti, ledger.StatusConfirmed, "", at, &landed)
+}
+
+func (s *Store) settle(ctx context.Context, jti, status, errMsg string, at time.Time, landed *ledger.Figures) (bool, error) {
 	var changed bool
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var rows []transactionRow
@@ -156,6 +184,14 @@ func (s *Store) SetEntryStatus(ctx context.Context, jti, status, errMsg string, 
 			Returning("*")
 		if status == ledger.StatusConfirmed {
 			q = q.Set("confirmed_at = ?", utc(at))
+		}
+		if landed != nil {
+			q = q.Set("gross_rebate = ?", landed.GrossRebate).
+				Set("net_rebate = ?", landed.NetRebate).
+				Set("donation_amount = ?", landed.DonationAmount).
+				Set("network_fee = ?", landed.NetworkFee).
+				Set("service_fee = ?", landed.ServiceFee).
+				Set("fees = ?", landed.Fees())
 		}
 		if err := q.Scan(ctx); err != nil {
 			return err

@@ -323,6 +323,7 @@ func TestInsertEntry(t *testing.T) {
 		}
 		want := first
 		want.ID = got.ID
+		want.Promised = first.Figures() // an entry recorded whole promised its own figures
 		want.CreatedAt = *at("2026-01-10T09:00:00.123456Z")
 		if len(got.ID) != len("tx_")+26 || got.ID[:3] != "tx_" || !reflect.DeepEqual(got, want) {
 			t.Errorf("EntryByTicketJTI =\n%+v\nwant\n%+v", got, want)

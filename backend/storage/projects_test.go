@@ -217,7 +217,7 @@ func TestAPIKeys(t *testing.T) {
 func assertKey(t *testing.T, got, want project.APIKey) {
 	t.Helper()
 	same := got.ID == want.ID && got.ProjectID == want.ProjectID && got.Name == want.Name &&
-		got.Prefix == want.Prefix && bytes.Equal(got.Hash, want.Hash) && got.CreatedAt == want.CreatedAt &&
+		got.Prefix == want.Prefix && bytes.Equal(got.Hash, want.Hash) && got.CreatedAt.Equal(want.CreatedAt) &&
 		equalTimePtr(got.LastUsedAt, want.LastUsedAt) && equalTimePtr(got.RevokedAt, want.RevokedAt)
 	if !same {
 		t.Errorf("key = %+v, want %+v", got, want)

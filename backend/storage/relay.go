@@ -21,16 +21,8 @@ func (s *Store) insertWithStatus(ctx context.Context, e ledger.Entry, status str
 	if e.TicketJTI == "" || !ledger.ValidType(e.Type) {
 		return fmt.Errorf("claim ticket: incomplete entry")
 	}
-	row := transactionRow{
-		ID: NewID("tx"), ProjectID: e.ProjectID, Payer: e.Payer, Type: e.Type,
-		GrossRebate: e.GrossRebate, NetRebate: e.NetRebate, DonationAmount: e.DonationAmount,
-		NetworkFee: e.NetworkFee, ServiceFee: e.ServiceFee, Fees: e.Fees, ItemCount: int64(e.ItemCount),
-		Signature: e.Signature, TicketJTI: e.TicketJTI, Status: status, CreatedAt: utc(e.CreatedAt),
-		LastValidBlockHeight: e.LastValidBlockHeight,
-	}
-	if e.CreatedAt.IsZero() {
-		row.CreatedAt = now()
-	}
+	e.ID, e.ConfirmedAt, e.Error = "", nil, ""
+	row := newTransactionRow(e, status)
 	if _, err := s.db.NewInsert().Model(&row).Exec(ctx); err != nil {
 		if isUniqueViolation(err) {
 			return fmt.Errorf("claim ticket %s: %w", e.TicketJTI, ledger.ErrDuplicate)

@@ -27,7 +27,7 @@ func (b *Builder) Build(ctx context.Context, p Params) (Result, error) {
 	if err := b.planCNFTs(ctx, r); err != nil {
 		return Result{}, err
 	}
-	batches, err := r.pack(defaultLimits(r.HeadroomBytes))
+	batches, err := r.pack(b.limits(r.HeadroomBytes))
 	if err != nil {
 		return Result{}, err
 	}
@@ -119,7 +119,7 @@ func (b *Builder) build(ctx context.Context, r *request, bt batch, blockhash sol
 	if err != nil {
 		return Tx{}, err
 	}
-	f.units = computeLimit(consumed)
+	f.units = b.guardedLimit(consumed)
 	tx, _, err := assemble(r.Wallet, blockhash, bt.items, f)
 	if err != nil {
 		return Tx{}, err
@@ -143,7 +143,7 @@ func (b *Builder) build(ctx context.Context, r *request, bt batch, blockhash sol
 	if err := out.serialize(MaxTransactionSize - r.HeadroomBytes); err != nil {
 		return Tx{}, err
 	}
-	return out, nil
+	return out, out.describe(f)
 }
 
 // serialize fills Message, MessageHash and Base64, and guards the size packing
@@ -203,7 +203,7 @@ func (m money) net(networkFee uint64) (int64, error) {
 	e := requestError("reclaiming would cost more than it returns: %d lamports back, %d in network fee, %d donated, %d service fee",
 		m.gross, networkFee, m.donation, m.fee)
 	if len(m.items) == 1 {
-		e.Item = m.items[0].Item.Address.String()
+		e.Address = m.items[0].Item.Address.String()
 	}
 	return 0, e
 }

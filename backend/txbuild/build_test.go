@@ -12,6 +12,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/ticket"
 )
 
 func build(t *testing.T, f *fakeRPC, p Params) Result {
@@ -67,7 +68,7 @@ func TestBuildMoney(t *testing.T) {
 	want.Fees = want.NetworkFee + want.ServiceFee
 	want.NetRebate = int64(gross - want.Fees - want.DonationAmount)
 	got := tx
-	got.Transaction, got.Base64, got.Message, got.MessageHash, got.Includes = nil, "", nil, [32]byte{}, nil
+	got.Transaction, got.Base64, got.Message, got.MessageHash, got.Includes, got.Built = nil, "", nil, [32]byte{}, nil, ticket.Built{}
 	if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
 		t.Errorf("money\n got %+v\nwant %+v", got, want)
 	}

@@ -159,7 +159,7 @@ func simulationError(res *rpc.SimulateTransactionResult, owners []int, items []S
 		e.Message += ": " + strings.Join(notes, "; ")
 	}
 	if i, ok := failedInstruction(res.Err); ok && i < len(owners) && owners[i] >= 0 {
-		e.Item = items[owners[i]].Item.Address.String()
+		e.Address = items[owners[i]].Item.Address.String()
 	}
 	return e
 }

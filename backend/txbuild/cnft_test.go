@@ -18,7 +18,7 @@ import (
 
 // fakePlanner is a hand-written CNFTPlanner: each asset's burn carries
 // proof[asset] distinct proof nodes (default 3) in one tree; refuse and fail
-// make it answer an *assets.ItemError or another error.
+// make it answer a *bubblegum.Error or another error.
 type fakePlanner struct {
 	mu     sync.Mutex
 	proof  map[solana.PublicKey]int
@@ -32,7 +32,7 @@ func (p *fakePlanner) BurnInstruction(_ context.Context, w, asset solana.PublicK
 	defer p.mu.Unlock()
 	p.asked = append(p.asked, asset)
 	if reason, ok := p.refuse[asset]; ok {
-		return nil, &assets.ItemError{Address: asset.String(), Reason: reason}
+		return nil, &bubblegum.Error{Asset: asset.String(), Reason: reason}
 	}
 	if err, ok := p.fail[asset]; ok {
 		return nil, err
@@ -51,7 +51,7 @@ func (p *fakePlanner) BurnInstruction(_ context.Context, w, asset solana.PublicK
 // cnft is a compressed NFT of wallet, as the server resolves a selection.
 func cnft(name string) Selected {
 	return Selected{Action: assets.ActionBurn, Item: assets.Item{
-		Type: assets.TypeCNFT, Address: key(name), Owner: wallet, Actions: []string{assets.ActionBurn},
+		Type: assets.TypeCNFT, Address: key(name), Owner: wallet, Actions: []assets.Action{assets.ActionBurn},
 	}}
 }
 
@@ -157,7 +157,7 @@ func TestBuildCNFTWithNFTs(t *testing.T) {
 				t.Errorf("tx %d: %d bytes with the next item, which would have fitted", i, n)
 			}
 		}
-		types := map[string]bool{}
+		types := map[assets.ItemType]bool{}
 		var gross uint64
 		for _, in := range tx.Includes {
 			types[in.Item.Type] = true
@@ -235,8 +235,8 @@ func TestBuildCNFTRefusals(t *testing.T) {
 			if err == nil || errors.As(err, &e) != (tc.item != "-") {
 				t.Fatalf("err = %T %v", err, err)
 			}
-			if e != nil && e.Item != tc.item {
-				t.Errorf("Item = %q, want %q (%v)", e.Item, tc.item, err)
+			if e != nil && e.Item() != tc.item {
+				t.Errorf("Item = %q, want %q (%v)", e.Item(), tc.item, err)
 			}
 			if !strings.Contains(err.Error(), tc.message) {
 				t.Errorf("error %q does not say %q", err, tc.message)

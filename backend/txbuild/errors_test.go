@@ -132,8 +132,8 @@ func TestBuildErrors(t *testing.T) {
 				t.Fatalf("%T %v: *Error %v, want %v", err, err, isErr, tc.item != "-")
 			}
 			t.Log(err)
-			if e != nil && e.Item != tc.item {
-				t.Errorf("Item = %q, want %q (%v)", e.Item, tc.item, err)
+			if e != nil && e.Item() != tc.item {
+				t.Errorf("Item = %q, want %q (%v)", e.Item(), tc.item, err)
 			}
 			if !strings.Contains(err.Error(), tc.message) {
 				t.Errorf("error %q does not say %q", err, tc.message)
@@ -163,7 +163,7 @@ func TestBuildReportsTheFirstFailure(t *testing.T) {
 		}
 		_, err := NewBuilder(f).Build(context.Background(), fullParams(items, 0))
 		var e *Error
-		if !errors.As(err, &e) || e.Item != key("empty 22").String() {
+		if !errors.As(err, &e) || e.Item() != key("empty 22").String() {
 			t.Fatalf("error %v, want one naming the first item of the second transaction", err)
 		}
 	}

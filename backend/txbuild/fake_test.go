@@ -106,7 +106,7 @@ const (
 func empty(name string) Selected {
 	return Selected{Action: assets.ActionClose, Item: assets.Item{
 		Type: assets.TypeEmptyAccount, Address: key(name), Owner: wallet, Mint: key("mint " + name),
-		TokenProgram: solana.TokenProgramID, Lamports: tokenRent, Actions: []string{assets.ActionClose},
+		TokenProgram: solana.TokenProgramID, Lamports: tokenRent, Actions: []assets.Action{assets.ActionClose},
 	}}
 }
 
@@ -120,7 +120,7 @@ func empty22(name string) Selected {
 // token is a balance of 6 decimals to burn.
 func token(name string, amount uint64) Selected {
 	s := empty(name)
-	s.Action, s.Item.Type, s.Item.Amount, s.Item.Decimals, s.Item.Actions = assets.ActionBurn, assets.TypeToken, amount, 6, []string{assets.ActionBurn}
+	s.Action, s.Item.Type, s.Item.Amount, s.Item.Decimals, s.Item.Actions = assets.ActionBurn, assets.TypeToken, amount, 6, []assets.Action{assets.ActionBurn}
 	return s
 }
 

@@ -1,6 +1,7 @@
 package txbuild
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -63,12 +64,19 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// Token instruction tags (the first data byte; see package spltoken).
+const (
+	tagCloseAccount         = 9
+	tagBurnChecked          = 15
+	tagTransferFeeExtension = 26
+)
+
 // TestDecodeRoundTrip decodes the Base64 a client receives and checks it is an
 // unsigned v0 transaction with the accounts and instructions intended.
 func TestDecodeRoundTrip(t *testing.T) {
 	t.Parallel()
 	res := goldenBuild(t)
-	wantTypes := []string{ledger.TypeNFTBurn, ledger.TypeTokenAccountClosure, ledger.TypeTokenBurn}
+	wantTypes := []ledger.Type{ledger.TypeNFTBurn, ledger.TypeTokenAccountClosure, ledger.TypeTokenBurn}
 	// Instruction tags per transaction: limit, price, items, donation, service fee.
 	wantTags := [][]byte{
 		{2, 3, tagBurnChecked, tagCloseAccount, 2, 2},
@@ -98,7 +106,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 		for _, ix := range tx.Message.Instructions {
 			tags = append(tags, ix.Data[0])
 		}
-		if fmt.Sprint(tags) != fmt.Sprint(wantTags[i]) {
+		if !bytes.Equal(tags, wantTags[i]) {
 			t.Errorf("transaction %d instruction tags %v, want %v", i, tags, wantTags[i])
 		}
 	}

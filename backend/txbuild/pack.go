@@ -2,10 +2,12 @@ package txbuild
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
+	"github.com/reclaim-sol/reclaim/backend/ledger"
 )
 
 // Compute estimates used while packing, before simulation measures the real
@@ -23,7 +25,7 @@ const (
 
 // batch is the items of one transaction.
 type batch struct {
-	ledgerType string
+	ledgerType ledger.Type
 	items      []Selected
 }
 
@@ -137,12 +139,13 @@ func estimateUnits(s Selected) uint64 {
 }
 
 // pack groups the items by ledger type, in order of first appearance, and
-// fills transactions greedily in request order within each group: an item
-// joins the current transaction if the transaction still fits lim with it,
-// and otherwise starts the next one.
+// fills transactions greedily in request order within each group: a unit
+// (an item, or the prints sharing an edition marker: see packUnits) joins
+// the current transaction if the transaction still fits lim with it, and
+// otherwise starts the next one.
 func (r *request) pack(lim limits) ([]batch, error) {
-	var order []string
-	groups := map[string][]Selected{}
+	var order []ledger.Type
+	groups := map[ledger.Type][]Selected{}
 	for i, s := range r.Items {
 		t := r.types[i]
 		if _, ok := groups[t]; !ok {
@@ -154,31 +157,61 @@ func (r *request) pack(lim limits) ([]batch, error) {
 	for _, t := range order {
 		var cur []Selected
 		var units uint64
-		for _, s := range groups[t] {
+		for _, u := range packUnits(groups[t]) {
+			var est uint64
+			for _, s := range u {
+				est += estimateUnits(s)
+			}
 			if len(cur) > 0 {
-				next := append(cur[:len(cur):len(cur)], s)
-				ok, err := r.fits(next, units+estimateUnits(s), lim)
+				next := append(slices.Clip(cur), u...) // a copy: cur stays as it is if next does not fit
+				ok, err := r.fits(next, units+est, lim)
 				if err != nil {
 					return nil, err
 				}
 				if ok {
-					cur, units = next, units+estimateUnits(s)
+					cur, units = next, units+est
 					continue
 				}
 				out = append(out, batch{ledgerType: t, items: cur})
 			}
-			cur, units = []Selected{s}, unitsFrame+estimateUnits(s)
+			cur, units = u, unitsFrame+est
 			ok, err := r.fits(cur, units, lim)
 			if err != nil {
 				return nil, err
 			}
+			if !ok && len(u) == 1 {
+				return nil, itemError(u[0].Item.Address, "does not fit alone in a transaction of %d bytes and %d compute units", lim.bytes, lim.units)
+			}
 			if !ok {
-				return nil, itemError(s.Item.Address, "does not fit alone in a transaction of %d bytes and %d compute units", lim.bytes, lim.units)
+				return nil, itemError(u[len(u)-1].Item.Address, "%d selected print editions share the edition marker %s, so they burn in one transaction, and they do not fit one of %d bytes and %d compute units: select fewer of them at once",
+					len(u), u[0].Item.Metaplex.EditionMarker, lim.bytes, lim.units)
 			}
 		}
 		out = append(out, batch{ledgerType: t, items: cur})
 	}
 	return out, nil
+}
+
+// packUnits splits the items of a ledger group into packing units, in
+// order: an item alone, or the print editions sharing an edition marker,
+// together in their order at the place of the first of them. Their burns
+// must land in one transaction: the last of them closes the marker when
+// they clear its every bit, and its refund counts the marker's lamports
+// (metaplex.BurnPlan.Together); in two transactions either could land last.
+func packUnits(items []Selected) [][]Selected {
+	var units [][]Selected
+	at := map[solana.PublicKey]int{}
+	for _, s := range items {
+		if m := s.Item.Metaplex; m != nil && m.EditionMarker != nil && s.Action == assets.ActionBurn {
+			if i, ok := at[*m.EditionMarker]; ok {
+				units[i] = append(units[i], s)
+				continue
+			}
+			at[*m.EditionMarker] = len(units)
+		}
+		units = append(units, []Selected{s})
+	}
+	return units
 }
 
 func (r *request) fits(items []Selected, units uint64, lim limits) (bool, error) {

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/gagliardetto/solana-go"
+
 	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/metaplex"
 )
 
 // fullParams has every instruction a transaction can carry: a price and both
@@ -124,7 +127,7 @@ func TestPackGroupsByType(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []struct {
-		typ   string
+		typ   ledger.Type
 		names []string
 	}{
 		{ledger.TypeNFTBurn, []string{"a", "e"}},
@@ -175,7 +178,44 @@ func TestPackItemTooLarge(t *testing.T) {
 	t.Parallel()
 	_, err := mustCheck(t, fullParams(empties(1), 1000)).pack(defaultLimits(1000))
 	var e *Error
-	if !errors.As(err, &e) || e.Item != key("empty 0").String() {
+	if !errors.As(err, &e) || e.Item() != key("empty 0").String() {
 		t.Fatalf("pack = %v, want an *Error naming the item", err)
+	}
+}
+
+// TestPackPrintsSharingAMarker: print editions sharing an edition marker
+// pack as one unit at the place of the first of them (the last closes the
+// marker only after the others burned); too many to fit one transaction
+// are refused, naming the last.
+func TestPackPrintsSharingAMarker(t *testing.T) {
+	t.Parallel()
+	printOf := func(name, marker string) Selected {
+		s := nft(name)
+		m := key(marker)
+		s.Item.Metaplex = &metaplex.BurnAccounts{Standard: metaplex.NonFungibleEdition, Metadata: key(name + " metadata"),
+			Edition: key(name + " edition"), EditionMarker: &m}
+		return s
+	}
+	items := []Selected{printOf("a1", "marker a"), nft("x"), printOf("b1", "marker b"), printOf("a2", "marker a"), nft("y")}
+	var got [][]solana.PublicKey
+	for _, u := range packUnits(items) {
+		var unit []solana.PublicKey
+		for _, s := range u {
+			unit = append(unit, s.Item.Address)
+		}
+		got = append(got, unit)
+	}
+	want := [][]solana.PublicKey{{key("a1"), key("a2")}, {key("x")}, {key("b1")}, {key("y")}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("units %v, want %v", got, want)
+	}
+	many := make([]Selected, 12)
+	for i := range many {
+		many[i] = printOf(fmt.Sprintf("p%d", i), "one marker")
+	}
+	_, err := mustCheck(t, fullParams(many, 0)).pack(defaultLimits(0))
+	var e *Error
+	if !errors.As(err, &e) || e.Address != many[11].Item.Address.String() {
+		t.Fatalf("err = %v, want an *Error naming the last print", err)
 	}
 }

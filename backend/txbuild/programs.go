@@ -10,8 +10,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
-	"github.com/reclaim-sol/reclaim/backend/metaplex"
-	"github.com/reclaim-sol/reclaim/backend/mplcore"
+	"github.com/reclaim-sol/reclaim/backend/bubblegum"
 )
 
 // The extension point for items that programs other than the token programs
@@ -40,28 +39,13 @@ const (
 
 // metaplexBurn is Token Metadata's BurnV1 of an NFT held by wallet.
 func metaplexBurn(it assets.Item, wallet solana.PublicKey) solana.Instruction {
-	m := it.Metaplex
-	return metaplex.BurnV1{
-		Authority:          wallet,
-		CollectionMetadata: m.CollectionMetadata,
-		Metadata:           m.Metadata,
-		Edition:            m.Edition,
-		Mint:               it.Mint,
-		Token:              it.Address,
-		MasterEdition:      m.MasterEdition,
-		MasterEditionMint:  m.MasterEditionMint,
-		MasterEditionToken: m.MasterEditionToken,
-		EditionMarker:      m.EditionMarker,
-		TokenRecord:        m.TokenRecord,
-		TokenProgram:       it.TokenProgram,
-		Amount:             1,
-	}.Instruction()
+	return it.Metaplex.BurnV1(wallet, it.Mint, it.Address, it.TokenProgram).Instruction()
 }
 
 // coreBurn is MPL Core's BurnV1 of an asset owned by wallet, which pays and
 // receives the refund.
 func coreBurn(it assets.Item, wallet solana.PublicKey) solana.Instruction {
-	return mplcore.BurnV1{Asset: it.Address, Collection: it.Core.Collection, Payer: wallet}.Instruction()
+	return it.Core.BurnV1(it.Address, wallet).Instruction()
 }
 
 // ErrCNFTPlanner wraps the errors of a CNFTPlanner that are not refusals:
@@ -70,7 +54,7 @@ var ErrCNFTPlanner = errors.New("txbuild: planning a compressed NFT burn failed"
 
 // planCNFTs asks the CNFTPlanner for the burn of every cNFT item of r, a few
 // at a time, and stores it with the item. The error returned is that of the
-// first failing item in request order; a refusal (*assets.ItemError) becomes
+// first failing item in request order; a refusal (*bubblegum.Error) becomes
 // an *Error naming the item, anything else stops the rest.
 func (b *Builder) planCNFTs(ctx context.Context, r *request) error {
 	var idx []int
@@ -99,7 +83,7 @@ func (b *Builder) planCNFTs(ctx context.Context, r *request) error {
 			defer func() { <-sem; wg.Done() }()
 			addr := items[i].Item.Address
 			ix, err := b.cnft.BurnInstruction(ctx, r.Wallet, addr)
-			var ie *assets.ItemError
+			var ie *bubblegum.Error
 			switch {
 			case errors.As(err, &ie):
 				errs[k] = itemError(addr, "%s", ie.Reason)

@@ -19,7 +19,7 @@ func pnft(name string, refund uint64) Selected {
 	rec := metaplex.TokenRecordAddress(mint, s.Item.Address)
 	col := metaplex.MetadataAddress(key("collection"))
 	s.Item.IsFrozen, s.Item.Lamports = true, refund
-	s.Item.Metaplex = &assets.MetaplexNFT{
+	s.Item.Metaplex = &metaplex.BurnAccounts{
 		Standard: metaplex.ProgrammableNonFungible, Metadata: metaplex.MetadataAddress(mint),
 		Edition: metaplex.EditionAddress(mint), TokenRecord: &rec, CollectionMetadata: &col,
 	}
@@ -31,7 +31,7 @@ func core(name string, refund uint64) Selected {
 	col := key("core collection")
 	return Selected{Action: assets.ActionBurn, Item: assets.Item{
 		Type: assets.TypeNFT, Address: key(name), Owner: wallet, Mint: key(name), TokenProgram: mplcore.ProgramID,
-		Lamports: refund, Amount: 1, Actions: []string{assets.ActionBurn}, Core: &assets.CoreAsset{Collection: &col},
+		Lamports: refund, Amount: 1, Actions: []assets.Action{assets.ActionBurn}, Core: &mplcore.BurnAccounts{Collection: &col},
 	}}
 }
 
@@ -79,14 +79,14 @@ func TestBuildMetaplexAndCore(t *testing.T) {
 
 func TestBuildRefusesCoreMistakes(t *testing.T) {
 	t.Parallel()
-	close := core("c", 1_000_000)
-	close.Action = assets.ActionClose
+	closeCore := core("c", 1_000_000)
+	closeCore.Action = assets.ActionClose
 	other := core("o", 1_000_000)
 	other.Item.Owner = key("someone")
 	frozenNFT := nft("f")
 	frozenNFT.Item.IsFrozen = true
-	frozenNFT.Item.Metaplex = &assets.MetaplexNFT{Standard: metaplex.NonFungible}
-	for name, s := range map[string]Selected{"close a core asset": close, "another's asset": other, "frozen non-programmable nft": frozenNFT} {
+	frozenNFT.Item.Metaplex = &metaplex.BurnAccounts{Standard: metaplex.NonFungible}
+	for name, s := range map[string]Selected{"close a core asset": closeCore, "another's asset": other, "frozen non-programmable nft": frozenNFT} {
 		if _, err := NewBuilder(newFake()).Build(t.Context(), Params{Wallet: wallet, Items: []Selected{s}}); err == nil {
 			t.Errorf("%s: built", name)
 		}

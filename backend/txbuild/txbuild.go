@@ -9,7 +9,8 @@
 // the CNFTPlanner given by WithCNFTPlanner builds from the indexer's proof
 // when Build starts; they return nothing. They are grouped
 // by ledger type (token_account_closure, token_burn, nft_burn) in order of
-// first appearance and packed greedily, in request order, while the signed
+// first appearance and packed greedily, in request order (print editions
+// that share an edition marker stay together: see packUnits), while the signed
 // transaction stays within 1232 bytes less the caller's headroom (room for
 // wallet guard instructions) and an estimate of its compute stays under the
 // 1.4M limit. Every transaction stands alone: compute limit and price, the
@@ -18,7 +19,8 @@
 //
 // Each transaction is simulated (sigVerify false, replaceRecentBlockhash,
 // commitment processed) with the maximum limit; its limit is then the units
-// consumed plus 10% and 1,000. Priority levels low, medium and high pay the
+// consumed plus 10% and 1,000, plus the guard headroom
+// (WithGuardHeadroomUnits) for the assertions a wallet may add. Priority levels low, medium and high pay the
 // 25th, 50th and 75th nearest-rank percentile of getRecentPrioritizationFees
 // over the transaction's writable accounts, at least 1 micro-lamport; none
 // sets no price. All transactions of one Build share one blockhash, taken at
@@ -52,6 +54,8 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
+	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/ticket"
 )
 
 // Limits of a Solana transaction.
@@ -74,7 +78,7 @@ const (
 // assets.ActionBurn.
 type Selected struct {
 	Item   assets.Item
-	Action string
+	Action assets.Action
 
 	// burn is a cNFT's Bubblegum burn, planned by Build.
 	burn solana.Instruction
@@ -113,11 +117,13 @@ type Tx struct {
 	Message []byte
 	// MessageHash is the SHA-256 of Message.
 	MessageHash [32]byte
-	// Includes are the items in the transaction, in request order.
+	// Includes are the items in the transaction, in request order (print
+	// editions sharing an edition marker follow the first of them: they
+	// burn in one transaction).
 	Includes []Selected
 	// LedgerType is ledger.TypeTokenAccountClosure, ledger.TypeTokenBurn or
 	// ledger.TypeNFTBurn: close, burn of a token, burn of an NFT.
-	LedgerType string
+	LedgerType ledger.Type
 	// GrossRebate is what the included items' reclaims return to the wallet:
 	// the lamports of the token accounts closed, the refund of the Metaplex
 	// and Core burns (see assets.Item.Lamports).
@@ -143,6 +149,9 @@ type Tx struct {
 	// ComputeUnitPrice is in micro-lamports per compute unit; 0 when no price
 	// is set.
 	ComputeUnitPrice uint64
+	// Built is what its ticket states about it beyond the money: the digest
+	// of its instructions and the recipients of its transfers.
+	Built ticket.Built
 }
 
 // Result is the outcome of a Build.
@@ -180,22 +189,25 @@ func (r Result) Totals() Totals {
 // its action, money that does not add up, a transfer the cluster would
 // refuse. Its Message is safe to show to the client.
 type Error struct {
-	// Item is the address of the item at fault; "" when it is not one item.
-	Item string
+	// Address is the item at fault (base58); "" when it is not one item.
+	Address string
 	// Message says what is wrong.
 	Message string
 }
 
 // Error returns the message, prefixed by the item when there is one.
 func (e *Error) Error() string {
-	if e.Item == "" {
+	if e.Address == "" {
 		return "txbuild: " + e.Message
 	}
-	return fmt.Sprintf("txbuild: item %s: %s", e.Item, e.Message)
+	return fmt.Sprintf("txbuild: item %s: %s", e.Address, e.Message)
 }
 
+// Item is the address of the item at fault; "" when it is not one item.
+func (e *Error) Item() string { return e.Address }
+
 func itemError(item solana.PublicKey, format string, args ...any) *Error {
-	return &Error{Item: item.String(), Message: fmt.Sprintf(format, args...)}
+	return &Error{Address: item.String(), Message: fmt.Sprintf(format, args...)}
 }
 
 func requestError(format string, args ...any) *Error {
@@ -213,8 +225,8 @@ type RPC interface {
 }
 
 // CNFTPlanner builds the burn of a compressed NFT (cNFT) from an indexer's
-// proof; *bubblegum.Planner is one. A selection the wallet cannot burn is an
-// *assets.ItemError; an indexer or cluster failing is any other error.
+// proof; *bubblegum.Planner is one. A selection the wallet cannot burn is a
+// *bubblegum.Error; an indexer or cluster failing is any other error.
 type CNFTPlanner interface {
 	BurnInstruction(ctx context.Context, wallet, assetID solana.PublicKey) (*solana.GenericInstruction, error)
 }
@@ -223,6 +235,8 @@ type CNFTPlanner interface {
 type Builder struct {
 	rpc  RPC
 	cnft CNFTPlanner
+	// guardUnits are added to every compute unit limit for wallet guards.
+	guardUnits uint32
 }
 
 // Option configures a Builder.

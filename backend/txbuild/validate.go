@@ -10,14 +10,15 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/assets"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/mplcore"
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
 // request is a checked Params with what the checks derived.
 type request struct {
 	Params
-	donation   *big.Rat // exact DonationPercentage
-	percentile int      // of recent prioritization fees; 0: no price
-	types      []string // ledger type of each item, index-aligned with Items
+	donation   *big.Rat      // exact DonationPercentage
+	percentile int           // of recent prioritization fees; 0: no price
+	types      []ledger.Type // of each item, index-aligned with Items
 }
 
 // check validates p. Mistakes of the request are *Error; a configuration the
@@ -62,7 +63,7 @@ func (p Params) check() (*request, error) {
 	if !ok {
 		return nil, requestError("priority fee level %q is not one of none, low, medium, high", p.PriorityLevel)
 	}
-	r := &request{Params: p, donation: donation, percentile: pct, types: make([]string, len(p.Items))}
+	r := &request{Params: p, donation: donation, percentile: pct, types: make([]ledger.Type, len(p.Items))}
 	seen := make(map[solana.PublicKey]bool, len(p.Items))
 	for i, s := range p.Items {
 		if seen[s.Item.Address] {
@@ -78,7 +79,7 @@ func (p Params) check() (*request, error) {
 
 // ledgerType checks that the token program would accept the action from the
 // wallet and says which ledger type its transaction has.
-func ledgerType(s Selected, wallet solana.PublicKey) (string, error) {
+func ledgerType(s Selected, wallet solana.PublicKey) (ledger.Type, error) {
 	it := s.Item
 	switch {
 	case it.Address.IsZero():
@@ -89,7 +90,7 @@ func ledgerType(s Selected, wallet solana.PublicKey) (string, error) {
 		return cnftLedgerType(s, wallet)
 	case it.Core != nil:
 		return coreLedgerType(s, wallet)
-	case !it.TokenProgram.Equals(solana.TokenProgramID) && !it.TokenProgram.Equals(solana.Token2022ProgramID):
+	case !spltoken.IsProgram(it.TokenProgram):
 		return "", itemError(it.Address, "is not an SPL Token or Token-2022 account (program %s)", it.TokenProgram)
 	case !it.Owner.Equals(wallet):
 		return "", itemError(it.Address, "is owned by %s, not by the wallet", it.Owner)
@@ -125,7 +126,7 @@ func ledgerType(s Selected, wallet solana.PublicKey) (string, error) {
 
 // coreLedgerType checks an MPL Core asset: the wallet owns it, and burn is
 // its one action.
-func coreLedgerType(s Selected, wallet solana.PublicKey) (string, error) {
+func coreLedgerType(s Selected, wallet solana.PublicKey) (ledger.Type, error) {
 	it := s.Item
 	switch {
 	case !it.TokenProgram.Equals(mplcore.ProgramID):
@@ -144,7 +145,7 @@ func coreLedgerType(s Selected, wallet solana.PublicKey) (string, error) {
 // CNFTPlanner checks the leaf itself (owner, burnt, frozen, tree) with the
 // indexer. Burn is its one action, and it returns nothing: an item claiming
 // lamports is not one discovery or the server made.
-func cnftLedgerType(s Selected, wallet solana.PublicKey) (string, error) {
+func cnftLedgerType(s Selected, wallet solana.PublicKey) (ledger.Type, error) {
 	it := s.Item
 	switch {
 	case !it.Owner.IsZero() && !it.Owner.Equals(wallet):
@@ -172,13 +173,13 @@ func itemInstructions(s Selected, wallet solana.PublicKey) []solana.Instruction 
 	}
 	var ixs []solana.Instruction
 	if it.WithheldAmount > 0 {
-		ixs = append(ixs, harvestWithheldTokensToMint(it.Mint, it.Address))
+		ixs = append(ixs, spltoken.HarvestWithheldTokensToMint(it.Mint, it.Address))
 	}
 	if it.Metaplex != nil && s.Action == assets.ActionBurn {
 		return append(ixs, metaplexBurn(it, wallet))
 	}
 	if s.Action == assets.ActionBurn && !it.IsNative {
-		ixs = append(ixs, burnChecked(it.TokenProgram, it.Address, it.Mint, wallet, it.Amount, it.Decimals))
+		ixs = append(ixs, spltoken.BurnChecked(it.TokenProgram, it.Address, it.Mint, wallet, it.Amount, it.Decimals))
 	}
-	return append(ixs, closeAccount(it.TokenProgram, it.Address, wallet, wallet))
+	return append(ixs, spltoken.CloseAccount(it.TokenProgram, it.Address, wallet, wallet))
 }

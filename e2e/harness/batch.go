@@ -8,6 +8,8 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/programs/system"
 	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
 // Batched fixtures: many mints and accounts in few transactions, sent together
@@ -52,7 +54,7 @@ func (v *Validator) CreateMints(t testing.TB, authority solana.PrivateKey, spec 
 	if program.IsZero() {
 		program = solana.TokenProgramID
 	}
-	rent, err := v.RPC.GetMinimumBalanceForRentExemption(context.Background(), MintSize, rpc.CommitmentConfirmed)
+	rent, err := v.RPC.GetMinimumBalanceForRentExemption(context.Background(), spltoken.MintSize, rpc.CommitmentConfirmed)
 	if err != nil {
 		t.Fatalf("rent: %v", err)
 	}
@@ -74,8 +76,8 @@ func (v *Validator) CreateMints(t testing.TB, authority solana.PrivateKey, spec 
 		}
 		b := &batches[len(batches)-1]
 		b.Ixs = append(b.Ixs,
-			system.NewCreateAccountInstruction(rent, MintSize, program, auth, key.PublicKey()).Build(),
-			InitializeMint2(program, key.PublicKey(), spec.Decimals, auth, freeze))
+			system.NewCreateAccountInstruction(rent, spltoken.MintSize, program, auth, key.PublicKey()).Build(),
+			spltoken.InitializeMint2(program, key.PublicKey(), spec.Decimals, auth, freeze))
 		b.Signers = append(b.Signers, key)
 	}
 	v.SendAll(t, batches)
@@ -93,8 +95,8 @@ func (v *Validator) CreateATAs(t testing.TB, payer solana.PrivateKey, owner sola
 			batches = append(batches, Batch{Payer: payer})
 		}
 		b := &batches[len(batches)-1]
-		b.Ixs = append(b.Ixs, CreateAssociatedTokenAccount(payer.PublicKey(), owner, m.Address, m.Program, false))
-		atas[i] = AssociatedTokenAddress(owner, m.Address, m.Program)
+		b.Ixs = append(b.Ixs, spltoken.CreateAssociatedTokenAccount(payer.PublicKey(), owner, m.Address, m.Program, false))
+		atas[i] = spltoken.AssociatedTokenAddress(owner, m.Address, m.Program)
 	}
 	v.SendAll(t, batches)
 	return atas
@@ -110,7 +112,7 @@ func (v *Validator) MintToEach(t testing.TB, mints []Mint, dests []solana.Public
 			batches = append(batches, Batch{Payer: m.Authority})
 		}
 		b := &batches[len(batches)-1]
-		b.Ixs = append(b.Ixs, MintToChecked(m.Program, m.Address, dests[i], m.Authority.PublicKey(), amount, m.Decimals))
+		b.Ixs = append(b.Ixs, spltoken.MintToChecked(m.Program, m.Address, dests[i], m.Authority.PublicKey(), amount, m.Decimals))
 	}
 	v.SendAll(t, batches)
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/programs/system"
 	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
 // Rent-exempt minimums under the default rent (what a real cluster charges too).
@@ -89,14 +91,14 @@ func (v *Validator) CreateMint(t testing.TB, authority solana.PrivateKey, spec M
 	}
 	mint := mintKey.PublicKey()
 	auth := authority.PublicKey()
-	size := uint64(MintSize)
+	size := uint64(spltoken.MintSize)
 	var ixs []solana.Instruction
 	if spec.TransferFeeBasisPoints > 0 {
 		if !program.Equals(solana.Token2022ProgramID) {
 			t.Fatalf("transfer fees need Token-2022")
 		}
-		size = MintWithTransferFeeSize
-		ixs = append(ixs, InitializeTransferFeeConfig(mint, &auth, &auth, spec.TransferFeeBasisPoints, spec.MaxTransferFee))
+		size = uint64(spltoken.ExtendedSize(spltoken.TransferFeeConfigLen))
+		ixs = append(ixs, spltoken.InitializeTransferFeeConfig(mint, &auth, &auth, spec.TransferFeeBasisPoints, spec.MaxTransferFee))
 	}
 	rent, err := v.RPC.GetMinimumBalanceForRentExemption(context.Background(), size, rpc.CommitmentConfirmed)
 	if err != nil {
@@ -107,7 +109,7 @@ func (v *Validator) CreateMint(t testing.TB, authority solana.PrivateKey, spec M
 		freeze = &auth
 	}
 	ixs = append([]solana.Instruction{system.NewCreateAccountInstruction(rent, size, program, auth, mint).Build()}, ixs...)
-	ixs = append(ixs, InitializeMint2(program, mint, spec.Decimals, auth, freeze))
+	ixs = append(ixs, spltoken.InitializeMint2(program, mint, spec.Decimals, auth, freeze))
 	v.Send(t, authority, ixs, mintKey)
 	return Mint{Address: mint, Program: program, Decimals: spec.Decimals, Authority: authority}
 }
@@ -115,27 +117,27 @@ func (v *Validator) CreateMint(t testing.TB, authority solana.PrivateKey, spec M
 // CreateATA creates owner's associated token account for mint, paid by payer.
 func (v *Validator) CreateATA(t testing.TB, payer solana.PrivateKey, owner solana.PublicKey, mint Mint) solana.PublicKey {
 	t.Helper()
-	v.Send(t, payer, []solana.Instruction{CreateAssociatedTokenAccount(payer.PublicKey(), owner, mint.Address, mint.Program, false)})
-	return AssociatedTokenAddress(owner, mint.Address, mint.Program)
+	v.Send(t, payer, []solana.Instruction{spltoken.CreateAssociatedTokenAccount(payer.PublicKey(), owner, mint.Address, mint.Program, false)})
+	return spltoken.AssociatedTokenAddress(owner, mint.Address, mint.Program)
 }
 
 // MintTo mints amount (base units) of mint into dest, signed by the mint authority.
 func (v *Validator) MintTo(t testing.TB, mint Mint, dest solana.PublicKey, amount uint64) {
 	t.Helper()
-	v.Send(t, mint.Authority, []solana.Instruction{MintToChecked(mint.Program, mint.Address, dest, mint.Authority.PublicKey(), amount, mint.Decimals)})
+	v.Send(t, mint.Authority, []solana.Instruction{spltoken.MintToChecked(mint.Program, mint.Address, dest, mint.Authority.PublicKey(), amount, mint.Decimals)})
 }
 
 // Freeze freezes a token account of mint with the mint's freeze authority.
 func (v *Validator) Freeze(t testing.TB, mint Mint, account solana.PublicKey) {
 	t.Helper()
-	v.Send(t, mint.Authority, []solana.Instruction{FreezeAccount(mint.Program, account, mint.Address, mint.Authority.PublicKey())})
+	v.Send(t, mint.Authority, []solana.Instruction{spltoken.FreezeAccount(mint.Program, account, mint.Address, mint.Authority.PublicKey())})
 }
 
 // Transfer moves amount of mint from owner's account to dest (a transfer-fee mint
 // withholds its fee in dest).
 func (v *Validator) Transfer(t testing.TB, owner solana.PrivateKey, mint Mint, source, dest solana.PublicKey, amount uint64) {
 	t.Helper()
-	v.Send(t, owner, []solana.Instruction{TransferChecked(mint.Program, source, mint.Address, dest, owner.PublicKey(), amount, mint.Decimals)})
+	v.Send(t, owner, []solana.Instruction{spltoken.TransferChecked(mint.Program, source, mint.Address, dest, owner.PublicKey(), amount, mint.Decimals)})
 }
 
 // WrapSOL creates owner's wrapped-SOL (native mint, Token program) associated account
@@ -143,11 +145,11 @@ func (v *Validator) Transfer(t testing.TB, owner solana.PrivateKey, mint Mint, s
 func (v *Validator) WrapSOL(t testing.TB, owner solana.PrivateKey, lamports uint64) solana.PublicKey {
 	t.Helper()
 	o := owner.PublicKey()
-	ata := AssociatedTokenAddress(o, solana.WrappedSol, solana.TokenProgramID)
+	ata := spltoken.AssociatedTokenAddress(o, solana.WrappedSol, solana.TokenProgramID)
 	v.Send(t, owner, []solana.Instruction{
-		CreateAssociatedTokenAccount(o, o, solana.WrappedSol, solana.TokenProgramID, true),
+		spltoken.CreateAssociatedTokenAccount(o, o, solana.WrappedSol, solana.TokenProgramID, true),
 		system.NewTransferInstruction(lamports, o, ata).Build(),
-		SyncNative(solana.TokenProgramID, ata),
+		spltoken.SyncNative(solana.TokenProgramID, ata),
 	})
 	return ata
 }

@@ -112,15 +112,25 @@ func Start(ctx context.Context, logw io.Writer) (*Validator, error) {
 }
 
 // ProgramsDirEnv names a host directory of <programId>.so files that the
-// validator loads at startup (Metaplex Token Metadata, MPL Core, ...): its
-// .so files are copied into the container, whose server.js reads the same
-// variable.
+// validator loads at startup (Metaplex Token Metadata, MPL Core, Bubblegum,
+// ...): its .so files are copied into the container, whose server.js reads
+// the same variable. Unset, the checkout's ../shared/programs is used.
 const ProgramsDirEnv = "E2E_PROGRAMS_DIR"
 
 const containerProgramsDir = "/programs"
 
-// ProgramsDir is the host directory of ProgramsDirEnv, "" when unset.
-func ProgramsDir() string { return os.Getenv(ProgramsDirEnv) }
+// ProgramsDir is the host directory of ProgramsDirEnv, else the shared
+// programs beside the checkout when they exist, else "".
+func ProgramsDir() string {
+	if dir := os.Getenv(ProgramsDirEnv); dir != "" {
+		return dir
+	}
+	shared := filepath.Join(ValidatorDir(), "..", "..", "..", "shared", "programs")
+	if _, err := os.Stat(shared); err == nil {
+		return filepath.Clean(shared)
+	}
+	return ""
+}
 
 // HasPrograms reports whether ProgramsDir holds <id>.so for every id.
 func HasPrograms(ids ...string) bool {

@@ -77,7 +77,7 @@ func (v *Validator) WaitConfirmed(ctx context.Context, sig solana.Signature) (ui
 		}
 		select {
 		case <-ctx.Done():
-			return 0, fmt.Errorf("transaction %s not confirmed: %w (last error: %v)", sig, ctx.Err(), err)
+			return 0, fmt.Errorf("transaction %s not confirmed: %w (last error: %w)", sig, ctx.Err(), err)
 		case <-tick.C:
 		}
 	}

@@ -20,8 +20,13 @@
 //                editionNumber?, splTokenProgram?}
 //   coreBurnV1   {asset, payer, collection?}
 //   tmCreateNft  {authority, mint, tokenStandard, name, uri, collectionMint?,
-//                isCollection?, splTokenProgram?}: CreateV1 then MintV1 of
-//                one token to the authority's associated token account
+//                isCollection?, sizedCollection?, printSupply?, ruleSet?,
+//                tokenOwner?, splTokenProgram?}: CreateV1 then MintV1 of one
+//                token to tokenOwner's (default: the authority's) associated
+//                token account. printSupply is "Zero" (the default),
+//                "Unlimited" or a number (Limited); sizedCollection makes a
+//                collection whose size Token Metadata counts (CollectionDetails
+//                V1), isCollection one it does not (V2)
 //   tmPrintV1    {authority, masterMint, editionMint, editionNumber,
 //                splTokenProgram?}
 //   coreCreateV1 {asset, payer, name, uri, collection?}
@@ -106,10 +111,18 @@ function tmCreateNft(req) {
     isCollection: Boolean(req.isCollection),
     collection: req.collectionMint ? some({ key: publicKey(req.collectionMint), verified: false }) : none(),
   };
+  if (req.sizedCollection) create.collectionDetails = some(tm.collectionDetails('V1', { size: 0 }));
+  if (req.printSupply !== undefined) {
+    create.printSupply = typeof req.printSupply === 'number'
+      ? some(tm.printSupply('Limited', [req.printSupply]))
+      : some(tm.printSupply(req.printSupply));
+  }
+  if (req.ruleSet) create.ruleSet = some(publicKey(req.ruleSet));
+  const owner = publicKey(req.tokenOwner || req.authority);
   if (req.splTokenProgram) create.splTokenProgram = tokenProgram(req);
   const token = findAssociatedTokenPda(umi, {
     mint: publicKey(req.mint),
-    owner: publicKey(req.authority),
+    owner,
     tokenProgramId: tokenProgram(req),
   });
   const mintIx = {
@@ -117,7 +130,7 @@ function tmCreateNft(req) {
     authority,
     payer: authority,
     token,
-    tokenOwner: publicKey(req.authority),
+    tokenOwner: owner,
     amount: 1,
     tokenStandard: ts,
   };

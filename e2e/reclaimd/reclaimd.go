@@ -42,7 +42,7 @@ func Binary(t testing.TB) string {
 		cmd := exec.Command("go", "build", "-o", build.path, "./backend/cmd/reclaim")
 		cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			build.err = fmt.Errorf("go build reclaim: %v\n%s", err, out)
+			build.err = fmt.Errorf("go build reclaim: %w\n%s", err, out)
 		}
 	})
 	if build.err != nil {

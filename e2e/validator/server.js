@@ -9,7 +9,8 @@
 //
 // --programs-dir (or the environment's E2E_PROGRAMS_DIR) names a directory of
 // <programId>.so files, loaded as programs at startup (Metaplex Token
-// Metadata, MPL Core, ...).
+// Metadata, MPL Core, Bubblegum, ...). Without either, the checkout's
+// ../shared/programs is used when it exists; --programs-dir none loads none.
 //
 // HTTP JSON-RPC on --port; WebSocket PubSub on --ws-port (default port+1, as
 // solana-test-validator does) and also on --port itself (an Upgrade request).
@@ -21,8 +22,15 @@ const { Subscriptions } = require('./lib/subscriptions');
 const { RpcError } = require('./lib/accounts');
 const { stringify } = require('./lib/json');
 
+// defaultProgramsDir is the shared programs directory beside the checkout
+// (e2e/validator -> ../../../shared/programs), or null.
+function defaultProgramsDir() {
+  const dir = require('path').join(__dirname, '..', '..', '..', 'shared', 'programs');
+  return require('fs').existsSync(dir) ? dir : null;
+}
+
 function parseArgs(argv) {
-  const opts = { host: '127.0.0.1', port: 8899, wsPort: null, slotMs: 400, quiet: false, programsDir: process.env.E2E_PROGRAMS_DIR || null };
+  const opts = { host: '127.0.0.1', port: 8899, wsPort: null, slotMs: 400, quiet: false, programsDir: process.env.E2E_PROGRAMS_DIR || defaultProgramsDir() };
   for (let i = 0; i < argv.length; i++) {
     const next = () => {
       if (i + 1 >= argv.length) throw new Error(`${argv[i]} needs a value`);
@@ -103,6 +111,7 @@ function createServer(chain, { log = () => {} } = {}) {
 function main() {
   const opts = parseArgs(process.argv.slice(2));
   const log = (msg) => { if (!opts.quiet) console.log(`[validator] ${msg}`); };
+  if (opts.programsDir === 'none') opts.programsDir = null;
   const chain = new Chain({ slotMs: opts.slotMs, programsDir: opts.programsDir });
   if (chain.programs.length > 0) log(`programs from ${opts.programsDir}: ${chain.programs.join(', ')}`);
   const { server, subs } = createServer(chain, { log });

@@ -19,8 +19,8 @@ type entry struct {
 	expires    time.Time
 }
 
-func newCache(max int) *cache {
-	return &cache{max: max, order: list.New(), items: map[string]*list.Element{}}
+func newCache(size int) *cache {
+	return &cache{max: size, order: list.New(), items: map[string]*list.Element{}}
 }
 
 func (c *cache) get(uri string, now time.Time) (string, bool) {

@@ -31,8 +31,9 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	stop() // before os.Exit, which runs no deferred calls
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "reclaim:", err)
 		var u usageError
 		if errors.As(err, &u) {

@@ -27,6 +27,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/photon"
 	"github.com/reclaim-sol/reclaim/backend/project"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/reclaim"
 	"github.com/reclaim-sol/reclaim/backend/relay"
 	"github.com/reclaim-sol/reclaim/backend/server"
 	"github.com/reclaim-sol/reclaim/backend/signing"
@@ -49,6 +50,7 @@ func serveFlags(cfg *config.Config) *flag.FlagSet {
 	fs.StringVar(&cfg.TreasuryWallet, "treasury-wallet", cfg.TreasuryWallet, "service fee recipient (RECLAIM_TREASURY_WALLET)")
 	fs.DurationVar(&cfg.TicketTTL, "ticket-ttl", cfg.TicketTTL, "submission ticket lifetime (RECLAIM_TICKET_TTL_SECONDS)")
 	fs.IntVar(&cfg.GuardHeadroomBytes, "guard-headroom-bytes", cfg.GuardHeadroomBytes, "bytes kept for wallet guards (RECLAIM_GUARD_HEADROOM_BYTES)")
+	fs.IntVar(&cfg.GuardHeadroomUnits, "guard-headroom-units", cfg.GuardHeadroomUnits, "compute units added to each limit for wallet guards (RECLAIM_GUARD_HEADROOM_UNITS)")
 	fs.StringVar(&cfg.PriceURL, "price-url", cfg.PriceURL, "price endpoint (RECLAIM_PRICE_URL)")
 	fs.StringVar(&cfg.DASRPCURL, "das-rpc-url", cfg.DASRPCURL, "DAS endpoint (DAS_RPC_URL)")
 	fs.StringVar(&cfg.PhotonRPCURL, "photon-rpc-url", cfg.PhotonRPCURL, "Photon endpoint (PHOTON_RPC_URL)")
@@ -69,6 +71,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, log *
 	}
 	if err := serveFlags(&cfg).Parse(args); err != nil {
 		return usageError{err.Error()}
+	}
+	if cfg.GuardHeadroomUnits < 0 || cfg.GuardHeadroomUnits > 200_000 {
+		return usageError{fmt.Sprintf("-guard-headroom-units %d: want a whole number from 0 to 200000", cfg.GuardHeadroomUnits)}
 	}
 	env, err := open(ctx, cfg, log)
 	if err != nil {
@@ -99,18 +104,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, log *
 	defer stopTracking()
 	go tracker.Run(trackCtx)
 	handler, err := server.New(server.Deps{
-		Admin:      console,
-		CORS:       server.CORS{Default: cfg.CORSOrigins, Origins: env.projects, Refresh: cfg.SessionCheckInterval},
-		Auth:       auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
-		Issuer:     auth.NewIssuer(env.keys, time.Now),
-		Limiter:    limiter,
-		Ledger:     ledger.NewService(env.store),
-		Projects:   env.store,
-		Wallet:     wallet,
-		Ping:       env.store.Ping,
-		Log:        log,
-		RPCTimeout: cfg.RPCTimeout,
-		DBTimeout:  cfg.DBTimeout,
+		Admin:     console,
+		CORS:      server.CORS{Default: cfg.CORSOrigins, Origins: env.projects, Refresh: cfg.SessionCheckInterval},
+		Auth:      auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
+		Issuer:    auth.NewIssuer(env.keys, time.Now),
+		Limiter:   limiter,
+		Ledger:    ledger.NewService(env.store),
+		Wallet:    wallet,
+		Ping:      env.store.Ping,
+		Log:       log,
+		DBTimeout: cfg.DBTimeout,
 	})
 	if err != nil {
 		return err
@@ -128,7 +131,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, log *
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}
@@ -151,13 +154,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, log *
 
 // newWallet wires the reclaim core: discovery, building, tickets, relay and
 // the confirmation tracker, over one JSON-RPC client.
-func newWallet(cfg config.Config, e *env, log *slog.Logger) (server.Wallet, *relay.Tracker, error) {
+func newWallet(cfg config.Config, e *env, log *slog.Logger) (*reclaim.Service, *relay.Tracker, error) {
 	rc := rpc.New(cfg.SolanaRPCURL)
 	var treasury *solana.PublicKey
 	if cfg.TreasuryWallet != "" {
 		pk, err := solana.PublicKeyFromBase58(cfg.TreasuryWallet)
 		if err != nil {
-			return server.Wallet{}, nil, fmt.Errorf("RECLAIM_TREASURY_WALLET: %w", err)
+			return nil, nil, fmt.Errorf("RECLAIM_TREASURY_WALLET: %w", err)
 		}
 		treasury = &pk
 	}
@@ -166,7 +169,7 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger) (server.Wallet, *rel
 		prices = jupiter.New(cfg.PriceURL, nil)
 	}
 	sources := []assets.Source{assets.NewCoreSource(rc)}
-	var buildOpts []txbuild.Option
+	buildOpts := []txbuild.Option{txbuild.WithGuardHeadroomUnits(uint32(cfg.GuardHeadroomUnits))}
 	if cfg.DASRPCURL != "" {
 		dasClient := das.New(cfg.DASRPCURL, nil, das.Options{})
 		sources = append(sources, das.NewSource(dasClient))
@@ -179,17 +182,20 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger) (server.Wallet, *rel
 	}
 	discoverer := assets.NewDiscoverer(rc, prices, sources...).WithImages(images.New(images.Options{}))
 	tickets := ticket.NewIssuer(e.keys)
-	w := server.Wallet{
+	w := reclaim.New(reclaim.Deps{
 		Discoverer:    discoverer,
 		Builder:       txbuild.NewBuilder(rc, buildOpts...),
 		Tickets:       tickets,
 		Relay:         relay.New(rc, e.store, tickets, time.Now),
+		Projects:      e.store,
 		ServiceFeeBPS: cfg.ServiceFeeBPS,
 		Treasury:      treasury,
 		HeadroomBytes: cfg.GuardHeadroomBytes,
 		TicketTTL:     cfg.TicketTTL,
+		RPCTimeout:    cfg.RPCTimeout,
+		DBTimeout:     cfg.DBTimeout,
 		Now:           time.Now,
-	}
+	})
 	return w, relay.NewTracker(rc, e.store, log, time.Now), nil
 }
 

@@ -24,20 +24,35 @@ class TxFailure extends Error {
   constructor(err, meta) { super(errors.display(err)); this.err = err; this.meta = meta; }
 }
 
+// Stand-ins: programs no build of which can be had here, loaded from another
+// program's file when the directory lacks their own. Lighthouse (the wallet
+// guards Phantom and Solflare append) runs as SPL Noop: its assertions then
+// execute, cost compute units and always pass, which is what a relay's tests
+// need (that guarded transactions are accepted, land and are accounted for);
+// Lighthouse's own semantics are not ours to test. See shared/programs/README.md.
+const STAND_INS = {
+  L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95: 'noopb9bkMVfRPU8AsbpTUg8AQkHtKwMYZiFUjNRtMmV',
+};
+
 // loadPrograms adds every <programId>.so of dir to svm as an upgradeable BPF
-// program (LiteSVM's addProgramFromFile) and returns the ids loaded. Programs
-// LiteSVM does not ship (Metaplex Token Metadata, MPL Core) come this way.
+// program (LiteSVM's addProgramFromFile), then the stand-ins whose own file is
+// missing, and returns the ids loaded. Programs LiteSVM does not ship
+// (Metaplex Token Metadata, MPL Core, Bubblegum, ...) come this way.
 function loadPrograms(svm, dir) {
   const fs = require('fs');
   const path = require('path');
   const loaded = [];
-  for (const name of fs.readdirSync(dir).sort()) {
-    if (!name.endsWith('.so')) continue;
-    const id = name.slice(0, -'.so'.length);
+  const load = (id, file) => {
     const key = bs58.decode(id);
-    if (key.length !== 32) throw new Error(`${name}: ${id} is not a base58 program id`);
-    svm.addProgramFromFile(key, path.join(dir, name));
+    if (key.length !== 32) throw new Error(`${file}: ${id} is not a base58 program id`);
+    svm.addProgramFromFile(key, path.join(dir, file));
     loaded.push(id);
+  };
+  for (const name of fs.readdirSync(dir).sort()) {
+    if (name.endsWith('.so')) load(name.slice(0, -'.so'.length), name);
+  }
+  for (const [id, from] of Object.entries(STAND_INS)) {
+    if (!loaded.includes(id) && loaded.includes(from)) load(id, `${from}.so`);
   }
   return loaded;
 }

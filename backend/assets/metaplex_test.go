@@ -9,6 +9,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/metaplex"
+	"github.com/reclaim-sol/reclaim/backend/rent"
 )
 
 // Rent-exempt minimums under the default Rent, as the fake chain's sysvar says.
@@ -20,7 +21,7 @@ const metadataFee = 10_000_000
 func (w *world) rentSysvar() {
 	d := binary.LittleEndian.AppendUint64(nil, 3480)
 	d = binary.LittleEndian.AppendUint64(d, math.Float64bits(2))
-	w.c.put(solana.SysVarRentPubkey, sysvarOwner, 1_009_200, append(d, 50))
+	w.c.put(solana.SysVarRentPubkey, rent.SysvarOwner, 1_009_200, append(d, 50))
 }
 
 // nft makes a Metaplex NFT of standard held by the wallet: mint, metadata
@@ -30,8 +31,8 @@ func (w *world) nft(standard metaplex.TokenStandard, frozen bool, collection *so
 	mint := w.mint(solana.TokenProgramID, 0, 1, nil)
 	md := metaplexBytes(mint, "NFT", "N", "", 0, collection, collection != nil)
 	md[327] = byte(standard) // token_standard's value (no creators)
-	w.c.put(metadataAddress(mint), metaplex.ProgramID, minBal(uint64(len(md)))+metadataFee, md)
-	tok := w.account(solana.TokenProgramID, rent, acct{mint: mint, amount: 1, frozen: frozen})
+	w.c.put(metaplex.MetadataAddress(mint), metaplex.ProgramID, minBal(uint64(len(md)))+metadataFee, md)
+	tok := w.account(solana.TokenProgramID, tokenRent, acct{mint: mint, amount: 1, frozen: frozen})
 	w.c.put(metaplex.EditionAddress(mint), metaplex.ProgramID, minBal(uint64(len(edition))), edition)
 	return mint, tok
 }
@@ -64,13 +65,13 @@ func TestAssetsMetaplexBurn(t *testing.T) {
 	w.c.put(metaplex.TokenRecordAddress(lockedMint, locked), metaplex.ProgramID, minBal(80), tokenRecord(metaplex.Locked))
 	_, frozen := w.nft(metaplex.NonFungible, true, nil, masterEdition(0))
 	masterMint, master := w.nft(metaplex.NonFungible, false, nil, masterEdition(1))
-	printMint, print := w.nft(metaplex.NonFungibleEdition, false, nil, printEdition(metaplex.EditionAddress(masterMint), 300))
+	printMint, printed := w.nft(metaplex.NonFungibleEdition, false, nil, printEdition(metaplex.EditionAddress(masterMint), 300))
 	marker := metaplex.EditionMarkerAddress(masterMint, 300)
 	ledger := make([]byte, 32)
 	ledger[0] = byte(metaplex.KeyEditionMarker)
 	ledger[1+(300%248)/8] = 1 << (7 - (300%248)%8)
 	w.c.put(marker, metaplex.ProgramID, minBal(32), ledger)
-	plain := w.account(solana.TokenProgramID, rent, acct{mint: w.mint(solana.TokenProgramID, 0, 1, nil), amount: 1})
+	plain := w.account(solana.TokenProgramID, tokenRent, acct{mint: w.mint(solana.TokenProgramID, 0, 1, nil), amount: 1})
 
 	items := map[solana.PublicKey]Item{}
 	for _, it := range w.list(nil).Items {
@@ -83,18 +84,18 @@ func TestAssetsMetaplexBurn(t *testing.T) {
 		addr     solana.PublicKey
 		lamports uint64
 		actions  int
-		check    func(*MetaplexNFT) bool
+		check    func(*metaplex.BurnAccounts) bool
 	}{
-		{"nft in a verified collection", nft, rent + md + edition, 1, func(m *MetaplexNFT) bool {
-			return m.CollectionMetadata != nil && *m.CollectionMetadata == metadataAddress(col) && m.TokenRecord == nil
+		{"nft in a verified collection", nft, tokenRent + md + edition, 1, func(m *metaplex.BurnAccounts) bool {
+			return m.CollectionMetadata != nil && *m.CollectionMetadata == metaplex.MetadataAddress(col) && m.TokenRecord == nil
 		}},
-		{"pnft, frozen by design", pnft, rent + md + edition + minBal(80), 1, func(m *MetaplexNFT) bool {
+		{"pnft, frozen by design", pnft, tokenRent + md + edition + minBal(80), 1, func(m *metaplex.BurnAccounts) bool {
 			return m.TokenRecord != nil && *m.TokenRecord == rec && m.Standard == metaplex.ProgrammableNonFungible
 		}},
-		{"locked pnft", locked, rent + md + edition + minBal(80), 0, nil},
-		{"frozen nft", frozen, rent + md + edition, 0, nil},
-		{"master edition with a print", master, rent + md + edition, 0, nil},
-		{"print edition, master held, marker closes", print, rent + md + minBal(uint64(len(printEdition(col, 1)))) + minBal(32), 1, func(m *MetaplexNFT) bool {
+		{"locked pnft", locked, tokenRent + md + edition + minBal(80), 0, nil},
+		{"frozen nft", frozen, tokenRent + md + edition, 0, nil},
+		{"master edition with a print", master, tokenRent + md + edition, 0, nil},
+		{"print edition, master held, marker closes", printed, tokenRent + md + minBal(uint64(len(printEdition(col, 1)))) + minBal(32), 1, func(m *metaplex.BurnAccounts) bool {
 			return *m.MasterEditionMint == masterMint && *m.MasterEditionToken == master && *m.EditionMarker == marker &&
 				*m.MasterEdition == metaplex.EditionAddress(masterMint) && m.Edition == metaplex.EditionAddress(printMint)
 		}},
@@ -109,16 +110,16 @@ func TestAssetsMetaplexBurn(t *testing.T) {
 			t.Errorf("%s: accounts %+v", c.name, it.Metaplex)
 		}
 	}
-	if it := items[plain]; it.Metaplex != nil || it.Lamports != rent || len(it.Actions) != 1 {
+	if it := items[plain]; it.Metaplex != nil || it.Lamports != tokenRent || len(it.Actions) != 1 {
 		t.Errorf("NFT without Metaplex edition: %+v (the token program burns it)", it)
 	}
 
 	t.Run("resolve", func(t *testing.T) {
-		got, err := NewDiscoverer(w.c.rpc(), nil).Resolve(context.Background(), w.wallet, []solana.PublicKey{print, pnft, plain})
+		got, err := NewDiscoverer(w.c.rpc(), nil).Resolve(context.Background(), w.wallet, []solana.PublicKey{printed, pnft, plain})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, addr := range []solana.PublicKey{print, pnft, plain} {
+		for i, addr := range []solana.PublicKey{printed, pnft, plain} {
 			if want := items[addr]; got[i].Address != addr || got[i].Lamports != want.Lamports || len(got[i].Actions) != len(want.Actions) ||
 				(got[i].Metaplex == nil) != (want.Metaplex == nil) {
 				t.Errorf("resolved %+v, listed %+v", got[i], want)
@@ -132,9 +133,9 @@ func TestAssetsMetaplexBurn(t *testing.T) {
 		mint := w.mint(solana.TokenProgramID, 0, 1, nil)
 		md := metaplexBytes(mint, "P", "P", "", 0, nil, false)
 		md[327] = byte(metaplex.NonFungibleEdition)
-		w.c.put(metadataAddress(mint), metaplex.ProgramID, minBal(uint64(len(md))), md)
+		w.c.put(metaplex.MetadataAddress(mint), metaplex.ProgramID, minBal(uint64(len(md))), md)
 		w.c.put(metaplex.EditionAddress(mint), metaplex.ProgramID, minBal(41), printEdition(metaplex.EditionAddress(masterMint), 2))
-		tok := other.account(solana.TokenProgramID, rent, acct{mint: mint, amount: 1})
+		tok := other.account(solana.TokenProgramID, tokenRent, acct{mint: mint, amount: 1})
 		got, err := NewDiscoverer(w.c.rpc(), nil).Resolve(context.Background(), other.wallet, []solana.PublicKey{tok})
 		if err != nil || got[0].Metaplex == nil || len(got[0].Actions) != 0 {
 			t.Fatalf("%+v, %v", got, err)

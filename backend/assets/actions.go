@@ -1,0 +1,72 @@
+package assets
+
+import "slices"
+
+// ItemType is a WalletItemType of the contract.
+type ItemType string
+
+// The WalletItemTypes, in the contract's order.
+const (
+	TypeEmptyAccount      ItemType = "empty_account"
+	TypeToken             ItemType = "token"
+	TypeNFT               ItemType = "nft"
+	TypeFungibleAsset     ItemType = "fungible_asset"
+	TypeZKCompressedToken ItemType = "zk_compressed_token"
+	TypeCNFT              ItemType = "cnft"
+)
+
+// Action is a BurnerAction: what reclaiming does to an item.
+type Action string
+
+// The BurnerActions. Burn means burn then close: burning alone returns no
+// rent.
+const (
+	ActionClose Action = "close"
+	ActionBurn  Action = "burn"
+)
+
+// itemTypes are the WalletItemTypes in the contract's order.
+var itemTypes = []ItemType{TypeEmptyAccount, TypeToken, TypeNFT, TypeFungibleAsset, TypeZKCompressedToken, TypeCNFT}
+
+// actions is the one table of the actions each type can take: what a build
+// request may select (validation), the most discovery offers (each item's
+// Actions are those of its type that the chain would accept now), and what
+// docs/decisions.md states (actions_test.go checks it). A token burns,
+// except wrapped SOL, which closes (the token programs refuse Burn on
+// native accounts; closing returns the balance with the rent). Fungible
+// assets and ZK-compressed tokens are listed but take no action yet.
+var actions = map[ItemType][]Action{
+	TypeEmptyAccount:      {ActionClose},
+	TypeToken:             {ActionBurn, ActionClose},
+	TypeNFT:               {ActionBurn},
+	TypeFungibleAsset:     {},
+	TypeZKCompressedToken: {},
+	TypeCNFT:              {ActionBurn},
+}
+
+// ItemTypes lists every WalletItemType, in the contract's order; a
+// listing's Counts has one key for each.
+func ItemTypes() []ItemType { return slices.Clone(itemTypes) }
+
+// Known reports whether t is one of ItemTypes.
+func (t ItemType) Known() bool {
+	_, ok := actions[t]
+	return ok
+}
+
+// ActionsFor lists the actions an item of type t can take, in the order
+// the contract lists them; empty for a type that takes none, nil for an
+// unknown type.
+func ActionsFor(t ItemType) []Action {
+	a, ok := actions[t]
+	if !ok {
+		return nil
+	}
+	return slices.Clone(a)
+}
+
+// ValidAction reports whether an item of type t can take action a: what a
+// build request's selection must satisfy before the chain is asked.
+func ValidAction(t ItemType, a Action) bool {
+	return slices.Contains(actions[t], a)
+}
