@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http/httptest"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/e2e/harness"
 	"github.com/reclaim-sol/reclaim/e2e/headless"
@@ -101,7 +103,7 @@ func tid(id string) string { return `[data-testid="` + id + `"]` }
 
 // TestSampleApp drives the sample integration in Chromium against the local
 // validator: on two allowed origins a person connects the (Wallet Standard)
-// test wallet, lists the wallet's items with their rebates, selects them,
+// test wallet (and on a third, the wallet appends Lighthouse guards), lists the wallet's items with their rebates, selects them,
 // builds with a 10% donation, has the wallet sign, submits, and sees the
 // results and the project's stats; the wallet's balance rises by exactly
 // the net rebate the page showed. A page on a third origin is refused by the
@@ -128,6 +130,31 @@ func TestSampleApp(t *testing.T) {
 		origins = append(origins, o)
 		t.Run("reclaim from "+o, func(t *testing.T) { reclaimInBrowser(t, ctx, v, o, f.Owner) })
 	}
+
+	// The wallet appends a Lighthouse assertion to what it signs, as Phantom
+	// does on mainnet: Reclaim accepts the changed transactions (the wallet
+	// guard rules) and the balance still rises by the net rebate shown.
+	t.Run("a wallet that appends Lighthouse guards", func(t *testing.T) {
+		requireLighthouse(t)
+		f := v.NewWalletFixture(t)
+		o := origin(t, "127.0.0.4", integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner, DemoWalletGuards: true})
+		s.cli("project", "origin", "--project", s.projectID, "--origin", o)
+		for _, sig := range reclaimInBrowser(t, ctx, v, o, f.Owner) {
+			tx, err := v.RPC.GetTransaction(context.Background(), sig, &rpc.GetTransactionOpts{
+				Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: new(uint64),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			landed, err := tx.Transaction.GetTransaction()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(landed.Message.AccountKeys, lighthouse) {
+				t.Errorf("transaction %s landed without the wallet's Lighthouse guard", sig)
+			}
+		}
+	})
 
 	t.Run("an origin the project does not list", func(t *testing.T) {
 		f := v.NewWalletFixture(t)
@@ -166,9 +193,13 @@ func TestSampleApp(t *testing.T) {
 	})
 }
 
+// lighthouse is the program of the guards Phantom and Solflare append.
+var lighthouse = solana.MustPublicKeyFromBase58("L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95")
+
 // reclaimInBrowser runs the whole flow on the page at origin with the
-// wallet owner, and checks the balance against the net rebate shown.
-func reclaimInBrowser(t *testing.T, ctx context.Context, v *harness.Validator, origin string, owner solana.PrivateKey) {
+// wallet owner, checks the balance against the net rebate shown, and
+// returns the signatures of the landed transactions.
+func reclaimInBrowser(t *testing.T, ctx context.Context, v *harness.Validator, origin string, owner solana.PrivateKey) []solana.Signature {
 	var items int
 	var net string
 	var netOK bool
@@ -209,6 +240,7 @@ func reclaimInBrowser(t *testing.T, ctx context.Context, v *harness.Validator, o
 	)
 	wctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	var sigs []solana.Signature
 	for _, r := range results {
 		if r[0] != "submitted" {
 			t.Fatalf("result %q", r)
@@ -220,6 +252,7 @@ func reclaimInBrowser(t *testing.T, ctx context.Context, v *harness.Validator, o
 		if _, err := v.WaitConfirmed(wctx, sig); err != nil {
 			t.Fatalf("%s: %v", sig, err)
 		}
+		sigs = append(sigs, sig)
 	}
 	after := v.Balance(t, owner.PublicKey())
 	if got := int64(after) - int64(before); got != netRebate {
@@ -232,4 +265,5 @@ func reclaimInBrowser(t *testing.T, ctx context.Context, v *harness.Validator, o
 			nil, chromedp.WithPollingTimeout(60*time.Second)),
 	)
 	t.Logf("%s: %d items, %s transactions, net rebate %d lamports, balance +%d", origin, items, count, netRebate, int64(after)-int64(before))
+	return sigs
 }
