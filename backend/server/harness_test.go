@@ -36,6 +36,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 	"github.com/reclaim-sol/reclaim/backend/ticket"
 	"github.com/reclaim-sol/reclaim/backend/txbuild"
+	"github.com/reclaim-sol/reclaim/gen/openapi/openapitest"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
 
@@ -99,12 +100,18 @@ type options struct {
 	dasURL string
 	// relayStore, when set, wraps the store the relay writes through.
 	relayStore func(relay.Store) relay.Store
+	// cors, when set, turns on the CORS policy with these default origins
+	// and the projects' own, read again on every request.
+	cors []string
 }
 
 func withLimiter(l ratelimit.Limiter) option { return func(o *options) { o.limiter = l } }
 func withRPC(url string) option              { return func(o *options) { o.rpcURL = url } }
 func withRPCTimeout(d time.Duration) option  { return func(o *options) { o.rpcTimeout = d } }
 func withDAS(url string) option              { return func(o *options) { o.dasURL = url } }
+func withCORS(defaults ...string) option {
+	return func(o *options) { o.cors = append([]string{}, defaults...) }
+}
 func withRelayStore(wrap func(relay.Store) relay.Store) option {
 	return func(o *options) { o.relayStore = wrap }
 }
@@ -158,6 +165,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 			TicketTTL: time.Minute, RPCTimeout: o.rpcTimeout, DBTimeout: 2 * time.Second, Now: clk.Now,
 		}),
 		Ping:      o.store.Ping,
+		CORS:      corsOf(o),
 		Log:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 		DBTimeout: 2 * time.Second,
 	})
@@ -173,10 +181,19 @@ func newEnv(t testing.TB, opts ...option) *env {
 	t.Cleanup(srv.Close)
 
 	e := &env{t: t, srv: srv, store: o.store, hasher: o.hasher, keys: o.keys, clock: clk}
-	e.http = &http.Client{Transport: h2cTransport()}
+	// Every REST answer the tests read must be one the OpenAPI document
+	// describes.
+	e.http = &http.Client{Transport: openapitest.Transport(h2cTransport())}
 	e.project = e.newProject("Acme", newWallet())
 	e.apiKey, e.keyID = e.newAPIKey(e.project.ID)
 	return e
+}
+
+func corsOf(o options) server.CORS {
+	if o.cors == nil {
+		return server.CORS{}
+	}
+	return server.CORS{Default: o.cors, Origins: o.store, Refresh: time.Nanosecond}
 }
 
 // h2cTransport speaks HTTP/1.1 and HTTP/2 without TLS, as the server does.

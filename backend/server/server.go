@@ -39,7 +39,9 @@ type Deps struct {
 	Ping func(ctx context.Context) error
 	// Admin is the console, served under /admin/ (nil: none).
 	Admin http.Handler
-	Log   *slog.Logger
+	// CORS is the browsers' cross-origin policy (zero: no origin allowed).
+	CORS CORS
+	Log  *slog.Logger
 	// DBTimeout bounds the database work of stats and leaderboards.
 	DBTimeout time.Duration
 }
@@ -48,6 +50,7 @@ type Deps struct {
 func New(d Deps) (http.Handler, error) {
 	codec := newJSONCodec(nil)
 	g := &guard{auth: d.Auth, limiter: d.Limiter, log: d.Log}
+	origins := newOriginPolicy(d.CORS, d.Auth, d.DBTimeout, d.Log)
 	opts := connect.WithHandlerOptions(
 		connect.WithInterceptors(g),
 		connect.WithCodec(connectCodec{json: codec}),
@@ -75,13 +78,14 @@ func New(d Deps) (http.Handler, error) {
 		return nil, err
 	}
 	mux.Handle("GET /healthz", healthz(d.Ping))
+	addDocs(mux) // GET /v1/openapi.json and /docs
 	if d.Admin != nil {
 		mux.Handle("/admin/", d.Admin)
 		mux.Handle("GET /admin", http.RedirectHandler("/admin/", http.StatusFound))
 	}
 	// The wallet stream's WebSocket, before the REST routes (vanguard cannot
 	// upgrade); it checks credentials through the interceptor's guard.
-	mux.Handle("/v1/wallet/{address}/stream", newWalletSocket(g, wallet, codec))
+	mux.Handle("/v1/wallet/{address}/stream", newWalletSocket(g, wallet, codec, origins))
 	mux.Handle("/v1/", transcoder)
 	mux.HandleFunc("/", notFound)
 	descriptors := []protoreflect.ServiceDescriptor{
@@ -89,7 +93,7 @@ func New(d Deps) (http.Handler, error) {
 		reclaimv1.File_reclaim_v1_wallet_proto.Services().ByName("WalletService"),
 		reclaimv1.File_reclaim_v1_project_proto.Services().ByName("ProjectService"),
 	}
-	return newGate(restErrors(mux), descriptors, connect.NewErrorWriter(opts)), nil
+	return origins.handler(newGate(restErrors(mux), descriptors, connect.NewErrorWriter(opts))), nil
 }
 
 func notFound(w http.ResponseWriter, r *http.Request) {

@@ -52,13 +52,14 @@ func (e *streamSendError) Unwrap() error { return e.err }
 // the requirement table are the Connect interceptor's (guard.admit) for the
 // StreamWalletAssets procedure.
 type walletSocket struct {
-	guard  *guard
-	wallet *walletServer
-	codec  *jsonCodec
+	guard   *guard
+	wallet  *walletServer
+	codec   *jsonCodec
+	origins *originPolicy
 }
 
-func newWalletSocket(g *guard, w *walletServer, codec *jsonCodec) http.Handler {
-	return &walletSocket{guard: g, wallet: w, codec: codec}
+func newWalletSocket(g *guard, w *walletServer, codec *jsonCodec, origins *originPolicy) http.Handler {
+	return &walletSocket{guard: g, wallet: w, codec: codec, origins: origins}
 }
 
 func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -74,8 +75,9 @@ func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{
 		Subprotocols: []string{wsSubprotocol},
-		// Any origin: the credential is a token the page holds, never an
-		// ambient cookie, so a cross-site page gains nothing by connecting.
+		// Browsers do not apply CORS to WebSockets: admit checks the
+		// Origin against the session's project once it is known, and
+		// answers a refusal as an error event the page can read.
 		InsecureSkipVerify: true,
 	})
 	if err != nil {
@@ -128,6 +130,12 @@ func (h *walletSocket) admit(ctx context.Context, r *http.Request, address strin
 		&reclaimv1.StreamWalletAssetsRequest{Address: address})
 	if err != nil {
 		return ctx, nil, err
+	}
+	// A browser always sends Origin; other clients need not, and are
+	// admitted as before, and so are pages of this server's own origin.
+	if origin := r.Header.Get("Origin"); origin != "" && !sameHost(origin, r.Host) && !h.origins.allows(ctx, origin, principalFrom(ctx).ProjectID) {
+		return ctx, nil, connect.NewError(connect.CodePermissionDenied, errors.New("origin "+origin+
+			" is not allowed to use this project's sessions: add it to the project's allowed origins in the console's Settings"))
 	}
 	q := r.URL.Query()
 	for k := range q {

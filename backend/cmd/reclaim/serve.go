@@ -56,6 +56,11 @@ func serveFlags(cfg *config.Config) *flag.FlagSet {
 	fs.StringVar(&cfg.PhotonRPCURL, "photon-rpc-url", cfg.PhotonRPCURL, "Photon endpoint (PHOTON_RPC_URL)")
 	fs.BoolVar(&cfg.AllowSignup, "allow-signup", cfg.AllowSignup, "console sign-up (RECLAIM_ALLOW_SIGNUP)")
 	fs.StringVar(&cfg.Cluster, "cluster", cfg.Cluster, "explorer links: mainnet-beta, devnet, testnet, localnet (RECLAIM_CLUSTER)")
+	fs.Func("cors-origins", "browser origins allowed for every project, comma-separated, or * (RECLAIM_CORS_ORIGINS)", func(v string) error {
+		origins, err := config.CORSOrigins(v)
+		cfg.CORSOrigins = origins
+		return err
+	})
 	return fs
 }
 
@@ -100,6 +105,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, log *
 	go tracker.Run(trackCtx)
 	handler, err := server.New(server.Deps{
 		Admin:     console,
+		CORS:      server.CORS{Default: cfg.CORSOrigins, Origins: env.projects, Refresh: cfg.SessionCheckInterval},
 		Auth:      auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
 		Issuer:    auth.NewIssuer(env.keys, time.Now),
 		Limiter:   limiter,
