@@ -15,6 +15,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/config"
 	"github.com/reclaim-sol/reclaim/backend/project"
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
 // demoFile is what `reclaim demo` writes beside the data, for `make
@@ -140,8 +141,8 @@ func seedWallet(ctx context.Context, c demoChain, wallet solana.PrivateKey) ([]s
 		}
 		mintKeys = append(mintKeys, m)
 		mints = append(mints, ixs...)
-		atas = append(atas, createATA(issuer.PublicKey(), owner, m.PublicKey(), s.program))
-		lines = append(lines, fmt.Sprintf("%-38s %s", s.label, ata(owner, m.PublicKey(), s.program)))
+		atas = append(atas, spltoken.CreateAssociatedTokenAccount(issuer.PublicKey(), owner, m.PublicKey(), s.program, true))
+		lines = append(lines, fmt.Sprintf("%-38s %s", s.label, spltoken.AssociatedTokenAddress(owner, m.PublicKey(), s.program)))
 	}
 	// Three mints per transaction keeps each well under 1232 bytes.
 	for i := 0; i < len(specs); i += 3 {
@@ -150,7 +151,7 @@ func seedWallet(ctx context.Context, c demoChain, wallet solana.PrivateKey) ([]s
 		}
 	}
 	native := solana.SolMint
-	atas = append(atas, createATA(issuer.PublicKey(), owner, native, solana.TokenProgramID))
+	atas = append(atas, spltoken.CreateAssociatedTokenAccount(issuer.PublicKey(), owner, native, solana.TokenProgramID, true))
 	if err := c.send(ctx, issuer, atas); err != nil {
 		return nil, fmt.Errorf("create token accounts: %w", err)
 	}
@@ -158,16 +159,16 @@ func seedWallet(ctx context.Context, c demoChain, wallet solana.PrivateKey) ([]s
 	for i, s := range specs {
 		if s.amount > 0 {
 			m := mintKeys[i].PublicKey()
-			minted = append(minted, mintTo(s.program, m, ata(owner, m, s.program), issuer.PublicKey(), s.amount))
+			minted = append(minted, spltoken.MintToChecked(s.program, m, spltoken.AssociatedTokenAddress(owner, m, s.program), issuer.PublicKey(), s.amount, s.decimals))
 		}
 	}
 	if err := c.send(ctx, issuer, minted); err != nil {
 		return nil, fmt.Errorf("mint: %w", err)
 	}
-	wsol := ata(owner, native, solana.TokenProgramID)
+	wsol := spltoken.AssociatedTokenAddress(owner, native, solana.TokenProgramID)
 	wrap := []solana.Instruction{
 		system.NewTransferInstruction(50_000_000, owner, wsol).Build(),
-		syncNative(wsol),
+		spltoken.SyncNative(solana.TokenProgramID, wsol),
 	}
 	if err := c.send(ctx, wallet, wrap); err != nil {
 		return nil, fmt.Errorf("wrap SOL: %w", err)

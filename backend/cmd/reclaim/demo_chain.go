@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -10,26 +9,19 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/programs/system"
 	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
 // demoChain sends the demo's setup transactions to a cluster (the local
-// validator) and waits for each to be confirmed.
-//
-// The token instructions are encoded here for both token programs (their
-// layouts are the same): solana-go's token package is bound to SPL Token
-// alone. They duplicate e2e/harness's test encoders until the spltoken
-// package lands.
+// validator) and waits for each to be confirmed; the token instructions come
+// from backend/spltoken, as the builder's and the e2e harness's do.
 type demoChain struct {
 	rpc *rpc.Client
 }
 
-const (
-	mintSize = 82
-	// confirmWithin bounds the wait for one transaction.
-	confirmWithin = 30 * time.Second
-)
-
-var ataProgram = solana.SPLAssociatedTokenAccountProgramID
+// confirmWithin bounds the wait for one transaction.
+const confirmWithin = 30 * time.Second
 
 // airdrop funds to with lamports and waits for it.
 func (c demoChain) airdrop(ctx context.Context, to solana.PublicKey, lamports uint64) error {
@@ -95,40 +87,12 @@ func (c demoChain) confirm(ctx context.Context, sig solana.Signature) error {
 // createMint returns the instructions creating mint under program, with
 // authority as its mint authority and no freeze authority.
 func (c demoChain) createMint(ctx context.Context, payer, mint solana.PublicKey, program, authority solana.PublicKey, decimals uint8) ([]solana.Instruction, error) {
-	rent, err := c.rpc.GetMinimumBalanceForRentExemption(ctx, mintSize, rpc.CommitmentConfirmed)
+	rent, err := c.rpc.GetMinimumBalanceForRentExemption(ctx, spltoken.MintSize, rpc.CommitmentConfirmed)
 	if err != nil {
 		return nil, fmt.Errorf("rent of a mint: %w", err)
 	}
-	data := append([]byte{20, decimals}, authority.Bytes()...) // InitializeMint2
-	data = append(data, 0)                                     // no freeze authority
 	return []solana.Instruction{
-		system.NewCreateAccountInstruction(rent, mintSize, program, payer, mint).Build(),
-		solana.NewInstruction(program, solana.AccountMetaSlice{solana.Meta(mint).WRITE()}, data),
+		system.NewCreateAccountInstruction(rent, spltoken.MintSize, program, payer, mint).Build(),
+		spltoken.InitializeMint2(program, mint, decimals, authority, nil),
 	}, nil
-}
-
-// ata is owner's associated token account of mint under program.
-func ata(owner, mint, program solana.PublicKey) solana.PublicKey {
-	addr, _, _ := solana.FindProgramAddress([][]byte{owner.Bytes(), program.Bytes(), mint.Bytes()}, ataProgram)
-	return addr
-}
-
-// createATA creates owner's associated token account of mint (idempotent).
-func createATA(payer, owner, mint, program solana.PublicKey) solana.Instruction {
-	return solana.NewInstruction(ataProgram, solana.AccountMetaSlice{
-		solana.Meta(payer).WRITE().SIGNER(), solana.Meta(ata(owner, mint, program)).WRITE(), solana.Meta(owner), solana.Meta(mint),
-		solana.Meta(solana.SystemProgramID), solana.Meta(program),
-	}, []byte{1})
-}
-
-// mintTo mints amount of mint into account.
-func mintTo(program, mint, account, authority solana.PublicKey, amount uint64) solana.Instruction {
-	return solana.NewInstruction(program, solana.AccountMetaSlice{
-		solana.Meta(mint).WRITE(), solana.Meta(account).WRITE(), solana.Meta(authority).SIGNER(),
-	}, binary.LittleEndian.AppendUint64([]byte{7}, amount))
-}
-
-// syncNative makes a wrapped SOL account's token balance its lamports.
-func syncNative(account solana.PublicKey) solana.Instruction {
-	return solana.NewInstruction(solana.TokenProgramID, solana.AccountMetaSlice{solana.Meta(account).WRITE()}, []byte{17})
 }
