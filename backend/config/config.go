@@ -64,6 +64,8 @@ type Config struct {
 	SessionCheckInterval time.Duration
 	// DBTimeout bounds every database call made for a request.
 	DBTimeout time.Duration
+	// Operations: metrics, logs, stopping (operations.go).
+	Operations
 }
 
 // Default returns the embedded defaults: a whole offline stack with
@@ -83,6 +85,7 @@ func Default() Config {
 		SessionCheckInterval: 2 * time.Second,
 		DBTimeout:            5 * time.Second,
 		Cluster:              "localnet",
+		Operations:           defaultOperations(),
 	}
 }
 
@@ -155,6 +158,7 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.ServiceFeeBPS > 0 && c.TreasuryWallet == "" {
 		errs = append(errs, "RECLAIM_SERVICE_FEE_BPS is set but RECLAIM_TREASURY_WALLET is empty: the fee needs a wallet to go to")
 	}
+	errs = append(errs, c.load(getenv)...)
 	if len(errs) > 0 {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
