@@ -99,6 +99,8 @@ type options struct {
 	dasURL string
 	// relayStore, when set, wraps the store the relay writes through.
 	relayStore func(relay.Store) relay.Store
+	// deps, when set, changes the server's dependencies (operations tests).
+	deps func(*server.Deps)
 }
 
 func withLimiter(l ratelimit.Limiter) option { return func(o *options) { o.limiter = l } }
@@ -108,6 +110,7 @@ func withDAS(url string) option              { return func(o *options) { o.dasUR
 func withRelayStore(wrap func(relay.Store) relay.Store) option {
 	return func(o *options) { o.relayStore = wrap }
 }
+func withDeps(f func(*server.Deps)) option { return func(o *options) { o.deps = f } }
 func withShared(store *storage.Store, keys *signing.Keyring, hasher *auth.Hasher) option {
 	return func(o *options) { o.store, o.keys, o.hasher = store, keys, hasher }
 }
@@ -147,7 +150,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 	if o.dasURL != "" {
 		buildOpts = append(buildOpts, txbuild.WithCNFTPlanner(bubblegum.NewPlanner(das.New(o.dasURL, nil, das.Options{}), rc)))
 	}
-	h, err := server.New(server.Deps{
+	d := server.Deps{
 		Auth:    auth.NewAuthenticator(o.store, o.hasher, o.keys, o.keyTTL, clk.Now),
 		Issuer:  auth.NewIssuer(o.keys, clk.Now),
 		Limiter: o.limiter,
@@ -160,11 +163,18 @@ func newEnv(t testing.TB, opts ...option) *env {
 		Ping:      o.store.Ping,
 		Log:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 		DBTimeout: 2 * time.Second,
-	})
+	}
+	if o.deps != nil {
+		o.deps(&d)
+	}
+	h, err := server.New(d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewUnstartedServer(h)
+	if d.Lifecycle != nil {
+		srv.Config.BaseContext = d.Lifecycle.BaseContext
+	}
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
 	protocols.SetUnencryptedHTTP2(true)

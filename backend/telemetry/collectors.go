@@ -34,6 +34,15 @@ func buildInfo() prometheus.Collector {
 	return g
 }
 
+// Version is the binary's module version ("(devel)" for a build from a
+// checkout), for the traces' service.version.
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return bi.Main.Version
+	}
+	return "unknown"
+}
+
 // WatchDB adds the connection pool's statistics (go_sql_*, db_name="reclaim").
 func (m *Metrics) WatchDB(db *sql.DB) {
 	if m == nil {

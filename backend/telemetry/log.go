@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 
 	"go.opentelemetry.io/otel/trace"
 )
@@ -15,16 +14,6 @@ const (
 	LogJSON = "json"
 	LogText = "text"
 )
-
-// ParseLogLevel reads RECLAIM_LOG_LEVEL: debug, info, warn or error (or a
-// number, as slog spells levels: "warn+2").
-func ParseLogLevel(s string) (slog.Level, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(strings.TrimSpace(s))); err != nil {
-		return 0, fmt.Errorf("log level %q: want debug, info, warn or error", s)
-	}
-	return l, nil
-}
 
 // NewLogHandler writes log records to w as JSON (one object a line) or as
 // slog's key=value text, from level up, each stamped with the ids of the
