@@ -156,7 +156,7 @@ func (o *observer) wrap(next http.Handler) http.Handler {
 		)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
+		start, method, path := time.Now(), r.Method, r.URL.Path // vanguard rewrites the URL it shares
 		c := classify(r, o.procedures)
 		id := requestID(r)
 		w.Header().Set("X-Request-Id", id)
@@ -183,7 +183,7 @@ func (o *observer) wrap(next http.Handler) http.Handler {
 			level = slog.LevelDebug // a load balancer asks every few seconds
 		}
 		// Never headers or query strings: credentials travel there.
-		o.log.Log(trace.ContextWithSpanContext(ctx, c.span), level, "request", "method", r.Method, "path", r.URL.Path,
+		o.log.Log(trace.ContextWithSpanContext(ctx, c.span), level, "request", "method", method, "path", path,
 			"status", sw.status, "ms", d.Milliseconds(), "procedure", c.procedure, "protocol", c.protocol, "code", c.code)
 	})
 }

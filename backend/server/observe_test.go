@@ -97,7 +97,8 @@ func TestRequestIDs(t *testing.T) {
 	if len(lines) != 2 || lines[0]["request_id"] != "lb-1234" || lines[1]["request_id"] != generated {
 		t.Fatalf("log lines %v", lines)
 	}
-	if lines[0]["code"] != "unauthenticated" || lines[0]["procedure"] != "/reclaim.v1.ProjectService/GetStats" || lines[0]["status"] != 401.0 {
+	if lines[0]["code"] != "unauthenticated" || lines[0]["procedure"] != "/reclaim.v1.ProjectService/GetStats" || lines[0]["status"] != 401.0 ||
+		lines[0]["path"] != "/v1/stats" || lines[0]["protocol"] != "rest" {
 		t.Fatalf("access line %v", lines[0])
 	}
 }
