@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun/extra/bunotel"
 	"go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/embedded"
 
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 )
@@ -22,32 +23,40 @@ func (s *Store) Pool() *sql.DB { return s.db.DB }
 // Trace records every statement made within a traced operation (a request)
 // as a span of tp: its operation, table and SQL with placeholders, never
 // the values (bun formats values into the statement; the span gets the
-// query before that), and the rows it touched. A transaction is its BEGIN,
-// statements and COMMIT, each a span. Statements made outside a traced
-// operation (the tracker's polling, migrations) make none. Call it before
-// the store is used.
+// query before that), the rows it touched and the storage method that made
+// it. A transaction is its BEGIN, statements and COMMIT, each a span.
+// Statements made outside a traced operation (the tracker's polling,
+// migrations) make none. Call it before the store is used.
 func (s *Store) Trace(tp trace.TracerProvider) {
-	s.db.AddQueryHook(tracedQueries{bunotel.NewQueryHook(
-		bunotel.WithTracerProvider(tp),
+	s.db.AddQueryHook(bunotel.NewQueryHook(
+		bunotel.WithTracerProvider(childrenOnly{tp: tp}),
 		bunotel.WithMeterProvider(noop.NewMeterProvider()), // Prometheus has the pool's metrics
 		bunotel.WithFormattedQueries(false),
-	)})
+	))
 }
 
-// tracedQueries is bunotel's hook, started only under a span. It is not
-// an embedding: bunotel's Init would report pool metrics to the global
-// OpenTelemetry meter.
-type tracedQueries struct{ hook *bunotel.QueryHook }
+// childrenOnly starts spans only under a span: bunotel starts one for every
+// statement, and a root span each second from the tracker's polling would
+// bury the requests' traces.
+type childrenOnly struct {
+	embedded.TracerProvider
+	tp trace.TracerProvider
+}
 
-func (h tracedQueries) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
+func (c childrenOnly) Tracer(name string, opts ...trace.TracerOption) trace.Tracer {
+	return childTracer{t: c.tp.Tracer(name, opts...)}
+}
+
+type childTracer struct {
+	embedded.Tracer
+	t trace.Tracer
+}
+
+func (c childTracer) Start(ctx context.Context, name string, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
 	if !trace.SpanContextFromContext(ctx).IsValid() {
-		return ctx
+		return ctx, trace.SpanFromContext(ctx) // records nothing
 	}
-	return h.hook.BeforeQuery(ctx, e)
-}
-
-func (h tracedQueries) AfterQuery(ctx context.Context, e *bun.QueryEvent) {
-	h.hook.AfterQuery(ctx, e) // ends the span BeforeQuery started, if any
+	return c.t.Start(ctx, name, opts...)
 }
 
 // InFlightSummary counts the ledger's entries still in flight (being sent or

@@ -82,6 +82,9 @@ func TestTraceStatements(t *testing.T) {
 			if a.Key == "db.statement" {
 				statements = append(statements, a.Value.String())
 			}
+			if a.Key == "code.function" && !strings.Contains(a.Value.String(), "CreateProject") {
+				t.Errorf("span %s: code.function %q, want the storage method", sp.Name, a.Value.String())
+			}
 		}
 	}
 	if !strings.Contains(strings.Join(statements, "\n"), `INSERT INTO "projects"`) {
