@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/gagliardetto/solana-go/rpc"
@@ -101,13 +103,65 @@ func (o *operations) watchTracker(t *relay.Tracker, store *storage.Store) {
 	o.metrics.WatchTracker(t.Counts, store.InFlightSummary)
 }
 
-// rpcClient is a cluster client whose calls are observed as caller's.
-// Its transport keeps solana-go's defaults (9 connections, 5 minute
-// timeouts as the outer bound; each call has the caller's deadline).
-func (o *operations) rpcClient(url, caller string) *rpc.Client {
-	return rpc.NewWithCustomRPCClient(jsonrpc.NewClientWithOpts(url, &jsonrpc.RPCClientOpts{
-		HTTPClient: &http.Client{Timeout: 5 * time.Minute, Transport: o.jsonrpc(clusterTransport(), "cluster", caller)},
-	}))
+// rpcClient is a cluster client whose calls are observed as caller's, and
+// whose errors name the endpoint by its host alone. Its transport keeps
+// solana-go's defaults (9 connections, 5 minute timeouts as the outer
+// bound; each call has the caller's deadline).
+func (o *operations) rpcClient(endpoint, caller string) *rpc.Client {
+	return rpc.NewWithCustomRPCClient(redacting{
+		JSONRPCClient: jsonrpc.NewClientWithOpts(endpoint, &jsonrpc.RPCClientOpts{
+			HTTPClient: &http.Client{Timeout: 5 * time.Minute, Transport: o.jsonrpc(clusterTransport(), "cluster", caller)},
+		}),
+		endpoint: endpoint,
+		host:     hostOnly(endpoint),
+	})
+}
+
+// redacting keeps the endpoint's URL out of errors: solana-go puts it in
+// every error ("rpc call getHealth() on <url>: ..."), errors are logged, and
+// RPC providers put API keys in the URL's query or path.
+type redacting struct {
+	rpc.JSONRPCClient
+	endpoint, host string
+}
+
+func (r redacting) CallForInto(ctx context.Context, out any, method string, params []any) error {
+	return r.redact(r.JSONRPCClient.CallForInto(ctx, out, method, params))
+}
+
+func (r redacting) CallWithCallback(ctx context.Context, method string, params []any, cb func(*http.Request, *http.Response) error) error {
+	return r.redact(r.JSONRPCClient.CallWithCallback(ctx, method, params, cb))
+}
+
+func (r redacting) CallBatch(ctx context.Context, reqs jsonrpc.RPCRequests) (jsonrpc.RPCResponses, error) {
+	res, err := r.JSONRPCClient.CallBatch(ctx, reqs)
+	return res, r.redact(err)
+}
+
+func (r redacting) redact(err error) error {
+	if err == nil || !strings.Contains(err.Error(), r.endpoint) {
+		return err
+	}
+	return &redactedError{msg: strings.ReplaceAll(err.Error(), r.endpoint, r.host), err: err}
+}
+
+// redactedError reads without the endpoint's URL; errors.Is and errors.As
+// still see the error it replaces.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// hostOnly is an endpoint's scheme and host, without userinfo, path or query.
+func hostOnly(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return "<SOLANA_RPC_URL>"
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // httpClient is a JSON-RPC indexer's client (DAS, Photon), observed.
