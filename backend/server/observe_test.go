@@ -5,16 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
 
 	"connectrpc.com/connect"
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/reclaim-sol/reclaim/backend/server"
 	"github.com/reclaim-sol/reclaim/backend/telemetry"
+	"github.com/reclaim-sol/reclaim/backend/telemetry/telemetrytest"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 )
 
@@ -24,7 +25,10 @@ import (
 func TestRequestMetrics(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	metrics := telemetry.NewMetrics(reg)
-	e := newEnv(t, withDeps(func(d *server.Deps) { d.Metrics = metrics }))
+	e := newEnv(t, withDeps(func(d *server.Deps) {
+		d.Metrics = metrics
+		d.Admin = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusForbidden) })
+	}))
 	wallet := newWallet()
 	tok := e.session(wallet)
 
@@ -44,6 +48,7 @@ func TestRequestMetrics(t *testing.T) {
 	e.rest("GET", "/healthz", noCred(), nil).status(200)
 	e.rest("POST", "/some.Scanner/Probe", noCred(), "{}").status(404)
 	e.rest("GET", "/wp-login.php", noCred(), nil).status(404)
+	e.rest("GET", "/admin/projects/prj_1/keys", noCred(), nil).status(403)
 	res := readAll(t, e.dialStream(t, wallet, tokenQuery(tok), nil)) // the cluster is down
 	if res.close.Code != 4503 {
 		t.Fatalf("stream close %v", res.close)
@@ -63,17 +68,18 @@ func TestRequestMetrics(t *testing.T) {
 		{"/healthz", "http", "ok"},
 		{"unknown", "connect", "not_found"},
 		{"unknown", "http", "not_found"},
+		{"console", "http", "permission_denied"},
 	} {
 		labels := map[string]string{"procedure": tc.procedure, "protocol": tc.protocol, "code": tc.code}
-		if m := series(t, reg, "reclaim_request_duration_seconds", labels); m == nil || m.GetHistogram().GetSampleCount() != 1 {
+		if m := telemetrytest.Series(t, reg, "reclaim_request_duration_seconds", labels); m == nil || m.GetHistogram().GetSampleCount() != 1 {
 			t.Errorf("%v: %v, want one request", labels, m)
 		}
 	}
-	if m := series(t, reg, "reclaim_submissions_total", map[string]string{"status": "failed", "code": "INVALID_TICKET"}); m.GetCounter().GetValue() != 1 {
+	if m := telemetrytest.Series(t, reg, "reclaim_submissions_total", map[string]string{"status": "failed", "code": "INVALID_TICKET"}); m.GetCounter().GetValue() != 1 {
 		t.Errorf("submissions %v", m)
 	}
 	for _, p := range []string{"rest", "connect", "grpc", "websocket", "http"} {
-		if v := series(t, reg, "reclaim_requests_in_flight", map[string]string{"protocol": p}).GetGauge().GetValue(); v != 0 {
+		if v := telemetrytest.Series(t, reg, "reclaim_requests_in_flight", map[string]string{"protocol": p}).GetGauge().GetValue(); v != 0 {
 			t.Errorf("%s: %v in flight after the requests ended", p, v)
 		}
 	}
@@ -101,33 +107,6 @@ func TestRequestIDs(t *testing.T) {
 		lines[0]["path"] != "/v1/stats" || lines[0]["protocol"] != "rest" {
 		t.Fatalf("access line %v", lines[0])
 	}
-}
-
-// series is the series of metric name with exactly these labels, or nil.
-func series(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) *dto.Metric {
-	t.Helper()
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-	next:
-		for _, m := range f.GetMetric() {
-			if len(m.GetLabel()) != len(labels) {
-				continue
-			}
-			for _, l := range m.GetLabel() {
-				if labels[l.GetName()] != l.GetValue() {
-					continue next
-				}
-			}
-			return m
-		}
-	}
-	return nil
 }
 
 // syncBuffer collects log output written from several goroutines.

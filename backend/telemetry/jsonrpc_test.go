@@ -13,11 +13,11 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/reclaim-sol/reclaim/backend/telemetry"
+	"github.com/reclaim-sol/reclaim/backend/telemetry/telemetrytest"
 )
 
 // fakeCluster answers getBlockHeight, refuses getBalance with a JSON-RPC
@@ -152,35 +152,8 @@ func TestTopLevelKeyThroughOutcomes(t *testing.T) {
 // these labels (0 when absent).
 func histogramCount(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) uint64 {
 	t.Helper()
-	if m := find(t, reg, name, labels); m != nil {
+	if m := telemetrytest.Series(t, reg, name, labels); m != nil {
 		return m.GetHistogram().GetSampleCount()
 	}
 	return 0
-}
-
-// find is the series of metric name with exactly these labels, or nil.
-func find(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) *dto.Metric {
-	t.Helper()
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-	series:
-		for _, m := range f.GetMetric() {
-			if len(m.GetLabel()) != len(labels) {
-				continue
-			}
-			for _, l := range m.GetLabel() {
-				if labels[l.GetName()] != l.GetValue() {
-					continue series
-				}
-			}
-			return m
-		}
-	}
-	return nil
 }

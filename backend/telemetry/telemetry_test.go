@@ -18,6 +18,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/relay"
 	"github.com/reclaim-sol/reclaim/backend/telemetry"
+	"github.com/reclaim-sol/reclaim/backend/telemetry/telemetrytest"
 )
 
 func TestLogLinesCarryRequestAndTraceIDs(t *testing.T) {
@@ -136,11 +137,11 @@ func TestLimiterCountsRefusalsByKind(t *testing.T) {
 	_, _ = m.Limiter(fakeLimiter{allowed: true}).Allow(context.Background(), "key:key_1")
 	_, _ = m.Limiter(fakeLimiter{fail: true}).Allow(context.Background(), "key:key_1")
 	for kind, want := range map[string]float64{"api_key": 1, "session": 1, "ip": 2, "other": 1} {
-		if got := find(t, reg, "reclaim_rate_limited_total", map[string]string{"bucket": kind}).GetCounter().GetValue(); got != want {
+		if got := telemetrytest.Series(t, reg, "reclaim_rate_limited_total", map[string]string{"bucket": kind}).GetCounter().GetValue(); got != want {
 			t.Errorf("%s: %v refusals, want %v", kind, got, want)
 		}
 	}
-	if got := find(t, reg, "reclaim_rate_limiter_errors_total", map[string]string{}).GetCounter().GetValue(); got != 1 {
+	if got := telemetrytest.Series(t, reg, "reclaim_rate_limiter_errors_total", map[string]string{}).GetCounter().GetValue(); got != 1 {
 		t.Errorf("limiter errors %v", got)
 	}
 	var nilMetrics *telemetry.Metrics
