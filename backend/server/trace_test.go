@@ -83,7 +83,10 @@ func TestTracesAndLogsCarryNoCredentials(t *testing.T) {
 	if _, err := e.connectClients().project.GetStats(context.Background(), withCred(&reclaimv1.GetStatsRequest{}, apiKey(e.apiKey))); err != nil {
 		t.Fatal(err)
 	}
-	secrets := []string{tok, e.apiKey, "token="}
+	const bogus = "ak_live_BogusKeyThatMustNotBeRecorded1111111111"
+	e.rest("GET", "/v1/stats", apiKey(bogus), nil).status(401)
+	readAll(t, e.dialStream(t, wallet, tokenQuery(bogus), nil))
+	secrets := []string{tok, e.apiKey, "token=", bogus}
 	got := spans.GetSpans()
 	if len(got) < 5 {
 		t.Fatalf("spans %v", names(got))
