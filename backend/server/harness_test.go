@@ -81,6 +81,19 @@ type env struct {
 	apiKey  string
 	keyID   string
 	http    *http.Client
+	life    *server.Lifecycle
+}
+
+// idle waits until the server has finished with every request, its access
+// log line, metrics and spans included: a client has its answer a moment
+// before.
+func (e *env) idle(t testing.TB) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.life.Wait(ctx); err != nil {
+		t.Fatalf("requests still being served: %v", err)
+	}
 }
 
 type option func(*options)
@@ -167,14 +180,15 @@ func newEnv(t testing.TB, opts ...option) *env {
 	if o.deps != nil {
 		o.deps(&d)
 	}
+	if d.Lifecycle == nil {
+		d.Lifecycle = server.NewLifecycle()
+	}
 	h, err := server.New(d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewUnstartedServer(h)
-	if d.Lifecycle != nil {
-		srv.Config.BaseContext = d.Lifecycle.BaseContext
-	}
+	srv.Config.BaseContext = d.Lifecycle.BaseContext
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
 	protocols.SetUnencryptedHTTP2(true)
@@ -182,7 +196,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 	srv.Start()
 	t.Cleanup(srv.Close)
 
-	e := &env{t: t, srv: srv, store: o.store, hasher: o.hasher, keys: o.keys, clock: clk}
+	e := &env{t: t, srv: srv, store: o.store, hasher: o.hasher, keys: o.keys, clock: clk, life: d.Lifecycle}
 	e.http = &http.Client{Transport: h2cTransport()}
 	e.project = e.newProject("Acme", newWallet())
 	e.apiKey, e.keyID = e.newAPIKey(e.project.ID)

@@ -161,7 +161,8 @@ func (o *observer) wrap(next http.Handler) http.Handler {
 		id := requestID(r)
 		w.Header().Set("X-Request-Id", id)
 		ctx := telemetry.WithRequestID(context.WithValue(r.Context(), callKey{}, c), id)
-		leave := o.life.enter()
+		// Left last: Lifecycle.Wait returns once the request is recorded.
+		defer o.life.enter()()
 		done := o.metrics.RequestStarted(c.protocol)
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		h := next
@@ -170,7 +171,6 @@ func (o *observer) wrap(next http.Handler) http.Handler {
 		}
 		h.ServeHTTP(sw, r.WithContext(ctx))
 		done()
-		leave()
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if c.code == "" {

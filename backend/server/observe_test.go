@@ -53,6 +53,7 @@ func TestRequestMetrics(t *testing.T) {
 	if res.close.Code != 4503 {
 		t.Fatalf("stream close %v", res.close)
 	}
+	e.idle(t)
 
 	const stats = "/reclaim.v1.ProjectService/GetStats"
 	for _, tc := range []struct{ procedure, protocol, code string }{
@@ -99,6 +100,7 @@ func TestRequestIDs(t *testing.T) {
 	if len(generated) != 24 {
 		t.Fatalf("generated X-Request-Id %q", generated)
 	}
+	e.idle(t)
 	lines := logs.lines(t)
 	if len(lines) != 2 || lines[0]["request_id"] != "lb-1234" || lines[1]["request_id"] != generated {
 		t.Fatalf("log lines %v", lines)

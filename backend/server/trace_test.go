@@ -38,6 +38,7 @@ func tracedEnv(t *testing.T, opts ...option) (*env, *tracetest.InMemoryExporter,
 func TestTraceOfARESTRequest(t *testing.T) {
 	e, spans, logs := tracedEnv(t)
 	e.rest("GET", "/v1/stats", apiKey(e.apiKey), nil).status(200)
+	e.idle(t)
 
 	got := spans.GetSpans()
 	if len(got) != 2 {
@@ -65,6 +66,7 @@ func TestTraceContinuesTheCallersTrace(t *testing.T) {
 	if _, err := e.connectClients(connect.WithGRPC()).project.GetStats(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
+	e.idle(t)
 	got := spans.GetSpans()
 	if len(got) != 1 || got[0].SpanContext.TraceID().String() != traceID {
 		t.Fatalf("spans %v", names(got))
@@ -86,6 +88,7 @@ func TestTracesAndLogsCarryNoCredentials(t *testing.T) {
 	const bogus = "ak_live_BogusKeyThatMustNotBeRecorded1111111111"
 	e.rest("GET", "/v1/stats", apiKey(bogus), nil).status(401)
 	readAll(t, e.dialStream(t, wallet, tokenQuery(bogus), nil))
+	e.idle(t)
 	secrets := []string{tok, e.apiKey, "token=", bogus}
 	got := spans.GetSpans()
 	if len(got) < 5 {
