@@ -41,7 +41,7 @@ import (
 const (
 	protocolREST      = "rest"
 	protocolWebSocket = "websocket"
-	protocolHTTP      = "http" // the console, the probes, unknown paths
+	protocolHTTP      = "http" // the console, the probes, the API reference, unknown paths
 )
 
 // call is what is known of one request, filled in as it is served.
@@ -86,6 +86,10 @@ func settle(ctx context.Context, procedure string, err error) {
 func classify(r *http.Request, procedures map[string]bool) *call {
 	p := r.URL.Path
 	switch {
+	case p == "/v1/openapi.json":
+		return &call{procedure: p, protocol: protocolHTTP}
+	case p == "/docs" || strings.HasPrefix(p, "/docs/"):
+		return &call{procedure: "docs", protocol: protocolHTTP}
 	case strings.HasPrefix(p, "/v1/") && isWebSocket(r):
 		return &call{procedure: reclaimv1connect.WalletServiceStreamWalletAssetsProcedure, protocol: protocolWebSocket}
 	case strings.HasPrefix(p, "/v1/"):
