@@ -70,6 +70,8 @@ type Config struct {
 	// project's session tokens, on top of each project's own list; ["*"]
 	// allows every origin.
 	CORSOrigins []string
+	// Operations: metrics, logs, stopping (operations.go).
+	Operations
 }
 
 // Default returns the embedded defaults: a whole offline stack with
@@ -89,6 +91,7 @@ func Default() Config {
 		SessionCheckInterval: 2 * time.Second,
 		DBTimeout:            5 * time.Second,
 		Cluster:              "localnet",
+		Operations:           defaultOperations(),
 	}
 }
 
@@ -166,6 +169,7 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.ServiceFeeBPS > 0 && c.TreasuryWallet == "" {
 		errs = append(errs, "RECLAIM_SERVICE_FEE_BPS is set but RECLAIM_TREASURY_WALLET is empty: the fee needs a wallet to go to")
 	}
+	errs = append(errs, c.load(getenv)...)
 	if len(errs) > 0 {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}

@@ -59,12 +59,21 @@ func NewTracker(r TrackerRPC, s TrackerStore, log *slog.Logger, now func() time.
 	return &Tracker{rpc: r, store: s, log: log, now: now, Interval: time.Second, grace: 30 * time.Second}
 }
 
-// Run tracks until ctx is done.
+// stopGrace bounds how long a pass under way when Run's context ends may
+// still take.
+const stopGrace = 10 * time.Second
+
+// Run tracks until ctx is done. It stops between passes: a pass under way
+// when ctx ends runs to its end (for at most stopGrace more), so a stopping
+// process leaves no batch half-settled.
 func (t *Tracker) Run(ctx context.Context) {
+	passCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	defer context.AfterFunc(ctx, func() { time.AfterFunc(stopGrace, cancel) })()
 	tick := time.NewTicker(t.Interval)
 	defer tick.Stop()
 	for {
-		if _, err := t.Pass(ctx); err != nil && ctx.Err() == nil {
+		if _, err := t.Pass(passCtx); err != nil && passCtx.Err() == nil {
 			t.log.WarnContext(ctx, "confirmation tracker pass failed", "err", err)
 		}
 		select {

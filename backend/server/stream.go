@@ -86,8 +86,12 @@ func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer c.CloseNow()
 	c.SetReadLimit(wsReadLimit)
 	// The connection's context: it ends when the client closes or drops
-	// (CloseRead reads control frames until then), stopping the discovery.
-	ctx := c.CloseRead(r.Context())
+	// (CloseRead reads control frames until then), stopping the discovery;
+	// or when the server stops (Lifecycle.Stop ends the request's context),
+	// with that as its cause, while the socket stays open for the close.
+	ctx, cancel := context.WithCancelCause(c.CloseRead(context.WithoutCancel(r.Context())))
+	defer cancel(nil)
+	defer context.AfterFunc(r.Context(), func() { cancel(context.Cause(r.Context())) })()
 	go keepAlive(ctx, c)
 
 	address := r.PathValue("address")
@@ -106,9 +110,16 @@ func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var sendErr *streamSendError
 	switch {
 	case err == nil:
+		settle(ctx, "", nil)
 		_ = c.Close(websocket.StatusNormalClosure, "complete")
+	case errors.Is(context.Cause(ctx), errStopping):
+		// The server stopped before the stream ended (its drain bound
+		// passed): going away, so the client reconnects elsewhere.
+		settle(ctx, "", connect.NewError(connect.CodeUnavailable, errStopping))
+		_ = c.Close(websocket.StatusGoingAway, "server shutting down: reconnect")
 	case errors.As(err, &sendErr), ctx.Err() != nil:
 		// The client left or stopped reading: nobody to tell.
+		settle(ctx, "", connect.NewError(connect.CodeCanceled, err))
 	default:
 		h.closeWith(ctx, c, err)
 	}
@@ -214,7 +225,9 @@ func (h *walletSocket) closeWith(ctx context.Context, c *websocket.Conn, err err
 	if errors.As(err, &ae) {
 		err = connect.NewError(connect.CodeUnauthenticated, errors.New(ae.msg))
 	}
-	body := restErrorOf(toConnectError(ctx, h.guard, err))
+	ce := toConnectError(ctx, h.guard, err)
+	settle(ctx, "", ce)
+	body := restErrorOf(ce)
 	_ = writeEvent(ctx, c, "error", body.encode())
 	_ = c.Close(websocket.StatusCode(4000+body.StatusCode), closeReason(body.Message))
 }

@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -61,13 +60,12 @@ const usage = `usage:
                                         a project, an API key; writes demo.json to the data dir`
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	if len(args) == 0 {
 		args = []string{"serve"}
 	}
 	switch args[0] {
 	case "serve":
-		return serve(ctx, args[1:], getenv, log)
+		return serve(ctx, args[1:], getenv, stdout, stderr)
 	case "migrate":
 		return migrate(ctx, args[1:], getenv, stdout)
 	case "project":
