@@ -80,7 +80,7 @@ const passName = "confirmations"
 func NewTracker(r TrackerRPC, s TrackerStore, log *slog.Logger, now func() time.Time) *Tracker {
 	return &Tracker{
 		rpc: r, store: s, log: log, now: now, Interval: time.Second, Lease: 30 * time.Second,
-		owner: newOwner(), grace: 30 * time.Second,
+		owner: newOwner(), grace: SendGrace,
 	}
 }
 
