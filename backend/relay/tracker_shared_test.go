@@ -83,23 +83,17 @@ func (c *countingCluster) GetTransaction(context.Context, solana.Signature, *rpc
 	return nil, errors.New("not expected: these entries are confirmed with their promise")
 }
 
-// clock is a settable time shared by trackers.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
+// clock is a settable time shared by trackers, in Unix nanoseconds.
+type clock struct{ ns atomic.Int64 }
+
+func newClock(t time.Time) *clock {
+	c := &clock{}
+	c.ns.Store(t.UnixNano())
+	return c
 }
 
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+func (c *clock) now() time.Time      { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *clock) add(d time.Duration) { c.ns.Add(int64(d)) }
 
 // submitted records n submitted entries in s, in flight until the cluster
 // finalizes them. Their promise has a donation but no recipient recorded,
@@ -134,7 +128,7 @@ func submitted(t *testing.T, s *storage.Store, n int, at time.Time) project.Proj
 func TestTrackersShareTheWork(t *testing.T) {
 	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
 		const entries, slots = 300, 10 // two getSignatureStatuses batches per pass
-		clk := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+		clk := newClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 		p := submitted(t, s, entries, clk.now())
 		cluster := newCountingCluster()
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -201,7 +195,7 @@ func TestTrackersShareTheWork(t *testing.T) {
 func TestTrackerLeaseOutlivesADeadInstance(t *testing.T) {
 	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
 		const entries = 5
-		clk := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+		clk := newClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 		p := submitted(t, s, entries, clk.now())
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
 		stuck := newCountingCluster()
