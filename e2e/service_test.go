@@ -96,7 +96,7 @@ func (s *service) call(method, path string, header [2]string, body, out any) int
 	if header[0] != "" {
 		req.Header.Set(header[0], header[1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := restClient.Do(req)
 	if err != nil {
 		s.t.Fatal(err)
 	}

@@ -93,11 +93,21 @@ func newOwner() string {
 	return host + "-" + hex.EncodeToString(b[:])
 }
 
+// stopGrace bounds how long a pass under way when Run's context ends may
+// still take.
+const stopGrace = 10 * time.Second
+
 // Run tracks until ctx is done: at the start of every Interval (of the
-// clock), it runs the pass unless another instance claimed it first.
+// clock), it runs the pass unless another instance claimed it first. It
+// stops between passes: a pass under way when ctx ends runs to its end (for
+// at most stopGrace more), so a stopping process leaves no batch
+// half-settled.
 func (t *Tracker) Run(ctx context.Context) {
+	passCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	defer context.AfterFunc(ctx, func() { time.AfterFunc(stopGrace, cancel) })()
 	for {
-		if _, err := t.Tick(ctx); err != nil && ctx.Err() == nil {
+		if _, err := t.Tick(passCtx); err != nil && passCtx.Err() == nil {
 			t.log.WarnContext(ctx, "confirmation tracker pass failed", "err", err)
 		}
 		wait := t.Interval - time.Duration(t.now().UnixNano()%int64(t.Interval))

@@ -6,10 +6,10 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// trackerPassV7 is the schedule of periodic jobs shared by every instance,
-// as of migration 20260521000007: one row per job, holding the last pass
+// trackerPassV8 is the schedule of periodic jobs shared by every instance,
+// as of migration 20260521000008: one row per job, holding the last pass
 // claimed (see ClaimPass).
-type trackerPassV7 struct {
+type trackerPassV8 struct {
 	bun.BaseModel `bun:"table:tracker_passes"`
 
 	Name  string `bun:"name,pk"`
@@ -33,6 +33,6 @@ func upTrackerLeases(ctx context.Context, db bun.IDB) error {
 		Index("reclaim_transactions_status_lease_idx").Column("status", "lease_until").Exec(ctx); err != nil {
 		return err
 	}
-	_, err := db.NewCreateTable().Model((*trackerPassV7)(nil)).IfNotExists().Exec(ctx)
+	_, err := db.NewCreateTable().Model((*trackerPassV8)(nil)).IfNotExists().Exec(ctx)
 	return err
 }

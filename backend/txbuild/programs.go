@@ -21,9 +21,9 @@ import (
 // and an estimate in estimateUnits.
 //
 // Compressed NFTs are the one kind whose instruction comes from outside
-// discovery: a CNFTPlanner (bubblegum.Planner) builds Bubblegum's burn from
-// the indexer's asset and proof when Build starts (planCNFTs), and the item
-// carries it (Selected.burn). Their Lamports are 0.
+// discovery: a CNFTPlanner (bubblegum.Planner) builds Bubblegum's burn or
+// burn_v2 from the indexer's asset and proof when Build starts (planCNFTs),
+// and the item carries it (Selected.burn). Their Lamports are 0.
 
 // Compute estimates of the Metaplex burns while packing (see pack.go): a
 // Token Metadata BurnV1 runs the token program two or three times (thaw,

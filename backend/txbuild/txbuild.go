@@ -5,17 +5,17 @@
 // burn and close with the token programs; Metaplex NFTs burn with Token
 // Metadata's BurnV1 and MPL Core assets with Core's BurnV1 (programs.go),
 // whose refund discovery computed exactly. Compressed NFTs (cNFTs, items of
-// type cnft whose Address is the asset id) burn with Bubblegum's burn, which
-// the CNFTPlanner given by WithCNFTPlanner builds from the indexer's proof
-// when Build starts; they return nothing. They are grouped
-// by ledger type (token_account_closure, token_burn, nft_burn) in order of
-// first appearance and packed greedily, in request order (print editions
-// that share an edition marker stay together: see packUnits), while the signed
-// transaction stays within 1232 bytes less the caller's headroom (room for
-// wallet guard instructions) and an estimate of its compute stays under the
-// 1.4M limit. Every transaction stands alone: compute limit and price, the
-// item instructions, then the donation and service fee transfers; the wallet
-// is the fee payer and only signer.
+// type cnft whose Address is the asset id) burn with Bubblegum's burn (V1
+// trees) or burn_v2 (V2 trees), which the CNFTPlanner given by
+// WithCNFTPlanner builds from the indexer's proof when Build starts; they
+// return nothing. They are grouped by ledger type (token_account_closure,
+// token_burn, nft_burn) in order of first appearance and packed greedily, in
+// request order (print editions that share an edition marker stay together:
+// see packUnits), while the signed transaction stays within 1232 bytes less
+// the caller's headroom (room for wallet guard instructions) and an estimate
+// of its compute stays under the 1.4M limit. Every transaction stands alone:
+// compute limit and price, the item instructions, then the donation and
+// service fee transfers; the wallet is the fee payer and only signer.
 //
 // Each transaction is simulated (sigVerify false, replaceRecentBlockhash,
 // commitment processed) with the maximum limit; its limit is then the units

@@ -1,8 +1,9 @@
 // Package reclaimd runs the real reclaim binary for tests: it builds it once
-// per test binary, starts `reclaim serve` and learns its address from the
-// "listening" log line (no polling), runs CLI commands, and stops a server
-// with SIGINT and waits for it to exit before the test's other cleanups
-// (its temporary directories) run. Tests only.
+// per test binary, starts `reclaim serve` and learns its addresses from the
+// "metrics listening" and "listening" log lines (no polling), runs CLI
+// commands, and stops a server with SIGINT (or the signal a test sends with
+// Stop) and waits for it to exit before the test's other cleanups (its
+// temporary directories) run. Tests only.
 package reclaimd
 
 import (
@@ -15,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -54,9 +56,31 @@ func Binary(t testing.TB) string {
 // Server is a running `reclaim serve`.
 type Server struct {
 	// URL is its base address, http://host:port.
-	URL  string
-	mu   sync.Mutex
-	logs bytes.Buffer
+	URL string
+	// MetricsURL is the base address of its metrics listener ("" when off).
+	MetricsURL string
+	mu         sync.Mutex
+	logs       bytes.Buffer
+	logged     *sync.Cond // broadcast on every line
+	stop       func(os.Signal) *os.ProcessState
+}
+
+// Stop sends sig and waits for the server to exit; it returns how it
+// exited. Later calls (and the test's cleanup) return the same.
+func (s *Server) Stop(sig os.Signal) *os.ProcessState { return s.stop(sig) }
+
+// WaitLog waits until the server has logged a line whose msg is msg, or
+// until it exits (then it fails t).
+func (s *Server) WaitLog(t testing.TB, msg string) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for !strings.Contains(s.logs.String(), `"msg":"`+msg+`"`) {
+		if s.logged == nil {
+			t.Fatalf("reclaim serve exited without logging %q:\n%s", msg, s.logs.String())
+		}
+		s.logged.Wait()
+	}
 }
 
 // Logs returns what the server has logged so far.
@@ -67,13 +91,18 @@ func (s *Server) Logs() string {
 }
 
 // Serve starts `reclaim serve` with env (which should set RECLAIM_ADDR to a
-// port-0 address) and returns once it listens. The server is stopped when t
-// ends: SIGINT, then wait for its exit. With echo set, its log lines are
-// copied there too.
+// port-0 address; RECLAIM_METRICS_ADDR is a port-0 address unless env sets
+// it) and returns once it listens. The server is stopped when t ends:
+// SIGINT, then wait for its exit. With echo set, its log lines are copied
+// there too.
 func Serve(t testing.TB, env []string, echo io.Writer) *Server {
 	t.Helper()
 	cmd := exec.Command(Binary(t), "serve")
 	cmd.Env = env
+	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "RECLAIM_METRICS_ADDR=") }) {
+		// Parallel servers must not all take the default 127.0.0.1:9090.
+		cmd.Env = append(slices.Clone(env), "RECLAIM_METRICS_ADDR=127.0.0.1:0")
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +111,7 @@ func Serve(t testing.TB, env []string, echo io.Writer) *Server {
 		t.Fatal(err)
 	}
 	s := &Server{}
+	s.logged = sync.NewCond(&s.mu)
 	addr := make(chan string, 1)
 	done := make(chan struct{})
 	go func() {
@@ -89,15 +119,20 @@ func Serve(t testing.TB, env []string, echo io.Writer) *Server {
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
+			var line struct{ Msg, Addr string }
+			_ = json.Unmarshal(sc.Bytes(), &line)
 			s.mu.Lock()
 			s.logs.Write(sc.Bytes())
 			s.logs.WriteByte('\n')
+			if line.Msg == "metrics listening" {
+				s.MetricsURL = "http://" + line.Addr
+			}
+			s.logged.Broadcast()
 			s.mu.Unlock()
 			if echo != nil {
 				fmt.Fprintln(echo, sc.Text())
 			}
-			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
+			if line.Msg == "listening" {
 				select {
 				case addr <- line.Addr:
 				default:
@@ -105,11 +140,24 @@ func Serve(t testing.TB, env []string, echo io.Writer) *Server {
 			}
 		}
 		_, _ = io.Copy(io.Discard, stderr) // a line too long for the scanner
+		s.mu.Lock()
+		s.logged.Broadcast()
+		s.logged = nil // WaitLog: nothing more will come
+		s.mu.Unlock()
 	}()
+	var once sync.Once
+	var state *os.ProcessState
+	s.stop = func(sig os.Signal) *os.ProcessState {
+		once.Do(func() {
+			_ = cmd.Process.Signal(sig)
+			<-done // the log pipe is drained before Wait closes it
+			_ = cmd.Wait()
+			state = cmd.ProcessState
+		})
+		return state
+	}
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		<-done // the log pipe is drained before Wait closes it
-		_ = cmd.Wait()
+		s.Stop(os.Interrupt)
 		if t.Failed() {
 			t.Logf("reclaim serve log:\n%s", s.Logs())
 		}
