@@ -10,9 +10,11 @@
 # third-party packages the binary imports are compiled in a layer keyed by their
 # list, so a change to our code compiles our packages alone.
 #
-# The image listens on 0.0.0.0:8080 and keeps SQLite and generated secrets in the
-# /data volume; set DATABASE_URL for Postgres, and RECLAIM_SIGNING_KEY and
-# RECLAIM_API_KEY_PEPPER when several instances share it (deploy/compose.yaml).
+# The image listens on 0.0.0.0:8080 and keeps SQLite and generated secrets in /data
+# (mount a volume there to keep them: no VOLUME line, so that instances on Postgres
+# leave no anonymous volumes behind); set DATABASE_URL for Postgres, and
+# RECLAIM_SIGNING_KEY and RECLAIM_API_KEY_PEPPER when several instances share it
+# (deploy/compose.yaml).
 ARG GO_IMAGE=golang:1.26-bookworm
 ARG RUNTIME_IMAGE=scratch
 
@@ -44,7 +46,6 @@ COPY --from=build --chown=65532:65532 /out/root/ /
 COPY --from=build /out/reclaim /usr/local/bin/reclaim
 USER 65532:65532
 ENV RECLAIM_ADDR=0.0.0.0:8080 RECLAIM_DATA_DIR=/data HOME=/data
-VOLUME /data
 EXPOSE 8080 9090
 ENTRYPOINT ["/usr/local/bin/reclaim"]
 CMD ["serve"]
