@@ -108,6 +108,10 @@ compose-down: ## stop deploy/compose.yaml and delete its volumes
 deployment: ## only the deployment's proof: deploy/compose.yaml driven through the balancer (Docker)
 	go test $(GO_TEST_FLAGS) -v -run '^TestDeployment$$' ./e2e/
 
+.PHONY: load
+load: ## load test of deploy/compose.yaml through the balancer, one and two instances (docs/performance.md)
+	go test -count=1 -timeout 30m -run '^$$' -bench '^BenchmarkDeploymentLoad$$' -benchtime 1x -v ./e2e/
+
 .PHONY: bench
 bench: ## Go benchmarks of the API and the ledger queries (Postgres)
 	eval "$$(scripts/testdb.sh)" && eval "$$(scripts/testredis.sh)" && \
