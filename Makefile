@@ -84,6 +84,34 @@ example: ## the sample integration (examples/) on http://127.0.0.1:5173, with ma
 	cd examples/web && npm ci --no-audit --no-fund && npm run build
 	go run ./examples/integrator/cmd/integrator --demo data/demo.json
 
+# The deployment (deploy/compose.yaml). No registry is reachable here: .ci/docker.sh
+# builds the base images (debootstrap, and the host's Go toolchain), the rest is
+# built from them; nothing is pulled.
+COMPOSE := docker-compose -f deploy/compose.yaml
+
+.PHONY: images
+images: ## build the deployment's images locally: reclaim (Dockerfile), HAProxy, Postgres, Redis, the validator
+	. .ci/docker.sh && deploy/env.sh && \
+		{ test -d e2e/validator/node_modules || (cd e2e/validator && npm ci --no-audit --no-fund); } && \
+		$(COMPOSE) build
+
+.PHONY: compose-up
+compose-up: images ## start deploy/compose.yaml: Postgres, Redis, the validator and two instances behind HAProxy on 127.0.0.1:8080
+	$(COMPOSE) up -d --no-build
+	@echo "reclaim on http://127.0.0.1:$${RECLAIM_PORT:-8080} (HAProxy stats: http://127.0.0.1:$${RECLAIM_LB_STATS_PORT:-8404}/stats)"
+
+.PHONY: compose-down
+compose-down: ## stop deploy/compose.yaml and delete its volumes
+	$(COMPOSE) down -v --remove-orphans
+
+.PHONY: deployment
+deployment: ## only the deployment's proof: deploy/compose.yaml driven through the balancer (Docker)
+	go test $(GO_TEST_FLAGS) -v -run '^TestDeployment$$' ./e2e/
+
+.PHONY: load
+load: ## load test of deploy/compose.yaml through the balancer, one and two instances (docs/performance.md)
+	go test -count=1 -timeout 30m -run '^$$' -bench '^BenchmarkDeploymentLoad$$' -benchtime 1x -v ./e2e/
+
 .PHONY: bench
 bench: ## Go benchmarks of the API and the ledger queries (Postgres)
 	eval "$$(scripts/testdb.sh)" && eval "$$(scripts/testredis.sh)" && \

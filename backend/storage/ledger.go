@@ -40,6 +40,9 @@ type transactionRow struct {
 	PromisedServiceFee     int64  `bun:"promised_service_fee,notnull"`
 	DonationWallet         string `bun:"donation_wallet,notnull"`
 	Treasury               string `bun:"treasury,notnull"`
+	// The tracker's lease came with migration 20260521000008 (LeaseInFlight).
+	LeaseOwner string `bun:"lease_owner,notnull"`
+	LeaseUntil int64  `bun:"lease_until,notnull"`
 }
 
 // newTransactionRow is the row of e with status; an entry without a promise

@@ -28,6 +28,7 @@ var schema = []migration{
 	{name: "20260521000005", comment: "console_audit_members", up: upConsoleAuditMembers}, // migrations_console.go
 	{name: "20260521000006", comment: "landed_figures", up: upLandedFigures},              // migrations_landed.go
 	{name: "20260521000007", comment: "project_origins", up: upProjectOrigins},            // migrations_origins.go
+	{name: "20260521000008", comment: "tracker_leases", up: upTrackerLeases},              // migrations_tracker.go
 }
 
 // Migrate brings the schema up to date. It is idempotent, and safe when
