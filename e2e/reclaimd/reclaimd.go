@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -55,8 +56,34 @@ func Binary(t testing.TB) string {
 type Server struct {
 	// URL is its base address, http://host:port.
 	URL  string
+	pid  int
 	mu   sync.Mutex
 	logs bytes.Buffer
+}
+
+// CPU is the processor time the server has used so far, user and system,
+// from /proc (Linux); 0 where /proc cannot tell.
+func (s *Server) CPU() time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name, which is in parentheses: utime and
+	// stime are the 12th and 13th, in clock ticks of 1/100 s on Linux.
+	end := bytes.LastIndexByte(raw, ')')
+	if end < 0 {
+		return 0
+	}
+	f := strings.Fields(string(raw[end+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
 // Logs returns what the server has logged so far.
@@ -81,7 +108,7 @@ func Serve(t testing.TB, env []string, echo io.Writer) *Server {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{}
+	s := &Server{pid: cmd.Process.Pid}
 	addr := make(chan string, 1)
 	done := make(chan struct{})
 	go func() {

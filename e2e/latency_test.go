@@ -1,0 +1,280 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/e2e/harness"
+)
+
+// The RPC latency benchmark: the service reads the validator through a
+// harness.DelayProxy, which adds a fixed delay to every JSON-RPC request as a
+// remote provider would, and records each request, so each operation is
+// measured in time and in sequential round trips (the critical path of its
+// requests), locally (no delay) and at the delay.
+//
+//	E2E_LATENCY=1 go test ./e2e -run TestRPCLatency -v -count=1
+//
+// prints the table of docs/performance.md for a wallet of 1,000 empty token
+// accounts (half Token, half Token-2022) and builds of 500 of them.
+// E2E_LATENCY_SIZES (default 1000) lists wallet sizes, E2E_LATENCY_MS the
+// delay (default 100), E2E_LATENCY_RUNS the runs per operation and latency
+// (default 3), E2E_LATENCY_CPU_RUNS the runs whose processor time gives
+// requests per second per core (default 10; 0 leaves it out). Without
+// E2E_LATENCY the test runs a short variant (120 accounts, 50 ms, one run)
+// that keeps the benchmark working and checks the round trips.
+
+// latencyOp is one operation of the benchmark.
+type latencyOp struct {
+	name string
+	// run performs the operation once; it returns when the measured part
+	// ended (the first chunk, for the stream).
+	run func(t *testing.T) time.Time
+	svc *service
+}
+
+// opResult is an operation measured at one delay.
+type opResult struct {
+	times      []time.Duration
+	roundTrips []int
+	calls      map[string]int
+}
+
+func TestRPCLatency(t *testing.T) {
+	t.Parallel()
+	full := os.Getenv("E2E_LATENCY") != ""
+	sizes, delay, runs, cpuRuns := []int{120}, 50*time.Millisecond, 1, 0
+	if full {
+		sizes = envInts(t, "E2E_LATENCY_SIZES", []int{1000})
+		delay = time.Duration(envInts(t, "E2E_LATENCY_MS", []int{100})[0]) * time.Millisecond
+		runs = envInts(t, "E2E_LATENCY_RUNS", []int{3})[0]
+		cpuRuns = envInts(t, "E2E_LATENCY_CPU_RUNS", []int{10})[0]
+	}
+	v := harness.Shared(t)
+	proxy := v.NewDelayProxy(t, 0)
+	via := "SOLANA_RPC_URL=" + proxy.URL
+	plain := startService(t, v, via, "RECLAIM_SERVICE_FEE_BPS=0", "RECLAIM_TREASURY_WALLET=")
+	withFee := startService(t, v, via)
+	t.Logf("load average at start: %s", loadAverage())
+	for _, n := range sizes {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			owner, accounts := latencyWallet(t, v, n)
+			sel := closeAll(pickHalf(accounts, 500))
+			token, feeToken := plain.session(owner), withFee.session(owner)
+			ops := []latencyOp{
+				{name: fmt.Sprintf("GET /v1/wallet/{a}/assets, %d items", n), svc: plain, run: func(t *testing.T) time.Time {
+					listAll(t, plain, owner, token, n)
+					return time.Now()
+				}},
+				{name: "stream, first chunk", svc: plain, run: func(t *testing.T) time.Time {
+					return streamFirst(t, plain, owner, token, n)
+				}},
+				{name: fmt.Sprintf("build %d items, no transfers", len(sel)), svc: plain, run: func(t *testing.T) time.Time {
+					buildAll(t, plain, owner, token, map[string]any{"items": sel, "priorityFeeLevel": "none"}, len(sel))
+					return time.Now()
+				}},
+				{name: fmt.Sprintf("build %d items, donation + fee + medium priority", len(sel)), svc: withFee, run: func(t *testing.T) time.Time {
+					buildAll(t, withFee, owner, feeToken, map[string]any{"items": sel, "donationPercentage": 0.1, "priorityFeeLevel": "medium"}, len(sel))
+					return time.Now()
+				}},
+			}
+			results := map[time.Duration][]opResult{}
+			for _, d := range []time.Duration{0, delay} {
+				proxy.SetDelay(d)
+				for _, op := range ops {
+					op.run(t) // warm: connections, caches
+					var r opResult
+					for range runs {
+						start := time.Now()
+						end := op.run(t)
+						var calls []harness.Call
+						for _, c := range proxy.Since(start) {
+							if !c.End.After(end) {
+								calls = append(calls, c)
+							}
+						}
+						r.times = append(r.times, end.Sub(start))
+						r.roundTrips = append(r.roundTrips, harness.RoundTrips(calls))
+						r.calls = harness.Methods(calls)
+					}
+					results[d] = append(results[d], r)
+				}
+			}
+			var cpu []string
+			if cpuRuns > 0 {
+				proxy.SetDelay(0)
+				for _, op := range ops {
+					before := op.svc.cpu()
+					for range cpuRuns {
+						op.run(t)
+					}
+					used := op.svc.cpu() - before
+					cpu = append(cpu, fmt.Sprintf("%s: %s of processor per request, %.0f requests per second per core",
+						op.name, (used/time.Duration(cpuRuns)).Round(100*time.Microsecond), float64(cpuRuns)/used.Seconds()))
+				}
+			}
+			t.Logf("RPC latency, wallet of %d empty token accounts, %d runs each, load average %s:\n%s", n, runs, loadAverage(),
+				latencyTable(ops, results[0], results[delay], delay))
+			if len(cpu) > 0 {
+				t.Logf("processor time of the service (local RPC, %d requests each):\n%s", cpuRuns, strings.Join(cpu, "\n"))
+			}
+		})
+	}
+}
+
+// latencyWallet is a funded wallet of n empty token accounts, half under
+// SPL Token and half under Token-2022, in the order they were made.
+func latencyWallet(t *testing.T, v *harness.Validator, n int) (solana.PublicKey, []solana.PublicKey) {
+	t.Helper()
+	start := time.Now()
+	owner := v.NewWallet(t, solana.LAMPORTS_PER_SOL)
+	payer := v.NewWallet(t, uint64(n/100+2)*solana.LAMPORTS_PER_SOL)
+	mints := v.CreateMints(t, payer, harness.MintSpec{Decimals: 6}, n-n/2)
+	mints = append(mints, v.CreateMints(t, payer, harness.MintSpec{Program: solana.Token2022ProgramID, Decimals: 2}, n/2)...)
+	atas := v.CreateATAs(t, payer, owner.PublicKey(), mints)
+	t.Logf("wallet of %d empty token accounts made in %s", n, time.Since(start).Round(time.Millisecond))
+	return owner.PublicKey(), atas
+}
+
+// pickHalf takes half of accounts, at most most, alternating between the
+// first (SPL Token) and the second (Token-2022) half.
+func pickHalf(accounts []solana.PublicKey, most int) []solana.PublicKey {
+	k := min(len(accounts)/2, most)
+	var out []solana.PublicKey
+	for i := 0; len(out) < k; i++ {
+		out = append(out, accounts[i])
+		if len(out) < k {
+			out = append(out, accounts[len(accounts)/2+i])
+		}
+	}
+	return out
+}
+
+func listAll(t *testing.T, s *service, owner solana.PublicKey, token string, n int) {
+	t.Helper()
+	var l listing
+	if code := s.call("GET", "/v1/wallet/"+owner.String()+"/assets", bearerOf(token), nil, &l); code != 200 || len(l.Items) != n {
+		t.Fatalf("assets: %d, %d items", code, len(l.Items))
+	}
+}
+
+// streamFirst streams the wallet (chunks of 50) to its end and returns when
+// the first chunk arrived.
+func streamFirst(t *testing.T, s *service, owner solana.PublicKey, token string, n int) time.Time {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	url := "ws" + strings.TrimPrefix(s.url, "http") + "/v1/wallet/" + owner.String() + "/stream?token=" + token
+	c, _, err := websocket.Dial(ctx, url, nil)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(16 << 20)
+	var first time.Time
+	items := 0
+	for {
+		_, msg, err := c.Read(ctx)
+		if first.IsZero() {
+			first = time.Now()
+		}
+		if err != nil {
+			if websocket.CloseStatus(err) != websocket.StatusNormalClosure || items != n {
+				t.Fatalf("stream ended with %v after %d items", err, items)
+			}
+			return first
+		}
+		var ev struct{ Data streamChunk }
+		if err := json.Unmarshal(msg, &ev); err != nil {
+			t.Fatal(err)
+		}
+		items += len(ev.Data.Items)
+	}
+}
+
+func buildAll(t *testing.T, s *service, owner solana.PublicKey, token string, body map[string]any, n int) {
+	t.Helper()
+	b := s.build(t, owner, token, body)
+	if int(b.Totals.ItemCount) != n {
+		t.Fatalf("built %d items of %d", b.Totals.ItemCount, n)
+	}
+}
+
+// latencyTable formats the results as docs/performance.md shows them.
+func latencyTable(ops []latencyOp, local, delayed []opResult, delay time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "| operation | local RPC | %d ms RPC | round trips (local / %d ms) | RPC calls at %d ms |\n|---|---|---|---|---|\n",
+		delay.Milliseconds(), delay.Milliseconds(), delay.Milliseconds())
+	for i, op := range ops {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s / %s | %s |\n", op.name, spread(local[i].times), spread(delayed[i].times),
+			intSpread(local[i].roundTrips), intSpread(delayed[i].roundTrips), methodCounts(delayed[i].calls))
+	}
+	return b.String()
+}
+
+// spread is "median (min-max)" of times in milliseconds.
+func spread(times []time.Duration) string {
+	s := slices.Clone(times)
+	slices.Sort(s)
+	ms := func(d time.Duration) int64 { return d.Round(time.Millisecond).Milliseconds() }
+	if len(s) == 1 {
+		return fmt.Sprintf("%d ms", ms(s[0]))
+	}
+	return fmt.Sprintf("%d ms (%d-%d)", ms(s[len(s)/2]), ms(s[0]), ms(s[len(s)-1]))
+}
+
+func intSpread(v []int) string {
+	lo, hi := slices.Min(v), slices.Max(v)
+	if lo == hi {
+		return strconv.Itoa(lo)
+	}
+	return fmt.Sprintf("%d-%d", lo, hi)
+}
+
+func methodCounts(calls map[string]int) string {
+	var parts []string
+	for _, m := range slices.Sorted(maps.Keys(calls)) {
+		parts = append(parts, fmt.Sprintf("%s %d", m, calls[m]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (s *service) cpu() time.Duration { return s.server.CPU() }
+
+// envInts reads a comma-separated list of whole numbers, def when unset.
+func envInts(t *testing.T, name string, def []int) []int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			t.Fatalf("%s=%q: want whole numbers", name, v)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func loadAverage() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(raw))
+	return strings.Join(f[:min(3, len(f))], " ")
+}
