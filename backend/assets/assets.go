@@ -8,8 +8,13 @@
 // getMultipleAccounts in chunks of 100 keys for the mints together with their
 // Metaplex metadata PDAs, and one more chunked read for the metadata of NFT
 // collections. The number of calls grows with ceil(accounts / 100), never with
-// the number of accounts. Account data is read as base64 and parsed here, so a
-// real cluster and the local validator give the same items.
+// the number of accounts. Calls that do not depend on each other go out
+// together (both getTokenAccountsByOwner, every chunk of a read, the
+// Sources), each waiting for a slot of the request's rpclimit.Limit, so a
+// listing costs two round trips to the cluster (three with NFTs) whatever the
+// wallet's size, as long as the Limit has a slot for every chunk. Account
+// data is read as base64 and parsed here, so a real cluster and the local
+// validator give the same items.
 //
 // The actions each type can take are one table (actions.go: ActionsFor),
 // which request validation shares; an item offers those of its type that the
@@ -48,6 +53,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/mplcore"
+	"github.com/reclaim-sol/reclaim/backend/rpclimit"
 	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
@@ -159,6 +165,7 @@ func (d *Discoverer) List(ctx context.Context, wallet solana.PublicKey) (Listing
 // An address that does not exist, is neither a token account nor a Core asset,
 // or belongs to another wallet gives an *ItemError (the first one in order).
 func (d *Discoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addresses []solana.PublicKey) ([]Item, error) {
+	ctx = rpclimit.Ensure(ctx)
 	accs, err := d.accounts(ctx, addresses)
 	if err != nil {
 		return nil, err

@@ -8,17 +8,18 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/reclaim-sol/reclaim/backend/rpclimit"
 	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
 // Cluster reads. getMultipleAccounts takes at most 100 keys per call, so every key
 // list is read in chunks of 100: the number of calls grows with ceil(keys / 100).
+// The chunks of a read go out together, each in a slot of the request's
+// rpclimit.Limit, so a read costs one round trip as long as the Limit has a
+// slot for each of its chunks.
 const (
 	maxKeysPerCall = 100
-	// parallelCalls bounds the chunks in flight at once, so a large wallet does
-	// not trip a provider's rate limit with a burst.
-	parallelCalls = 4
-	commitment    = rpc.CommitmentConfirmed
+	commitment     = rpc.CommitmentConfirmed
 )
 
 // ownedAccount is a token account read from the cluster.
@@ -40,9 +41,11 @@ func (d *Discoverer) ownedTokenAccounts(ctx context.Context, wallet solana.Publi
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = d.rpc.GetTokenAccountsByOwner(ctx, wallet,
-				&rpc.GetTokenAccountsConfig{ProgramId: &program},
-				&rpc.GetTokenAccountsOpts{Commitment: commitment, Encoding: solana.EncodingBase64})
+			results[i], errs[i] = rpclimit.Call(ctx, func(ctx context.Context) (*rpc.GetTokenAccountsResult, error) {
+				return d.rpc.GetTokenAccountsByOwner(ctx, wallet,
+					&rpc.GetTokenAccountsConfig{ProgramId: &program},
+					&rpc.GetTokenAccountsOpts{Commitment: commitment, Encoding: solana.EncodingBase64})
+			})
 		}()
 	}
 	wg.Wait()
@@ -68,24 +71,28 @@ func (d *Discoverer) ownedTokenAccounts(ctx context.Context, wallet solana.Publi
 	return out, nil
 }
 
-// accounts reads keys with getMultipleAccounts in chunks of maxKeysPerCall; the
-// result is aligned with keys, nil where an account does not exist.
+// accounts reads keys with getMultipleAccounts in chunks of maxKeysPerCall,
+// all issued at once (each waits for a slot of ctx's rpclimit.Limit); the
+// result is aligned with keys, nil where an account does not exist. The
+// first failing chunk cancels the others.
 func (d *Discoverer) accounts(ctx context.Context, keys []solana.PublicKey) ([]*rpc.Account, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	out := make([]*rpc.Account, len(keys))
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
 		firstErr error
-		slots    = make(chan struct{}, parallelCalls)
 	)
 	for start := 0; start < len(keys); start += maxKeysPerCall {
 		chunk := keys[start:min(start+maxKeysPerCall, len(keys))]
 		wg.Add(1)
-		slots <- struct{}{}
 		go func() {
-			defer func() { <-slots; wg.Done() }()
-			res, err := d.rpc.GetMultipleAccountsWithOpts(ctx, chunk,
-				&rpc.GetMultipleAccountsOpts{Commitment: commitment, Encoding: solana.EncodingBase64})
+			defer wg.Done()
+			res, err := rpclimit.Call(ctx, func(ctx context.Context) (*rpc.GetMultipleAccountsResult, error) {
+				return d.rpc.GetMultipleAccountsWithOpts(ctx, chunk,
+					&rpc.GetMultipleAccountsOpts{Commitment: commitment, Encoding: solana.EncodingBase64})
+			})
 			if err == nil && (res == nil || len(res.Value) != len(chunk)) {
 				err = fmt.Errorf("%d accounts for %d keys", lenValue(res), len(chunk))
 			}
@@ -93,6 +100,7 @@ func (d *Discoverer) accounts(ctx context.Context, keys []solana.PublicKey) ([]*
 				mu.Lock()
 				if firstErr == nil {
 					firstErr = fmt.Errorf("get %d accounts: %w", len(chunk), err)
+					cancel()
 				}
 				mu.Unlock()
 				return
