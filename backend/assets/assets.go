@@ -157,7 +157,9 @@ func (d *Discoverer) List(ctx context.Context, wallet solana.PublicKey) (Listing
 // Resolve reads the current state of exactly these items of wallet, for
 // building: items in the given order, without Metaplex display metadata,
 // collections or prices (names from Token-2022's metadata extension come with
-// the mint). Token accounts of NFTs carry what a Token Metadata burn needs
+// the mint). The mints of empty accounts are not read (a close needs nothing
+// of them): such items have Decimals 0 and no name, so a selection of empty
+// accounts resolves in one round trip. Token accounts of NFTs carry what a Token Metadata burn needs
 // (one more chunked read for them; see metaplex.go), planned as burned
 // together in the given order (metaplex.BurnPlan.Together). An address owned by
 // the MPL Core program resolves as a Core asset (one more read, for the Rent
@@ -197,13 +199,25 @@ func (d *Discoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addre
 		}
 		owned = append(owned, ownedAccount{address: addr, program: a.Owner, lamports: a.Lamports, state: st})
 	}
-	mints, err := d.mints(ctx, owned, false)
+	// An empty account's type and actions do not depend on its mint, nor
+	// does its close: its mint is not read.
+	var held []ownedAccount
+	for _, a := range owned {
+		if a.state.Amount > 0 {
+			held = append(held, a)
+		}
+	}
+	mints, err := d.mints(ctx, held, false)
 	if err != nil {
 		return nil, err
 	}
 	tokens := make([]Item, len(owned))
 	for i, a := range owned {
-		tokens[i] = newItem(a, mints[a.state.Mint])
+		var m mintInfo
+		if a.state.Amount > 0 {
+			m = mints[a.state.Mint]
+		}
+		tokens[i] = newItem(a, m)
 	}
 	if plan, at := planMetaplex(tokens, mints, false); len(plan.Keys) > 0 {
 		// The selection burns together: prints sharing an edition marker

@@ -175,6 +175,7 @@ func TestAssetsChunksTogether(t *testing.T) {
 			f := w.c.rpc()
 			inner := f.multiple
 			var mu sync.Mutex
+			var once sync.Once
 			inFlight, most := 0, 0
 			all := make(chan struct{})
 			f.multiple = func(keys []solana.PublicKey) (*rpc.GetMultipleAccountsResult, error) {
@@ -182,7 +183,7 @@ func TestAssetsChunksTogether(t *testing.T) {
 				inFlight++
 				most = max(most, inFlight)
 				if inFlight == tc.together {
-					close(all)
+					once.Do(func() { close(all) })
 				}
 				mu.Unlock()
 				select {
