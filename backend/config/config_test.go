@@ -14,16 +14,16 @@ func TestLoad(t *testing.T) {
 	c, err := config.Load(env(map[string]string{
 		"RECLAIM_RATE_LIMIT_RPS": "2.5", "RECLAIM_RATE_LIMIT_BURST": "7", "RECLAIM_TICKET_TTL_SECONDS": "30",
 		"DATABASE_URL": "postgres://x", "RECLAIM_SERVICE_FEE_BPS": "50", "RECLAIM_TREASURY_WALLET": "T",
-		"RECLAIM_GUARD_HEADROOM_UNITS": "8000",
+		"RECLAIM_GUARD_HEADROOM_UNITS": "8000", "RECLAIM_RPC_CONCURRENCY": "8",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.RateLimitRPS != 2.5 || c.RateLimitBurst != 7 || c.TicketTTL != 30*time.Second || c.DatabaseURL != "postgres://x" || c.ServiceFeeBPS != 50 ||
-		c.GuardHeadroomUnits != 8000 || c.GuardHeadroomBytes != 200 {
+		c.GuardHeadroomUnits != 8000 || c.GuardHeadroomBytes != 200 || c.RPCConcurrency != 8 {
 		t.Fatalf("%+v", c)
 	}
-	if d := config.Default(); d.Addr != "127.0.0.1:8080" || d.DataDir != "./data" || d.SolanaRPCURL != "http://127.0.0.1:8899" {
+	if d := config.Default(); d.Addr != "127.0.0.1:8080" || d.DataDir != "./data" || d.SolanaRPCURL != "http://127.0.0.1:8899" || d.RPCConcurrency != 32 {
 		t.Fatalf("defaults %+v", d)
 	}
 }
@@ -38,6 +38,7 @@ func TestLoadRejects(t *testing.T) {
 		"RECLAIM_CLUSTER":              {"RECLAIM_CLUSTER": "moonnet"},
 		"RECLAIM_TREASURY_WALLET":      {"RECLAIM_SERVICE_FEE_BPS": "10"},
 		"RECLAIM_GUARD_HEADROOM_UNITS": {"RECLAIM_GUARD_HEADROOM_UNITS": "-1"},
+		"RECLAIM_RPC_CONCURRENCY":      {"RECLAIM_RPC_CONCURRENCY": "0"},
 	}
 	for name, m := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/gagliardetto/solana-go"
-	"github.com/gagliardetto/solana-go/rpc"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
@@ -43,6 +42,7 @@ func serveFlags(cfg *config.Config) *flag.FlagSet {
 	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "SQLite file and signing keys (RECLAIM_DATA_DIR)")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", cfg.DatabaseURL, "postgres:// URL (DATABASE_URL)")
 	fs.StringVar(&cfg.SolanaRPCURL, "solana-rpc-url", cfg.SolanaRPCURL, "cluster JSON-RPC (SOLANA_RPC_URL)")
+	fs.IntVar(&cfg.RPCConcurrency, "rpc-concurrency", cfg.RPCConcurrency, "cluster calls one request has in flight at most (RECLAIM_RPC_CONCURRENCY)")
 	fs.StringVar(&cfg.RedisURL, "redis-url", cfg.RedisURL, "Redis for rate limits (REDIS_URL)")
 	fs.Float64Var(&cfg.RateLimitRPS, "rate-limit-rps", cfg.RateLimitRPS, "requests per second per bucket (RECLAIM_RATE_LIMIT_RPS)")
 	fs.IntVar(&cfg.RateLimitBurst, "rate-limit-burst", cfg.RateLimitBurst, "bucket capacity (RECLAIM_RATE_LIMIT_BURST)")
@@ -149,7 +149,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, log *
 // newWallet wires the reclaim core: discovery, building, tickets, relay and
 // the confirmation tracker, over one JSON-RPC client.
 func newWallet(cfg config.Config, e *env, log *slog.Logger) (*reclaim.Service, *relay.Tracker, error) {
-	rc := rpc.New(cfg.SolanaRPCURL)
+	rc := newClusterClient(cfg)
 	var treasury *solana.PublicKey
 	if cfg.TreasuryWallet != "" {
 		pk, err := solana.PublicKeyFromBase58(cfg.TreasuryWallet)
@@ -187,6 +187,7 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger) (*reclaim.Service, *
 		HeadroomBytes: cfg.GuardHeadroomBytes,
 		TicketTTL:     cfg.TicketTTL,
 		RPCTimeout:    cfg.RPCTimeout,
+		RPCInFlight:   cfg.RPCConcurrency,
 		DBTimeout:     cfg.DBTimeout,
 		Now:           time.Now,
 	})

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/gagliardetto/solana-go/rpc"
+	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
+
+	"github.com/reclaim-sol/reclaim/backend/config"
+)
+
+// newClusterClient is the cluster's JSON-RPC client. solana-go's own
+// (rpc.New) opens at most 9 connections to the endpoint, so the calls of a
+// request beyond 9 would queue for a connection whatever
+// RECLAIM_RPC_CONCURRENCY allows. This transport opens as many as the calls
+// in flight need and keeps enough idle for several requests at once: a new
+// connection to a remote provider costs round trips of its own (TCP, TLS).
+func newClusterClient(cfg config.Config) *rpc.Client {
+	tr := &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:   true,
+		MaxIdleConns:        4 * cfg.RPCConcurrency,
+		MaxIdleConnsPerHost: 4 * cfg.RPCConcurrency,
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: 10 * time.Second,
+	}
+	// The client's timeout is a backstop: every call carries the deadline
+	// of its request.
+	client := &http.Client{Transport: tr, Timeout: 5 * time.Minute}
+	return rpc.NewWithCustomRPCClient(jsonrpc.NewClientWithOpts(cfg.SolanaRPCURL, &jsonrpc.RPCClientOpts{HTTPClient: client}))
+}
