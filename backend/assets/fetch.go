@@ -76,43 +76,64 @@ func (d *Discoverer) ownedTokenAccounts(ctx context.Context, wallet solana.Publi
 // result is aligned with keys, nil where an account does not exist. The
 // first failing chunk cancels the others.
 func (d *Discoverer) accounts(ctx context.Context, keys []solana.PublicKey) ([]*rpc.Account, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	out := make([]*rpc.Account, len(keys))
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-	)
+	r := d.reader(ctx, len(keys))
 	for start := 0; start < len(keys); start += maxKeysPerCall {
-		chunk := keys[start:min(start+maxKeysPerCall, len(keys))]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res, err := rpclimit.Call(ctx, func(ctx context.Context) (*rpc.GetMultipleAccountsResult, error) {
-				return d.rpc.GetMultipleAccountsWithOpts(ctx, chunk,
-					&rpc.GetMultipleAccountsOpts{Commitment: commitment, Encoding: solana.EncodingBase64})
-			})
-			if err == nil && (res == nil || len(res.Value) != len(chunk)) {
-				err = fmt.Errorf("%d accounts for %d keys", lenValue(res), len(chunk))
-			}
-			if err != nil {
-				mu.Lock()
-				if firstErr == nil {
-					firstErr = fmt.Errorf("get %d accounts: %w", len(chunk), err)
-					cancel()
-				}
-				mu.Unlock()
-				return
-			}
-			copy(out[start:], res.Value)
-		}()
+		r.read(start, keys[start:min(start+maxKeysPerCall, len(keys))])
 	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	return r.wait()
+}
+
+// chunkReader reads chunks of at most maxKeysPerCall keys into one result,
+// each chunk's call issued as soon as read is called, so that a caller that
+// derives keys (PDAs) chunk by chunk overlaps the derivation with the calls.
+type chunkReader struct {
+	d        *Discoverer
+	ctx      context.Context
+	cancel   context.CancelFunc
+	out      []*rpc.Account
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	firstErr error
+}
+
+func (d *Discoverer) reader(ctx context.Context, n int) *chunkReader {
+	ctx, cancel := context.WithCancel(ctx)
+	return &chunkReader{d: d, ctx: ctx, cancel: cancel, out: make([]*rpc.Account, n)}
+}
+
+// read reads chunk into the result from index start on.
+func (r *chunkReader) read(start int, chunk []solana.PublicKey) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		res, err := rpclimit.Call(r.ctx, func(ctx context.Context) (*rpc.GetMultipleAccountsResult, error) {
+			return r.d.rpc.GetMultipleAccountsWithOpts(ctx, chunk,
+				&rpc.GetMultipleAccountsOpts{Commitment: commitment, Encoding: solana.EncodingBase64})
+		})
+		if err == nil && (res == nil || len(res.Value) != len(chunk)) {
+			err = fmt.Errorf("%d accounts for %d keys", lenValue(res), len(chunk))
+		}
+		if err != nil {
+			r.mu.Lock()
+			if r.firstErr == nil {
+				r.firstErr = fmt.Errorf("get %d accounts: %w", len(chunk), err)
+				r.cancel()
+			}
+			r.mu.Unlock()
+			return
+		}
+		copy(r.out[start:], res.Value)
+	}()
+}
+
+// wait waits for every chunk: the accounts, or the first error.
+func (r *chunkReader) wait() ([]*rpc.Account, error) {
+	r.wg.Wait()
+	r.cancel()
+	if r.firstErr != nil {
+		return nil, r.firstErr
 	}
-	return out, nil
+	return r.out, nil
 }
 
 func lenValue(res *rpc.GetMultipleAccountsResult) int {
