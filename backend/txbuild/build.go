@@ -157,11 +157,13 @@ func (b *Builder) build(ctx context.Context, r *request, bt batch, rc rentCheck,
 	if err != nil {
 		return Tx{}, err
 	}
+	// The transaction simulated, with its final limit: only the data of its
+	// first instruction changes (compiling it again costs as much as the
+	// first time did).
 	f.units = b.guardedLimit(consumed)
-	tx, _, err := assemble(r.Wallet, blockhash, bt.items, f)
-	if err != nil {
-		return Tx{}, err
-	}
+	tx := &solana.Transaction{Signatures: slices.Clone(sim.Signatures), Message: sim.Message}
+	tx.Message.Instructions = slices.Clone(sim.Message.Instructions)
+	tx.Message.Instructions[0].Data = setComputeUnitLimit(f.units).(*solana.GenericInstruction).DataBytes
 	out := Tx{
 		Transaction:      tx,
 		Includes:         bt.items,
