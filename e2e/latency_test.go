@@ -158,11 +158,7 @@ func TestRPCLatency(t *testing.T) {
 func latencyWallet(t *testing.T, v *harness.Validator, n int) (solana.PublicKey, []solana.PublicKey) {
 	t.Helper()
 	start := time.Now()
-	owner := v.NewWallet(t, solana.LAMPORTS_PER_SOL)
-	payer := v.NewWallet(t, uint64(n/100+2)*solana.LAMPORTS_PER_SOL)
-	mints := v.CreateMints(t, payer, harness.MintSpec{Decimals: 6}, n-n/2)
-	mints = append(mints, v.CreateMints(t, payer, harness.MintSpec{Program: solana.Token2022ProgramID, Decimals: 2}, n/2)...)
-	atas := v.CreateATAs(t, payer, owner.PublicKey(), mints)
+	owner, atas, _ := v.EmptyAccountsWallet(t, n)
 	t.Logf("wallet of %d empty token accounts made in %s", n, time.Since(start).Round(time.Millisecond))
 	return owner.PublicKey(), atas
 }
