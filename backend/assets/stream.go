@@ -233,8 +233,10 @@ func (d *Discoverer) readPages(ctx context.Context, owned []ownedAccount, pageSi
 	return out
 }
 
-// page classifies token accounts: their mints and metadata, the collections
-// of their NFTs, their prices.
+// page classifies token accounts: their mints and metadata, then the
+// collections of their NFTs (one more cluster read), their prices and their
+// images, the three at once: prices and images work on copies of the items
+// and only their own fields come back.
 func (d *Discoverer) page(ctx context.Context, owned []ownedAccount) ([]Item, error) {
 	mints, err := d.mints(ctx, owned, true)
 	if err != nil {
@@ -244,12 +246,26 @@ func (d *Discoverer) page(ctx context.Context, owned []ownedAccount) ([]Item, er
 	for i, a := range owned {
 		items[i] = newItem(a, mints[a.state.Mint])
 	}
-	if err := d.nameCollections(ctx, items, mints); err != nil {
+	priced, imaged := slices.Clone(items), slices.Clone(items)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		applyPrices(ctx, d.prices, priced)
+	}()
+	go func() {
+		defer wg.Done()
+		if d.images != nil {
+			d.images.Fill(ctx, imaged)
+		}
+	}()
+	err = d.nameCollections(ctx, items, mints)
+	wg.Wait()
+	if err != nil {
 		return nil, err
 	}
-	applyPrices(ctx, d.prices, items)
-	if d.images != nil {
-		d.images.Fill(ctx, items)
+	for i := range items {
+		items[i].USDValue, items[i].ImageURI = priced[i].USDValue, imaged[i].ImageURI
 	}
 	return items, nil
 }
