@@ -19,6 +19,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/e2e/harness"
+	"github.com/reclaim-sol/reclaim/e2e/reclaimd"
 )
 
 // The RPC latency benchmark: the service reads the validator through a
@@ -36,18 +37,38 @@ import (
 // (default 3), E2E_LATENCY_CPU_RUNS the runs whose processor time gives
 // requests per second per core (default 10; 0 leaves it out);
 // E2E_LATENCY_TRACE=1 logs every request of every run, and
-// RECLAIM_RPC_CONCURRENCY reaches the service. Without E2E_LATENCY the test
+// RECLAIM_RPC_CONCURRENCY reaches the service. E2E_LATENCY_BASELINE=dir
+// builds the reclaim of the checkout at dir (a worktree of the base commit,
+// say) and measures it in the same run, its requests interleaved with this
+// checkout's, on the same wallet: the before and after tables. Without E2E_LATENCY the test
 // runs a short variant (120 accounts, 100 ms, one run) that keeps the
 // benchmark working. Both fail when an operation takes more than two
 // sequential round trips (up to 1,000 accounts, at the default concurrency).
 
-// latencyOp is one operation of the benchmark.
+// latencyOp is one operation of the benchmark, run on a service of a
+// variant: the one with a service fee when fee is set.
 type latencyOp struct {
 	name string
+	fee  bool
 	// run performs the operation once; it returns when the measured part
 	// ended (the first chunk, for the stream).
-	run func(t *testing.T) time.Time
-	svc *service
+	run func(t *testing.T, s *service, token string) time.Time
+}
+
+// variant is one reclaim binary under test: this checkout's and, with
+// E2E_LATENCY_BASELINE, another checkout's, both against the same
+// validator, proxy and wallet, their runs interleaved so that both see the
+// same load.
+type variant struct {
+	name           string
+	plain, withFee *service
+}
+
+func (v variant) of(op latencyOp) *service {
+	if op.fee {
+		return v.withFee
+	}
+	return v.plain
 }
 
 // opResult is an operation measured at one delay.
@@ -71,70 +92,76 @@ func TestRPCLatency(t *testing.T) {
 	v := harness.Shared(t)
 	proxy := v.NewDelayProxy(t, 0)
 	via := "SOLANA_RPC_URL=" + proxy.URL
-	plain := startService(t, v, via, "RECLAIM_SERVICE_FEE_BPS=0", "RECLAIM_TREASURY_WALLET=")
-	withFee := startService(t, v, via)
+	this := variant{name: "this checkout", plain: startService(t, v, via, "RECLAIM_SERVICE_FEE_BPS=0", "RECLAIM_TREASURY_WALLET=")}
+	this.withFee = startService(t, v, via)
+	variants := []variant{this}
+	if dir := os.Getenv("E2E_LATENCY_BASELINE"); dir != "" {
+		bin := reclaimd.BuildAt(t, dir)
+		variants = append(variants, variant{name: "baseline " + dir, plain: this.plain.twin(bin), withFee: this.withFee.twin(bin)})
+	}
 	t.Logf("load average at start: %s", loadAverage())
 	for _, n := range sizes {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			owner, accounts := latencyWallet(t, v, n)
 			sel := closeAll(pickHalf(accounts, 500))
-			token, feeToken := plain.session(owner), withFee.session(owner)
+			tokens := map[bool]string{false: this.plain.session(owner), true: this.withFee.session(owner)}
 			ops := []latencyOp{
-				{name: fmt.Sprintf("GET /v1/wallet/{a}/assets, %d items", n), svc: plain, run: func(t *testing.T) time.Time {
-					return listAll(t, plain, owner, token, n)
+				{name: fmt.Sprintf("GET /v1/wallet/{a}/assets, %d items", n), run: func(t *testing.T, s *service, token string) time.Time {
+					return listAll(t, s, owner, token, n)
 				}},
-				{name: "stream, first chunk", svc: plain, run: func(t *testing.T) time.Time {
-					return streamFirst(t, plain, owner, token, n)
+				{name: "stream, first chunk", run: func(t *testing.T, s *service, token string) time.Time {
+					return streamFirst(t, s, owner, token, n)
 				}},
-				{name: fmt.Sprintf("build %d items, no transfers", len(sel)), svc: plain, run: func(t *testing.T) time.Time {
-					return buildAll(t, plain, owner, token, map[string]any{"items": sel, "priorityFeeLevel": "none"}, len(sel))
+				{name: fmt.Sprintf("build %d items, no transfers", len(sel)), run: func(t *testing.T, s *service, token string) time.Time {
+					return buildAll(t, s, owner, token, map[string]any{"items": sel, "priorityFeeLevel": "none"}, len(sel))
 				}},
-				{name: fmt.Sprintf("build %d items, donation + fee + medium priority", len(sel)), svc: withFee, run: func(t *testing.T) time.Time {
-					return buildAll(t, withFee, owner, feeToken, map[string]any{"items": sel, "donationPercentage": 0.1, "priorityFeeLevel": "medium"}, len(sel))
+				{name: fmt.Sprintf("build %d items, donation + fee + medium priority", len(sel)), fee: true, run: func(t *testing.T, s *service, token string) time.Time {
+					return buildAll(t, s, owner, token, map[string]any{"items": sel, "donationPercentage": 0.1, "priorityFeeLevel": "medium"}, len(sel))
 				}},
 			}
-			results := map[time.Duration][]opResult{}
+			// results[variant][delay][op]
+			results := make([]map[time.Duration][]opResult, len(variants))
+			for i := range results {
+				results[i] = map[time.Duration][]opResult{}
+			}
 			for _, d := range []time.Duration{0, delay} {
 				proxy.SetDelay(d)
 				for _, op := range ops {
-					op.run(t) // warm: connections, caches
-					var r opResult
-					for range runs {
-						start := time.Now()
-						end := op.run(t)
-						var calls []harness.Call
-						for _, c := range proxy.Since(start) {
-							if !c.End.After(end) {
-								calls = append(calls, c)
+					rs := make([]opResult, len(variants))
+					for _, vr := range variants {
+						op.run(t, vr.of(op), tokens[op.fee]) // warm: connections, caches
+					}
+					for run := range runs {
+						for j := range variants {
+							k := (j + run) % len(variants) // alternate which goes first
+							start := time.Now()
+							end := op.run(t, variants[k].of(op), tokens[op.fee])
+							var calls []harness.Call
+							for _, c := range proxy.Since(start) {
+								if !c.End.After(end) {
+									calls = append(calls, c)
+								}
+							}
+							rs[k].times = append(rs[k].times, end.Sub(start))
+							rs[k].roundTrips = append(rs[k].roundTrips, harness.RoundTrips(calls))
+							rs[k].calls = harness.Methods(calls)
+							if trace {
+								t.Logf("%s, %s, at %s: %s", op.name, variants[k].name, d, traceCalls(start, calls))
 							}
 						}
-						r.times = append(r.times, end.Sub(start))
-						r.roundTrips = append(r.roundTrips, harness.RoundTrips(calls))
-						r.calls = harness.Methods(calls)
-						if trace {
-							t.Logf("%s at %s: %s", op.name, d, traceCalls(start, calls))
-						}
 					}
-					results[d] = append(results[d], r)
+					for k := range variants {
+						results[k][d] = append(results[k][d], rs[k])
+					}
 				}
 			}
-			var cpu []string
-			if cpuRuns > 0 {
-				proxy.SetDelay(0)
-				for _, op := range ops {
-					before := op.svc.cpu()
-					for range cpuRuns {
-						op.run(t)
-					}
-					used := op.svc.cpu() - before
-					cpu = append(cpu, fmt.Sprintf("%s: %s of processor per request, %.0f requests per second per core",
-						op.name, (used/time.Duration(cpuRuns)).Round(100*time.Microsecond), float64(cpuRuns)/used.Seconds()))
+			proxy.SetDelay(0)
+			for k, vr := range variants {
+				t.Logf("RPC latency of %s, wallet of %d empty token accounts, %d runs each, load average %s:\n%s", vr.name, n, runs, loadAverage(),
+					latencyTable(ops, results[k][0], results[k][delay], delay))
+				if cpuRuns > 0 {
+					t.Logf("processor time of %s (local RPC, %d requests each):\n%s", vr.name, cpuRuns, processorTime(t, vr, ops, tokens, cpuRuns))
 				}
-			}
-			t.Logf("RPC latency, wallet of %d empty token accounts, %d runs each, load average %s:\n%s", n, runs, loadAverage(),
-				latencyTable(ops, results[0], results[delay], delay))
-			if len(cpu) > 0 {
-				t.Logf("processor time of the service (local RPC, %d requests each):\n%s", cpuRuns, strings.Join(cpu, "\n"))
 			}
 			// Each operation is two round trips: the token accounts, then
 			// their mints and metadata (the stream's first page); the
@@ -145,12 +172,39 @@ func TestRPCLatency(t *testing.T) {
 				if n > 1000 || os.Getenv("RECLAIM_RPC_CONCURRENCY") != "" {
 					break
 				}
-				if rt := slices.Max(results[delay][i].roundTrips); rt > 2 {
+				if rt := slices.Max(results[0][delay][i].roundTrips); rt > 2 {
 					t.Errorf("%s: %d sequential round trips, want 2", op.name, rt)
 				}
 			}
 		})
 	}
+}
+
+// processorTime runs each operation runs times on vr's services and
+// reports the processor time the service used per request.
+func processorTime(t *testing.T, vr variant, ops []latencyOp, tokens map[bool]string, runs int) string {
+	t.Helper()
+	var out []string
+	for _, op := range ops {
+		s := vr.of(op)
+		before := s.cpu()
+		for range runs {
+			op.run(t, s, tokens[op.fee])
+		}
+		used := s.cpu() - before
+		out = append(out, fmt.Sprintf("%s: %s of processor per request, %.0f requests per second per core",
+			op.name, (used/time.Duration(runs)).Round(100*time.Microsecond), float64(runs)/used.Seconds()))
+	}
+	return strings.Join(out, "\n")
+}
+
+// twin starts another server on s's data (database, keys: its sessions are
+// s's) from binary, as another() does from this checkout's.
+func (s *service) twin(binary string) *service {
+	c := *s
+	c.server = reclaimd.ServeBinary(s.t, binary, s.env, nil)
+	c.url = c.server.URL
+	return &c
 }
 
 // latencyWallet is a funded wallet of n empty token accounts, half under

@@ -40,16 +40,33 @@ func Binary(t testing.TB) string {
 		}
 		build.path = filepath.Join(dir, "reclaim")
 		_, file, _, _ := runtime.Caller(0)
-		cmd := exec.Command("go", "build", "-o", build.path, "./backend/cmd/reclaim")
-		cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			build.err = fmt.Errorf("go build reclaim: %w\n%s", err, out)
-		}
+		build.err = goBuild(filepath.Join(filepath.Dir(file), "..", ".."), build.path)
 	})
 	if build.err != nil {
 		t.Fatal(build.err)
 	}
 	return build.path
+}
+
+// BuildAt builds the reclaim binary of the checkout at dir into t's
+// temporary directory and returns its path.
+func BuildAt(t testing.TB, dir string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "reclaim")
+	if err := goBuild(dir, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// goBuild builds the reclaim binary of the checkout at dir to path.
+func goBuild(dir, path string) error {
+	cmd := exec.Command("go", "build", "-o", path, "./backend/cmd/reclaim")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build reclaim in %s: %w\n%s", dir, err, out)
+	}
+	return nil
 }
 
 // Server is a running `reclaim serve`.
@@ -99,7 +116,14 @@ func (s *Server) Logs() string {
 // copied there too.
 func Serve(t testing.TB, env []string, echo io.Writer) *Server {
 	t.Helper()
-	cmd := exec.Command(Binary(t), "serve")
+	return ServeBinary(t, Binary(t), env, echo)
+}
+
+// ServeBinary is Serve with another reclaim binary (another checkout's, to
+// compare with).
+func ServeBinary(t testing.TB, binary string, env []string, echo io.Writer) *Server {
+	t.Helper()
+	cmd := exec.Command(binary, "serve")
 	cmd.Env = env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
