@@ -75,6 +75,7 @@ func (v variant) of(op latencyOp) *service {
 type opResult struct {
 	times      []time.Duration
 	roundTrips []int
+	busy       []time.Duration // the validator's, harness.Busy
 	calls      map[string]int
 }
 
@@ -144,6 +145,7 @@ func TestRPCLatency(t *testing.T) {
 							}
 							rs[k].times = append(rs[k].times, end.Sub(start))
 							rs[k].roundTrips = append(rs[k].roundTrips, harness.RoundTrips(calls))
+							rs[k].busy = append(rs[k].busy, harness.Busy(calls))
 							rs[k].calls = harness.Methods(calls)
 							if trace {
 								t.Logf("%s, %s, at %s: %s", op.name, variants[k].name, d, traceCalls(start, calls))
@@ -317,15 +319,16 @@ func buildAll(t *testing.T, s *service, owner solana.PublicKey, token string, bo
 }
 
 // latencyTable formats the results as docs/performance.md shows them: the
-// round trips and the calls are those of the runs behind the delay (at no
-// delay, calls issued together are often apart by more than the previous
-// one took, and chains of them count as round trips).
+// round trips, the validator's busy time and the calls are those of the
+// runs behind the delay (at no delay, calls issued together are often
+// apart by more than the previous one took, and chains of them count as
+// round trips).
 func latencyTable(ops []latencyOp, local, delayed []opResult, delay time.Duration) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "| operation | local RPC | %d ms RPC | round trips | RPC calls |\n|---|---|---|---|---|\n", delay.Milliseconds())
+	fmt.Fprintf(&b, "| operation | local RPC | %d ms RPC | round trips | validator busy | RPC calls |\n|---|---|---|---|---|---|\n", delay.Milliseconds())
 	for i, op := range ops {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", op.name, spread(local[i].times), spread(delayed[i].times),
-			intSpread(delayed[i].roundTrips), methodCounts(delayed[i].calls))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", op.name, spread(local[i].times), spread(delayed[i].times),
+			intSpread(delayed[i].roundTrips), spread(delayed[i].busy), methodCounts(delayed[i].calls))
 	}
 	return b.String()
 }

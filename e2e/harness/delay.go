@@ -37,7 +37,9 @@ type Call struct {
 	Method string
 	// Start is when the proxy received the request, End when it answered.
 	Start, End time.Time
-	// Upstream is how long the validator took to answer.
+	// Sent is when the proxy forwarded it (half the delay after Start);
+	// Upstream is how long the validator then took to answer.
+	Sent     time.Time
 	Upstream time.Duration
 }
 
@@ -108,6 +110,30 @@ func RoundTrips(calls []Call) int {
 	return longest
 }
 
+// Busy is how long the validator had at least one of calls to answer: the
+// union of their [Sent, Sent+Upstream]. The local validator answers one
+// request at a time, so this is the time it spent on them, waiting for it
+// included.
+func Busy(calls []Call) time.Duration {
+	spans := make([][2]time.Time, len(calls))
+	for i, c := range calls {
+		spans[i] = [2]time.Time{c.Sent, c.Sent.Add(c.Upstream)}
+	}
+	slices.SortFunc(spans, func(a, b [2]time.Time) int { return a[0].Compare(b[0]) })
+	var total time.Duration
+	var end time.Time
+	for _, sp := range spans {
+		if sp[0].After(end) {
+			total += sp[1].Sub(sp[0])
+			end = sp[1]
+		} else if sp[1].After(end) {
+			total += sp[1].Sub(end)
+			end = sp[1]
+		}
+	}
+	return total
+}
+
 // Methods counts calls per method.
 func Methods(calls []Call) map[string]int {
 	out := map[string]int{}
@@ -157,7 +183,7 @@ func (t *delayTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	t.p.mu.Lock()
-	t.p.calls = append(t.p.calls, Call{Method: methodOf(body), Start: start, End: time.Now(), Upstream: upstream})
+	t.p.calls = append(t.p.calls, Call{Method: methodOf(body), Start: start, End: time.Now(), Sent: sent, Upstream: upstream})
 	t.p.mu.Unlock()
 	return resp, nil
 }
