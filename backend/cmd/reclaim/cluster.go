@@ -29,6 +29,24 @@ func newClusterClient(cfg config.Config) *rpc.Client {
 	}
 	// The client's timeout is a backstop: every call carries the deadline
 	// of its request.
-	client := &http.Client{Transport: tr, Timeout: 5 * time.Minute}
+	client := &http.Client{Transport: replayable{tr}, Timeout: 5 * time.Minute}
 	return rpc.NewWithCustomRPCClient(jsonrpc.NewClientWithOpts(cfg.SolanaRPCURL, &jsonrpc.RPCClientOpts{HTTPClient: client}))
+}
+
+// replayable marks every request idempotent for the transport (a nil
+// Idempotency-Key header is not sent), so that a call that fails on a
+// kept-alive connection the endpoint closed meanwhile, before any answer,
+// is sent again on a new connection instead of failing: the local
+// validator closes connections idle for 5 s, providers after their own
+// timeouts, and a pool of many connections meets such a close more often.
+// Every JSON-RPC call Reclaim makes can be sent twice: reads, simulations,
+// and sendTransaction of a signed transaction (the cluster keeps one copy
+// per signature).
+type replayable struct{ next http.RoundTripper }
+
+// RoundTrip implements http.RoundTripper.
+func (r replayable) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header["Idempotency-Key"] = nil
+	return r.next.RoundTrip(req)
 }
