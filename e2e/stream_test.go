@@ -128,9 +128,9 @@ func checkStream(t *testing.T, chunks []streamChunk, size int, rest []json.RawMe
 
 // TestWalletStream streams a wallet of 300 token accounts made on the
 // validator: six chunks of 50 whose concatenation is the REST listing; the
-// first arrives incomplete while discovery still has pages to read (300
-// accounts take six getMultipleAccounts pages, read four at a time), so it
-// comes strictly before the last; and a headless Chromium receives the same
+// first arrives incomplete, before the last (300 accounts take six
+// getMultipleAccounts pages, read together and handed out in order); and a
+// headless Chromium receives the same
 // chunks with the session token in the query or as a subprotocol.
 func TestWalletStream(t *testing.T) {
 	t.Parallel()
