@@ -23,6 +23,10 @@ type Config struct {
 	SolanaRPCURL string
 	// RPCTimeout bounds every call to the cluster.
 	RPCTimeout time.Duration
+	// RPCConcurrency bounds the cluster calls one request (a listing, a
+	// stream, a build) has in flight at once; its independent calls go out
+	// together up to this many.
+	RPCConcurrency int
 	// RedisURL, when set, keeps rate-limit buckets in Redis.
 	RedisURL string
 	// RateLimitRPS is the sustained requests per second of one bucket.
@@ -82,6 +86,7 @@ func Default() Config {
 		DataDir:              "./data",
 		SolanaRPCURL:         "http://127.0.0.1:8899",
 		RPCTimeout:           3 * time.Second,
+		RPCConcurrency:       32,
 		RateLimitRPS:         20,
 		RateLimitBurst:       40,
 		ServiceFeeBPS:        0,
@@ -153,6 +158,7 @@ func Load(getenv func(string) string) (Config, error) {
 	integer("RECLAIM_SERVICE_FEE_BPS", &c.ServiceFeeBPS, 0, 10_000)
 	integer("RECLAIM_GUARD_HEADROOM_BYTES", &c.GuardHeadroomBytes, 0, 512)
 	integer("RECLAIM_GUARD_HEADROOM_UNITS", &c.GuardHeadroomUnits, 0, 200_000)
+	integer("RECLAIM_RPC_CONCURRENCY", &c.RPCConcurrency, 1, 1024)
 	seconds("RECLAIM_TICKET_TTL_SECONDS", &c.TicketTTL, 1, 3600)
 	if v := strings.TrimSpace(getenv("RECLAIM_ALLOW_SIGNUP")); v != "" {
 		b, err := strconv.ParseBool(v)

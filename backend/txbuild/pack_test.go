@@ -20,6 +20,20 @@ func fullParams(items []Selected, headroom int) Params {
 	}
 }
 
+// size is the serialized size of the signed transaction holding items,
+// compiled.
+func (r *request) size(items []Selected) (int, error) {
+	tx, _, err := assemble(r.Wallet, solana.Hash{}, items, r.sizingFrame())
+	if err != nil {
+		return 0, err
+	}
+	b, err := tx.MarshalBinary()
+	if err != nil {
+		return 0, fmt.Errorf("txbuild: serialize transaction: %w", err)
+	}
+	return len(b), nil
+}
+
 func empties(n int) []Selected {
 	out := make([]Selected, n)
 	for i := range out {

@@ -20,12 +20,20 @@
 // Each transaction is simulated (sigVerify false, replaceRecentBlockhash,
 // commitment processed) with the maximum limit; its limit is then the units
 // consumed plus 10% and 1,000, plus the guard headroom
-// (WithGuardHeadroomUnits) for the assertions a wallet may add. Priority levels low, medium and high pay the
-// 25th, 50th and 75th nearest-rank percentile of getRecentPrioritizationFees
-// over the transaction's writable accounts, at least 1 micro-lamport; none
-// sets no price. All transactions of one Build share one blockhash, taken at
-// commitment confirmed: a confirmed block is practically never rolled back,
-// and its hash stays valid about 13 seconds longer than a finalized one.
+// (WithGuardHeadroomUnits) for the assertions a wallet may add. Priority
+// levels low, medium and high pay the 25th, 50th and 75th nearest-rank
+// percentile of getRecentPrioritizationFees over accounts that include the
+// transaction's writable ones, at least 1 micro-lamport; none sets no price.
+// The fees are asked per build, not per transaction (fees.go): a build of up
+// to 125 closes asks once, together with the reads of its items. All
+// transactions of one Build share one blockhash, taken at commitment
+// confirmed: a confirmed block is practically never rolled back, and its
+// hash stays valid about 13 seconds longer than a finalized one.
+//
+// Round trips: the blockhash, the recipients and the fees go out together
+// (Prefetch, which a caller can start before it reads the items), then
+// every simulation at once; every call waits for a slot of the request's
+// rpclimit.Limit.
 //
 // Money per transaction, in integer lamports: donation = floor(gross * p) with
 // p taken exactly from its decimal form; service fee = floor(gross * bps /

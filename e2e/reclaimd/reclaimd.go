@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -41,16 +42,33 @@ func Binary(t testing.TB) string {
 		}
 		build.path = filepath.Join(dir, "reclaim")
 		_, file, _, _ := runtime.Caller(0)
-		cmd := exec.Command("go", "build", "-o", build.path, "./backend/cmd/reclaim")
-		cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			build.err = fmt.Errorf("go build reclaim: %w\n%s", err, out)
-		}
+		build.err = goBuild(filepath.Join(filepath.Dir(file), "..", ".."), build.path)
 	})
 	if build.err != nil {
 		t.Fatal(build.err)
 	}
 	return build.path
+}
+
+// BuildAt builds the reclaim binary of the checkout at dir into t's
+// temporary directory and returns its path.
+func BuildAt(t testing.TB, dir string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "reclaim")
+	if err := goBuild(dir, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// goBuild builds the reclaim binary of the checkout at dir to path.
+func goBuild(dir, path string) error {
+	cmd := exec.Command("go", "build", "-o", path, "./backend/cmd/reclaim")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build reclaim in %s: %w\n%s", dir, err, out)
+	}
+	return nil
 }
 
 // Server is a running `reclaim serve`.
@@ -63,6 +81,7 @@ type Server struct {
 	logs       bytes.Buffer
 	logged     *sync.Cond // broadcast on every line
 	stop       func(os.Signal) *os.ProcessState
+	pid        int
 }
 
 // Stop sends sig and waits for the server to exit; it returns how it
@@ -83,6 +102,31 @@ func (s *Server) WaitLog(t testing.TB, msg string) {
 	}
 }
 
+// CPU is the processor time the server has used so far, user and system,
+// from /proc (Linux); 0 where /proc cannot tell.
+func (s *Server) CPU() time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name, which is in parentheses: utime and
+	// stime are the 12th and 13th, in clock ticks of 1/100 s on Linux.
+	end := bytes.LastIndexByte(raw, ')')
+	if end < 0 {
+		return 0
+	}
+	f := strings.Fields(string(raw[end+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
 // Logs returns what the server has logged so far.
 func (s *Server) Logs() string {
 	s.mu.Lock()
@@ -97,7 +141,14 @@ func (s *Server) Logs() string {
 // there too.
 func Serve(t testing.TB, env []string, echo io.Writer) *Server {
 	t.Helper()
-	cmd := exec.Command(Binary(t), "serve")
+	return ServeBinary(t, Binary(t), env, echo)
+}
+
+// ServeBinary is Serve with another reclaim binary (another checkout's, to
+// compare with).
+func ServeBinary(t testing.TB, binary string, env []string, echo io.Writer) *Server {
+	t.Helper()
+	cmd := exec.Command(binary, "serve")
 	cmd.Env = env
 	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "RECLAIM_METRICS_ADDR=") }) {
 		// Parallel servers must not all take the default 127.0.0.1:9090.
@@ -110,7 +161,7 @@ func Serve(t testing.TB, env []string, echo io.Writer) *Server {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{}
+	s := &Server{pid: cmd.Process.Pid}
 	s.logged = sync.NewCond(&s.mu)
 	addr := make(chan string, 1)
 	done := make(chan struct{})

@@ -45,6 +45,9 @@ type operations struct {
 	life     *server.Lifecycle
 	endpoint *http.Server // GET /metrics; nil when off
 	log      *slog.Logger
+	// rpcConcurrency sizes the cluster clients' connection pools
+	// (RECLAIM_RPC_CONCURRENCY; zero: the default).
+	rpcConcurrency int
 }
 
 // newLogger is the process's logger, as configured.
@@ -110,7 +113,7 @@ func (o *operations) watchTracker(t *relay.Tracker, store *storage.Store) {
 func (o *operations) rpcClient(endpoint, caller string) *rpc.Client {
 	return rpc.NewWithCustomRPCClient(redacting{
 		JSONRPCClient: jsonrpc.NewClientWithOpts(endpoint, &jsonrpc.RPCClientOpts{
-			HTTPClient: &http.Client{Timeout: 5 * time.Minute, Transport: o.jsonrpc(clusterTransport(), "cluster", caller)},
+			HTTPClient: &http.Client{Timeout: 5 * time.Minute, Transport: o.jsonrpc(clusterTransport(o.rpcConcurrency), "cluster", caller)},
 		}),
 		endpoint: endpoint,
 		host:     hostOnly(endpoint),
@@ -171,12 +174,6 @@ func (o *operations) httpClient(upstream string) *http.Client {
 
 func (o *operations) jsonrpc(next http.RoundTripper, upstream, caller string) http.RoundTripper {
 	return telemetry.JSONRPCTransport(next, o.metrics, o.tracing.Provider, upstream, caller)
-}
-
-func clusterTransport() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxConnsPerHost, t.MaxIdleConnsPerHost, t.IdleConnTimeout = 9, 9, 5*time.Minute
-	return t
 }
 
 // clusterReachable is /readyz's cluster check: the cluster answered

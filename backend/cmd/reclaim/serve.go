@@ -41,6 +41,7 @@ func serveFlags(cfg *config.Config) *flag.FlagSet {
 	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "SQLite file and signing keys (RECLAIM_DATA_DIR)")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", cfg.DatabaseURL, "postgres:// URL (DATABASE_URL)")
 	fs.StringVar(&cfg.SolanaRPCURL, "solana-rpc-url", cfg.SolanaRPCURL, "cluster JSON-RPC (SOLANA_RPC_URL)")
+	fs.IntVar(&cfg.RPCConcurrency, "rpc-concurrency", cfg.RPCConcurrency, "cluster calls one request has in flight at most (RECLAIM_RPC_CONCURRENCY)")
 	fs.StringVar(&cfg.RedisURL, "redis-url", cfg.RedisURL, "Redis for rate limits (REDIS_URL)")
 	fs.Float64Var(&cfg.RateLimitRPS, "rate-limit-rps", cfg.RateLimitRPS, "requests per second per bucket (RECLAIM_RATE_LIMIT_RPS)")
 	fs.IntVar(&cfg.RateLimitBurst, "rate-limit-burst", cfg.RateLimitBurst, "bucket capacity (RECLAIM_RATE_LIMIT_BURST)")
@@ -82,6 +83,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	ops.rpcConcurrency = cfg.RPCConcurrency
 	env, err := open(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -207,6 +209,7 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*r
 		HeadroomBytes: cfg.GuardHeadroomBytes,
 		TicketTTL:     cfg.TicketTTL,
 		RPCTimeout:    cfg.RPCTimeout,
+		RPCInFlight:   cfg.RPCConcurrency,
 		DBTimeout:     cfg.DBTimeout,
 		Now:           time.Now,
 	})
