@@ -85,7 +85,7 @@ func Described(req *http.Request) bool {
 func (c *Checker) Check(req *http.Request, status int, header http.Header, body []byte) error {
 	route, params, err := c.router.FindRoute(req)
 	if errors.Is(err, routers.ErrPathNotFound) || errors.Is(err, routers.ErrMethodNotAllowed) {
-		return c.checkError(status, header, body)
+		return c.checkError(req, status, header, body)
 	}
 	if err != nil {
 		return err
@@ -102,13 +102,19 @@ func (c *Checker) Check(req *http.Request, status int, header http.Header, body 
 }
 
 // checkError validates an answer of no operation: an error status with the
-// Error body.
-func (c *Checker) checkError(status int, header http.Header, body []byte) error {
+// Error body (none to a HEAD request: HTTP sends a HEAD answer's header only).
+func (c *Checker) checkError(req *http.Request, status int, header http.Header, body []byte) error {
 	if status < 400 {
 		return fmt.Errorf("status %d for a route the document does not have", status)
 	}
 	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		return fmt.Errorf("error with Content-Type %q, want application/json", ct)
+	}
+	if req.Method == http.MethodHead {
+		if len(body) > 0 {
+			return fmt.Errorf("a body of %d bytes in answer to HEAD", len(body))
+		}
+		return nil
 	}
 	var v any
 	if err := json.Unmarshal(body, &v); err != nil {

@@ -47,6 +47,9 @@ func TestCheckerIsStrict(t *testing.T) {
 		{"no such route: an error", "GET", "/v1/nope", 404, nil, strings.Replace(errBody, "400", "404", 1), true},
 		{"no such route: not an error", "GET", "/v1/nope", 200, nil, `{}`, false},
 		{"a method the route lacks", "DELETE", "/v1/stats", 405, nil, strings.Replace(errBody, "400", "405", 1), true},
+		{"an error to HEAD: no body", "HEAD", "/v1/sessions", 405, nil, ``, true},
+		{"an error to HEAD with a body", "HEAD", "/v1/sessions", 405, nil, errBody, false},
+		{"a redirect", "POST", "/v1/wallet//transactions", 307, http.Header{"Location": {"/v1/wallet/transactions"}}, ``, false},
 	}
 	for _, tc := range cases {
 		h := http.Header{"Content-Type": {"application/json"}}
