@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"path"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -37,6 +38,7 @@ type gate struct {
 	next       http.Handler
 	procedures map[string]protoreflect.MessageDescriptor
 	routes     []restRoute
+	others     []restRoute // paths served outside the HTTP rules (the stream's WebSocket)
 	errw       *connect.ErrorWriter
 }
 
@@ -44,14 +46,18 @@ type gate struct {
 // into segments ("" for a variable), and its request message.
 type restRoute struct {
 	method   string
+	template string // the rule's path, e.g. /v1/wallet/{address}/transactions
 	segments []string
 	vars     map[string]bool
 	body     string // "*", or "" for none
 	input    protoreflect.MessageDescriptor
 }
 
-func newGate(next http.Handler, services []protoreflect.ServiceDescriptor, errw *connect.ErrorWriter) *gate {
+func newGate(next http.Handler, services []protoreflect.ServiceDescriptor, errw *connect.ErrorWriter, others ...string) *gate {
 	g := &gate{next: next, procedures: map[string]protoreflect.MessageDescriptor{}, errw: errw}
+	for _, p := range others {
+		g.others = append(g.others, parseTemplate(http.MethodGet, p))
+	}
 	for _, sd := range services {
 		methods := sd.Methods()
 		for i := 0; i < methods.Len(); i++ {
@@ -87,7 +93,14 @@ func routeOf(m protoreflect.MethodDescriptor) (restRoute, bool) {
 	default:
 		return restRoute{}, false
 	}
-	r := restRoute{method: method, body: rule.GetBody(), input: m.Input(), vars: map[string]bool{}}
+	r := parseTemplate(method, path)
+	r.body, r.input = rule.GetBody(), m.Input()
+	return r, true
+}
+
+// parseTemplate splits a path template into the route's segments.
+func parseTemplate(method, path string) restRoute {
+	r := restRoute{method: method, template: path, vars: map[string]bool{}}
 	for _, seg := range strings.Split(strings.Trim(path, "/"), "/") {
 		if name, ok := strings.CutPrefix(seg, "{"); ok {
 			name = strings.TrimSuffix(strings.TrimSuffix(name, "}"), "=*")
@@ -96,7 +109,7 @@ func routeOf(m protoreflect.MethodDescriptor) (restRoute, bool) {
 		}
 		r.segments = append(r.segments, seg)
 	}
-	return r, true
+	return r
 }
 
 func (r restRoute) matches(method string, segments []string) bool {
@@ -111,7 +124,65 @@ func (r restRoute) matches(method string, segments []string) bool {
 	return true
 }
 
+// missing names the variable of the route's path left empty in segments,
+// when every other segment fits the route.
+func (r restRoute) missing(segments []string) (string, bool) {
+	if len(segments) != len(r.segments) {
+		return "", false
+	}
+	empty := -1
+	for i, s := range r.segments {
+		switch {
+		case s != "" && s != segments[i]:
+			return "", false
+		case s == "" && segments[i] == "" && empty < 0:
+			empty = i
+		}
+	}
+	if empty < 0 {
+		return "", false
+	}
+	name := strings.Split(strings.Trim(r.template, "/"), "/")[empty]
+	return strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(name, "{"), "}"), "=*"), true
+}
+
+// errNoRoute is a /v1/ path that is not in its clean form.
+var errNoRoute = errors.New("no route for this path: it has an empty segment, '.' or '..'; see the API reference in the README")
+
+// checkPath refuses a /v1/ path that http.ServeMux would redirect to its
+// clean form (a 307 or 301 that no API client expects, and that drops a
+// POST's purpose): a route's variable left empty, as in
+// /v1/wallet//transactions, is a 400 naming it; any other unclean path a 404.
+func (g *gate) checkPath(p string) error {
+	if cleanPath(p) == p {
+		return nil
+	}
+	segments := strings.Split(strings.Trim(p, "/"), "/")
+	for _, route := range append(g.routes[:len(g.routes):len(g.routes)], g.others...) {
+		if name, ok := route.missing(segments); ok {
+			return invalidParam(name, "the path has no %s: send it as %s", name, route.template)
+		}
+	}
+	return errNoRoute
+}
+
+// cleanPath is the path http.ServeMux serves without a redirect: path.Clean's,
+// keeping a trailing slash.
+func cleanPath(p string) string {
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c
+}
+
 func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/v1/") {
+		if err := g.checkPath(r.URL.Path); err != nil {
+			g.refuse(w, r, true, err)
+			return
+		}
+	}
 	rest := strings.HasPrefix(r.URL.Path, "/v1/") && !isWebSocket(r)
 	md, procedure := g.procedures[r.URL.Path]
 	if !rest && !procedure {
@@ -231,6 +302,8 @@ func (g *gate) refuse(w http.ResponseWriter, r *http.Request, rest bool, err err
 	switch {
 	case errors.Is(err, errBodyTooLarge):
 		ce, status = connect.NewError(connect.CodeResourceExhausted, err), http.StatusRequestEntityTooLarge
+	case errors.Is(err, errNoRoute):
+		ce = connect.NewError(connect.CodeNotFound, err)
 	case errors.Is(err, errUnsupportedMediaType):
 		ce, status = connect.NewError(connect.CodeInvalidArgument, err), http.StatusUnsupportedMediaType
 	case errors.As(err, &pe):

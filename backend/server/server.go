@@ -99,7 +99,7 @@ func New(d Deps) (http.Handler, error) {
 	}
 	// The wallet stream's WebSocket, before the REST routes (vanguard cannot
 	// upgrade); it checks credentials through the interceptor's guard.
-	mux.Handle("/v1/wallet/{address}/stream", newWalletSocket(g, wallet, codec, origins))
+	mux.Handle(streamPath, newWalletSocket(g, wallet, codec, origins))
 	mux.Handle("/v1/", transcoder)
 	mux.HandleFunc("/", notFound)
 	descriptors := []protoreflect.ServiceDescriptor{
@@ -108,8 +108,11 @@ func New(d Deps) (http.Handler, error) {
 		reclaimv1.File_reclaim_v1_project_proto.Services().ByName("ProjectService"),
 	}
 	obs.known(descriptors, mountOps(mux, newReadiness(d), descriptors, connect.WithInterceptors(obs.interceptors()...)))
-	return obs.wrap(origins.handler(newGate(restErrors(mux), descriptors, connect.NewErrorWriter(opts)))), nil
+	return obs.wrap(origins.handler(newGate(restErrors(mux), descriptors, connect.NewErrorWriter(opts), streamPath))), nil
 }
+
+// streamPath is the wallet stream's WebSocket.
+const streamPath = "/v1/wallet/{address}/stream"
 
 func notFound(w http.ResponseWriter, r *http.Request) {
 	http.Error(w, "no route for "+r.Method+" "+r.URL.Path+": see the API reference in the README", http.StatusNotFound)
