@@ -22,6 +22,26 @@ grep -rl --include='*_test.go' -E '^func Fuzz[A-Z][A-Za-z0-9_]*\(f \*testing\.F\
 		continue
 	fi
 	echo "=== $target ($dir, $fuzztime)"
-	go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$dir" 2>&1 | tail -n 3
-	[[ "${PIPESTATUS[0]}" -eq 0 ]] || { echo "fuzz: $target failed"; exit 1; }
+	out="$(mktemp)"
+	corpus="$dir/testdata/fuzz/$target"
+	before="$(ls "$corpus" 2>/dev/null | sort || true)"
+	if go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$dir" >"$out" 2>&1; then
+		tail -n 3 "$out"
+		rm -f "$out"
+	elif grep -qx '    context deadline exceeded' "$out" && [[ "$(ls "$corpus" 2>/dev/null | sort || true)" == "$before" ]] &&
+		go test -count=1 -run "^${target}\$" "$dir" >/dev/null 2>&1; then
+		# Go's fuzzing coordinator can report its own -fuzztime deadline as a
+		# failure when a worker is mid-input as it expires, on a loaded machine
+		# (https://go.dev/issue/75804): no input failed, none was written, and
+		# the corpus passes again, so the run stands.
+		tail -n 3 "$out"
+		echo "fuzz: $target: go's fuzztime deadline race (go.dev/issue/75804), no failing input; the corpus passes"
+		rm -f "$out"
+	else
+		# The whole report: the failure, the input and where go test wrote it.
+		tail -n 60 "$out"
+		rm -f "$out"
+		echo "fuzz: $target failed"
+		exit 1
+	fi
 done
