@@ -10,6 +10,7 @@ const bs58 = require('./base58');
 const wire = require('./wire');
 const errors = require('./errors');
 const { tokenAccount, mintDecimals, uiAmount, TOKEN_PROGRAM, TOKEN_2022_PROGRAM } = require('./accounts');
+const { OwnerIndex } = require('./ownerindex');
 
 const MAX_PROCESSING_AGE = 150;
 const CONFIRMATION_DEPTH = 1;
@@ -72,6 +73,7 @@ class Chain extends EventEmitter {
     this.blocks = []; // index = block height: { slot, blockHeight, blockhash, blockTime, prio: [] }
     this.blockhashes = new Map(); // blockhash -> block height
     this.txs = new Map(); // signature (base58) -> landed transaction record
+    this.owners = new OwnerIndex(this.svm); // token accounts by owner
     this.faucet = makeFaucet();
     this.svm.setAccount(this.faucet.pubkey, new Account(FAUCET_LAMPORTS, new Uint8Array(0), SYSTEM_PROGRAM, false, 0n));
     this.openBlock();
@@ -239,7 +241,9 @@ class Chain extends EventEmitter {
     const block = this.blocks[this.blockHeight];
     const { message } = outcome.tx;
     const { price } = wire.computeBudget(message);
-    block.prio.push({ price, writable: outcome.keys.filter((k) => k.writable).map((k) => k.pubkey) });
+    const writable = outcome.keys.filter((k) => k.writable).map((k) => k.pubkey);
+    block.prio.push({ price, writable });
+    this.owners.update(writable);
     const rec = { ...outcome, slot: this.slot, blockTime: block.blockTime };
     this.txs.set(outcome.signature, rec);
     this.transactionCount++;
