@@ -115,9 +115,9 @@ func Start(ctx context.Context, logw io.Writer) (*Validator, error) {
 	return &Validator{RPC: rpc.New(url), URL: url, WSURL: wsURL, Image: image, StartToHealthy: healthy, container: c}, nil
 }
 
-// ProfileEnv, set, makes the local validator log every JSON-RPC request it
-// answers with where its time went (server.js --profile): read them with
-// docker logs on the running container.
+// ProfileEnv names the variable that, set, makes the local validator log
+// every JSON-RPC request it answers with where its time went (server.js
+// --profile): read them with docker logs on the running container.
 const ProfileEnv = "VALIDATOR_PROFILE"
 
 // ProgramsDirEnv names a host directory of <programId>.so files that the
