@@ -5,6 +5,7 @@
 
 const crypto = require('crypto');
 const bs58 = require('../lib/base58');
+const { encodeShortvec } = require('../lib/wire');
 const { TOKEN_PROGRAM, TOKEN_2022_PROGRAM } = require('../lib/accounts');
 
 const SYSTEM = '11111111111111111111111111111111';
@@ -24,15 +25,7 @@ function u64(n) {
   return b;
 }
 
-function shortvec(n) {
-  const out = [];
-  for (;;) {
-    const b = n & 0x7f;
-    n >>= 7;
-    if (n === 0) { out.push(b); return Buffer.from(out); }
-    out.push(b | 0x80);
-  }
-}
+const shortvec = encodeShortvec;
 
 // compile is a legacy message of instructions ({ programId, keys: [{ pubkey, signer,
 // writable }], data }) paid by payer, keys ordered as the runtime wants them.
