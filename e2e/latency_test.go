@@ -148,7 +148,7 @@ func TestRPCLatency(t *testing.T) {
 							rs[k].busy = append(rs[k].busy, harness.Busy(calls))
 							rs[k].calls = harness.Methods(calls)
 							if trace {
-								t.Logf("%s, %s, at %s: %s", op.name, variants[k].name, d, traceCalls(start, calls))
+								t.Logf("%s, %s, at %s: %s in all%s", op.name, variants[k].name, d, end.Sub(start).Round(time.Millisecond), traceCalls(start, calls))
 							}
 						}
 					}

@@ -85,8 +85,12 @@ func Start(ctx context.Context, logw io.Writer) (*Validator, error) {
 			WithPollInterval(50 * time.Millisecond).
 			WithStartupTimeout(2 * time.Minute),
 	}
+	req.Env = map[string]string{}
 	if len(programs) > 0 {
-		req.Env = map[string]string{ProgramsDirEnv: containerProgramsDir}
+		req.Env[ProgramsDirEnv] = containerProgramsDir
+	}
+	if os.Getenv(ProfileEnv) != "" {
+		req.Env[ProfileEnv] = "1"
 	}
 	start := time.Now()
 	c, err := testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{ContainerRequest: req, Started: true})
@@ -110,6 +114,11 @@ func Start(ctx context.Context, logw io.Writer) (*Validator, error) {
 	fmt.Fprintf(logw, "harness: validator %s healthy at %s, %s after container start\n", image, url, healthy.Round(time.Millisecond))
 	return &Validator{RPC: rpc.New(url), URL: url, WSURL: wsURL, Image: image, StartToHealthy: healthy, container: c}, nil
 }
+
+// ProfileEnv names the variable that, set, makes the local validator log
+// every JSON-RPC request it answers with where its time went (server.js
+// --profile): read them with docker logs on the running container.
+const ProfileEnv = "VALIDATOR_PROFILE"
 
 // ProgramsDirEnv names a host directory of <programId>.so files that the
 // validator loads at startup (Metaplex Token Metadata, MPL Core, Bubblegum,

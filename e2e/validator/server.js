@@ -5,12 +5,18 @@
 // Token-2022 and Associated Token Account programs.
 //
 //   node server.js [--host 127.0.0.1] [--port 8899] [--ws-port PORT+1] [--slot-ms 400]
-//                  [--programs-dir DIR]
+//                  [--programs-dir DIR] [--profile]
 //
 // --programs-dir (or the environment's E2E_PROGRAMS_DIR) names a directory of
 // <programId>.so files, loaded as programs at startup (Metaplex Token
 // Metadata, MPL Core, Bubblegum, ...). Without either, the checkout's
 // ../shared/programs is used when it exists; --programs-dir none loads none.
+//
+// --profile (or VALIDATOR_PROFILE=1) logs every JSON-RPC request as it is
+// answered: its method(s), the milliseconds from its first byte to its last
+// (read), in JSON.parse (parse), in the methods (method) and in writing the
+// answer (json), and the answer's size, to find where the validator's time
+// goes.
 //
 // HTTP JSON-RPC on --port; WebSocket PubSub on --ws-port (default port+1, as
 // solana-test-validator does) and also on --port itself (an Upgrade request).
@@ -30,7 +36,7 @@ function defaultProgramsDir() {
 }
 
 function parseArgs(argv) {
-  const opts = { host: '127.0.0.1', port: 8899, wsPort: null, slotMs: 400, quiet: false, programsDir: process.env.E2E_PROGRAMS_DIR || defaultProgramsDir() };
+  const opts = { host: '127.0.0.1', port: 8899, wsPort: null, slotMs: 400, quiet: false, profile: !!process.env.VALIDATOR_PROFILE, programsDir: process.env.E2E_PROGRAMS_DIR || defaultProgramsDir() };
   for (let i = 0; i < argv.length; i++) {
     const next = () => {
       if (i + 1 >= argv.length) throw new Error(`${argv[i]} needs a value`);
@@ -43,8 +49,9 @@ function parseArgs(argv) {
       case '--slot-ms': opts.slotMs = Number(next()); break;
       case '--programs-dir': opts.programsDir = next(); break;
       case '--quiet': opts.quiet = true; break;
+      case '--profile': opts.profile = true; break;
       case '-h': case '--help':
-        console.log('usage: node server.js [--host H] [--port P] [--ws-port P] [--slot-ms MS] [--programs-dir DIR] [--quiet]');
+        console.log('usage: node server.js [--host H] [--port P] [--ws-port P] [--slot-ms MS] [--programs-dir DIR] [--quiet] [--profile]');
         process.exit(0);
         break;
       default: throw new Error(`unknown argument ${argv[i]}`);
@@ -73,7 +80,13 @@ async function handleOne(rpc, req, log) {
   }
 }
 
-function createServer(chain, { log = () => {} } = {}) {
+// methodsOf names a request body's method, or a batch's methods joined by ','.
+function methodsOf(body) {
+  const name = (r) => (r && typeof r.method === 'string' ? r.method : '?');
+  return Array.isArray(body) ? body.map(name).join(',') : name(body);
+}
+
+function createServer(chain, { log = () => {}, profile = false } = {}) {
   const rpc = new Rpc(chain);
   const subs = new Subscriptions(chain, rpc);
   const server = http.createServer((req, res) => {
@@ -87,21 +100,31 @@ function createServer(chain, { log = () => {} } = {}) {
       res.end('Used HTTP Method is not allowed. POST or OPTIONS is required');
       return;
     }
+    const received = profile ? performance.now() : 0;
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', async () => {
+      const read = profile ? performance.now() : 0;
       let body;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       } catch {
         body = undefined;
       }
+      const start = profile ? performance.now() : 0;
       let out;
       if (body === undefined) out = { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null };
       else if (Array.isArray(body)) out = await Promise.all(body.map((r) => handleOne(rpc, r, log)));
       else out = await handleOne(rpc, body, log);
+      const answered = profile ? performance.now() : 0;
+      const json = stringify(out);
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(stringify(out));
+      res.end(json);
+      if (profile) {
+        const written = performance.now();
+        const ms = (a, b) => (b - a).toFixed(1);
+        log(`profile ${methodsOf(body)}: read ${ms(received, read)} parse ${ms(read, start)} method ${ms(start, answered)} json ${ms(answered, written)} ms, ${json.length} bytes`);
+      }
     });
   });
   server.on('upgrade', (req, socket, head) => subs.handleUpgrade(req, socket, head));
@@ -114,7 +137,7 @@ function main() {
   if (opts.programsDir === 'none') opts.programsDir = null;
   const chain = new Chain({ slotMs: opts.slotMs, programsDir: opts.programsDir });
   if (chain.programs.length > 0) log(`programs from ${opts.programsDir}: ${chain.programs.join(', ')}`);
-  const { server, subs } = createServer(chain, { log });
+  const { server, subs } = createServer(chain, { log, profile: opts.profile });
   const wsServer = http.createServer((_req, res) => { res.writeHead(426); res.end('WebSocket only'); });
   wsServer.on('upgrade', (req, socket, head) => subs.handleUpgrade(req, socket, head));
   server.listen(opts.port, opts.host, () => {

@@ -10,6 +10,7 @@ const bs58 = require('./base58');
 const wire = require('./wire');
 const errors = require('./errors');
 const { tokenAccount, mintDecimals, uiAmount, TOKEN_PROGRAM, TOKEN_2022_PROGRAM } = require('./accounts');
+const { OwnerIndex } = require('./ownerindex');
 
 const MAX_PROCESSING_AGE = 150;
 const CONFIRMATION_DEPTH = 1;
@@ -72,6 +73,7 @@ class Chain extends EventEmitter {
     this.blocks = []; // index = block height: { slot, blockHeight, blockhash, blockTime, prio: [] }
     this.blockhashes = new Map(); // blockhash -> block height
     this.txs = new Map(); // signature (base58) -> landed transaction record
+    this.owners = new OwnerIndex(this.svm); // token accounts by owner
     this.faucet = makeFaucet();
     this.svm.setAccount(this.faucet.pubkey, new Account(FAUCET_LAMPORTS, new Uint8Array(0), SYSTEM_PROGRAM, false, 0n));
     this.openBlock();
@@ -203,8 +205,10 @@ class Chain extends EventEmitter {
     if (!this.isBlockhashValid(message.recentBlockhash)) throw new TxFailure('BlockhashNotFound');
     const { keys, loaded } = this.resolveAccounts(message);
     const fee = wire.fee(message);
-    const preBalances = this.balances(keys);
-    const preTokenBalances = this.tokenBalances(keys);
+    // Balances are what a landed transaction's record shows; a simulation
+    // answers none of them.
+    const preBalances = simulate ? null : this.balances(keys);
+    const preTokenBalances = simulate ? null : this.tokenBalances(keys);
 
     const previousSigverify = this.svm.getSigverify();
     this.svm.setSigverify(sigVerify);
@@ -239,7 +243,9 @@ class Chain extends EventEmitter {
     const block = this.blocks[this.blockHeight];
     const { message } = outcome.tx;
     const { price } = wire.computeBudget(message);
-    block.prio.push({ price, writable: outcome.keys.filter((k) => k.writable).map((k) => k.pubkey) });
+    const writable = outcome.keys.filter((k) => k.writable).map((k) => k.pubkey);
+    block.prio.push({ price, writable });
+    this.owners.update(writable);
     const rec = { ...outcome, slot: this.slot, blockTime: block.blockTime };
     this.txs.set(outcome.signature, rec);
     this.transactionCount++;
@@ -247,24 +253,21 @@ class Chain extends EventEmitter {
   }
 
   // recentPrioritizationFees mirrors the node's cache: per recent slot, the lowest
-  // price paid by a transaction that write-locked every given account (0 if none).
+  // price paid by a transaction (0 if none), or with accounts the highest, over
+  // the accounts, of the lowest price paid by a transaction that write-locked it.
   recentPrioritizationFees(accounts) {
     const out = [];
     const from = Math.max(0, this.blockHeight - MAX_PROCESSING_AGE + 1);
     for (let h = from; h < this.blockHeight; h++) {
       const block = this.blocks[h];
-      const minFor = (pred) => {
-        let min = null;
-        for (const p of block.prio) if (pred(p) && (min === null || p.price < min)) min = p.price;
-        return min ?? 0n;
-      };
-      let fee = minFor(() => true);
+      const { min, byAccount } = blockPrices(block);
+      let fee = min;
       if (accounts.length > 0) {
-        fee = accounts.reduce((max, a) => {
-          const f = minFor((p) => p.writable.includes(a));
-          return f > max ? f : max;
-        }, 0n);
-        if (block.prio.length === 0) fee = 0n;
+        fee = 0n;
+        for (const a of accounts) {
+          const f = byAccount.get(a) ?? 0n;
+          if (f > fee) fee = f;
+        }
       }
       out.push({ slot: block.slot, prioritizationFee: fee });
     }
@@ -285,6 +288,24 @@ class Chain extends EventEmitter {
     const sig = crypto.sign(null, message, this.faucet.privateKey);
     return this.run(Buffer.concat([Buffer.from([1]), sig, message]));
   }
+}
+
+// blockPrices is a closed block's lowest price and, per write-locked account,
+// the lowest price of the transactions that write-locked it; computed once (a
+// block closes when the next opens, and only the open one gains transactions).
+function blockPrices(block) {
+  if (block.prices) return block.prices;
+  let min = null;
+  const byAccount = new Map();
+  for (const p of block.prio) {
+    if (min === null || p.price < min) min = p.price;
+    for (const a of p.writable) {
+      const f = byAccount.get(a);
+      if (f === undefined || p.price < f) byAccount.set(a, p.price);
+    }
+  }
+  block.prices = { min: min ?? 0n, byAccount };
+  return block.prices;
 }
 
 function makeFaucet() {

@@ -203,9 +203,12 @@ class Rpc {
     return config.withContext ? this.withCtx(config, out) : out;
   }
 
+  // m_getTokenAccountsByOwner reads the owner's accounts from the chain's
+  // owner index, as a node with --account-index spl-token-owner does.
   m_getTokenAccountsByOwner(owner, filter, config = {}) {
     owner = pubkeyParam(owner, 'param: could not find account');
-    return this.tokenAccountsBy(filter, config, (ta) => ta.owner === owner);
+    const candidates = (program) => this.chain.owners.accounts(program, owner);
+    return this.tokenAccountsBy(filter, config, (ta) => ta.owner === owner, candidates);
   }
 
   m_getTokenAccountsByDelegate(delegate, filter, config = {}) {
@@ -213,7 +216,10 @@ class Rpc {
     return this.tokenAccountsBy(filter, config, (ta) => ta.delegate === delegate);
   }
 
-  tokenAccountsBy(filter, config, pred) {
+  // tokenAccountsBy answers the token accounts of filter's program (or mint)
+  // that satisfy pred, among candidates(program) (addresses) when given, else
+  // among every account of the program.
+  tokenAccountsBy(filter, config, pred, candidates) {
     let programs;
     let mint = null;
     if (filter?.mint) {
@@ -230,8 +236,12 @@ class Rpc {
     }
     const value = [];
     for (const program of programs) {
-      for (const entry of this.chain.svm.getProgramAccounts(bs58.decodePubkey(program))) {
+      const entries = candidates
+        ? candidates(program).map((address) => ({ address, account: () => this.chain.account(address) }))
+        : this.chain.svm.getProgramAccounts(bs58.decodePubkey(program));
+      for (const entry of entries) {
         const acct = entry.account();
+        if (!acct || bs58.encode(acct.owner()) !== program) continue;
         const ta = tokenAccount(Buffer.from(acct.data()), program);
         if (!ta || (mint && ta.mint !== mint) || !pred(ta)) continue;
         value.push({ pubkey: bs58.encode(entry.address), account: this.encode(acct, config) });

@@ -1,0 +1,143 @@
+'use strict';
+// Test fixtures built as a client builds them: real signed legacy transactions of
+// System and SPL Token (or Token-2022) instructions, sent through Chain.run, so the
+// accounts change the way they do under the e2e suite.
+
+const crypto = require('crypto');
+const bs58 = require('../lib/base58');
+const { encodeShortvec } = require('../lib/wire');
+const { TOKEN_PROGRAM, TOKEN_2022_PROGRAM } = require('../lib/accounts');
+
+const SYSTEM = '11111111111111111111111111111111';
+const COMPUTE_BUDGET = 'ComputeBudget111111111111111111111111111111';
+const TOKEN_ACCOUNT_SIZE = 165;
+const MINT_SIZE = 82;
+
+function keypair() {
+  const { publicKey, privateKey } = crypto.generateKeyPairSync('ed25519');
+  const pubkey = Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url');
+  return { pubkey, address: bs58.encode(pubkey), privateKey };
+}
+
+function u64(n) {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64LE(BigInt(n));
+  return b;
+}
+
+const shortvec = encodeShortvec;
+
+// compile is a legacy message of instructions ({ programId, keys: [{ pubkey, signer,
+// writable }], data }) paid by payer, keys ordered as the runtime wants them.
+function compile(payer, instructions, blockhash) {
+  const metas = new Map([[payer, { signer: true, writable: true }]]);
+  const meta = (pubkey, signer, writable) => {
+    const m = metas.get(pubkey) ?? { signer: false, writable: false };
+    metas.set(pubkey, { signer: m.signer || signer, writable: m.writable || writable });
+  };
+  for (const ix of instructions) {
+    for (const k of ix.keys) meta(k.pubkey, !!k.signer, !!k.writable);
+    meta(ix.programId, false, false);
+  }
+  const rank = ([, m]) => (m.signer ? 0 : 2) + (m.writable ? 0 : 1);
+  const keys = [...metas].map((e, i) => [e, i]).sort(([a, i], [b, j]) => rank(a) - rank(b) || i - j).map(([e]) => e);
+  const index = new Map(keys.map(([k], i) => [k, i]));
+  const header = Buffer.from([
+    keys.filter(([, m]) => m.signer).length,
+    keys.filter(([, m]) => m.signer && !m.writable).length,
+    keys.filter(([, m]) => !m.signer && !m.writable).length,
+  ]);
+  const parts = [header, shortvec(keys.length), ...keys.map(([k]) => bs58.decodePubkey(k)), bs58.decodePubkey(blockhash), shortvec(instructions.length)];
+  for (const ix of instructions) {
+    parts.push(Buffer.from([index.get(ix.programId)]), shortvec(ix.keys.length), Buffer.from(ix.keys.map((k) => index.get(k.pubkey))), shortvec(ix.data.length), ix.data);
+  }
+  return { message: Buffer.concat(parts), signers: keys.filter(([, m]) => m.signer).map(([k]) => k) };
+}
+
+// transaction signs a legacy transaction; signers are keypairs, the payer first.
+function transaction(signers, instructions, blockhash) {
+  const { message, signers: needed } = compile(signers[0].address, instructions, blockhash);
+  const byAddress = new Map(signers.map((s) => [s.address, s]));
+  const sigs = needed.map((a) => crypto.sign(null, message, byAddress.get(a).privateKey));
+  return Buffer.concat([shortvec(sigs.length), ...sigs, message]);
+}
+
+const w = (pubkey, signer = false) => ({ pubkey, signer, writable: true });
+const r = (pubkey, signer = false) => ({ pubkey, signer, writable: false });
+
+const ix = {
+  createAccount: (from, to, lamports, space, owner) => ({
+    programId: SYSTEM, keys: [w(from, true), w(to, true)],
+    data: Buffer.concat([Buffer.from([0, 0, 0, 0]), u64(lamports), u64(space), bs58.decodePubkey(owner)]),
+  }),
+  initializeMint2: (program, mint, authority, decimals = 0) => ({
+    programId: program, keys: [w(mint)], data: Buffer.concat([Buffer.from([20, decimals]), bs58.decodePubkey(authority), Buffer.from([0])]),
+  }),
+  initializeAccount3: (program, account, mint, owner) => ({
+    programId: program, keys: [w(account), r(mint)], data: Buffer.concat([Buffer.from([18]), bs58.decodePubkey(owner)]),
+  }),
+  mintTo: (program, mint, account, authority, amount) => ({
+    programId: program, keys: [w(mint), w(account), r(authority, true)], data: Buffer.concat([Buffer.from([7]), u64(amount)]),
+  }),
+  approve: (program, account, delegate, owner, amount) => ({
+    programId: program, keys: [w(account), r(delegate), r(owner, true)], data: Buffer.concat([Buffer.from([4]), u64(amount)]),
+  }),
+  revoke: (program, account, owner) => ({ programId: program, keys: [w(account), r(owner, true)], data: Buffer.from([5]) }),
+  // setOwner is SetAuthority of the AccountOwner kind.
+  setOwner: (program, account, owner, newOwner) => ({
+    programId: program, keys: [w(account), r(owner, true)], data: Buffer.concat([Buffer.from([6, 2, 1]), bs58.decodePubkey(newOwner)]),
+  }),
+  closeAccount: (program, account, destination, owner) => ({
+    programId: program, keys: [w(account), w(destination), r(owner, true)], data: Buffer.from([9]),
+  }),
+  computeUnitPrice: (microLamports) => ({ programId: COMPUTE_BUDGET, keys: [], data: Buffer.concat([Buffer.from([3]), u64(microLamports)]) }),
+};
+
+// Fixtures sends fixture transactions to a chain, paid by a funded wallet.
+class Fixtures {
+  constructor(chain) {
+    this.chain = chain;
+    this.payer = this.wallet(1_000_000_000_000);
+  }
+
+  // send lands a transaction and returns its outcome; it throws when it fails.
+  send(signers, instructions) {
+    const out = this.chain.run(transaction(signers, instructions, this.chain.svm.latestBlockhash()));
+    if (out.err) throw new Error(`transaction failed: ${JSON.stringify(out.err)}\n${out.logs.join('\n')}`);
+    return out;
+  }
+
+  wallet(lamports = 10_000_000_000) {
+    const k = keypair();
+    this.chain.airdrop(k.address, lamports);
+    return k;
+  }
+
+  rent(size) { return this.chain.svm.minimumBalanceForRentExemption(BigInt(size)); }
+
+  // mintsWithAccounts makes n mints of program and an account of each for owner
+  // (several to a transaction); it returns the accounts' and mints' keypairs.
+  mintsWithAccounts(program, owner, n, perTx = 4) {
+    const made = [];
+    for (let i = 0; i < n; i += perTx) {
+      const signers = [this.payer];
+      const ixs = [];
+      for (let j = i; j < Math.min(n, i + perTx); j++) {
+        const mint = keypair();
+        const account = keypair();
+        signers.push(mint, account);
+        ixs.push(
+          ix.createAccount(this.payer.address, mint.address, this.rent(MINT_SIZE), MINT_SIZE, program),
+          ix.initializeMint2(program, mint.address, this.payer.address),
+          ix.createAccount(this.payer.address, account.address, this.rent(TOKEN_ACCOUNT_SIZE), TOKEN_ACCOUNT_SIZE, program),
+          ix.initializeAccount3(program, account.address, mint.address, owner),
+        );
+        made.push({ program, mint, account });
+      }
+      this.send(signers, ixs);
+    }
+    return made;
+  }
+}
+
+module.exports = { Fixtures, keypair, transaction, ix, TOKEN_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_ACCOUNT_SIZE };
