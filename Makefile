@@ -58,8 +58,9 @@ breaking: ## buf breaking: proto/ against the main branch
 		go tool buf breaking --against ".git#ref=$$ref"
 
 .PHONY: test
-test: gen/ts/node_modules/.package-lock.json ## run every test: unit, storage (SQLite + Postgres), Redis, the TypeScript client, e2e (Docker), browsers
+test: gen/ts/node_modules/.package-lock.json e2e/validator/node_modules/.package-lock.json ## run every test: unit, storage (SQLite + Postgres), Redis, the TypeScript client, the local validator's own, e2e (Docker), browsers
 	cd gen/ts && npm test
+	cd e2e/validator && npm test
 	eval "$$(scripts/testdb.sh)" && eval "$$(scripts/testredis.sh)" && \
 		go test $(GO_TEST_FLAGS) ./...
 
