@@ -128,6 +128,12 @@ function createServer(chain, { log = () => {}, profile = false } = {}) {
     });
   });
   server.on('upgrade', (req, socket, head) => subs.handleUpgrade(req, socket, head));
+  // A client closes its idle connections first, as a Solana node's clients
+  // see: Node's default closes a connection idle for 5 s, and a client (Go
+  // keeps idle connections 90 s) that reuses it at that moment gets EOF on a
+  // POST it may not resend. Two minutes outlasts every client's idle timeout.
+  server.keepAliveTimeout = 120_000;
+  server.headersTimeout = 125_000;
   return { server, subs };
 }
 
