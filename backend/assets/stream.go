@@ -191,18 +191,29 @@ func (d *Discoverer) readPages(ctx context.Context, owned []ownedAccount, pageSi
 				return
 			}
 			for next < len(owned) && len(pending) < streamPagesAhead {
+				first := next == 0
 				page := owned[next:min(next+pageSize, len(owned))]
 				next += len(page)
 				ch := make(chan pageResult, 1)
 				pending = append(pending, ch)
+				pctx, out, done := rpclimit.Started(ctx)
 				go func() {
+					defer done()
 					var res pageResult
-					res.err = within(ctx, step, func(ctx context.Context) (err error) {
+					res.err = within(pctx, step, func(ctx context.Context) (err error) {
 						res.items, err = d.page(ctx, page)
 						return err
 					})
 					ch <- res
 				}()
+				if first {
+					// The first page's read goes out before those read
+					// ahead with it: a provider that answers in the order
+					// requests come (the local validator answers one at a
+					// time) answers it first, and the first chunk does not
+					// wait behind the other pages.
+					<-out
+				}
 			}
 			var res pageResult
 			select {

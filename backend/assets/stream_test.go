@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/rpclimit"
 )
 
 // fakeSource is a Source with fixed items or an error.
@@ -210,6 +213,46 @@ func TestAssetsStreamFirstChunkEarly(t *testing.T) {
 	close(gate)
 	if err := <-done; err != nil || total != 10*StreamPage {
 		t.Fatalf("%d items, %v", total, err)
+	}
+}
+
+// TestAssetsStreamFirstPageFirst: the first page's read is the first call
+// out; the pages read ahead with it follow, so a cluster that answers in
+// order answers the first chunk's read first. With one slot of calls in
+// flight the order is exact (the pages read ahead start once the first
+// page's call has its slot); without the ordering, the page started last
+// usually took the slot first.
+func TestAssetsStreamFirstPageFirst(t *testing.T) {
+	t.Parallel()
+	w := mixedWorld(t, 10*StreamPage)
+	f := w.c.rpc()
+	var mu sync.Mutex
+	var calls [][]solana.PublicKey
+	inner := f.multiple
+	f.multiple = func(keys []solana.PublicKey) (*rpc.GetMultipleAccountsResult, error) {
+		mu.Lock()
+		calls = append(calls, keys)
+		mu.Unlock()
+		return inner(keys)
+	}
+	var first []Item
+	ctx := rpclimit.With(context.Background(), rpclimit.New(1))
+	err := NewDiscoverer(f, nil).Stream(ctx, w.wallet, StreamOptions{}, func(c []Item, last bool) error {
+		if first == nil {
+			first = c
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) < streamPagesAhead {
+		t.Fatalf("%d getMultipleAccounts calls", len(calls))
+	}
+	for _, it := range first {
+		if !slices.Contains(calls[0], it.Mint) {
+			t.Fatalf("the first call out reads %d keys without the mint %s of the first chunk's item %s", len(calls[0]), it.Mint, it.Address)
+		}
 	}
 }
 

@@ -15,7 +15,10 @@
 // another, so calls issued from calls cannot deadlock.
 package rpclimit
 
-import "context"
+import (
+	"context"
+	"sync"
+)
 
 // Default is the slots of a Limit when nothing else is configured: enough
 // for the reads of a 1,000-account listing (20 getMultipleAccounts chunks),
@@ -63,6 +66,7 @@ func Ensure(ctx context.Context) context.Context {
 func Call[T any](ctx context.Context, f func(context.Context) (T, error)) (T, error) {
 	l := From(ctx)
 	if l == nil {
+		markStarted(ctx)
 		return f(ctx)
 	}
 	select {
@@ -76,5 +80,31 @@ func Call[T any](ctx context.Context, f func(context.Context) (T, error)) (T, er
 		var zero T
 		return zero, err
 	}
+	markStarted(ctx)
 	return f(ctx)
+}
+
+func markStarted(ctx context.Context) {
+	if s, ok := ctx.Value(startKey{}).(*started); ok {
+		s.close()
+	}
+}
+
+type startKey struct{}
+
+type started struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (s *started) close() { s.once.Do(func() { close(s.ch) }) }
+
+// Started returns ctx marked so that the channel is closed when the first
+// Call made with it (or a context derived from it) has its slot and is about
+// to send, or when done is called (work that ended without a call). Package
+// assets starts the stream's first page this way before the pages read ahead
+// with it, so its call is the first one out.
+func Started(ctx context.Context) (marked context.Context, out <-chan struct{}, done func()) {
+	s := &started{ch: make(chan struct{})}
+	return context.WithValue(ctx, startKey{}, s), s.ch, s.close
 }

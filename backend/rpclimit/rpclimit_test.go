@@ -93,3 +93,41 @@ func TestEnsure(t *testing.T) {
 		t.Fatalf("without a Limit: %d, %v", v, err)
 	}
 }
+
+// TestStarted: the channel closes when the first call made with the marked
+// context has its slot, not while it waits for one; done closes it too.
+func TestStarted(t *testing.T) {
+	t.Parallel()
+	ctx := With(context.Background(), New(1))
+	release := make(chan struct{})
+	held := make(chan struct{})
+	go func() {
+		_, _ = Call(ctx, func(context.Context) (int, error) {
+			close(held)
+			<-release
+			return 0, nil
+		})
+	}()
+	<-held // the only slot is taken
+	marked, out, done := Started(ctx)
+	called := make(chan struct{})
+	go func() {
+		_, _ = Call(marked, func(context.Context) (int, error) {
+			close(called)
+			return 0, nil
+		})
+	}()
+	select {
+	case <-out:
+		t.Fatal("closed while the call waits for a slot")
+	default:
+	}
+	close(release)
+	<-out
+	<-called
+	done() // after the call: no effect, no panic
+
+	_, out, done = Started(context.Background())
+	done()
+	<-out
+}
