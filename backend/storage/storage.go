@@ -115,11 +115,34 @@ func openSQLite(ctx context.Context, dataDir string) (*Store, error) {
 	sqldb.SetMaxIdleConns(8)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	s := &Store{db: bun.NewDB(sqldb, sqlitedialect.New()), lockPath: path + ".migrate.lock"}
-	if err := s.db.PingContext(ctx); err != nil {
+	if err := pingSQLite(ctx, s.db); err != nil {
 		_ = s.db.Close()
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// pingSQLite opens the first connection, again while the file is busy, for
+// at most sqliteBusyTimeout: a new file's first connection sets WAL mode
+// under an exclusive lock, and SQLite answers SQLITE_BUSY at once, without
+// the busy timeout, to a connection opened at that moment (several processes
+// starting together on one new file; one in ten runs of
+// TestMigrateConcurrently on a loaded machine).
+func pingSQLite(ctx context.Context, db *bun.DB) error {
+	deadline := time.Now().Add(sqliteBusyTimeout)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		err := db.PingContext(ctx)
+		if err == nil || !strings.Contains(err.Error(), "database is locked") || time.Now().After(deadline) {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
 }
 
 // Close closes the database.
