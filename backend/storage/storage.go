@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -47,6 +48,10 @@ type Store struct {
 	postgres bool
 	// lockPath is the file locked around SQLite migrations.
 	lockPath string
+	// rollupsReady is set once the rollups count every legacy row (see
+	// rollupsUsable); bf is their backfill when it runs in the background.
+	rollupsReady atomic.Bool
+	bf           backfiller
 }
 
 // Open connects to databaseURL when it is a postgres:// or postgresql:// URL,
@@ -120,6 +125,7 @@ func openSQLite(ctx context.Context, dataDir string) (*Store, error) {
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.stopBackfill()
 	return s.db.Close()
 }
 
