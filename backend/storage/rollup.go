@@ -128,12 +128,12 @@ FROM reclaim_transactions WHERE status = 'confirmed' AND confirmed_at IS NOT NUL
 GROUP BY project_id, %[2]s ORDER BY project_id, %[2]s
 ON CONFLICT (project_id, day) DO UPDATE SET ` + addedUp("reclaim_project_days", "gross_rebate", "transaction_count")
 
-	// wallet_count grows by the argument placed before the condition's: the
-	// wallets the rows are the first of, when the caller knows it (a
-	// confirmation); otherwise 0, and countWallets recounts.
+	// wallet_count grows by %[2]d: the wallets the rows are the first of,
+	// when the caller knows it (a confirmation); otherwise 0, and
+	// countWallets recounts.
 	addToProjectTotals = `INSERT INTO reclaim_project_totals (project_id,
 	gross_rebate, net_rebate, transaction_count, wallet_count, donation_count, donation_amount)
-SELECT project_id, SUM(gross_rebate), SUM(net_rebate), COUNT(*), CAST(? AS BIGINT),
+SELECT project_id, SUM(gross_rebate), SUM(net_rebate), COUNT(*), %[2]d,
 	COUNT(CASE WHEN donation_amount > 0 THEN 1 END), SUM(donation_amount)
 FROM reclaim_transactions WHERE status = 'confirmed' AND (%[1]s)
 GROUP BY project_id ORDER BY project_id
@@ -151,7 +151,7 @@ func (s *Store) addToRollups(ctx context.Context, db bun.IDB, newWallets int, co
 			return fmt.Errorf("add to rollups: %w", err)
 		}
 	}
-	_, err := db.ExecContext(ctx, fmt.Sprintf(addToProjectTotals, cond), append([]any{newWallets}, args...)...)
+	_, err := db.ExecContext(ctx, fmt.Sprintf(addToProjectTotals, cond, newWallets), args...)
 	if err != nil {
 		return fmt.Errorf("add to project totals: %w", err)
 	}
@@ -173,6 +173,13 @@ func (s *Store) countConfirmed(ctx context.Context, tx bun.Tx, r *transactionRow
 	return s.addToRollups(ctx, tx, newWallets, "id = ?", r.ID)
 }
 
+// recountWallets sets the wallet count of the projects its WHERE, which the
+// caller appends, selects.
+const recountWallets = `UPDATE reclaim_project_totals SET wallet_count = (
+	SELECT COUNT(*) FROM reclaim_payer_totals AS t
+	WHERE t.project_id = reclaim_project_totals.project_id AND t.type = '' AND t.transaction_count > 0
+) WHERE `
+
 // countWallets sets the wallet count of the projects in ids (all when ids is
 // nil) to the number of their wallets with confirmed entries. On Postgres it
 // first locks their totals, which a confirmation that adds a wallet updates
@@ -191,10 +198,7 @@ func (s *Store) countWallets(ctx context.Context, tx bun.Tx, ids []string) error
 			return fmt.Errorf("lock project totals: %w", err)
 		}
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE reclaim_project_totals SET wallet_count = (
-		SELECT COUNT(*) FROM reclaim_payer_totals AS t
-		WHERE t.project_id = reclaim_project_totals.project_id AND t.type = '' AND t.transaction_count > 0
-	) WHERE `+where, args...)
+	_, err := tx.ExecContext(ctx, recountWallets+where, args...)
 	if err != nil {
 		return fmt.Errorf("count wallets: %w", err)
 	}

@@ -282,33 +282,37 @@ var rollupTablesByName = []string{"reclaim_payer_totals", "reclaim_rollup_days",
 // import). On Postgres it blocks writes to the ledger while it runs.
 func (s *Store) RebuildPayerTotals(ctx context.Context) error {
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if s.postgres {
-			if _, err := tx.ExecContext(ctx, "LOCK TABLE reclaim_transactions IN SHARE MODE"); err != nil {
+		for _, q := range s.rebuildStatements() {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err
 			}
 		}
-		for _, t := range rollupTablesByName {
-			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.ExecContext(ctx, rebuildPayerTotals); err != nil {
-			return err
-		}
-		if err := s.addToRollups(ctx, tx, 0, "TRUE"); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, "UPDATE reclaim_transactions SET rollup_state = 2 WHERE status = 'confirmed' AND rollup_state = 0"); err != nil {
-			return err
-		}
-		if err := s.countWallets(ctx, tx, nil); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, "UPDATE reclaim_rollup_backfill SET done = TRUE WHERE id = 1")
-		return err
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("rebuild payer totals: %w", err)
 	}
 	return nil
+}
+
+// rebuildStatements are the statements of RebuildPayerTotals.
+func (s *Store) rebuildStatements() []string {
+	var qs []string
+	if s.postgres {
+		qs = append(qs, "LOCK TABLE reclaim_transactions IN SHARE MODE")
+	}
+	for _, t := range rollupTablesByName {
+		qs = append(qs, "DELETE FROM "+t)
+	}
+	b := s.buckets()
+	for _, q := range []string{addToRollupDays, addToRollupPeriods, addToProjectDays} {
+		qs = append(qs, fmt.Sprintf(q, "TRUE", b.day, b.month, b.year))
+	}
+	return append(qs,
+		rebuildPayerTotals,
+		fmt.Sprintf(addToProjectTotals, "TRUE", 0),
+		"UPDATE reclaim_transactions SET rollup_state = 2 WHERE status = 'confirmed' AND rollup_state = 0",
+		recountWallets+"TRUE",
+		"UPDATE reclaim_rollup_backfill SET done = TRUE WHERE id = 1",
+	)
 }

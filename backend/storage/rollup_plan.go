@@ -2,12 +2,15 @@ package storage
 
 import "time"
 
-// A leaderboard over a time range reads the range as pieces: the ledger rows
-// of the partial days at its ends, the day rollups of the whole days up to
-// the first and from the last whole month, the month rollups up to the first
-// and from the last whole year, and the year rollups between. Every
-// confirmed row of the range is in exactly one piece, so the sums per wallet
-// over the pieces are the sums over the rows.
+// A leaderboard over a time range reads the range as signed pieces: ledger
+// rows of parts of days, and day, month and year rollups. Each level of the
+// calendar either reads a part of the range as it is or widens it to the
+// next level's boundary and subtracts what it added: [June 1 noon, July 1
+// noon) is June, less the rows of June 1 before noon, plus those of July 1
+// before noon. Every confirmed row of the range is counted once in all, every
+// other row as often added as subtracted, so the sums per wallet are the sums
+// over the range's rows, and a wallet is in the range when its count is
+// above zero. A cost model (rollupCosts) picks the cheapest such plan.
 
 type pieceKind int
 
@@ -20,70 +23,138 @@ const (
 
 type piece struct {
 	kind     pieceKind
+	sign     int       // +1 or -1
 	from, to time.Time // pieceRows
 	lo, hi   int64     // the others
 }
 
-// ceilDay, ceilMonth and ceilYear are the first day, month and year that
-// start at or after t.
-func ceilDay(t time.Time) int64 {
-	d := dayOf(t)
-	if dayStart(d).Before(t) {
-		d++
-	}
-	return d
+// rollupCosts estimates how many rows a piece reads, from the project's
+// confirmed rows per day and its wallets: a day, month or year rollup holds
+// at most one row per wallet and at most one per ledger row. Ledger rows cost
+// more than rollup rows (read from the table, not from an index).
+type rollupCosts struct {
+	perDay, wallets float64
 }
 
-func ceilMonth(t time.Time) int64 {
-	m := monthOf(t)
-	if monthStart(m).Before(t) {
-		m++
+const ledgerRowCost = 2
+
+func (c rollupCosts) of(p piece) float64 {
+	n := float64(p.hi - p.lo)
+	switch p.kind {
+	case pieceRows:
+		return ledgerRowCost * c.perDay * p.to.Sub(p.from).Hours() / 24
+	case pieceDays:
+		return n * min(c.perDay, c.wallets)
+	case pieceMonths:
+		return n * min(30.44*c.perDay, c.wallets)
+	default:
+		return n * min(365.25*c.perDay, c.wallets)
 	}
-	return m
 }
 
-func ceilYear(t time.Time) int64 {
-	y := yearOf(t)
-	if yearStart(y).Before(t) {
-		y++
+// The calendar levels: the boundaries of each, as instants, and the pieces
+// of a span between two of them.
+const (
+	levelInstant = iota
+	levelDay
+	levelMonth
+	levelYear
+)
+
+// floorAt and ceilAt are the boundaries of level at or before t, at or after
+// t.
+func floorAt(level int, t time.Time) time.Time {
+	switch level {
+	case levelDay:
+		return dayStart(dayOf(t))
+	case levelMonth:
+		return monthStart(monthOf(t))
+	case levelYear:
+		return yearStart(yearOf(t))
 	}
-	return y
+	return t
 }
 
-// planRange splits [from, to), from before to, into pieces.
-func planRange(from, to time.Time) []piece {
-	var ps []piece
-	d0, d1 := ceilDay(from), dayOf(to) // whole days [d0, d1)
-	if d0 >= d1 {
-		return []piece{{kind: pieceRows, from: from, to: to}}
+func ceilAt(level int, t time.Time) time.Time {
+	f := floorAt(level, t)
+	if f.Equal(t) {
+		return f
 	}
-	if t := dayStart(d0); from.Before(t) {
-		ps = append(ps, piece{kind: pieceRows, from: from, to: t})
+	switch level {
+	case levelDay:
+		return dayStart(dayOf(t) + 1)
+	case levelMonth:
+		return monthStart(monthOf(t) + 1)
+	default:
+		return yearStart(yearOf(t) + 1)
 	}
-	if t := dayStart(d1); t.Before(to) {
-		ps = append(ps, piece{kind: pieceRows, from: t, to: to})
+}
+
+// span is the piece of level covering [from, to), both boundaries of level.
+func span(level int, sign int, from, to time.Time) piece {
+	switch level {
+	case levelInstant:
+		return piece{kind: pieceRows, sign: sign, from: from, to: to}
+	case levelDay:
+		return piece{kind: pieceDays, sign: sign, lo: dayOf(from), hi: dayOf(to)}
+	case levelMonth:
+		return piece{kind: pieceMonths, sign: sign, lo: monthOf(from), hi: monthOf(to)}
 	}
-	m0, m1 := ceilMonth(dayStart(d0)), monthOf(dayStart(d1)) // whole months [m0, m1)
-	if m0 >= m1 {
-		return append(ps, piece{kind: pieceDays, lo: d0, hi: d1})
+	return piece{kind: pieceYears, sign: sign, lo: yearOf(from), hi: yearOf(to)}
+}
+
+// planRange returns the cheapest plan of [from, to), from before to.
+func planRange(from, to time.Time, c rollupCosts) []piece {
+	ps, _ := planLevel(from, to, levelInstant, c)
+	return ps
+}
+
+// planLevel plans [from, to), whose ends are boundaries of level: as one
+// piece of level, or as a plan of the next level between boundaries of it
+// next to each end, with what lies between them and the ends added or
+// subtracted as pieces of level.
+func planLevel(from, to time.Time, level int, c rollupCosts) ([]piece, float64) {
+	whole := span(level, 1, from, to)
+	best, cost := []piece{whole}, c.of(whole)
+	if level == levelYear {
+		return best, cost
 	}
-	if d := dayOf(monthStart(m0)); d0 < d {
-		ps = append(ps, piece{kind: pieceDays, lo: d0, hi: d})
+	next := level + 1
+	type end struct {
+		at   time.Time
+		side []piece
 	}
-	if d := dayOf(monthStart(m1)); d < d1 {
-		ps = append(ps, piece{kind: pieceDays, lo: d, hi: d1})
+	ends := func(t time.Time, start bool) []end {
+		lo, hi := floorAt(next, t), ceilAt(next, t)
+		if lo.Equal(t) {
+			return []end{{at: t}}
+		}
+		if start { // widen to lo and subtract [lo, t), or narrow to hi and add [t, hi)
+			return []end{{lo, []piece{span(level, -1, lo, t)}}, {hi, []piece{span(level, 1, t, hi)}}}
+		}
+		return []end{{lo, []piece{span(level, 1, lo, t)}}, {hi, []piece{span(level, -1, t, hi)}}}
 	}
-	y0, y1 := ceilYear(monthStart(m0)), yearOf(monthStart(m1)) // whole years [y0, y1)
-	if y0 >= y1 {
-		return append(ps, piece{kind: pieceMonths, lo: m0, hi: m1})
+	for _, a := range ends(from, true) {
+		for _, b := range ends(to, false) {
+			if !a.at.Before(b.at) {
+				continue
+			}
+			inner, innerCost := planLevel(a.at, b.at, next, c)
+			total := innerCost
+			for _, p := range a.side {
+				total += c.of(p)
+			}
+			for _, p := range b.side {
+				total += c.of(p)
+			}
+			if total < cost {
+				best = make([]piece, 0, len(inner)+2)
+				best = append(append(append(best, inner...), a.side...), b.side...)
+				cost = total
+			}
+		}
 	}
-	if m0 < y0*12 {
-		ps = append(ps, piece{kind: pieceMonths, lo: m0, hi: y0 * 12})
-	}
-	if y1*12 < m1 {
-		ps = append(ps, piece{kind: pieceMonths, lo: y1 * 12, hi: m1})
-	}
-	return append(ps, piece{kind: pieceYears, lo: y0, hi: y1})
+	return best, cost
 }
 
 // clipRange narrows [start, end) (nil: unbounded) to the days that have
@@ -96,7 +167,7 @@ func clipRange(start, end *time.Time, firstDay, lastDay int64) (from, to time.Ti
 	startsBefore := start == nil || !start.After(lo)
 	endsAfter := end == nil || !end.Before(hi)
 	if startsBefore {
-		for _, c := range []time.Time{yearStart(yearOf(lo)), monthStart(monthOf(lo)), lo} {
+		for _, c := range []time.Time{floorAt(levelYear, lo), floorAt(levelMonth, lo), lo} {
 			if start == nil || !c.Before(*start) {
 				from = c
 				break
@@ -106,7 +177,7 @@ func clipRange(start, end *time.Time, firstDay, lastDay int64) (from, to time.Ti
 		from = start.UTC()
 	}
 	if endsAfter {
-		for _, c := range []time.Time{yearStart(ceilYear(hi)), monthStart(ceilMonth(hi)), hi} {
+		for _, c := range []time.Time{ceilAt(levelYear, hi), ceilAt(levelMonth, hi), hi} {
 			if end == nil || !c.After(*end) {
 				to = c
 				break

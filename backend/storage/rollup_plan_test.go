@@ -2,14 +2,16 @@ package storage
 
 import (
 	"math/rand/v2"
-	"slices"
+	"reflect"
 	"testing"
 	"time"
 )
 
-// TestPlanRangeTiles checks on random ranges that the pieces cover the range
-// exactly once, each aligned to its kind, and are at most seven.
-func TestPlanRangeTiles(t *testing.T) {
+// TestPlanRangeCountsEachInstantOnce checks on random ranges and random
+// costs that the signed pieces of a plan count every instant of the range
+// once and every other instant not at all (at each piece's ends, where a
+// miscount would show, and around the range's), and that plans stay short.
+func TestPlanRangeCountsEachInstantOnce(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
 	base := time.Date(2023, 12, 31, 0, 0, 0, 0, time.UTC)
@@ -25,39 +27,48 @@ func TestPlanRangeTiles(t *testing.T) {
 		}
 		return t
 	}
+	bounds := func(p piece) (time.Time, time.Time) {
+		switch p.kind {
+		case pieceDays:
+			return dayStart(p.lo), dayStart(p.hi)
+		case pieceMonths:
+			return monthStart(p.lo), monthStart(p.hi)
+		case pieceYears:
+			return yearStart(p.lo), yearStart(p.hi)
+		}
+		return p.from, p.to
+	}
 	for range 20_000 {
 		from, to := instant(), instant()
 		if !from.Before(to) {
 			continue
 		}
-		ps := planRange(from, to)
-		type span struct{ from, to time.Time }
-		var spans []span
+		c := rollupCosts{perDay: float64(1 + r.IntN(30_000)), wallets: float64(1 + r.IntN(100_000))}
+		ps := planRange(from, to, c)
+		probes := []time.Time{from, to, from.Add(-time.Microsecond), to.Add(-time.Microsecond)}
 		for _, p := range ps {
-			switch p.kind {
-			case pieceRows:
-				spans = append(spans, span{p.from, p.to})
-			case pieceDays:
-				spans = append(spans, span{dayStart(p.lo), dayStart(p.hi)})
-			case pieceMonths:
-				spans = append(spans, span{monthStart(p.lo), monthStart(p.hi)})
-			case pieceYears:
-				spans = append(spans, span{yearStart(p.lo), yearStart(p.hi)})
+			lo, hi := bounds(p)
+			if !lo.Before(hi) || p.sign*p.sign != 1 {
+				t.Fatalf("[%v, %v): bad piece %+v", from, to, p)
 			}
-			if p.kind != pieceRows && p.lo >= p.hi || p.kind == pieceRows && !p.from.Before(p.to) {
-				t.Fatalf("[%v, %v): empty piece %+v", from, to, p)
+			probes = append(probes, lo, hi, lo.Add(-time.Microsecond), hi.Add(-time.Microsecond))
+		}
+		for _, at := range probes {
+			n, want := 0, 0
+			if !at.Before(from) && at.Before(to) {
+				want = 1
+			}
+			for _, p := range ps {
+				if lo, hi := bounds(p); !at.Before(lo) && at.Before(hi) {
+					n += p.sign
+				}
+			}
+			if n != want {
+				t.Fatalf("[%v, %v) with %+v: %v counted %d times by %+v", from, to, c, at, n, ps)
 			}
 		}
-		slices.SortFunc(spans, func(a, b span) int { return a.from.Compare(b.from) })
-		at := from
-		for _, sp := range spans {
-			if !sp.from.Equal(at) {
-				t.Fatalf("[%v, %v): pieces %+v leave a gap or overlap at %v", from, to, ps, at)
-			}
-			at = sp.to
-		}
-		if !at.Equal(to) || len(ps) > 7 {
-			t.Fatalf("[%v, %v): pieces %+v", from, to, ps)
+		if len(ps) > 7 {
+			t.Fatalf("[%v, %v): %d pieces: %+v", from, to, len(ps), ps)
 		}
 	}
 }
@@ -80,5 +91,28 @@ func TestBucketsOfTimes(t *testing.T) {
 		if !dayStart(c.day).Equal(c.t.UTC().Truncate(24*time.Hour)) || monthStart(c.month).Month() != c.t.UTC().Month() {
 			t.Errorf("%v: starts %v %v", c.t, dayStart(c.day), monthStart(c.month))
 		}
+	}
+}
+
+// TestPlanRangeWidens: on a dense ledger (the 10M-row benchmark's: 27,000
+// rows a day, 50,000 wallets) a month from noon to noon is the month with
+// the two half days corrected, not 29 days of rollups; on a sparse one the
+// days are cheaper than widening.
+func TestPlanRangeWidens(t *testing.T) {
+	t.Parallel()
+	noon := func(d int) time.Time { return time.Date(2025, time.Month(d), 1, 12, 0, 0, 0, time.UTC) }
+	dense := planRange(noon(6), noon(7), rollupCosts{perDay: 27_000, wallets: 50_000})
+	want := []piece{
+		{kind: pieceMonths, sign: 1, lo: 2025*12 + 5, hi: 2025*12 + 6},
+		{kind: pieceRows, sign: -1, from: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), to: noon(6)},
+		{kind: pieceRows, sign: 1, from: time.Date(2025, 7, 1, 0, 0, 0, 0, time.UTC), to: noon(7)},
+	}
+	if !reflect.DeepEqual(dense, want) {
+		t.Errorf("dense: %+v\nwant %+v", dense, want)
+	}
+	sparse := planRange(time.Date(2025, 6, 10, 0, 0, 0, 0, time.UTC), time.Date(2025, 6, 17, 0, 0, 0, 0, time.UTC),
+		rollupCosts{perDay: 2_700, wallets: 50_000})
+	if len(sparse) != 1 || sparse[0].kind != pieceDays {
+		t.Errorf("sparse week: %+v", sparse)
 	}
 }

@@ -54,19 +54,23 @@ func (s *Store) statsFromRollups(ctx context.Context, projectID string) (ledger.
 // the rollups, or nil when no row can match. The range is first clipped to
 // the days with confirmed rows; one that holds every row is the totals of all
 // time, one that is a single month or year is a range of its ranking index,
-// and any other sums its pieces (planRange) per wallet.
+// and any other sums the pieces of its plan (planRange) per wallet.
 func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f ledger.Filter) (*bun.SelectQuery, error) {
 	var first, last sql.NullInt64
-	err := s.db.NewSelect().TableExpr("reclaim_project_days").ColumnExpr("MIN(day), MAX(day)").
-		Where("project_id = ?", projectID).Scan(ctx, &first, &last)
+	var rows, wallets int64
+	err := s.db.NewSelect().
+		ColumnExpr("(SELECT MIN(day) FROM reclaim_project_days WHERE project_id = ?)", projectID).
+		ColumnExpr("(SELECT MAX(day) FROM reclaim_project_days WHERE project_id = ?)", projectID).
+		ColumnExpr("COALESCE((SELECT transaction_count FROM reclaim_project_totals WHERE project_id = ?), 0)", projectID).
+		ColumnExpr("COALESCE((SELECT wallet_count FROM reclaim_project_totals WHERE project_id = ?), 0)", projectID).
+		Scan(ctx, &first, &last, &rows, &wallets)
 	if err != nil {
 		return nil, err
 	}
 	if !first.Valid {
 		return nil, nil
 	}
-	start, end := utcPtr(f.Start), utcPtr(f.End)
-	from, to, all := clipRange(start, end, first.Int64, last.Int64)
+	from, to, all := clipRange(utcPtr(f.Start), utcPtr(f.End), first.Int64, last.Int64)
 	if all {
 		// Unless some confirmed row has no confirmation time (recorded so
 		// before migration 8): in the totals, it is in no range.
@@ -83,7 +87,8 @@ func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f 
 	if !from.Before(to) {
 		return nil, nil
 	}
-	ps := planRange(from, to)
+	costs := rollupCosts{perDay: float64(rows) / float64(last.Int64-first.Int64+1), wallets: float64(wallets)}
+	ps := planRange(from, to, costs)
 	if p := ps[0]; len(ps) == 1 && p.hi == p.lo+1 && (p.kind == pieceMonths || p.kind == pieceYears) {
 		return s.rankedTotals("reclaim_rollup_periods", projectID, f).
 			Where("period = ?", periodOf(p.kind)).Where("bucket = ?", p.lo), nil
@@ -94,6 +99,8 @@ func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f 
 		q, a := pieceSQL(p, projectID, f)
 		parts, args = append(parts, q), append(args, a...)
 	}
+	// A wallet whose rows of a widened piece were all subtracted again has
+	// none in the range.
 	return s.db.NewSelect().
 		TableExpr("("+strings.Join(parts, "\nUNION ALL\n")+") AS pieces", args...).
 		ColumnExpr("payer").
@@ -106,7 +113,8 @@ func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f 
 		ColumnExpr("CAST(SUM(da) AS BIGINT) AS total_donation_amount").
 		ColumnExpr("CAST(SUM(dc) AS BIGINT) AS total_donation_count").
 		ColumnExpr("CAST(SUM(ca) AS BIGINT) AS total_community_amount").
-		GroupExpr("payer"), nil
+		GroupExpr("payer").
+		Having("SUM(c) > 0"), nil
 }
 
 func periodOf(k pieceKind) int {
@@ -116,37 +124,52 @@ func periodOf(k pieceKind) int {
 	return periodMonth
 }
 
+// pieceColumns are the names of what pieceSQL selects besides the payer: the
+// figures the leaderboard sums.
+var pieceColumns = []string{"g", "n", "c", "tac", "tb", "nft", "da", "dc", "ca"}
+
 // typeCounts are the per-type counts of rows that count n transactions of
 // their type.
-func typeCounts(n string) string {
-	return fmt.Sprintf(`CASE WHEN type = '%[1]s' THEN %[4]s ELSE 0 END AS tac,
-		CASE WHEN type = '%[2]s' THEN %[4]s ELSE 0 END AS tb, CASE WHEN type = '%[3]s' THEN %[4]s ELSE 0 END AS nft`,
-		ledger.TypeTokenAccountClosure, ledger.TypeTokenBurn, ledger.TypeNFTBurn, n)
+func typeCounts(n string) []string {
+	var out []string
+	for _, t := range []string{ledger.TypeTokenAccountClosure, ledger.TypeTokenBurn, ledger.TypeNFTBurn} {
+		out = append(out, fmt.Sprintf("CASE WHEN type = '%s' THEN %s ELSE 0 END", t, n))
+	}
+	return out
 }
 
-// pieceSQL selects one piece's rows as (payer, g, n, c, tac, tb, nft, da,
-// dc, ca): the figures the leaderboard sums.
+// pieceSQL selects one piece's rows as (payer, pieceColumns...), negated
+// when the piece is subtracted.
 func pieceSQL(p piece, projectID string, f ledger.Filter) (string, []any) {
-	var q string
+	var table, where string
+	var exprs []string
 	args := []any{projectID}
 	switch p.kind {
 	case pieceRows:
-		q = `SELECT payer, gross_rebate AS g, net_rebate AS n, 1 AS c, ` + typeCounts("1") + `,
-			donation_amount AS da, CASE WHEN donation_amount > 0 THEN 1 ELSE 0 END AS dc, service_fee AS ca
-			FROM reclaim_transactions WHERE project_id = ? AND status = 'confirmed' AND confirmed_at >= ? AND confirmed_at < ?`
+		table, where = "reclaim_transactions", "status = 'confirmed' AND confirmed_at >= ? AND confirmed_at < ?"
+		exprs = append(append([]string{"gross_rebate", "net_rebate", "1"}, typeCounts("1")...),
+			"donation_amount", "CASE WHEN donation_amount > 0 THEN 1 ELSE 0 END", "service_fee")
 		args = append(args, p.from, p.to)
 	case pieceDays:
-		q = `SELECT payer, gross_rebate AS g, net_rebate AS n, transaction_count AS c, ` + typeCounts("transaction_count") + `,
-			donation_amount AS da, donation_count AS dc, community_amount AS ca
-			FROM reclaim_rollup_days WHERE project_id = ? AND day >= ? AND day < ?`
+		table, where = "reclaim_rollup_days", "day >= ? AND day < ?"
+		exprs = append(append([]string{"gross_rebate", "net_rebate", "transaction_count"}, typeCounts("transaction_count")...),
+			"donation_amount", "donation_count", "community_amount")
 		args = append(args, p.lo, p.hi)
 	default:
-		q = `SELECT payer, gross_rebate AS g, net_rebate AS n, transaction_count AS c,
-			token_account_closure_count AS tac, token_burn_count AS tb, nft_burn_count AS nft,
-			donation_amount AS da, donation_count AS dc, community_amount AS ca
-			FROM reclaim_rollup_periods WHERE project_id = ? AND type = ? AND period = ? AND bucket >= ? AND bucket < ?`
+		table, where = "reclaim_rollup_periods", "type = ? AND period = ? AND bucket >= ? AND bucket < ?"
+		exprs = []string{"gross_rebate", "net_rebate", "transaction_count", "token_account_closure_count",
+			"token_burn_count", "nft_burn_count", "donation_amount", "donation_count", "community_amount"}
 		args = append(args, f.Type, periodOf(p.kind), p.lo, p.hi)
 	}
+	sign := ""
+	if p.sign < 0 {
+		sign = "-"
+	}
+	cols := make([]string, len(exprs))
+	for i, e := range exprs {
+		cols[i] = fmt.Sprintf("%s(%s) AS %s", sign, e, pieceColumns[i])
+	}
+	q := "SELECT payer, " + strings.Join(cols, ", ") + " FROM " + table + " WHERE project_id = ? AND " + where
 	if f.Type != "" && p.kind <= pieceDays {
 		q += " AND type = ?"
 		args = append(args, f.Type)
