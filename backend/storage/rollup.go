@@ -93,8 +93,8 @@ var (
 SELECT project_id, %[2]s, type, payer, SUM(gross_rebate), SUM(net_rebate), COUNT(*),
 	SUM(donation_amount), COUNT(CASE WHEN donation_amount > 0 THEN 1 END), SUM(service_fee)
 FROM reclaim_transactions WHERE status = 'confirmed' AND confirmed_at IS NOT NULL AND (%[1]s)
-GROUP BY project_id, %[2]s, type, payer ORDER BY project_id, %[2]s, type, payer
-ON CONFLICT (project_id, day, type, payer) DO UPDATE SET ` + addedUp("reclaim_rollup_days",
+GROUP BY project_id, %[2]s, payer, type ORDER BY project_id, %[2]s, payer, type
+ON CONFLICT (project_id, day, payer, type) DO UPDATE SET ` + addedUp("reclaim_rollup_days",
 		"gross_rebate", "net_rebate", "transaction_count", "donation_amount", "donation_count", "community_amount")
 
 	// Each row counts four times: for its type and for all types (""), in

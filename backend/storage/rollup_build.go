@@ -34,12 +34,13 @@ type backfiller struct {
 func (s *Store) runBackfill(ctx context.Context) error {
 	fg, cancel := context.WithTimeout(ctx, backfillForeground)
 	err := s.backfillRollups(fg)
+	outOfTime := fg.Err() != nil // the driver reports it as an I/O timeout
 	cancel()
 	switch {
 	case err == nil:
 		s.rollupsReady.Store(true)
 		return nil
-	case ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded):
+	case ctx.Err() != nil || !outOfTime:
 		return err
 	}
 	s.bf.mu.Lock()
@@ -125,11 +126,13 @@ const catchUpBatch = 1000
 // confirmed meanwhile are not legacy (the confirming transaction counts them
 // itself, or catchUpRollups does).
 func (s *Store) backfillRollups(ctx context.Context) error {
+	db, release := s.maintenanceDB()
+	defer release()
 	batch := backfillPayers
 	for {
 		started := time.Now()
 		var done, counted bool
-		err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 			var err error
 			done, counted, err = s.backfillBatch(ctx, tx, batch)
 			return err
@@ -279,9 +282,12 @@ var rollupTablesByName = []string{"reclaim_payer_totals", "reclaim_rollup_days",
 // of all time and every rollup that Stats, Leaderboard and DailyTotals read,
 // from the confirmed ledger rows. The store keeps them current itself; this
 // repairs them after rows were changed behind its back (a manual fix, a bulk
-// import). On Postgres it blocks writes to the ledger while it runs.
+// import). On Postgres it blocks writes to the ledger while it runs, which on
+// a ledger of millions of rows takes minutes, and ctx alone bounds it.
 func (s *Store) RebuildPayerTotals(ctx context.Context) error {
-	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	db, done := s.maintenanceDB()
+	defer done()
+	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		for _, q := range s.rebuildStatements() {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err

@@ -137,8 +137,3 @@ func InsertAsBefore(ctx context.Context, s *Store, e ledger.Entry) error {
 		return err
 	})
 }
-
-// RebuildStatements are the statements of RebuildPayerTotals, for a caller
-// that runs them on a connection of its own (the benchmark's seeding, whose
-// statements outlast the store's read timeout).
-func RebuildStatements(s *Store) []string { return s.rebuildStatements() }

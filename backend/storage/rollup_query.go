@@ -155,6 +155,9 @@ func pieceSQL(p piece, projectID string, f ledger.Filter) (string, []any) {
 		exprs = append(append([]string{"gross_rebate", "net_rebate", "transaction_count"}, typeCounts("transaction_count")...),
 			"donation_amount", "donation_count", "community_amount")
 		args = append(args, p.lo, p.hi)
+		if p.hi == p.lo+1 { // as an equality, so that the day is read in payer order
+			where, args = "day = ?", args[:len(args)-1]
+		}
 	default:
 		table, where = "reclaim_rollup_periods", "type = ? AND period = ? AND bucket >= ? AND bucket < ?"
 		exprs = []string{"gross_rebate", "net_rebate", "transaction_count", "token_account_closure_count",
