@@ -96,15 +96,9 @@ func (s *Store) Leaderboard(ctx context.Context, projectID string, f ledger.Filt
 
 // leaderboardPage ranks the rows of q and returns the page f asks for.
 func (s *Store) leaderboardPage(ctx context.Context, projectID string, q *bun.SelectQuery, f ledger.Filter) ([]ledger.LeaderboardEntry, error) {
-	// Payers are ordered byte-wise on both databases: a Postgres database
-	// with a natural-language collation would otherwise sort them its own way.
-	payerOrder := "payer ASC"
-	if s.postgres {
-		payerOrder = `payer COLLATE "C" ASC`
-	}
 	var rows []leaderboardRow
 	err := q.OrderExpr("total_gross_rebate DESC").
-		OrderExpr(payerOrder).
+		OrderExpr(s.payerOrder()).
 		Limit(f.Limit).
 		Offset(f.Offset).
 		Scan(ctx, &rows)
@@ -129,6 +123,15 @@ func (s *Store) leaderboardPage(ctx context.Context, projectID string, q *bun.Se
 		}
 	}
 	return entries, nil
+}
+
+// payerOrder orders payers byte-wise on both databases: a Postgres database
+// with a natural-language collation would otherwise sort them its own way.
+func (s *Store) payerOrder() string {
+	if s.postgres {
+		return `payer COLLATE "C" ASC`
+	}
+	return "payer ASC"
 }
 
 // rankedTotals reads one row per wallet from table, the per-wallet totals of

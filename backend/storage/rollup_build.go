@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -34,7 +35,9 @@ type backfiller struct {
 func (s *Store) runBackfill(ctx context.Context) error {
 	fg, cancel := context.WithTimeout(ctx, backfillForeground)
 	err := s.backfillRollups(fg)
-	outOfTime := fg.Err() != nil // the driver reports it as an I/O timeout
+	// The driver reports the deadline as an I/O timeout, at times before the
+	// context's own timer has fired.
+	outOfTime := fg.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded)
 	cancel()
 	switch {
 	case err == nil:

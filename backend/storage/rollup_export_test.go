@@ -137,3 +137,13 @@ func InsertAsBefore(ctx context.Context, s *Store, e ledger.Entry) error {
 		return err
 	})
 }
+
+// PlanAs makes s plan ranged leaderboards as for a ledger of perDay
+// confirmed rows a day and the given wallets, whatever it holds (every plan
+// must give the same answers); zeros restore its own estimates.
+func PlanAs(s *Store, perDay, wallets float64) {
+	s.planCosts = &rollupCosts{perDay: perDay, wallets: wallets}
+	if perDay == 0 && wallets == 0 {
+		s.planCosts = nil
+	}
+}

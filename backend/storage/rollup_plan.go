@@ -38,6 +38,12 @@ type rollupCosts struct {
 
 const ledgerRowCost = 2
 
+// isBase reports whether p is one month or year, added: it can be read
+// from its ranking index, page by page (leaderboardOverBase).
+func (p piece) isBase() bool {
+	return (p.kind == pieceMonths || p.kind == pieceYears) && p.hi == p.lo+1 && p.sign > 0
+}
+
 func (c rollupCosts) of(p piece) float64 {
 	n := float64(p.hi - p.lo)
 	switch p.kind {

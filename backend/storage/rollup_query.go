@@ -88,33 +88,92 @@ func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f 
 		return nil, nil
 	}
 	costs := rollupCosts{perDay: float64(rows) / float64(last.Int64-first.Int64+1), wallets: float64(wallets)}
-	ps := planRange(from, to, costs)
-	if p := ps[0]; len(ps) == 1 && p.hi == p.lo+1 && (p.kind == pieceMonths || p.kind == pieceYears) {
-		return s.rankedTotals("reclaim_rollup_periods", projectID, f).
-			Where("period = ?", periodOf(p.kind)).Where("bucket = ?", p.lo), nil
+	if s.planCosts != nil {
+		costs = *s.planCosts
 	}
+	ps := planRange(from, to, costs)
+	// A single month or year is a range of its ranking index; one with
+	// corrections cheaper than itself is read page by page, merged with them.
+	base, total := -1, 0.0
+	for i, p := range ps {
+		total += costs.of(p)
+		if p.isBase() && (base < 0 || costs.of(p) > costs.of(ps[base])) {
+			base = i
+		}
+	}
+	if base >= 0 && total-costs.of(ps[base]) < costs.of(ps[base]) {
+		p := ps[base]
+		ranked := s.rankedTotals("reclaim_rollup_periods", projectID, f).
+			Where("period = ?", periodOf(p.kind)).Where("bucket = ?", p.lo)
+		if len(ps) == 1 {
+			return ranked, nil
+		}
+		rest := append(append([]piece{}, ps[:base]...), ps[base+1:]...)
+		return s.leaderboardOverBase(projectID, f, p, ranked, rest), nil
+	}
+	return s.db.NewSelect().TableExpr("(?) AS sums", s.sumPieces(projectID, f, ps)).
+		ColumnExpr("payer").
+		ColumnExpr(strings.Join(boardColumns(func(i int) string { return pieceColumns[i] }), ", ")).
+		// A wallet whose rows of a widened piece were all subtracted again
+		// has none in the range.
+		Where("c > 0"), nil
+}
+
+// boardColumns are the leaderboard's figures, each the expression of(i) for
+// the i-th of pieceColumns, named as leaderboardRow reads them.
+func boardColumns(of func(i int) string) []string {
+	names := []string{"total_gross_rebate", "total_net_rebate", "total_transaction_count", "token_account_closure_count",
+		"token_burn_count", "nft_burn_count", "total_donation_amount", "total_donation_count", "total_community_amount"}
+	cols := make([]string, len(names))
+	for i, n := range names {
+		cols[i] = of(i) + " AS " + n
+	}
+	return cols
+}
+
+// sumPieces sums the pieces per wallet, as (payer, pieceColumns...).
+func (s *Store) sumPieces(projectID string, f ledger.Filter, ps []piece) *bun.SelectQuery {
 	var parts []string
 	var args []any
 	for _, p := range ps {
 		q, a := pieceSQL(p, projectID, f)
 		parts, args = append(parts, q), append(args, a...)
 	}
-	// A wallet whose rows of a widened piece were all subtracted again has
-	// none in the range.
-	return s.db.NewSelect().
-		TableExpr("("+strings.Join(parts, "\nUNION ALL\n")+") AS pieces", args...).
-		ColumnExpr("payer").
-		ColumnExpr("CAST(SUM(g) AS BIGINT) AS total_gross_rebate").
-		ColumnExpr("CAST(SUM(n) AS BIGINT) AS total_net_rebate").
-		ColumnExpr("CAST(SUM(c) AS BIGINT) AS total_transaction_count").
-		ColumnExpr("CAST(SUM(tac) AS BIGINT) AS token_account_closure_count").
-		ColumnExpr("CAST(SUM(tb) AS BIGINT) AS token_burn_count").
-		ColumnExpr("CAST(SUM(nft) AS BIGINT) AS nft_burn_count").
-		ColumnExpr("CAST(SUM(da) AS BIGINT) AS total_donation_amount").
-		ColumnExpr("CAST(SUM(dc) AS BIGINT) AS total_donation_count").
-		ColumnExpr("CAST(SUM(ca) AS BIGINT) AS total_community_amount").
-		GroupExpr("payer").
-		Having("SUM(c) > 0"), nil
+	q := s.db.NewSelect().TableExpr("("+strings.Join(parts, "\nUNION ALL\n")+") AS pieces", args...).ColumnExpr("payer")
+	for _, c := range pieceColumns {
+		q = q.ColumnExpr(fmt.Sprintf("CAST(SUM(%[1]s) AS BIGINT) AS %[1]s", c))
+	}
+	return q.GroupExpr("payer")
+}
+
+// leaderboardOverBase ranks the wallets of a plan made of one month or year
+// (base, read in rank order) and corrections: a wallet the corrections do
+// not touch keeps its place in the base, so the page is among the first
+// offset+limit of those, merged with the corrected wallets. It reads at most
+// offset+limit+corrected rows of the base, not the whole base. (Excluding
+// the corrected wallets while reading the base in order would let the
+// planner pick a nested-loop anti-join; excluding them from that bounded
+// prefix joins by hash.)
+func (s *Store) leaderboardOverBase(projectID string, f ledger.Filter, p piece, base *bun.SelectQuery, corrections []piece) *bun.SelectQuery {
+	periodCols := []string{"gross_rebate", "net_rebate", "transaction_count", "token_account_closure_count",
+		"token_burn_count", "nft_burn_count", "donation_amount", "donation_count", "community_amount"}
+	top := base.OrderExpr("total_gross_rebate DESC").OrderExpr(s.payerOrder())
+	untouched := s.db.NewSelect().
+		TableExpr("(? LIMIT (SELECT COUNT(*) FROM corrections) + ?) AS t", top, f.Offset+f.Limit).
+		Join("LEFT JOIN corrections AS x ON x.payer = t.payer").
+		ColumnExpr("t.*").
+		Where("x.payer IS NULL")
+	corrected := s.db.NewSelect().TableExpr("corrections AS c").
+		Join("LEFT JOIN reclaim_rollup_periods AS b ON b.project_id = ? AND b.type = ? AND b.period = ? AND b.bucket = ? AND b.payer = c.payer",
+			projectID, f.Type, periodOf(p.kind), p.lo).
+		ColumnExpr("c.payer").
+		ColumnExpr(strings.Join(boardColumns(func(i int) string {
+			return fmt.Sprintf("COALESCE(b.%s, 0) + c.%s", periodCols[i], pieceColumns[i])
+		}), ", ")).
+		Where("COALESCE(b.transaction_count, 0) + c.c > 0")
+	return s.db.NewSelect().With("corrections", s.sumPieces(projectID, f, corrections)).
+		TableExpr("(SELECT * FROM (?) AS u UNION ALL SELECT * FROM (?) AS m) AS board", untouched, corrected).
+		ColumnExpr("*")
 }
 
 func periodOf(k pieceKind) int {

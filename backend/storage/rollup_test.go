@@ -252,8 +252,20 @@ func (g *ledgerGen) filter() ledger.Filter {
 }
 
 // check compares every answer of projectID with the row-by-row one;
-// fromRollups says whether the rollups should be answering.
+// fromRollups says whether the rollups should be answering. It plans the
+// ranges as for this ledger, then as for a dense one (where the plans widen
+// to months and years and subtract) and a sparse one.
 func (g *ledgerGen) check(t *testing.T, s *storage.Store, projectID, stage string, fromRollups bool) {
+	t.Helper()
+	g.checkPlanned(t, s, projectID, stage, fromRollups)
+	storage.PlanAs(s, 27_000, 50_000)
+	g.checkPlanned(t, s, projectID, stage+", planned dense", fromRollups)
+	storage.PlanAs(s, 1, 1e9)
+	g.checkPlanned(t, s, projectID, stage+", planned sparse", fromRollups)
+	storage.PlanAs(s, 0, 0)
+}
+
+func (g *ledgerGen) checkPlanned(t *testing.T, s *storage.Store, projectID, stage string, fromRollups bool) {
 	t.Helper()
 	ctx := ctxT(t)
 	if ok, err := storage.RollupsUsable(ctx, s, projectID); err != nil || ok != fromRollups {

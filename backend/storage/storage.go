@@ -54,6 +54,9 @@ type Store struct {
 	// rollupsUsable); bf is their backfill when it runs in the background.
 	rollupsReady atomic.Bool
 	bf           backfiller
+	// planCosts, when set (by tests), replaces the estimates ranged
+	// leaderboards are planned with.
+	planCosts *rollupCosts
 }
 
 // Open connects to databaseURL when it is a postgres:// or postgresql:// URL,
