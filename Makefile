@@ -21,9 +21,15 @@ build: ## build bin/reclaim
 run: build ## run the service on its embedded defaults (127.0.0.1:8080, SQLite in ./data)
 	./bin/reclaim serve
 
+# npm ci in a package directory once its lockfile changes.
+%/node_modules/.package-lock.json: %/package-lock.json
+	cd $* && npm ci --no-audit --no-fund
+
 .PHONY: generate
-generate: ## regenerate gen/ (protobuf, Connect) and the console's templ views
+generate: gen/ts/node_modules/.package-lock.json ## regenerate gen/ (Go, Connect, OpenAPI, the TypeScript client) and the console's templ views
 	go tool buf generate
+	go run ./backend/cmd/openapifix gen/openapi/reclaim.openapi.json
+	go tool buf generate --template buf.gen.ts.yaml
 	go tool templ generate -path admin
 
 .PHONY: check-generated
@@ -52,7 +58,8 @@ breaking: ## buf breaking: proto/ against the main branch
 		go tool buf breaking --against ".git#ref=$$ref"
 
 .PHONY: test
-test: ## run every test: unit, storage (SQLite + Postgres), Redis, e2e (Docker)
+test: gen/ts/node_modules/.package-lock.json ## run every test: unit, storage (SQLite + Postgres), Redis, the TypeScript client, e2e (Docker), browsers
+	cd gen/ts && npm test
 	eval "$$(scripts/testdb.sh)" && eval "$$(scripts/testredis.sh)" && \
 		go test $(GO_TEST_FLAGS) ./...
 
@@ -67,6 +74,43 @@ e2e: ## run the end-to-end suite against the local validator (Docker)
 .PHONY: validator
 validator: ## run the local validator on 127.0.0.1:$${VALIDATOR_PORT:-8899}
 	cd e2e/validator && npm ci --no-audit --no-fund && node server.js --host 127.0.0.1 --port $${VALIDATOR_PORT:-8899}
+
+.PHONY: demo
+demo: build ## on the local validator (make validator): a wallet with reclaimable items, a project, an API key; writes data/demo.json
+	./bin/reclaim demo
+
+.PHONY: example
+example: ## the sample integration (examples/) on http://127.0.0.1:5173, with make demo's key and wallet
+	cd examples/web && npm ci --no-audit --no-fund && npm run build
+	go run ./examples/integrator/cmd/integrator --demo data/demo.json
+
+# The deployment (deploy/compose.yaml). No registry is reachable here: .ci/docker.sh
+# builds the base images (debootstrap, and the host's Go toolchain), the rest is
+# built from them; nothing is pulled.
+COMPOSE := docker-compose -f deploy/compose.yaml
+
+.PHONY: images
+images: ## build the deployment's images locally: reclaim (Dockerfile), HAProxy, Postgres, Redis, the validator
+	. .ci/docker.sh && deploy/env.sh && \
+		{ test -d e2e/validator/node_modules || (cd e2e/validator && npm ci --no-audit --no-fund); } && \
+		$(COMPOSE) build
+
+.PHONY: compose-up
+compose-up: images ## start deploy/compose.yaml: Postgres, Redis, the validator and two instances behind HAProxy on 127.0.0.1:8080
+	$(COMPOSE) up -d --no-build
+	@echo "reclaim on http://127.0.0.1:$${RECLAIM_PORT:-8080} (HAProxy stats: http://127.0.0.1:$${RECLAIM_LB_STATS_PORT:-8404}/stats)"
+
+.PHONY: compose-down
+compose-down: ## stop deploy/compose.yaml and delete its volumes
+	$(COMPOSE) down -v --remove-orphans
+
+.PHONY: deployment
+deployment: ## only the deployment's proof: deploy/compose.yaml driven through the balancer (Docker)
+	go test $(GO_TEST_FLAGS) -v -run '^TestDeployment$$' ./e2e/
+
+.PHONY: load
+load: ## load test of deploy/compose.yaml through the balancer, one and two instances (docs/performance.md)
+	go test -count=1 -timeout 30m -run '^$$' -bench '^BenchmarkDeploymentLoad$$' -benchtime 1x -v ./e2e/
 
 .PHONY: bench
 bench: ## Go benchmarks of the API and the ledger queries (Postgres)

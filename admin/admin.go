@@ -84,6 +84,18 @@ type MemberChanges interface {
 	RemoveMember(ctx context.Context, a owner.Actor, memberID string) error
 }
 
+// Origins reads the browser origins a project allows (project.Service).
+type Origins interface {
+	Origins(ctx context.Context, projectID string) ([]project.Origin, error)
+}
+
+// OriginChanges adds and removes a project's browser origins, audited
+// (owner.Service).
+type OriginChanges interface {
+	AddOrigin(ctx context.Context, a owner.Actor, origin string) (project.Origin, error)
+	RemoveOrigin(ctx context.Context, a owner.Actor, origin string) error
+}
+
 // Audit reads the audit log (owner.Service).
 type Audit interface {
 	AuditLog(ctx context.Context, projectID string, actions []owner.Action, limit int) ([]owner.AuditEntry, error)
@@ -114,6 +126,8 @@ type Deps struct {
 	KeyChanges    KeyChanges
 	Members       Members
 	MemberChanges MemberChanges
+	Origins       Origins
+	OriginChanges OriginChanges
 	Audit         Audit
 	Ledger        Ledger
 	History       History
@@ -173,6 +187,8 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("POST /admin/projects/{project}/members", c.inProject(c.manager(c.addMember)))
 	mux.HandleFunc("POST /admin/projects/{project}/members/{member}/role", c.inProject(c.manager(c.setMemberRole)))
 	mux.HandleFunc("POST /admin/projects/{project}/members/{member}/remove", c.inProject(c.manager(c.removeMember)))
+	mux.HandleFunc("POST /admin/projects/{project}/origins", c.inProject(c.manager(c.addOrigin)))
+	mux.HandleFunc("POST /admin/projects/{project}/origins/remove", c.inProject(c.manager(c.removeOrigin)))
 	mux.HandleFunc("/admin/", c.notFound)
 
 	// Cross-origin state-changing requests are refused before any handler

@@ -73,7 +73,7 @@ func (h *harness) deps() admin.Deps {
 	o := h.owners
 	return admin.Deps{
 		Accounts: o, Sessions: o, Projects: o, Settings: o, Keys: projects, KeyChanges: o,
-		Members: o, MemberChanges: o, Audit: o, Ledger: ledger.NewService(h.store), History: h.store,
+		Members: o, MemberChanges: o, Origins: projects, OriginChanges: o, Audit: o, Ledger: ledger.NewService(h.store), History: h.store,
 		Now: h.clock.Now,
 	}
 }

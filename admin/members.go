@@ -66,12 +66,27 @@ var settingsNotices = map[string]string{
 	"added":   "Member added.",
 	"role":    "Role changed.",
 	"removed": "Member removed.",
+	// origins.go
+	"origin-added":   "Origin added: pages served from it may call the API with this project's session tokens within a few seconds.",
+	"origin-removed": "Origin removed: browsers on it are refused within a few seconds.",
 }
 
-// renderSettings renders the settings page with its members.
-func (c *console) renderSettings(w http.ResponseWriter, r *http.Request, rq *request, p page, status int, f projectForm, d membersData) {
+// renderSettings renders the settings page with its browser origins and
+// members.
+func (c *console) renderSettings(w http.ResponseWriter, r *http.Request, rq *request, p page, status int, f projectForm, d membersData, o originsData) {
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
+	origins, err := c.Origins.Origins(ctx, rq.actor.Project.ID)
+	if err != nil {
+		c.serverError(w, r, err)
+		return
+	}
+	originAudit, err := c.Audit.AuditLog(ctx, rq.actor.Project.ID, owner.OriginActions, auditShown)
+	if err != nil {
+		c.serverError(w, r, err)
+		return
+	}
+	o.Origins, o.Audit = originItems(origins), originEvents(originAudit)
 	members, err := c.Members.Members(ctx, rq.actor.Project.ID)
 	if err != nil {
 		c.serverError(w, r, err)
@@ -83,13 +98,13 @@ func (c *console) renderSettings(w http.ResponseWriter, r *http.Request, rq *req
 		return
 	}
 	d.Members, d.Audit = memberItems(members), memberEvents(audit)
-	c.render(w, r, status, settingsView(p, f, d))
+	c.render(w, r, status, settingsView(p, f, d, o))
 }
 
 // rejectMembers shows the settings page again with a rejected member form.
 func (c *console) rejectMembers(w http.ResponseWriter, r *http.Request, rq *request, d membersData) {
 	f := projectForm{Name: rq.actor.Project.Name, Wallet: rq.actor.Project.DonationWallet}
-	c.renderSettings(w, r, rq, rq.page("Settings", "settings"), http.StatusUnprocessableEntity, f, d)
+	c.renderSettings(w, r, rq, rq.page("Settings", "settings"), http.StatusUnprocessableEntity, f, d, originsData{})
 }
 
 func readRole(r *http.Request) owner.Role {

@@ -42,7 +42,7 @@ func TestMembersViewRendering(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			doc := render(t, settingsView(projectPage(c.role, "settings"), projectForm{Name: "Acme"}, c.d))
+			doc := render(t, settingsView(projectPage(c.role, "settings"), projectForm{Name: "Acme"}, c.d, originsData{}))
 			for _, id := range c.present {
 				if len(find(doc, id)) == 0 {
 					t.Errorf("no %s", id)
@@ -66,7 +66,7 @@ func TestMembersViewRendering(t *testing.T) {
 		})
 	}
 
-	doc := render(t, settingsView(projectPage(owner.RoleViewer, "settings"), projectForm{}, membersData{Members: members, Audit: audit}))
+	doc := render(t, settingsView(projectPage(owner.RoleViewer, "settings"), projectForm{}, membersData{Members: members, Audit: audit}, originsData{}))
 	entries := find(doc, "member-audit-entry")
 	want := []string{
 		"a@example.com removed c@example.com (viewer)",
@@ -83,7 +83,7 @@ func TestMembersViewRendering(t *testing.T) {
 	}
 
 	// The add form keeps what was typed; every control has a label.
-	doc = render(t, settingsView(projectPage(owner.RoleOwner, "settings"), projectForm{}, membersData{Members: members, Email: "x@example.com", Role: "owner", EmailErr: msgAlreadyMember}))
+	doc = render(t, settingsView(projectPage(owner.RoleOwner, "settings"), projectForm{}, membersData{Members: members, Email: "x@example.com", Role: "owner", EmailErr: msgAlreadyMember}, originsData{}))
 	in := find(doc, "member-email-input")[0]
 	if attrOf(in, "value") != "x@example.com" || attrOf(in, "aria-invalid") != "true" {
 		t.Errorf("email input = %v", in.Attr)

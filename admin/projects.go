@@ -81,13 +81,13 @@ func (c *console) settingsPage(w http.ResponseWriter, r *http.Request, rq *reque
 	f := projectForm{Name: rq.actor.Project.Name, Wallet: rq.actor.Project.DonationWallet}
 	p := rq.page("Settings", "settings")
 	p.Notice = settingsNotices[r.URL.Query().Get("done")]
-	c.renderSettings(w, r, rq, p, http.StatusOK, f, membersData{})
+	c.renderSettings(w, r, rq, p, http.StatusOK, f, membersData{}, originsData{})
 }
 
 func (c *console) saveSettings(w http.ResponseWriter, r *http.Request, rq *request) {
 	f := readProjectForm(r)
 	if len(f.Errors) > 0 {
-		c.renderSettings(w, r, rq, rq.page("Settings", "settings"), http.StatusUnprocessableEntity, f, membersData{})
+		c.renderSettings(w, r, rq, rq.page("Settings", "settings"), http.StatusUnprocessableEntity, f, membersData{}, originsData{})
 		return
 	}
 	ctx, cancel := c.dbContext(r)

@@ -26,6 +26,7 @@ import (
 type service struct {
 	t         *testing.T
 	url       string
+	server    *reclaimd.Server
 	dataDir   string
 	apiKey    string
 	projectID string
@@ -48,7 +49,8 @@ func startService(t *testing.T, v *harness.Validator, extraEnv ...string) *servi
 	s.env = append(s.env, extraEnv...)
 	s.projectID = s.cli("project", "create", "--name", "e2e", "--donation-wallet", s.donation.String())
 	s.apiKey = s.cli("apikey", "create", "--project", s.projectID)
-	s.url = s.serve()
+	s.server = s.serve()
+	s.url = s.server.URL
 	return s
 }
 
@@ -56,19 +58,19 @@ func startService(t *testing.T, v *harness.Validator, extraEnv ...string) *servi
 // a second replica behind a load balancer would be.
 func (s *service) another() *service {
 	c := *s
-	c.url = s.serve()
+	c.server = s.serve()
+	c.url = c.server.URL
 	return &c
 }
 
-// serve starts `reclaim serve` and returns its base URL; E2E_SERVICE_LOG=1
-// copies its log to stderr.
-func (s *service) serve() string {
+// serve starts `reclaim serve`; E2E_SERVICE_LOG=1 copies its log to stderr.
+func (s *service) serve() *reclaimd.Server {
 	s.t.Helper()
 	var echo io.Writer
 	if os.Getenv("E2E_SERVICE_LOG") != "" {
 		echo = os.Stderr
 	}
-	return reclaimd.Serve(s.t, s.env, echo).URL
+	return reclaimd.Serve(s.t, s.env, echo)
 }
 
 func (s *service) cli(args ...string) string {
@@ -96,7 +98,7 @@ func (s *service) call(method, path string, header [2]string, body, out any) int
 	if header[0] != "" {
 		req.Header.Set(header[0], header[1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := restClient.Do(req)
 	if err != nil {
 		s.t.Fatal(err)
 	}

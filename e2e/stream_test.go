@@ -26,11 +26,7 @@ import (
 func streamWallet(t *testing.T, v *harness.Validator, n int) solana.PublicKey {
 	t.Helper()
 	start := time.Now()
-	owner := v.NewWallet(t, solana.LAMPORTS_PER_SOL)
-	payer := v.NewWallet(t, uint64(n/100+2)*solana.LAMPORTS_PER_SOL)
-	mints := v.CreateMints(t, payer, harness.MintSpec{Decimals: 6}, n-n/2)
-	mints = append(mints, v.CreateMints(t, payer, harness.MintSpec{Program: solana.Token2022ProgramID, Decimals: 2}, n/2)...)
-	atas := v.CreateATAs(t, payer, owner.PublicKey(), mints)
+	owner, atas, mints := v.EmptyAccountsWallet(t, n)
 	v.MintToEach(t, mints[:n/5], atas[:n/5], 1_000)
 	t.Logf("wallet of %d token accounts made in %s", n, time.Since(start).Round(time.Millisecond))
 	return owner.PublicKey()
@@ -132,9 +128,9 @@ func checkStream(t *testing.T, chunks []streamChunk, size int, rest []json.RawMe
 
 // TestWalletStream streams a wallet of 300 token accounts made on the
 // validator: six chunks of 50 whose concatenation is the REST listing; the
-// first arrives incomplete while discovery still has pages to read (300
-// accounts take six getMultipleAccounts pages, read four at a time), so it
-// comes strictly before the last; and a headless Chromium receives the same
+// first arrives incomplete, before the last (300 accounts take six
+// getMultipleAccounts pages, read together and handed out in order); and a
+// headless Chromium receives the same
 // chunks with the session token in the query or as a subprotocol.
 func TestWalletStream(t *testing.T) {
 	t.Parallel()

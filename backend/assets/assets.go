@@ -8,8 +8,13 @@
 // getMultipleAccounts in chunks of 100 keys for the mints together with their
 // Metaplex metadata PDAs, and one more chunked read for the metadata of NFT
 // collections. The number of calls grows with ceil(accounts / 100), never with
-// the number of accounts. Account data is read as base64 and parsed here, so a
-// real cluster and the local validator give the same items.
+// the number of accounts. Calls that do not depend on each other go out
+// together (both getTokenAccountsByOwner, every chunk of a read, the
+// Sources), each waiting for a slot of the request's rpclimit.Limit, so a
+// listing costs two round trips to the cluster (three with NFTs) whatever the
+// wallet's size, as long as the Limit has a slot for every chunk. Account
+// data is read as base64 and parsed here, so a real cluster and the local
+// validator give the same items.
 //
 // The actions each type can take are one table (actions.go: ActionsFor),
 // which request validation shares; an item offers those of its type that the
@@ -48,6 +53,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/mplcore"
+	"github.com/reclaim-sol/reclaim/backend/rpclimit"
 	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
@@ -151,7 +157,9 @@ func (d *Discoverer) List(ctx context.Context, wallet solana.PublicKey) (Listing
 // Resolve reads the current state of exactly these items of wallet, for
 // building: items in the given order, without Metaplex display metadata,
 // collections or prices (names from Token-2022's metadata extension come with
-// the mint). Token accounts of NFTs carry what a Token Metadata burn needs
+// the mint). The mints of empty accounts are not read (a close needs nothing
+// of them): such items have Decimals 0 and no name, so a selection of empty
+// accounts resolves in one round trip. Token accounts of NFTs carry what a Token Metadata burn needs
 // (one more chunked read for them; see metaplex.go), planned as burned
 // together in the given order (metaplex.BurnPlan.Together). An address owned by
 // the MPL Core program resolves as a Core asset (one more read, for the Rent
@@ -159,6 +167,7 @@ func (d *Discoverer) List(ctx context.Context, wallet solana.PublicKey) (Listing
 // An address that does not exist, is neither a token account nor a Core asset,
 // or belongs to another wallet gives an *ItemError (the first one in order).
 func (d *Discoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addresses []solana.PublicKey) ([]Item, error) {
+	ctx = rpclimit.Ensure(ctx)
 	accs, err := d.accounts(ctx, addresses)
 	if err != nil {
 		return nil, err
@@ -190,13 +199,25 @@ func (d *Discoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addre
 		}
 		owned = append(owned, ownedAccount{address: addr, program: a.Owner, lamports: a.Lamports, state: st})
 	}
-	mints, err := d.mints(ctx, owned, false)
+	// An empty account's type and actions do not depend on its mint, nor
+	// does its close: its mint is not read.
+	var held []ownedAccount
+	for _, a := range owned {
+		if a.state.Amount > 0 {
+			held = append(held, a)
+		}
+	}
+	mints, err := d.mints(ctx, held, false)
 	if err != nil {
 		return nil, err
 	}
 	tokens := make([]Item, len(owned))
 	for i, a := range owned {
-		tokens[i] = newItem(a, mints[a.state.Mint])
+		var m mintInfo
+		if a.state.Amount > 0 {
+			m = mints[a.state.Mint]
+		}
+		tokens[i] = newItem(a, m)
 	}
 	if plan, at := planMetaplex(tokens, mints, false); len(plan.Keys) > 0 {
 		// The selection burns together: prints sharing an edition marker

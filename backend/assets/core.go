@@ -10,6 +10,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/mplcore"
 	"github.com/reclaim-sol/reclaim/backend/rent"
+	"github.com/reclaim-sol/reclaim/backend/rpclimit"
 )
 
 // MPL Core assets. A wallet's assets are the Core program's AssetV1 accounts
@@ -44,13 +45,15 @@ func (s *CoreSource) Name() string { return "core" }
 
 // Items implements Source: the wallet's AssetV1 accounts, as nft items.
 func (s *CoreSource) Items(ctx context.Context, wallet solana.PublicKey) ([]Item, error) {
-	res, err := s.rpc.GetProgramAccountsWithOpts(ctx, mplcore.ProgramID, &rpc.GetProgramAccountsOpts{
-		Commitment: commitment,
-		Encoding:   solana.EncodingBase64,
-		Filters: []rpc.RPCFilter{
-			{Memcmp: &rpc.RPCFilterMemcmp{Offset: 0, Bytes: solana.Base58{byte(mplcore.KeyAssetV1)}}},
-			{Memcmp: &rpc.RPCFilterMemcmp{Offset: mplcore.OwnerOffset, Bytes: solana.Base58(wallet.Bytes())}},
-		},
+	res, err := rpclimit.Call(ctx, func(ctx context.Context) (rpc.GetProgramAccountsResult, error) {
+		return s.rpc.GetProgramAccountsWithOpts(ctx, mplcore.ProgramID, &rpc.GetProgramAccountsOpts{
+			Commitment: commitment,
+			Encoding:   solana.EncodingBase64,
+			Filters: []rpc.RPCFilter{
+				{Memcmp: &rpc.RPCFilterMemcmp{Offset: 0, Bytes: solana.Base58{byte(mplcore.KeyAssetV1)}}},
+				{Memcmp: &rpc.RPCFilterMemcmp{Offset: mplcore.OwnerOffset, Bytes: solana.Base58(wallet.Bytes())}},
+			},
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("get core assets of %s: %w", wallet, err)

@@ -8,17 +8,18 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/reclaim-sol/reclaim/backend/rpclimit"
 	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
 // Cluster reads. getMultipleAccounts takes at most 100 keys per call, so every key
 // list is read in chunks of 100: the number of calls grows with ceil(keys / 100).
+// The chunks of a read go out together, each in a slot of the request's
+// rpclimit.Limit, so a read costs one round trip as long as the Limit has a
+// slot for each of its chunks.
 const (
 	maxKeysPerCall = 100
-	// parallelCalls bounds the chunks in flight at once, so a large wallet does
-	// not trip a provider's rate limit with a burst.
-	parallelCalls = 4
-	commitment    = rpc.CommitmentConfirmed
+	commitment     = rpc.CommitmentConfirmed
 )
 
 // ownedAccount is a token account read from the cluster.
@@ -40,9 +41,11 @@ func (d *Discoverer) ownedTokenAccounts(ctx context.Context, wallet solana.Publi
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = d.rpc.GetTokenAccountsByOwner(ctx, wallet,
-				&rpc.GetTokenAccountsConfig{ProgramId: &program},
-				&rpc.GetTokenAccountsOpts{Commitment: commitment, Encoding: solana.EncodingBase64})
+			results[i], errs[i] = rpclimit.Call(ctx, func(ctx context.Context) (*rpc.GetTokenAccountsResult, error) {
+				return d.rpc.GetTokenAccountsByOwner(ctx, wallet,
+					&rpc.GetTokenAccountsConfig{ProgramId: &program},
+					&rpc.GetTokenAccountsOpts{Commitment: commitment, Encoding: solana.EncodingBase64})
+			})
 		}()
 	}
 	wg.Wait()
@@ -68,43 +71,69 @@ func (d *Discoverer) ownedTokenAccounts(ctx context.Context, wallet solana.Publi
 	return out, nil
 }
 
-// accounts reads keys with getMultipleAccounts in chunks of maxKeysPerCall; the
-// result is aligned with keys, nil where an account does not exist.
+// accounts reads keys with getMultipleAccounts in chunks of maxKeysPerCall,
+// all issued at once (each waits for a slot of ctx's rpclimit.Limit); the
+// result is aligned with keys, nil where an account does not exist. The
+// first failing chunk cancels the others.
 func (d *Discoverer) accounts(ctx context.Context, keys []solana.PublicKey) ([]*rpc.Account, error) {
-	out := make([]*rpc.Account, len(keys))
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-		slots    = make(chan struct{}, parallelCalls)
-	)
+	r := d.reader(ctx, len(keys))
 	for start := 0; start < len(keys); start += maxKeysPerCall {
-		chunk := keys[start:min(start+maxKeysPerCall, len(keys))]
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			res, err := d.rpc.GetMultipleAccountsWithOpts(ctx, chunk,
+		r.read(start, keys[start:min(start+maxKeysPerCall, len(keys))])
+	}
+	return r.wait()
+}
+
+// chunkReader reads chunks of at most maxKeysPerCall keys into one result,
+// each chunk's call issued as soon as read is called, so that a caller that
+// derives keys (PDAs) chunk by chunk overlaps the derivation with the calls.
+type chunkReader struct {
+	d        *Discoverer
+	ctx      context.Context
+	cancel   context.CancelFunc
+	out      []*rpc.Account
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	firstErr error
+}
+
+func (d *Discoverer) reader(ctx context.Context, n int) *chunkReader {
+	ctx, cancel := context.WithCancel(ctx)
+	return &chunkReader{d: d, ctx: ctx, cancel: cancel, out: make([]*rpc.Account, n)}
+}
+
+// read reads chunk into the result from index start on.
+func (r *chunkReader) read(start int, chunk []solana.PublicKey) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		res, err := rpclimit.Call(r.ctx, func(ctx context.Context) (*rpc.GetMultipleAccountsResult, error) {
+			return r.d.rpc.GetMultipleAccountsWithOpts(ctx, chunk,
 				&rpc.GetMultipleAccountsOpts{Commitment: commitment, Encoding: solana.EncodingBase64})
-			if err == nil && (res == nil || len(res.Value) != len(chunk)) {
-				err = fmt.Errorf("%d accounts for %d keys", lenValue(res), len(chunk))
+		})
+		if err == nil && (res == nil || len(res.Value) != len(chunk)) {
+			err = fmt.Errorf("%d accounts for %d keys", lenValue(res), len(chunk))
+		}
+		if err != nil {
+			r.mu.Lock()
+			if r.firstErr == nil {
+				r.firstErr = fmt.Errorf("get %d accounts: %w", len(chunk), err)
+				r.cancel()
 			}
-			if err != nil {
-				mu.Lock()
-				if firstErr == nil {
-					firstErr = fmt.Errorf("get %d accounts: %w", len(chunk), err)
-				}
-				mu.Unlock()
-				return
-			}
-			copy(out[start:], res.Value)
-		}()
+			r.mu.Unlock()
+			return
+		}
+		copy(r.out[start:], res.Value)
+	}()
+}
+
+// wait waits for every chunk: the accounts, or the first error.
+func (r *chunkReader) wait() ([]*rpc.Account, error) {
+	r.wg.Wait()
+	r.cancel()
+	if r.firstErr != nil {
+		return nil, r.firstErr
 	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	return out, nil
+	return r.out, nil
 }
 
 func lenValue(res *rpc.GetMultipleAccountsResult) int {

@@ -5,9 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/rpclimit"
 )
 
 // fakePrices is a PriceSource that records what it was asked.
@@ -149,6 +154,54 @@ func TestAssetsListBatching(t *testing.T) {
 			}
 			if f.maxKeys > maxKeysPerCall {
 				t.Errorf("a getMultipleAccounts call asked for %d keys", f.maxKeys)
+			}
+		})
+	}
+}
+
+// TestAssetsChunksTogether: the getMultipleAccounts chunks of a listing go
+// out together (a wallet of 250 accounts needs 5 chunks of mints and their
+// metadata, all in flight at once before any answers), and never more at
+// once than the request's rpclimit.Limit.
+func TestAssetsChunksTogether(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	for range 250 {
+		w.account(solana.TokenProgramID, tokenRent, acct{mint: w.mint(solana.TokenProgramID, 6, 0, nil)})
+	}
+	for _, tc := range []struct{ limit, together int }{{rpclimit.Default, 5}, {2, 2}} {
+		t.Run(fmt.Sprint(tc.limit), func(t *testing.T) {
+			t.Parallel()
+			f := w.c.rpc()
+			inner := f.multiple
+			var mu sync.Mutex
+			var once sync.Once
+			inFlight, most := 0, 0
+			all := make(chan struct{})
+			f.multiple = func(keys []solana.PublicKey) (*rpc.GetMultipleAccountsResult, error) {
+				mu.Lock()
+				inFlight++
+				most = max(most, inFlight)
+				if inFlight == tc.together {
+					once.Do(func() { close(all) })
+				}
+				mu.Unlock()
+				select {
+				case <-all: // the first chunks wait until tc.together are in flight
+				case <-time.After(10 * time.Second):
+				}
+				mu.Lock()
+				inFlight--
+				mu.Unlock()
+				return inner(keys)
+			}
+			ctx := rpclimit.With(context.Background(), rpclimit.New(tc.limit))
+			l, err := NewDiscoverer(f, nil).List(ctx, w.wallet)
+			if err != nil || len(l.Items) != 250 {
+				t.Fatalf("%d items, %v", len(l.Items), err)
+			}
+			if most != tc.together {
+				t.Errorf("%d chunks in flight at most, want %d", most, tc.together)
 			}
 		})
 	}

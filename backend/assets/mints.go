@@ -12,7 +12,8 @@ import (
 )
 
 // mints reads the distinct mints of owned, and with withMetadata their Metaplex
-// metadata PDAs in the same chunked reads (2 keys per mint). A mint that no
+// metadata PDAs in the same chunked reads: 50 mints and their 50 PDAs a
+// chunk, each chunk read as soon as its PDAs are derived. A mint that no
 // longer exists (Token-2022 mints with a close authority can be closed once their
 // supply is zero) reads as the zero spltoken.Mint: its accounts are empty and close.
 func (d *Discoverer) mints(ctx context.Context, owned []ownedAccount, withMetadata bool) (map[solana.PublicKey]mintInfo, error) {
@@ -24,13 +25,13 @@ func (d *Discoverer) mints(ctx context.Context, owned []ownedAccount, withMetada
 			mints = append(mints, a.state.Mint)
 		}
 	}
-	keys := slices.Clone(mints)
+	var accs []*rpc.Account
+	var err error
 	if withMetadata {
-		for _, m := range mints {
-			keys = append(keys, metaplex.MetadataAddress(m))
-		}
+		accs, err = d.mintsAndMetadata(ctx, mints)
+	} else {
+		accs, err = d.accounts(ctx, mints)
 	}
-	accs, err := d.accounts(ctx, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -49,6 +50,36 @@ func (d *Discoverer) mints(ctx context.Context, owned []ownedAccount, withMetada
 			}
 		}
 		out[mint] = mi
+	}
+	return out, nil
+}
+
+// mintsAndMetadata reads mints and their metadata PDAs, half a chunk of each
+// per call, issuing each call before deriving the next chunk's PDAs; the
+// result is the mints' accounts, then the PDAs'.
+func (d *Discoverer) mintsAndMetadata(ctx context.Context, mints []solana.PublicKey) ([]*rpc.Account, error) {
+	const half = maxKeysPerCall / 2
+	r := d.reader(ctx, 2*len(mints))
+	for b := 0; b < len(mints); b += half {
+		group := mints[b:min(b+half, len(mints))]
+		keys := slices.Clone(group)
+		for _, m := range group {
+			keys = append(keys, metaplex.MetadataAddress(m))
+		}
+		r.read(2*b, keys)
+	}
+	accs, err := r.wait()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*rpc.Account, 0, len(accs))
+	for b := 0; b < len(mints); b += half { // the mints
+		g := min(half, len(mints)-b)
+		out = append(out, accs[2*b:2*b+g]...)
+	}
+	for b := 0; b < len(mints); b += half { // then the PDAs
+		g := min(half, len(mints)-b)
+		out = append(out, accs[2*b+g:2*b+2*g]...)
 	}
 	return out, nil
 }

@@ -44,8 +44,8 @@ func TestAssetsResolve(t *testing.T) {
 		if got[1].Type != TypeNFT || got[1].Actions[0] != ActionBurn || got[1].Name != "" {
 			t.Errorf("nft %+v (Resolve reads no metadata)", got[1])
 		}
-		if got[2].Lamports != tokenRent+1 || got[2].Decimals != 6 || got[2].Actions[0] != ActionClose {
-			t.Errorf("empty account %+v", got[2])
+		if got[2].Lamports != tokenRent+1 || got[2].Decimals != 0 || got[2].Actions[0] != ActionClose {
+			t.Errorf("empty account %+v (its mint is not read)", got[2])
 		}
 	})
 
@@ -88,25 +88,32 @@ func TestAssetsResolve(t *testing.T) {
 }
 
 // TestResolveBatching: 250 accounts of 250 mints take ceil(250/100) reads of the
-// accounts and ceil(250/100) of the mints.
+// accounts and ceil(250/100) of the mints; empty accounts, none of their mints.
 func TestAssetsResolveBatching(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	var addrs []solana.PublicKey
+	var held, empty []solana.PublicKey
 	for range 250 {
-		addrs = append(addrs, w.account(solana.TokenProgramID, tokenRent, acct{mint: w.mint(solana.TokenProgramID, 6, 0, nil)}))
+		held = append(held, w.account(solana.TokenProgramID, tokenRent, acct{mint: w.mint(solana.TokenProgramID, 6, 10, nil), amount: 5}))
+		empty = append(empty, w.account(solana.TokenProgramID, tokenRent, acct{mint: w.mint(solana.TokenProgramID, 6, 0, nil)}))
 	}
-	f := w.c.rpc()
-	items, err := NewDiscoverer(f, nil).Resolve(context.Background(), w.wallet, addrs)
-	if err != nil || len(items) != 250 {
-		t.Fatalf("%d items, %v", len(items), err)
-	}
-	for i, it := range items {
-		if it.Address != addrs[i] {
-			t.Fatalf("item %d is %s, want %s", i, it.Address, addrs[i])
+	for _, tc := range []struct {
+		name  string
+		addrs []solana.PublicKey
+		calls int
+	}{{"balances", held, 6}, {"empty", empty, 3}} {
+		f := w.c.rpc()
+		items, err := NewDiscoverer(f, nil).Resolve(context.Background(), w.wallet, tc.addrs)
+		if err != nil || len(items) != 250 {
+			t.Fatalf("%s: %d items, %v", tc.name, len(items), err)
 		}
-	}
-	if got := f.total(); got != 6 || f.maxKeys > maxKeysPerCall {
-		t.Errorf("%d RPC calls (%v), largest %d keys; want 6 of at most 100", got, f.calls, f.maxKeys)
+		for i, it := range items {
+			if it.Address != tc.addrs[i] {
+				t.Fatalf("%s: item %d is %s, want %s", tc.name, i, it.Address, tc.addrs[i])
+			}
+		}
+		if got := f.total(); got != tc.calls || f.maxKeys > maxKeysPerCall {
+			t.Errorf("%s: %d RPC calls (%v), largest %d keys; want %d of at most 100", tc.name, got, f.calls, f.maxKeys, tc.calls)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 // Package bubblegum builds instructions of Metaplex Bubblegum, the program of
-// compressed NFTs (cNFTs): today `burn`, for leaves of Bubblegum V1 trees (SPL
-// Account Compression with the SPL Noop log wrapper).
+// compressed NFTs (cNFTs): `burn`, for leaves of Bubblegum V1 trees (SPL
+// Account Compression with the SPL Noop log wrapper), and `burn_v2`, for
+// leaves of V2 trees (MPL Account Compression with MPL Noop).
 //
 // A cNFT is a leaf of a concurrent Merkle tree account; burning it replaces
 // the leaf with an empty one. It returns no lamports: the tree account, paid
@@ -13,9 +14,11 @@
 // tree account's header and size (an indexer's proof always has maxDepth
 // nodes), exactly as mpl-bubblegum's getAssetWithProof({truncateCanopy: true}).
 //
-// Not built: burnV2, for Bubblegum V2 trees (MPL Account Compression, leaves
-// with flags, collection and asset-data hashes, which can be frozen). Planner
-// refuses those with an *Error.
+// A V2 leaf also has flags (frozen by its owner's delegate or a permanent
+// delegate: then it cannot burn), an asset-data hash and the hash of its MPL
+// Core collection, which burn_v2 must name (the program decrements the
+// collection's size). Planner builds burn_v2 from the indexer's V2 fields and
+// grouping.
 //
 // The encoding is pinned byte for byte against @metaplex-foundation/mpl-bubblegum
 // (e2e/bubblegumclient): testdata/burn.golden, checked against node when it
@@ -35,8 +38,10 @@ var (
 	// CompressionProgramID is SPL Account Compression, the owner of V1 trees.
 	CompressionProgramID = solana.MustPublicKeyFromBase58("cmtDvXumGCrqC1Age74AVPhSRVXJMd8PJS91L8KbNCK")
 	// MPLCompressionProgramID is MPL Account Compression, the owner of V2
-	// trees (not supported here).
+	// trees.
 	MPLCompressionProgramID = solana.MustPublicKeyFromBase58("mcmt6YrQEMKw8Mw43FmpRLmf7BqRnFMKmAcbxE3xkAW")
+	// MPLNoopProgramID is MPL Noop, the log wrapper of V2 trees.
+	MPLNoopProgramID = solana.MustPublicKeyFromBase58("mnoopTCrg4p8ry25e4bcWA9XZjbNjMTfgYVGGEdRsf3")
 )
 
 // TreeConfig is the tree_authority PDA of a Merkle tree: seeds [tree].

@@ -35,6 +35,12 @@ type (
 		Index        uint32   `json:"index"`
 		Proof        []string `json:"proof"`
 	}
+	burnV2Case struct {
+		burnCase
+		CoreCollection string `json:"coreCollection,omitempty"`
+		AssetDataHash  string `json:"assetDataHash"`
+		Flags          uint8  `json:"flags"`
+	}
 	treeCase struct {
 		MaxDepth      int  `json:"maxDepth"`
 		MaxBufferSize int  `json:"maxBufferSize"`
@@ -42,8 +48,9 @@ type (
 		Serialize     bool `json:"serialize"`
 	}
 	input struct {
-		Burns []burnCase `json:"burns"`
-		Trees []treeCase `json:"trees"`
+		Burns   []burnCase   `json:"burns"`
+		BurnsV2 []burnV2Case `json:"burnsV2"`
+		Trees   []treeCase   `json:"trees"`
 	}
 	meta struct {
 		Pubkey     string `json:"pubkey"`
@@ -60,8 +67,9 @@ type (
 		Account string `json:"account,omitempty"`
 	}
 	output struct {
-		Burns []builtBurn `json:"burns"`
-		Trees []builtTree `json:"trees"`
+		Burns   []builtBurn `json:"burns"`
+		BurnsV2 []builtBurn `json:"burnsV2"`
+		Trees   []builtTree `json:"trees"`
 	}
 )
 
@@ -96,6 +104,24 @@ func (c burnCase) burn(t *testing.T) Burn {
 	return b
 }
 
+func (c burnV2Case) burn(t *testing.T) BurnV2 {
+	t.Helper()
+	if c.LeafDelegate == "" {
+		c.LeafDelegate = c.LeafOwner
+	}
+	b := c.burnCase.burn(t)
+	v2 := BurnV2{
+		LeafOwner: b.LeafOwner, LeafDelegate: b.LeafDelegate, MerkleTree: b.MerkleTree, Root: b.Root,
+		DataHash: b.DataHash, CreatorHash: b.CreatorHash, AssetDataHash: solana.MustPublicKeyFromBase58(c.AssetDataHash),
+		Flags: c.Flags, Nonce: b.Nonce, Index: b.Index, Proof: b.Proof,
+	}
+	if c.CoreCollection != "" {
+		k := solana.MustPublicKeyFromBase58(c.CoreCollection)
+		v2.CoreCollection = &k
+	}
+	return v2
+}
+
 func encode(ix solana.Instruction) builtBurn {
 	data, _ := ix.Data()
 	out := builtBurn{ProgramID: ix.ProgramID().String(), Data: base64.StdEncoding.EncodeToString(data), Keys: []meta{}}
@@ -118,14 +144,23 @@ func readGolden(t *testing.T) (output, []byte) {
 	return out, raw
 }
 
-// TestBubblegumBurnGolden compares the Go encoding with what mpl-bubblegum
-// built for the same inputs (testdata/burn.golden).
+// TestBubblegumBurnGolden compares the Go encodings (burn, burn_v2, tree
+// sizes) with what mpl-bubblegum built for the same inputs
+// (testdata/burn.golden).
 func TestBubblegumBurnGolden(t *testing.T) {
 	t.Parallel()
 	in, _ := readInput(t)
 	golden, _ := readGolden(t)
-	if len(golden.Burns) != len(in.Burns) || len(golden.Trees) != len(in.Trees) {
-		t.Fatalf("golden has %d burns, %d trees; input %d, %d: run with -update", len(golden.Burns), len(golden.Trees), len(in.Burns), len(in.Trees))
+	if len(golden.Burns) != len(in.Burns) || len(golden.BurnsV2) != len(in.BurnsV2) || len(golden.Trees) != len(in.Trees) {
+		t.Fatalf("golden has %d burns, %d V2 burns, %d trees; input %d, %d, %d: run with -update",
+			len(golden.Burns), len(golden.BurnsV2), len(golden.Trees), len(in.Burns), len(in.BurnsV2), len(in.Trees))
+	}
+	for i, c := range in.BurnsV2 {
+		t.Run(c.Name, func(t *testing.T) {
+			if got := encode(c.burn(t).Instruction()); !reflect.DeepEqual(got, golden.BurnsV2[i]) {
+				t.Errorf("go:\n%+v\nmpl-bubblegum:\n%+v", got, golden.BurnsV2[i])
+			}
+		})
 	}
 	for i, c := range in.Burns {
 		t.Run(c.Name, func(t *testing.T) {

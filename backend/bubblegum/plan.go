@@ -56,15 +56,16 @@ const (
 	ReasonBurnt       = "compressed NFT is already burnt"
 	ReasonOtherWallet = "compressed NFT is owned by another wallet"
 	ReasonFrozen      = "compressed NFT is frozen"
-	ReasonV2          = "compressed NFT of a Bubblegum V2 tree: burning it is not supported yet"
 )
 
-// BurnInstruction builds the burn of wallet's cNFT assetID. A selection the
-// wallet cannot burn (unknown, not compressed, burnt, another wallet's,
-// frozen, of a V2 tree) is an *Error; an indexer or cluster failing
-// is any other error. The proof is only as fresh as the indexer: a leaf
-// changed since makes the program refuse the root when the tree's change-log
-// buffer has moved past it.
+// BurnInstruction builds the burn of wallet's cNFT assetID: `burn` for a
+// leaf of a V1 tree (owned by SPL Account Compression), `burn_v2` for one of
+// a V2 tree (MPL Account Compression). A selection the wallet cannot burn
+// (unknown, not compressed, burnt, another wallet's, frozen) is an *Error;
+// an indexer or cluster failing, or an indexer whose leaf does not fit the
+// tree, is any other error. The proof is only as fresh as the indexer: a
+// leaf changed since makes the program refuse the root when the tree's
+// change-log buffer has moved past it.
 func (p *Planner) BurnInstruction(ctx context.Context, wallet, assetID solana.PublicKey) (*solana.GenericInstruction, error) {
 	asset, proof, err := p.read(ctx, assetID.String())
 	if err != nil {
@@ -89,7 +90,24 @@ func (p *Planner) BurnInstruction(ctx context.Context, wallet, assetID solana.Pu
 		return nil, fmt.Errorf("cnft %s: proof of %d nodes for a tree of depth %d", assetID, len(b.Proof), tree.MaxDepth)
 	}
 	b.Proof = b.Proof[:tree.MaxDepth-tree.CanopyDepth]
-	return b.Instruction(), nil
+	if v2 := asset.Compression.IsV2(); v2 != tree.V2 {
+		return nil, fmt.Errorf("cnft %s: the indexer reports a leaf of schema %s in a %s tree", assetID, version(v2), version(tree.V2))
+	}
+	if !tree.V2 {
+		return b.Instruction(), nil
+	}
+	b2, err := burnV2Of(b, asset)
+	if err != nil {
+		return nil, fmt.Errorf("cnft %s: %w", assetID, err)
+	}
+	return b2.Instruction(), nil
+}
+
+func version(v2 bool) string {
+	if v2 {
+		return "V2"
+	}
+	return "V1"
 }
 
 // read asks for the asset and its proof at once.
@@ -125,9 +143,7 @@ func refuse(a *das.Asset, wallet solana.PublicKey) string {
 		return ReasonBurnt
 	case a.Ownership.Owner != wallet.String():
 		return ReasonOtherWallet
-	case a.Compression.IsV2():
-		return ReasonV2
-	case a.Ownership.Frozen:
+	case a.Ownership.Frozen || a.Compression.Frozen():
 		return ReasonFrozen
 	}
 	return ""
@@ -198,16 +214,13 @@ func (p *Planner) tree(ctx context.Context, key solana.PublicKey) (Tree, error) 
 		acc = res.Value
 		size = len(acc.Data.GetBinary())
 	}
-	switch acc.Owner {
-	case CompressionProgramID:
-	case MPLCompressionProgramID:
-		return Tree{}, &Error{Reason: ReasonV2}
-	default:
+	if acc.Owner != CompressionProgramID && acc.Owner != MPLCompressionProgramID {
 		return Tree{}, fmt.Errorf("merkle tree %s is owned by %s", key, acc.Owner)
 	}
 	t, err := ParseTree(acc.Data.GetBinary(), size)
 	if err != nil {
 		return Tree{}, fmt.Errorf("merkle tree %s: %w", key, err)
 	}
+	t.V2 = acc.Owner == MPLCompressionProgramID
 	return t, nil
 }

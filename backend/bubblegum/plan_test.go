@@ -120,26 +120,34 @@ func (f fakeIndexer) AssetProof(context.Context, string) (*das.AssetProof, error
 	return f.proof, f.err
 }
 
+// recorded is an indexer answering das's recorded getAsset and
+// getAssetProof.
+func recorded(t *testing.T) fakeIndexer {
+	t.Helper()
+	var a struct{ Result das.Asset }
+	var p struct{ Result das.AssetProof }
+	for file, v := range map[string]any{"../das/testdata/getAsset.json": &a, "../das/testdata/getAssetProof.json": &p} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fakeIndexer{asset: &a.Result, proof: &p.Result}
+}
+
 func TestBubblegumPlannerRefusals(t *testing.T) {
 	t.Parallel()
-	base := func() fakeIndexer {
-		var a struct{ Result das.Asset }
-		var p struct{ Result das.AssetProof }
-		for file, v := range map[string]any{"../das/testdata/getAsset.json": &a, "../das/testdata/getAssetProof.json": &p} {
-			b, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(b, v); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return fakeIndexer{asset: &a.Result, proof: &p.Result}
-	}
+	base := func() fakeIndexer { return recorded(t) }
 	v1Tree := func(solana.PublicKey, *rpc.GetAccountInfoOpts) (*rpc.GetAccountInfoResult, error) {
 		return treeAccount(CompressionProgramID, 14, 64, 11, false), nil
 	}
-	flags := uint8(0)
+	flags, frozenFlags := uint8(0), uint8(das.FlagFrozenByPermDelegate)
+	v2Tree := func(solana.PublicKey, *rpc.GetAccountInfoOpts) (*rpc.GetAccountInfoResult, error) {
+		return treeAccount(MPLCompressionProgramID, 14, 64, 11, false), nil
+	}
 	cases := []struct {
 		name   string
 		edit   func(f *fakeIndexer)
@@ -154,10 +162,13 @@ func TestBubblegumPlannerRefusals(t *testing.T) {
 		{"burnt", func(f *fakeIndexer) { f.asset.Burnt = true }, v1Tree, ReasonBurnt},
 		{"another wallet", func(f *fakeIndexer) { f.asset.Ownership.Owner = "8cSdR87JSzaqzYfCcJqgz213Xb5Y6ZGUsGqeYYBJEvNc" }, v1Tree, ReasonOtherWallet},
 		{"frozen", func(f *fakeIndexer) { f.asset.Ownership.Frozen = true }, v1Tree, ReasonFrozen},
-		{"V2 leaf", func(f *fakeIndexer) { f.asset.Compression.Flags = &flags }, v1Tree, ReasonV2},
-		{"V2 tree", func(*fakeIndexer) {}, func(solana.PublicKey, *rpc.GetAccountInfoOpts) (*rpc.GetAccountInfoResult, error) {
-			return treeAccount(MPLCompressionProgramID, 14, 64, 11, false), nil
-		}, ReasonV2},
+		{"V2 leaf frozen by its flags", func(f *fakeIndexer) { f.asset.Compression.Flags = &frozenFlags }, v2Tree, ReasonFrozen},
+		{"V2 leaf in a V1 tree", func(f *fakeIndexer) { f.asset.Compression.Flags = &flags }, v1Tree, ""},
+		{"V1 leaf in a V2 tree", func(*fakeIndexer) {}, v2Tree, ""},
+		{"V2 leaf whose collection hash is not its grouping's", func(f *fakeIndexer) {
+			h := "BwJjS7rpRDDUCUaFhZGndkY9TMBgGn1ag6VGBQzUcvis"
+			f.asset.Compression.Flags, f.asset.Compression.CollectionHash = &flags, &h
+		}, v2Tree, ""},
 		{"tree gone", func(*fakeIndexer) {}, func(solana.PublicKey, *rpc.GetAccountInfoOpts) (*rpc.GetAccountInfoResult, error) {
 			return nil, rpc.ErrNotFound
 		}, "merkle tree 4SdqgFcQzs6C5XrYF5SaPQrcsLKwip4CLEF8qDGnzsLG not found"},
@@ -195,5 +206,38 @@ func TestBubblegumPlannerRefusals(t *testing.T) {
 				t.Errorf("err = %#v, want reason %q for %s", err, tc.reason, assetID)
 			}
 		})
+	}
+}
+
+// TestBubblegumPlannerBurnV2 plans the burn of a V2 leaf: burn_v2 with the
+// indexer's asset data hash and flags, the collection it is grouped in, and
+// the proof below the canopy.
+func TestBubblegumPlannerBurnV2(t *testing.T) {
+	t.Parallel()
+	idx := recorded(t)
+	asset, proof := idx.asset, idx.proof
+	collection := solana.MustPublicKeyFromBase58(asset.Grouping[0].Value)
+	collectionHash := Keccak(collection[:])
+	c := &asset.Compression
+	nonTransferable, assetData, colHash := uint8(das.FlagNonTransferable), "EGcoh4Mz6wzxK2vqDdfu9rDJKsW6fzGS6wkc3BDqtGvW", solana.PublicKeyFromBytes(collectionHash[:]).String()
+	c.Flags, c.AssetDataHash, c.CollectionHash = &nonTransferable, &assetData, &colHash
+	tree := func(solana.PublicKey, *rpc.GetAccountInfoOpts) (*rpc.GetAccountInfoResult, error) {
+		return treeAccount(MPLCompressionProgramID, 14, 64, 11, false), nil
+	}
+	ix, err := NewPlanner(idx, &fakeRPC{get: tree}).BurnInstruction(context.Background(), owner, assetID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := BurnV2{
+		LeafOwner: owner, LeafDelegate: owner, MerkleTree: solana.MustPublicKeyFromBase58(proof.TreeID), CoreCollection: &collection,
+		Root: solana.MustPublicKeyFromBase58(proof.Root), DataHash: solana.MustPublicKeyFromBase58(c.DataHash),
+		CreatorHash: solana.MustPublicKeyFromBase58(c.CreatorHash), AssetDataHash: solana.MustPublicKeyFromBase58(assetData),
+		Flags: nonTransferable, Nonce: c.LeafID, Index: uint32(proof.NodeIndex - 1<<14),
+	}
+	for _, n := range proof.Proof[:3] {
+		want.Proof = append(want.Proof, solana.MustPublicKeyFromBase58(n))
+	}
+	if got, exp := encode(ix), encode(want.Instruction()); !reflect.DeepEqual(got, exp) {
+		t.Errorf("got %+v\nwant %+v", got, exp)
 	}
 }

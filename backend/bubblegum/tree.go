@@ -22,9 +22,14 @@ type Tree struct {
 	// CanopyDepth levels of nodes are kept on chain: the last CanopyDepth
 	// proof nodes are left out of an instruction.
 	CanopyDepth int
+	// V2 is a Bubblegum V2 tree: owned by MPL Account Compression, whose
+	// header has the same layout. ParseTree leaves it false; the account's
+	// owner tells.
+	V2 bool
 }
 
-// ErrNotTree is returned for an account that is not a V1 concurrent Merkle tree.
+// ErrNotTree is returned for an account that is not a concurrent Merkle tree
+// (header version 0, as SPL and MPL Account Compression both write it).
 var ErrNotTree = errors.New("not a concurrent merkle tree account")
 
 // ParseTree reads a tree from the first TreeHeaderSize bytes of its account

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/reclaim-sol/reclaim/backend/project"
 )
 
 // Config is the whole configuration of one reclaim process.
@@ -21,6 +23,10 @@ type Config struct {
 	SolanaRPCURL string
 	// RPCTimeout bounds every call to the cluster.
 	RPCTimeout time.Duration
+	// RPCConcurrency bounds the cluster calls one request (a listing, a
+	// stream, a build) has in flight at once; its independent calls go out
+	// together up to this many.
+	RPCConcurrency int
 	// RedisURL, when set, keeps rate-limit buckets in Redis.
 	RedisURL string
 	// RateLimitRPS is the sustained requests per second of one bucket.
@@ -64,6 +70,12 @@ type Config struct {
 	SessionCheckInterval time.Duration
 	// DBTimeout bounds every database call made for a request.
 	DBTimeout time.Duration
+	// CORSOrigins are the browser origins allowed to call the API with any
+	// project's session tokens, on top of each project's own list; ["*"]
+	// allows every origin.
+	CORSOrigins []string
+	// Operations: metrics, logs, stopping (operations.go).
+	Operations
 }
 
 // Default returns the embedded defaults: a whole offline stack with
@@ -74,6 +86,7 @@ func Default() Config {
 		DataDir:              "./data",
 		SolanaRPCURL:         "http://127.0.0.1:8899",
 		RPCTimeout:           3 * time.Second,
+		RPCConcurrency:       32,
 		RateLimitRPS:         20,
 		RateLimitBurst:       40,
 		ServiceFeeBPS:        0,
@@ -83,6 +96,7 @@ func Default() Config {
 		SessionCheckInterval: 2 * time.Second,
 		DBTimeout:            5 * time.Second,
 		Cluster:              "localnet",
+		Operations:           defaultOperations(),
 	}
 }
 
@@ -144,6 +158,7 @@ func Load(getenv func(string) string) (Config, error) {
 	integer("RECLAIM_SERVICE_FEE_BPS", &c.ServiceFeeBPS, 0, 10_000)
 	integer("RECLAIM_GUARD_HEADROOM_BYTES", &c.GuardHeadroomBytes, 0, 512)
 	integer("RECLAIM_GUARD_HEADROOM_UNITS", &c.GuardHeadroomUnits, 0, 200_000)
+	integer("RECLAIM_RPC_CONCURRENCY", &c.RPCConcurrency, 1, 1024)
 	seconds("RECLAIM_TICKET_TTL_SECONDS", &c.TicketTTL, 1, 3600)
 	if v := strings.TrimSpace(getenv("RECLAIM_ALLOW_SIGNUP")); v != "" {
 		b, err := strconv.ParseBool(v)
@@ -152,11 +167,43 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 		c.AllowSignup = b
 	}
+	origins, err := CORSOrigins(getenv("RECLAIM_CORS_ORIGINS"))
+	if err != nil {
+		errs = append(errs, err.Error())
+	}
+	c.CORSOrigins = origins
 	if c.ServiceFeeBPS > 0 && c.TreasuryWallet == "" {
 		errs = append(errs, "RECLAIM_SERVICE_FEE_BPS is set but RECLAIM_TREASURY_WALLET is empty: the fee needs a wallet to go to")
 	}
+	errs = append(errs, c.load(getenv)...)
 	if len(errs) > 0 {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
 	return c, nil
+}
+
+// CORSOrigins reads RECLAIM_CORS_ORIGINS: a comma-separated list of origins
+// (scheme://host[:port]), or "*" alone, which allows any origin and so must
+// be chosen explicitly.
+func CORSOrigins(v string) ([]string, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, o := range strings.Split(v, ",") {
+		o = strings.TrimSpace(o)
+		if o == "*" {
+			out = append(out, o)
+			continue
+		}
+		norm, err := project.ValidateOrigin(o)
+		if err != nil {
+			return nil, fmt.Errorf("RECLAIM_CORS_ORIGINS: %w", err)
+		}
+		out = append(out, norm)
+	}
+	if len(out) > 1 && strings.Contains(v, "*") {
+		return nil, fmt.Errorf("RECLAIM_CORS_ORIGINS=%q: \"*\" allows every origin; give it alone or list origins", v)
+	}
+	return out, nil
 }

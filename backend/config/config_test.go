@@ -14,16 +14,26 @@ func TestLoad(t *testing.T) {
 	c, err := config.Load(env(map[string]string{
 		"RECLAIM_RATE_LIMIT_RPS": "2.5", "RECLAIM_RATE_LIMIT_BURST": "7", "RECLAIM_TICKET_TTL_SECONDS": "30",
 		"DATABASE_URL": "postgres://x", "RECLAIM_SERVICE_FEE_BPS": "50", "RECLAIM_TREASURY_WALLET": "T",
-		"RECLAIM_GUARD_HEADROOM_UNITS": "8000",
+		"RECLAIM_CORS_ORIGINS":         " https://App.Example/ , http://localhost:5173",
+		"RECLAIM_GUARD_HEADROOM_UNITS": "8000", "RECLAIM_RPC_CONCURRENCY": "8",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.RateLimitRPS != 2.5 || c.RateLimitBurst != 7 || c.TicketTTL != 30*time.Second || c.DatabaseURL != "postgres://x" || c.ServiceFeeBPS != 50 ||
-		c.GuardHeadroomUnits != 8000 || c.GuardHeadroomBytes != 200 {
+		c.GuardHeadroomUnits != 8000 || c.GuardHeadroomBytes != 200 || c.RPCConcurrency != 8 {
 		t.Fatalf("%+v", c)
 	}
-	if d := config.Default(); d.Addr != "127.0.0.1:8080" || d.DataDir != "./data" || d.SolanaRPCURL != "http://127.0.0.1:8899" {
+	if strings.Join(c.CORSOrigins, " ") != "https://app.example http://localhost:5173" {
+		t.Errorf("CORSOrigins = %q", c.CORSOrigins)
+	}
+	if c, err := config.Load(env(map[string]string{"RECLAIM_CORS_ORIGINS": "*"})); err != nil || len(c.CORSOrigins) != 1 || c.CORSOrigins[0] != "*" {
+		t.Errorf("RECLAIM_CORS_ORIGINS=*: %q, %v", c.CORSOrigins, err)
+	}
+	if d := config.Default(); d.CORSOrigins != nil {
+		t.Errorf("default CORSOrigins = %q, want none", d.CORSOrigins)
+	}
+	if d := config.Default(); d.Addr != "127.0.0.1:8080" || d.DataDir != "./data" || d.SolanaRPCURL != "http://127.0.0.1:8899" || d.RPCConcurrency != 32 {
 		t.Fatalf("defaults %+v", d)
 	}
 }
@@ -38,6 +48,13 @@ func TestLoadRejects(t *testing.T) {
 		"RECLAIM_CLUSTER":              {"RECLAIM_CLUSTER": "moonnet"},
 		"RECLAIM_TREASURY_WALLET":      {"RECLAIM_SERVICE_FEE_BPS": "10"},
 		"RECLAIM_GUARD_HEADROOM_UNITS": {"RECLAIM_GUARD_HEADROOM_UNITS": "-1"},
+		"RECLAIM_CORS_ORIGINS":         {"RECLAIM_CORS_ORIGINS": "https://app.example/login"},
+		"RECLAIM_RPC_CONCURRENCY":      {"RECLAIM_RPC_CONCURRENCY": "0"},
+	}
+	for _, v := range []string{"*, https://app.example", "https://app.example,*"} {
+		if _, err := config.Load(env(map[string]string{"RECLAIM_CORS_ORIGINS": v})); err == nil || !strings.Contains(err.Error(), "give it alone") {
+			t.Errorf("RECLAIM_CORS_ORIGINS=%q: %v, want \"*\" refused in a list", v, err)
+		}
 	}
 	for name, m := range cases {
 		t.Run(name, func(t *testing.T) {

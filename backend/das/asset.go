@@ -64,6 +64,18 @@ func (c Compression) IsV2() bool {
 	return c.CollectionHash != nil || c.AssetDataHash != nil || c.Flags != nil
 }
 
+// Flags of a V2 leaf (LeafSchemaV2Flags) that freeze it: Bubblegum refuses
+// to burn a leaf frozen by its owner's delegate or by a permanent delegate.
+const (
+	FlagFrozenByOwner        = 1
+	FlagFrozenByPermDelegate = 2
+	FlagNonTransferable      = 4
+	flagsFrozen              = FlagFrozenByOwner | FlagFrozenByPermDelegate
+)
+
+// Frozen reports a V2 leaf whose flags freeze it.
+func (c Compression) Frozen() bool { return c.Flags != nil && *c.Flags&flagsFrozen != 0 }
+
 // Group is one entry of grouping; a collection is group_key "collection".
 type Group struct {
 	Key   string `json:"group_key"`

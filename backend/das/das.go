@@ -5,8 +5,10 @@
 //
 // Source lists what the token-account discovery of package assets cannot see:
 //
-//   - cnft: compressed NFTs (Bubblegum leaves: compression.compressed true),
-//     owned by the wallet and not burnt, with the action burn. Burning a cnft
+//   - cnft: compressed NFTs (Bubblegum leaves of V1 and V2 trees:
+//     compression.compressed true), owned by the wallet and not burnt, with
+//     the action burn unless frozen (ownership.frozen, or a V2 leaf's flags:
+//     Bubblegum refuses their burn). Burning a cnft
 //     returns no rent: the leaf lives in a Merkle tree account the tree's
 //     creator paid for, not in an account of the wallet. Item.Lamports is 0,
 //     so a cnft burn's gross rebate is 0; it tidies the wallet, and the wallet

@@ -73,8 +73,9 @@ func (s *Source) Items(ctx context.Context, wallet solana.PublicKey) ([]assets.I
 	return items, nil
 }
 
-// cnftItem maps a compressed NFT. Its action is burn unless the leaf is frozen
-// or a Bubblegum V2 leaf (which burns with burnV2, not built here).
+// cnftItem maps a compressed NFT, of a Bubblegum V1 or V2 tree. Its action is
+// burn unless the leaf is frozen (DAS's ownership.frozen, or a V2 leaf's
+// flags).
 func cnftItem(a *Asset, wallet solana.PublicKey) (assets.Item, bool) {
 	id, err := solana.PublicKeyFromBase58(a.ID)
 	if err != nil {
@@ -83,10 +84,10 @@ func cnftItem(a *Asset, wallet solana.PublicKey) (assets.Item, bool) {
 	it := assets.Item{
 		Type: assets.TypeCNFT, Address: id, Owner: wallet, Mint: id, TokenProgram: BubblegumProgramID,
 		Name: a.Content.Metadata.Name, Symbol: a.Content.Metadata.Symbol, URI: a.Content.JSONURI,
-		ImageURI: Image(a.Content), Collection: collection(a.Grouping), IsFrozen: a.Ownership.Frozen,
+		ImageURI: Image(a.Content), Collection: collection(a.Grouping), IsFrozen: a.Ownership.Frozen || a.Compression.Frozen(),
 		Actions: []assets.Action{},
 	}
-	if !it.IsFrozen && !a.Compression.IsV2() {
+	if !it.IsFrozen {
 		it.Actions = []assets.Action{assets.ActionBurn}
 	}
 	return it, true

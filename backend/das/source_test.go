@@ -54,7 +54,7 @@ func TestDASSourceItems(t *testing.T) {
 			ImageURI: "https://example-airdrop.xyz/img/88.gif", Actions: []assets.Action{assets.ActionBurn},
 		},
 		{
-			// Bubblegum V2 and frozen: listed, no action.
+			// Bubblegum V2, frozen: listed, no action.
 			Type: assets.TypeCNFT, Address: key("G89wu1dRG3jPj6gNdVcZycRQmCZ4crrLFgnBEDYVZSgr"), Owner: wallet,
 			Mint: key("G89wu1dRG3jPj6gNdVcZycRQmCZ4crrLFgnBEDYVZSgr"), TokenProgram: BubblegumProgramID,
 			Name: "Frozen Pass", Symbol: "PASS", URI: "https://example.com/v2/7.json",
@@ -125,5 +125,32 @@ func TestDASSourceSkips(t *testing.T) {
 	failing := ownersFunc(func(context.Context, string) ([]Asset, error) { return nil, boom })
 	if _, err := NewSource(failing).Items(context.Background(), wallet); !errors.Is(err, boom) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestDASSourceV2Leaves: a Bubblegum V2 leaf burns (burn_v2) unless its flags
+// or DAS's ownership freeze it; a non-transferable leaf still burns.
+func TestDASSourceV2Leaves(t *testing.T) {
+	t.Parallel()
+	leaf := func(id string, flags uint8, frozen bool) Asset {
+		h := "BwJjS7rpRDDUCUaFhZGndkY9TMBgGn1ag6VGBQzUcvis"
+		return Asset{ID: id, Compression: Compression{Compressed: true, Flags: &flags, AssetDataHash: &h, CollectionHash: &h},
+			Ownership: Ownership{Owner: wallet.String(), Frozen: frozen}}
+	}
+	list := []Asset{
+		leaf("DBDmGn3wxTy6sCTxcqufhH2RyZvPzUH4WQ4VqFovETcV", 0, false),
+		leaf("ACca8i3zzQHqoKU6NMaQ17gPWPpV8SeEJ6rD59zBhHf3", FlagNonTransferable, false),
+		leaf("G89wu1dRG3jPj6gNdVcZycRQmCZ4crrLFgnBEDYVZSgr", FlagFrozenByPermDelegate, false),
+		leaf("7ti8Srg7snwDaMmFDJPnJV4PAyGPAdkdUJNWQAxvwatb", 0, true),
+	}
+	owners := ownersFunc(func(context.Context, string) ([]Asset, error) { return list, nil })
+	got, err := NewSource(owners).Items(context.Background(), wallet)
+	if err != nil || len(got) != len(list) {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+	for i, burns := range []bool{true, true, false, false} {
+		if it := got[i]; (len(it.Actions) == 1) != burns || it.IsFrozen == burns {
+			t.Errorf("%s: actions %v, frozen %v; want burn %v", it.Address, it.Actions, it.IsFrozen, burns)
+		}
 	}
 }

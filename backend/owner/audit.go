@@ -15,16 +15,21 @@ const (
 	ActionMemberAdded       Action = "member.added"
 	ActionMemberRoleChanged Action = "member.role_changed"
 	ActionMemberRemoved     Action = "member.removed"
+	ActionOriginAdded       Action = "origin.added"
+	ActionOriginRemoved     Action = "origin.removed"
 )
 
-// KeyActions and MemberActions are the actions on keys and on members, as
-// the keys page and the members section list them. Treat them as read-only.
+// KeyActions, MemberActions and OriginActions are the actions on keys, on
+// members and on browser origins, as the keys page and the settings page
+// list them. Treat them as read-only.
 var (
 	KeyActions    = []Action{ActionKeyCreated, ActionKeyRevoked}
 	MemberActions = []Action{ActionMemberAdded, ActionMemberRoleChanged, ActionMemberRemoved}
+	OriginActions = []Action{ActionOriginAdded, ActionOriginRemoved}
 )
 
-// AuditEntry records who did what to a project's keys or members, and when.
+// AuditEntry records who did what to a project's keys, members or browser
+// origins, and when.
 // The log outlives the owner who acted: it keeps their email.
 type AuditEntry struct {
 	ID        string
@@ -36,7 +41,9 @@ type AuditEntry struct {
 	// Key is the key acted on, in api_key.* entries.
 	Key AuditKey
 	// Member is the member acted on, in member.* entries.
-	Member    AuditMember
+	Member AuditMember
+	// Origin is the browser origin added or removed, in origin.* entries.
+	Origin    string
 	CreatedAt time.Time
 }
 

@@ -79,6 +79,8 @@ type Projects interface {
 	Update(ctx context.Context, id, name, donationWallet string) (project.Project, error)
 	CreateKey(ctx context.Context, projectID, name string) (string, project.APIKey, error)
 	Revoke(ctx context.Context, projectID, keyID string) (project.APIKey, bool, error)
+	AddOrigin(ctx context.Context, projectID, origin string) (project.Origin, error)
+	RemoveOrigin(ctx context.Context, projectID, origin string) (string, error)
 }
 
 // Options are a Service's optional settings.

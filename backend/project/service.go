@@ -7,10 +7,12 @@ import (
 	"time"
 )
 
-// Store keeps projects and their API keys (storage.Store).
+// Store keeps projects, their API keys and their browser origins
+// (storage.Store).
 type Store interface {
 	ProjectStore
 	KeyStore
+	OriginStore
 }
 
 // ProjectStore keeps projects. An unknown id gives ErrNotFound.

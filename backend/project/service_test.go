@@ -17,6 +17,7 @@ import (
 type fakeStore struct {
 	projects map[string]project.Project
 	keys     map[string]project.APIKey
+	origins  []project.Origin
 }
 
 func (f *fakeStore) CreateProject(_ context.Context, p project.Project) (project.Project, error) {

@@ -57,12 +57,8 @@ func (s *Service) Build(ctx context.Context, req BuildRequest) (Built, error) {
 	if donation > 0 && p.DonationWallet == "" {
 		return Built{}, invalidf("donationPercentage", "project %s has no donation wallet: set one in the dashboard or leave donationPercentage out", p.ID)
 	}
-	selected, err := s.resolve(ctx, wallet, req.Items)
-	if err != nil {
-		return Built{}, err
-	}
 	params := txbuild.Params{
-		Wallet: wallet, Items: selected, DonationPercentage: donation,
+		Wallet: wallet, DonationPercentage: donation,
 		ServiceFeeBPS: s.d.ServiceFeeBPS, Treasury: s.d.Treasury, HeadroomBytes: s.d.HeadroomBytes,
 	}
 	if req.PriorityFeeLevel != nil {
@@ -72,9 +68,18 @@ func (s *Service) Build(ctx context.Context, req BuildRequest) (Built, error) {
 		dw := solana.MustPublicKeyFromBase58(p.DonationWallet)
 		params.DonationWallet = &dw
 	}
+	// The build's reads that do not depend on the items (blockhash,
+	// recipients, fees) go out with the reads of the items.
+	ctx = s.limited(ctx)
 	bctx, cancel := context.WithTimeout(ctx, s.d.BuildTimeout)
 	defer cancel()
-	res, err := s.d.Builder.Build(bctx, params)
+	pf := s.d.Builder.Prefetch(bctx, params, onChain(req.Items))
+	selected, err := s.resolve(ctx, wallet, req.Items)
+	if err != nil {
+		return Built{}, err
+	}
+	params.Items = selected
+	res, err := s.d.Builder.BuildWith(bctx, params, pf)
 	var berr *txbuild.Error
 	switch {
 	case errors.As(err, &berr):
@@ -85,6 +90,18 @@ func (s *Service) Build(ctx context.Context, req BuildRequest) (Built, error) {
 		return Built{}, s.clusterError(err)
 	}
 	return s.issue(req.ProjectID, req.Wallet, res)
+}
+
+// onChain lists the addresses of the selected accounts: every item but the
+// cNFTs (asset ids, not accounts).
+func onChain(sel []Selection) []solana.PublicKey {
+	var out []solana.PublicKey
+	for _, it := range sel {
+		if it.Type != assets.TypeCNFT {
+			out = append(out, solana.MustPublicKeyFromBase58(it.Address))
+		}
+	}
+	return out
 }
 
 // resolve reads the selected items' current state and checks each selection

@@ -44,7 +44,7 @@ func (s *Service) List(ctx context.Context, wallet string, p Page) (Listing, err
 	if p.Limit != nil && (*p.Limit < 1 || *p.Limit > MaxPageSize) {
 		return Listing{}, invalidf("limit", "must be from 1 to %d, got %d", MaxPageSize, *p.Limit)
 	}
-	rctx, cancel := context.WithTimeout(ctx, s.d.RPCTimeout*2)
+	rctx, cancel := context.WithTimeout(s.limited(ctx), s.d.RPCTimeout*2)
 	defer cancel()
 	all, err := s.d.Discoverer.List(rctx, owner)
 	if err != nil {
@@ -140,7 +140,7 @@ func (s *Service) Stream(ctx context.Context, wallet string, chunkSize *uint32, 
 	}
 	var index uint32
 	var emitErr error
-	err := s.d.Discoverer.Stream(ctx, owner, assets.StreamOptions{ChunkSize: size, StepTimeout: 2 * s.d.RPCTimeout},
+	err := s.d.Discoverer.Stream(s.limited(ctx), owner, assets.StreamOptions{ChunkSize: size, StepTimeout: 2 * s.d.RPCTimeout},
 		func(items []assets.Item, last bool) error {
 			for _, it := range items {
 				counts[it.Type]++

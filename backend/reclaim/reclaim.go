@@ -23,6 +23,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/assets"
 	"github.com/reclaim-sol/reclaim/backend/project"
 	"github.com/reclaim-sol/reclaim/backend/relay"
+	"github.com/reclaim-sol/reclaim/backend/rpclimit"
 	"github.com/reclaim-sol/reclaim/backend/ticket"
 	"github.com/reclaim-sol/reclaim/backend/txbuild"
 )
@@ -49,6 +50,9 @@ type Deps struct {
 	// RPCTimeout bounds a cluster call; a listing, and each step of a
 	// stream, get twice as long.
 	RPCTimeout time.Duration
+	// RPCInFlight bounds the cluster calls one request has in flight
+	// (rpclimit.Default when 0): discovery and building share it.
+	RPCInFlight int
 	// DBTimeout bounds a database read.
 	DBTimeout time.Duration
 	// BuildTimeout bounds a whole build (one simulation per transaction).
@@ -77,7 +81,15 @@ func New(d Deps) *Service {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
+	if d.RPCInFlight == 0 {
+		d.RPCInFlight = rpclimit.Default
+	}
 	return &Service{d: d}
+}
+
+// limited gives the request of ctx its own limit of cluster calls in flight.
+func (s *Service) limited(ctx context.Context) context.Context {
+	return rpclimit.With(ctx, rpclimit.New(s.d.RPCInFlight))
 }
 
 // InvalidError is a request field the caller must fix (a 400).

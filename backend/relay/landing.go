@@ -27,6 +27,14 @@ type TrackerCounts struct {
 
 type counters struct {
 	confirmed, differing, failed, expired atomic.Uint64
+	// lag, when set, hears each confirmation's lag (ObserveConfirmations).
+	lag func(time.Duration)
+}
+
+// ObserveConfirmations has f called with the lag of every transaction t
+// counts confirmed: from its claim at submit to now. Call it before Run.
+func (t *Tracker) ObserveConfirmations(f func(lag time.Duration)) {
+	t.counts.lag = f
 }
 
 // Counts returns what t settled since it started.
@@ -59,6 +67,9 @@ func (t *Tracker) record(ctx context.Context, e ledger.Entry, sig solana.Signatu
 		return changed, err
 	}
 	t.counts.confirmed.Add(1)
+	if t.counts.lag != nil {
+		t.counts.lag(now.Sub(e.CreatedAt))
+	}
 	if landed != e.Promised {
 		t.counts.differing.Add(1)
 		e.Status = ledger.StatusConfirmed

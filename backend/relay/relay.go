@@ -10,6 +10,8 @@
 // signature, then a claim in the database (which decides between concurrent
 // submits on every instance) and sendTransaction with preflight. Only an
 // accepted transaction consumes its ticket: a refused one releases the claim.
+// A claim left sending by an instance that died mid-send is sent again by
+// the next submit of the same transaction, once SendGrace has passed.
 package relay
 
 import (
@@ -29,23 +31,29 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/walletguard"
 )
 
+// Status is a SubmissionResult's status.
+type Status string
+
 // Result statuses.
 const (
-	StatusSubmitted = "submitted"
-	StatusDuplicate = "duplicate"
-	StatusFailed    = "failed"
+	StatusSubmitted Status = "submitted"
+	StatusDuplicate Status = "duplicate"
+	StatusFailed    Status = "failed"
 )
+
+// Code says why a submission failed.
+type Code string
 
 // Failure codes: the contract's, then ours (docs/decisions.md).
 const (
-	CodeTicketExpired      = "TICKET_EXPIRED"
-	CodeHashMismatch       = "HASH_MISMATCH"
-	CodeRPCError           = "RPC_ERROR"
-	CodeInvalidTicket      = "INVALID_TICKET"
-	CodeWalletMismatch     = "WALLET_MISMATCH"
-	CodeSignatureInvalid   = "SIGNATURE_INVALID"
-	CodeInvalidTransaction = "INVALID_TRANSACTION"
-	CodeInFlight           = "IN_FLIGHT"
+	CodeTicketExpired      Code = "TICKET_EXPIRED"
+	CodeHashMismatch       Code = "HASH_MISMATCH"
+	CodeRPCError           Code = "RPC_ERROR"
+	CodeInvalidTicket      Code = "INVALID_TICKET"
+	CodeWalletMismatch     Code = "WALLET_MISMATCH"
+	CodeSignatureInvalid   Code = "SIGNATURE_INVALID"
+	CodeInvalidTransaction Code = "INVALID_TRANSACTION"
+	CodeInFlight           Code = "IN_FLIGHT"
 )
 
 // RPC is what the relay needs of the cluster.
@@ -78,9 +86,9 @@ type Signed struct {
 type Result struct {
 	// Signature is "" when the submission failed.
 	Signature string
-	Status    string
+	Status    Status
 	Includes  []ticket.Item
-	Code      string
+	Code      Code
 	Message   string
 }
 
@@ -118,7 +126,7 @@ func (r *Relay) Submit(ctx context.Context, projectID, wallet string, entries []
 	return out, nil
 }
 
-func fail(code, format string, args ...any) Result {
+func fail(code Code, format string, args ...any) Result {
 	return Result{Status: StatusFailed, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
@@ -188,10 +196,14 @@ func (r *Relay) check(ctx context.Context, c ticket.Claims, wallet string, e Sig
 	claim.Promised = claim.Figures()
 	switch err := r.store.ClaimTicket(ctx, claim); {
 	case errors.Is(err, ledger.ErrDuplicate):
-		if prior, err := r.store.EntryBySignature(ctx, sig); err == nil && prior.TicketJTI != c.ID {
+		prior, err := r.store.EntryBySignature(ctx, sig)
+		switch {
+		case err == nil && prior.TicketJTI != c.ID:
 			// Another ticket of the very same transaction (built twice
 			// within one blockhash): it was sent once; this is a duplicate.
 			return r.waitForOther(ctx, prior.TicketJTI)
+		case err == nil && r.orphaned(prior):
+			return r.resend(ctx, c.ID, raw, sig)
 		}
 		return r.waitForOther(ctx, c.ID)
 	case err != nil:
@@ -222,6 +234,33 @@ func (r *Relay) send(ctx context.Context, jti string, raw []byte, sig string) Re
 	}
 	if _, merr := r.store.MarkSubmitted(context.WithoutCancel(ctx), jti); merr != nil {
 		return storeFailure(merr)
+	}
+	return Result{Status: StatusSubmitted, Signature: sig}
+}
+
+// SendGrace is how long a claimed transaction may still be being sent by
+// the submit that claimed it. A claim still sending after it was orphaned:
+// the instance that held it died before it learned the cluster's answer.
+const SendGrace = 30 * time.Second
+
+// orphaned reports whether e is a claim that no submit is sending any more.
+func (r *Relay) orphaned(e ledger.Entry) bool {
+	return e.Status == ledger.StatusSending && r.now().Sub(e.CreatedAt) >= SendGrace
+}
+
+// resend sends the transaction of an orphaned claim again, for the wallet
+// that submits it again: the very same signed transaction (the claim holds
+// its signature), which the cluster lands at most once however many times
+// it is sent. Accepted, the claim is submitted; refused (its first send may
+// have landed, or its blockhash expired), it is left to the tracker, which
+// settles it by the cluster's record.
+func (r *Relay) resend(ctx context.Context, jti string, raw []byte, sig string) Result {
+	_, err := r.rpc.SendRawTransactionWithOpts(ctx, raw, rpc.TransactionOpts{PreflightCommitment: rpc.CommitmentConfirmed})
+	if err != nil {
+		return fail(CodeInFlight, "an earlier submission of this ticket was interrupted and the cluster refused it again; the ledger settles it from the cluster's record, retry to learn its outcome")
+	}
+	if _, err := r.store.MarkSubmitted(context.WithoutCancel(ctx), jti); err != nil {
+		return storeFailure(err)
 	}
 	return Result{Status: StatusSubmitted, Signature: sig}
 }
@@ -278,7 +317,7 @@ func (r *Relay) log(ctx context.Context, projectID, wallet string, c ticket.Clai
 	}
 	err := r.store.LogAttempt(context.WithoutCancel(ctx), ledger.Attempt{
 		ProjectID: projectID, Payer: wallet, TicketJTI: c.ID, Signature: res.Signature,
-		Status: res.Status, Code: res.Code, Message: res.Message, CreatedAt: r.now().UTC(),
+		Status: string(res.Status), Code: string(res.Code), Message: res.Message, CreatedAt: r.now().UTC(),
 	})
 	if err != nil {
 		// The store's error stays text: wrapping it too would let a context

@@ -144,8 +144,9 @@ func TestConcurrentSubmitsSendOnce(t *testing.T) {
 	f := newFixture(t)
 	tx, tok := f.build(t)
 	signed := sign(t, tx, f.wallet)
-	release := make(chan struct{})
-	f.rpc.send = func([]byte) error { <-release; return nil }
+	sending, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	f.rpc.send = func([]byte) error { once.Do(func() { close(sending) }); <-release; return nil }
 	const n = 20
 	results := make([]relay.Result, n)
 	var wg sync.WaitGroup
@@ -153,13 +154,12 @@ func TestConcurrentSubmitsSendOnce(t *testing.T) {
 		wg.Add(1)
 		go func() { defer wg.Done(); results[i] = f.submit(t, signed, tok) }()
 	}
-	// Let the winner's send finish only once every loser is waiting.
-	for f.rpc.sends.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	// The winner's send holds until it is under way: every other submit
+	// then finds the claim taken.
+	<-sending
 	close(release)
 	wg.Wait()
-	counts := map[string]int{}
+	counts := map[relay.Status]int{}
 	for _, r := range results {
 		counts[r.Status]++
 		if r.Signature != tx.Signatures[0].String() {
@@ -188,7 +188,8 @@ func TestSubmitFailures(t *testing.T) {
 	_, foreign := otherProject.build(t)
 
 	cases := []struct {
-		name, tx, ticket, code string
+		name, tx, ticket string
+		code             relay.Code
 	}{
 		{"not our ticket", good, foreign, relay.CodeInvalidTicket},
 		{"garbage ticket", good, "abc", relay.CodeInvalidTicket},

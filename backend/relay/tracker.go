@@ -2,9 +2,12 @@ package relay
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -22,9 +25,12 @@ type TrackerRPC interface {
 
 // TrackerStore is what the tracker needs of the ledger. Its updates are
 // conditional on the entry's current status, so trackers on several
-// instances, or a tracker restarted mid-way, count each confirmation once.
+// instances, or a tracker restarted mid-way, count each confirmation once;
+// its leases and pass claims keep them from repeating each other's work.
 type TrackerStore interface {
-	InFlight(ctx context.Context, limit int) ([]ledger.Entry, error)
+	LeaseInFlight(ctx context.Context, owner string, limit int, now, until time.Time) ([]ledger.Entry, error)
+	ReleaseLeases(ctx context.Context, owner string, now time.Time) error
+	ClaimPass(ctx context.Context, name, owner string, slot int64) (bool, error)
 	MarkSubmitted(ctx context.Context, jti string) (bool, error)
 	SetEntryStatus(ctx context.Context, jti, status, errMsg string, at time.Time) (bool, error)
 	ConfirmEntry(ctx context.Context, jti string, landed ledger.Figures, at time.Time) (bool, error)
@@ -39,13 +45,26 @@ const Commitment = rpc.CommitmentFinalized
 // Tracker follows submitted transactions until they are confirmed (at
 // Commitment), failed or expired, and records what a landed one did. Its
 // state is the ledger, so it survives restarts.
+//
+// Every instance runs one, and they share the work through the ledger
+// rather than repeat it: one pass per Interval runs, on whichever instance
+// claims it first (ClaimPass), so the cluster sees the calls of one tracker
+// however many instances there are; a pass leases the entries it follows
+// (LeaseInFlight) and releases them when it ends, so passes that overlap
+// never follow the same entry, and the entries of an instance that died
+// mid-pass are followed again once their lease ends.
 type Tracker struct {
 	rpc   TrackerRPC
 	store TrackerStore
 	log   *slog.Logger
 	now   func() time.Time
-	// Interval between passes.
+	// Interval between passes, across every instance sharing the ledger.
 	Interval time.Duration
+	// Lease bounds a pass: its entries are leased this long, and the pass
+	// stops when the lease ends.
+	Lease time.Duration
+	// owner names this tracker in the leases and pass claims it holds.
+	owner string
 	// grace keeps a claim that is still being sent out of the tracker's way.
 	grace  time.Duration
 	counts counters
@@ -54,34 +73,77 @@ type Tracker struct {
 // batch is the most signatures getSignatureStatuses takes at once.
 const batch = 256
 
+// passName names the tracker's passes in the ledger's schedule.
+const passName = "confirmations"
+
 // NewTracker returns a Tracker.
 func NewTracker(r TrackerRPC, s TrackerStore, log *slog.Logger, now func() time.Time) *Tracker {
-	return &Tracker{rpc: r, store: s, log: log, now: now, Interval: time.Second, grace: 30 * time.Second}
+	return &Tracker{
+		rpc: r, store: s, log: log, now: now, Interval: time.Second, Lease: 30 * time.Second,
+		owner: newOwner(), grace: SendGrace,
+	}
 }
 
-// Run tracks until ctx is done.
+// newOwner names a tracker: the host (the container, under Docker) and a
+// random suffix, unique across restarts.
+func newOwner() string {
+	host, _ := os.Hostname()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return host + "-" + hex.EncodeToString(b[:])
+}
+
+// stopGrace bounds how long a pass under way when Run's context ends may
+// still take.
+const stopGrace = 10 * time.Second
+
+// Run tracks until ctx is done: at the start of every Interval (of the
+// clock), it runs the pass unless another instance claimed it first. It
+// stops between passes: a pass under way when ctx ends runs to its end (for
+// at most stopGrace more), so a stopping process leaves no batch
+// half-settled.
 func (t *Tracker) Run(ctx context.Context) {
-	tick := time.NewTicker(t.Interval)
-	defer tick.Stop()
+	passCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	defer context.AfterFunc(ctx, func() { time.AfterFunc(stopGrace, cancel) })()
 	for {
-		if _, err := t.Pass(ctx); err != nil && ctx.Err() == nil {
+		if _, err := t.Tick(passCtx); err != nil && passCtx.Err() == nil {
 			t.log.WarnContext(ctx, "confirmation tracker pass failed", "err", err)
 		}
+		wait := t.Interval - time.Duration(t.now().UnixNano()%int64(t.Interval))
+		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			timer.Stop()
 			return
-		case <-tick.C:
+		case <-timer.C:
 		}
 	}
 }
 
-// Pass looks once at up to 1024 entries in flight and settles those the
-// cluster has decided. It returns how many entries it moved.
+// Tick runs the pass of the current Interval when no tracker sharing the
+// ledger has claimed it yet, and reports whether it ran it.
+func (t *Tracker) Tick(ctx context.Context) (bool, error) {
+	slot := t.now().UnixNano() / int64(t.Interval)
+	won, err := t.store.ClaimPass(ctx, passName, t.owner, slot)
+	if err != nil || !won {
+		return false, err
+	}
+	_, err = t.Pass(ctx)
+	return true, err
+}
+
+// Pass leases up to 1024 entries in flight, settles those the cluster has
+// decided, and releases the rest. It returns how many entries it moved.
 func (t *Tracker) Pass(ctx context.Context) (int, error) {
-	entries, err := t.store.InFlight(ctx, 4*batch)
+	ctx, cancel := context.WithTimeout(ctx, t.Lease)
+	defer cancel()
+	now := t.now().UTC()
+	entries, err := t.store.LeaseInFlight(ctx, t.owner, 4*batch, now, now.Add(t.Lease))
 	if err != nil || len(entries) == 0 {
 		return 0, err
 	}
+	defer t.release(ctx)
 	height, err := t.rpc.GetBlockHeight(ctx, rpc.CommitmentConfirmed)
 	if err != nil {
 		return 0, fmt.Errorf("block height: %w", err)
@@ -96,6 +158,17 @@ func (t *Tracker) Pass(ctx context.Context) (int, error) {
 		}
 	}
 	return moved, nil
+}
+
+// release frees the entries of a pass for the next one, on any instance;
+// if it fails, their lease ends by itself.
+func (t *Tracker) release(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := t.store.ReleaseLeases(ctx, t.owner, t.now().UTC()); err != nil {
+		t.log.WarnContext(ctx, "confirmation tracker could not release its leases; they end by themselves",
+			"lease", t.Lease, "err", err)
+	}
 }
 
 func (t *Tracker) settle(ctx context.Context, entries []ledger.Entry, height uint64) (int, error) {

@@ -53,10 +53,11 @@ func TestDatabaseDownGives503(t *testing.T) {
 	if strings.Contains(msg, "sql") {
 		t.Fatalf("internal detail leaked: %q", msg)
 	}
-	r := e.rest("GET", "/healthz", noCred(), nil)
-	if r.code != 503 || !strings.Contains(string(r.body), "database unavailable") {
-		t.Fatalf("healthz %d %s", r.code, r.body)
+	r := e.rest("GET", "/readyz", noCred(), nil)
+	if r.code != 503 || !strings.Contains(string(r.body), `"database":"unavailable"`) {
+		t.Fatalf("readyz %d %s", r.code, r.body)
 	}
+	e.rest("GET", "/healthz", noCred(), nil).status(200) // alive all the same
 }
 
 func TestRESTErrorBodyOnEveryPath(t *testing.T) {

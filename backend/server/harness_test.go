@@ -36,6 +36,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 	"github.com/reclaim-sol/reclaim/backend/ticket"
 	"github.com/reclaim-sol/reclaim/backend/txbuild"
+	"github.com/reclaim-sol/reclaim/gen/openapi/openapitest"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
 
@@ -81,6 +82,19 @@ type env struct {
 	apiKey  string
 	keyID   string
 	http    *http.Client
+	life    *server.Lifecycle
+}
+
+// idle waits until the server has finished with every request, its access
+// log line, metrics and spans included: a client has its answer a moment
+// before.
+func (e *env) idle(t testing.TB) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.life.Wait(ctx); err != nil {
+		t.Fatalf("requests still being served: %v", err)
+	}
 }
 
 type option func(*options)
@@ -99,15 +113,24 @@ type options struct {
 	dasURL string
 	// relayStore, when set, wraps the store the relay writes through.
 	relayStore func(relay.Store) relay.Store
+	// cors, when set, turns on the CORS policy with these default origins
+	// and the projects' own, read again on every request.
+	cors []string
+	// deps, when set, changes the server's dependencies (operations tests).
+	deps func(*server.Deps)
 }
 
 func withLimiter(l ratelimit.Limiter) option { return func(o *options) { o.limiter = l } }
 func withRPC(url string) option              { return func(o *options) { o.rpcURL = url } }
 func withRPCTimeout(d time.Duration) option  { return func(o *options) { o.rpcTimeout = d } }
 func withDAS(url string) option              { return func(o *options) { o.dasURL = url } }
+func withCORS(defaults ...string) option {
+	return func(o *options) { o.cors = append([]string{}, defaults...) }
+}
 func withRelayStore(wrap func(relay.Store) relay.Store) option {
 	return func(o *options) { o.relayStore = wrap }
 }
+func withDeps(f func(*server.Deps)) option { return func(o *options) { o.deps = f } }
 func withShared(store *storage.Store, keys *signing.Keyring, hasher *auth.Hasher) option {
 	return func(o *options) { o.store, o.keys, o.hasher = store, keys, hasher }
 }
@@ -147,7 +170,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 	if o.dasURL != "" {
 		buildOpts = append(buildOpts, txbuild.WithCNFTPlanner(bubblegum.NewPlanner(das.New(o.dasURL, nil, das.Options{}), rc)))
 	}
-	h, err := server.New(server.Deps{
+	d := server.Deps{
 		Auth:    auth.NewAuthenticator(o.store, o.hasher, o.keys, o.keyTTL, clk.Now),
 		Issuer:  auth.NewIssuer(o.keys, clk.Now),
 		Limiter: o.limiter,
@@ -158,13 +181,22 @@ func newEnv(t testing.TB, opts ...option) *env {
 			TicketTTL: time.Minute, RPCTimeout: o.rpcTimeout, DBTimeout: 2 * time.Second, Now: clk.Now,
 		}),
 		Ping:      o.store.Ping,
+		CORS:      corsOf(o),
 		Log:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 		DBTimeout: 2 * time.Second,
-	})
+	}
+	if o.deps != nil {
+		o.deps(&d)
+	}
+	if d.Lifecycle == nil {
+		d.Lifecycle = server.NewLifecycle()
+	}
+	h, err := server.New(d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewUnstartedServer(h)
+	srv.Config.BaseContext = d.Lifecycle.BaseContext
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
 	protocols.SetUnencryptedHTTP2(true)
@@ -172,11 +204,20 @@ func newEnv(t testing.TB, opts ...option) *env {
 	srv.Start()
 	t.Cleanup(srv.Close)
 
-	e := &env{t: t, srv: srv, store: o.store, hasher: o.hasher, keys: o.keys, clock: clk}
-	e.http = &http.Client{Transport: h2cTransport()}
+	e := &env{t: t, srv: srv, store: o.store, hasher: o.hasher, keys: o.keys, clock: clk, life: d.Lifecycle}
+	// Every REST answer the tests read must be one the OpenAPI document
+	// describes.
+	e.http = &http.Client{Transport: openapitest.Transport(h2cTransport())}
 	e.project = e.newProject("Acme", newWallet())
 	e.apiKey, e.keyID = e.newAPIKey(e.project.ID)
 	return e
+}
+
+func corsOf(o options) server.CORS {
+	if o.cors == nil {
+		return server.CORS{}
+	}
+	return server.CORS{Default: o.cors, Origins: o.store, Refresh: time.Nanosecond}
 }
 
 // h2cTransport speaks HTTP/1.1 and HTTP/2 without TLS, as the server does.

@@ -1,12 +1,13 @@
 // Package server is the HTTP face of the service: one handler that serves
 // every operation as Connect, gRPC, gRPC-Web and REST (through vanguard) from
-// the same Connect handlers, plus /healthz. It adapts requests to the domain
-// packages and maps their errors to statuses in one place (toConnect).
+// the same Connect handlers, plus the probes (/healthz, /readyz) and the gRPC
+// health and reflection services. It adapts requests to the domain packages
+// and maps their errors to statuses in one place (toConnect), and observes
+// every request once (observe.go: metrics, traces, the access log).
 package server
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/reclaim"
+	"github.com/reclaim-sol/reclaim/backend/telemetry"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
@@ -35,21 +37,37 @@ type Deps struct {
 	Ledger  *ledger.Service
 	// Wallet is the wallet service behind WalletService and the stream.
 	Wallet *reclaim.Service
-	// Ping checks the database for /healthz.
+	// Ping checks the database for /readyz.
 	Ping func(ctx context.Context) error
 	// Admin is the console, served under /admin/ (nil: none).
 	Admin http.Handler
-	Log   *slog.Logger
+	// CORS is the browsers' cross-origin policy (zero: no origin allowed).
+	CORS CORS
+	Log  *slog.Logger
 	// DBTimeout bounds the database work of stats and leaderboards.
 	DBTimeout time.Duration
+
+	// Operations (observe.go, lifecycle.go, probes.go). Cluster checks the
+	// cluster for /readyz (nil: not checked); Lifecycle drains and stops
+	// the server (nil: one that never does); Metrics and Tracing observe
+	// requests (nil: not recorded).
+	Cluster   func(ctx context.Context) error
+	Lifecycle *Lifecycle
+	Metrics   *telemetry.Metrics
+	Tracing   *telemetry.Tracing
 }
 
 // New returns the service's root handler.
 func New(d Deps) (http.Handler, error) {
+	if d.Lifecycle == nil {
+		d.Lifecycle = NewLifecycle()
+	}
+	obs := newObserver(d)
 	codec := newJSONCodec(nil)
 	g := &guard{auth: d.Auth, limiter: d.Limiter, log: d.Log}
+	origins := newOriginPolicy(d.CORS, d.Auth, d.DBTimeout, d.Log)
 	opts := connect.WithHandlerOptions(
-		connect.WithInterceptors(g),
+		connect.WithInterceptors(append(obs.interceptors(), g)...),
 		connect.WithCodec(connectCodec{json: codec}),
 		connect.WithReadMaxBytes(maxRequestBytes),
 	)
@@ -74,14 +92,14 @@ func New(d Deps) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	mux.Handle("GET /healthz", healthz(d.Ping))
+	addDocs(mux) // GET /v1/openapi.json and /docs
 	if d.Admin != nil {
 		mux.Handle("/admin/", d.Admin)
 		mux.Handle("GET /admin", http.RedirectHandler("/admin/", http.StatusFound))
 	}
 	// The wallet stream's WebSocket, before the REST routes (vanguard cannot
 	// upgrade); it checks credentials through the interceptor's guard.
-	mux.Handle("/v1/wallet/{address}/stream", newWalletSocket(g, wallet, codec))
+	mux.Handle("/v1/wallet/{address}/stream", newWalletSocket(g, wallet, codec, origins))
 	mux.Handle("/v1/", transcoder)
 	mux.HandleFunc("/", notFound)
 	descriptors := []protoreflect.ServiceDescriptor{
@@ -89,23 +107,10 @@ func New(d Deps) (http.Handler, error) {
 		reclaimv1.File_reclaim_v1_wallet_proto.Services().ByName("WalletService"),
 		reclaimv1.File_reclaim_v1_project_proto.Services().ByName("ProjectService"),
 	}
-	return newGate(restErrors(mux), descriptors, connect.NewErrorWriter(opts)), nil
+	obs.known(descriptors, mountOps(mux, newReadiness(d), descriptors, connect.WithInterceptors(obs.interceptors()...)))
+	return obs.wrap(origins.handler(newGate(restErrors(mux), descriptors, connect.NewErrorWriter(opts)))), nil
 }
 
 func notFound(w http.ResponseWriter, r *http.Request) {
 	http.Error(w, "no route for "+r.Method+" "+r.URL.Path+": see the API reference in the README", http.StatusNotFound)
-}
-
-func healthz(ping func(context.Context) error) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		status, code := "ok", http.StatusOK
-		if ping != nil && ping(ctx) != nil {
-			status, code = "database unavailable", http.StatusServiceUnavailable
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(code)
-		_ = json.NewEncoder(w).Encode(map[string]string{"status": status})
-	})
 }

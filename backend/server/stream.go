@@ -52,13 +52,14 @@ func (e *streamSendError) Unwrap() error { return e.err }
 // the requirement table are the Connect interceptor's (guard.admit) for the
 // StreamWalletAssets procedure.
 type walletSocket struct {
-	guard  *guard
-	wallet *walletServer
-	codec  *jsonCodec
+	guard   *guard
+	wallet  *walletServer
+	codec   *jsonCodec
+	origins *originPolicy
 }
 
-func newWalletSocket(g *guard, w *walletServer, codec *jsonCodec) http.Handler {
-	return &walletSocket{guard: g, wallet: w, codec: codec}
+func newWalletSocket(g *guard, w *walletServer, codec *jsonCodec, origins *originPolicy) http.Handler {
+	return &walletSocket{guard: g, wallet: w, codec: codec, origins: origins}
 }
 
 func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -74,8 +75,9 @@ func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{
 		Subprotocols: []string{wsSubprotocol},
-		// Any origin: the credential is a token the page holds, never an
-		// ambient cookie, so a cross-site page gains nothing by connecting.
+		// Browsers do not apply CORS to WebSockets: admit checks the
+		// Origin against the session's project once it is known, and
+		// answers a refusal as an error event the page can read.
 		InsecureSkipVerify: true,
 	})
 	if err != nil {
@@ -84,8 +86,12 @@ func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer c.CloseNow()
 	c.SetReadLimit(wsReadLimit)
 	// The connection's context: it ends when the client closes or drops
-	// (CloseRead reads control frames until then), stopping the discovery.
-	ctx := c.CloseRead(r.Context())
+	// (CloseRead reads control frames until then), stopping the discovery;
+	// or when the server stops (Lifecycle.Stop ends the request's context),
+	// with that as its cause, while the socket stays open for the close.
+	ctx, cancel := context.WithCancelCause(c.CloseRead(context.WithoutCancel(r.Context())))
+	defer cancel(nil)
+	defer context.AfterFunc(r.Context(), func() { cancel(context.Cause(r.Context())) })()
 	go keepAlive(ctx, c)
 
 	address := r.PathValue("address")
@@ -104,9 +110,16 @@ func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var sendErr *streamSendError
 	switch {
 	case err == nil:
+		settle(ctx, "", nil)
 		_ = c.Close(websocket.StatusNormalClosure, "complete")
+	case errors.Is(context.Cause(ctx), errStopping):
+		// The server stopped before the stream ended (its drain bound
+		// passed): going away, so the client reconnects elsewhere.
+		settle(ctx, "", connect.NewError(connect.CodeUnavailable, errStopping))
+		_ = c.Close(websocket.StatusGoingAway, "server shutting down: reconnect")
 	case errors.As(err, &sendErr), ctx.Err() != nil:
 		// The client left or stopped reading: nobody to tell.
+		settle(ctx, "", connect.NewError(connect.CodeCanceled, err))
 	default:
 		h.closeWith(ctx, c, err)
 	}
@@ -128,6 +141,12 @@ func (h *walletSocket) admit(ctx context.Context, r *http.Request, address strin
 		&reclaimv1.StreamWalletAssetsRequest{Address: address})
 	if err != nil {
 		return ctx, nil, err
+	}
+	// A browser always sends Origin; other clients need not, and are
+	// admitted as before, and so are pages of this server's own origin.
+	if origin := r.Header.Get("Origin"); origin != "" && !sameHost(origin, r.Host) && !h.origins.allows(ctx, origin, principalFrom(ctx).ProjectID) {
+		return ctx, nil, connect.NewError(connect.CodePermissionDenied, errors.New("origin "+origin+
+			" is not allowed to use this project's sessions: add it to the project's allowed origins in the console's Settings"))
 	}
 	q := r.URL.Query()
 	for k := range q {
@@ -206,7 +225,9 @@ func (h *walletSocket) closeWith(ctx context.Context, c *websocket.Conn, err err
 	if errors.As(err, &ae) {
 		err = connect.NewError(connect.CodeUnauthenticated, errors.New(ae.msg))
 	}
-	body := restErrorOf(toConnectError(ctx, h.guard, err))
+	ce := toConnectError(ctx, h.guard, err)
+	settle(ctx, "", ce)
+	body := restErrorOf(ce)
 	_ = writeEvent(ctx, c, "error", body.encode())
 	_ = c.Close(websocket.StatusCode(4000+body.StatusCode), closeReason(body.Message))
 }

@@ -128,13 +128,13 @@ func (s *walletServer) SubmitTransactions(ctx context.Context, req *connect.Requ
 }
 
 func submissionResult(r relay.Result) *reclaimv1.SubmissionResult {
-	res := &reclaimv1.SubmissionResult{Status: r.Status, Includes: selections(r.Includes)}
+	res := &reclaimv1.SubmissionResult{Status: string(r.Status), Includes: selections(r.Includes)}
 	if r.Signature != "" {
 		sig := r.Signature
 		res.Signature = &sig
 	}
 	if r.Status == relay.StatusFailed {
-		res.Error = &reclaimv1.SubmissionError{Code: r.Code, Message: r.Message}
+		res.Error = &reclaimv1.SubmissionError{Code: string(r.Code), Message: r.Message}
 	}
 	return res
 }

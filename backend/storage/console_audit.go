@@ -24,6 +24,7 @@ type auditRow struct {
 	MemberID    string    `bun:"member_id,notnull"`
 	MemberEmail string    `bun:"member_email,notnull"`
 	MemberRole  string    `bun:"member_role,notnull"`
+	Origin      string    `bun:"origin,notnull"`
 	CreatedAt   time.Time `bun:"created_at,notnull"`
 }
 
@@ -32,6 +33,7 @@ func (r *auditRow) entry() owner.AuditEntry {
 		ID: r.ID, ProjectID: r.ProjectID, OwnerID: r.OwnerID, OwnerEmail: r.OwnerEmail, Action: owner.Action(r.Action),
 		Key:       owner.AuditKey{ID: r.KeyID, Prefix: r.KeyPrefix, Name: r.KeyName},
 		Member:    owner.AuditMember{ID: r.MemberID, Email: r.MemberEmail, Role: owner.Role(r.MemberRole)},
+		Origin:    r.Origin,
 		CreatedAt: r.CreatedAt.UTC(),
 	}
 }
@@ -46,12 +48,14 @@ func auditEntries(rows []auditRow) []owner.AuditEntry {
 
 // AddAudit records e, with a new "aud_" ID when e.ID is empty and CreatedAt
 // set to now when zero. A key entry fills the key columns, a member entry the
-// member columns (migration 20260521000005).
+// member columns (migration 20260521000005), an origin entry the origin
+// column (20260521000007).
 func (s *Store) AddAudit(ctx context.Context, e owner.AuditEntry) error {
 	row := auditRow{
 		ID: e.ID, ProjectID: e.ProjectID, OwnerID: e.OwnerID, OwnerEmail: e.OwnerEmail, Action: string(e.Action),
 		KeyID: e.Key.ID, KeyPrefix: e.Key.Prefix, KeyName: e.Key.Name,
 		MemberID: e.Member.ID, MemberEmail: e.Member.Email, MemberRole: string(e.Member.Role),
+		Origin:    e.Origin,
 		CreatedAt: utc(e.CreatedAt),
 	}
 	if row.ID == "" {

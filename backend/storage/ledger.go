@@ -40,7 +40,10 @@ type transactionRow struct {
 	PromisedServiceFee     int64  `bun:"promised_service_fee,notnull"`
 	DonationWallet         string `bun:"donation_wallet,notnull"`
 	Treasury               string `bun:"treasury,notnull"`
-	// RollupState came with migration 20260521000008: whether the rollups
+	// The tracker's lease came with migration 20260521000008 (LeaseInFlight).
+	LeaseOwner string `bun:"lease_owner,notnull"`
+	LeaseUntil int64  `bun:"lease_until,notnull"`
+	// RollupState came with migration 20260521000009: whether the rollups
 	// count the row (rollupCounted once confirmed). Always written: SQLite
 	// would give an insert that leaves it out the legacy value.
 	RollupState int16 `bun:"rollup_state,notnull"`

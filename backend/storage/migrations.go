@@ -32,8 +32,10 @@ var schema = []migration{
 	{name: "20260521000004", comment: "console", up: upConsole},                           // migrations_console.go
 	{name: "20260521000005", comment: "console_audit_members", up: upConsoleAuditMembers}, // migrations_console.go
 	{name: "20260521000006", comment: "landed_figures", up: upLandedFigures},              // migrations_landed.go
+	{name: "20260521000007", comment: "project_origins", up: upProjectOrigins},            // migrations_origins.go
+	{name: "20260521000008", comment: "tracker_leases", up: upTrackerLeases},              // migrations_tracker.go
 	// migrations_rollups.go
-	{name: "20260521000008", comment: "rollups", up: upRollups, after: afterRollups},
+	{name: "20260521000009", comment: "rollups", up: upRollups, after: afterRollups},
 }
 
 // Migrate brings the schema up to date. It is idempotent, and safe when
@@ -50,7 +52,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return fmt.Errorf("storage: migrate: %w", err)
 	}
 	// Count what a version without rollups confirmed meanwhile (a rolling
-	// upgrade; nothing, usually), and the rows from before migration 8 (once).
+	// upgrade; nothing, usually), and the rows from before migration 9 (once).
 	if err := s.catchUpRollups(ctx); err != nil {
 		return fmt.Errorf("storage: migrate: %w", err)
 	}

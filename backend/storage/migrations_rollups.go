@@ -17,7 +17,7 @@ const (
 	// rollupNotCounted: not confirmed yet, or confirmed by a version without
 	// rollups (during a rolling upgrade); catchUpRollups counts the latter.
 	rollupNotCounted = 0
-	// rollupLegacy: final before migration 8; the backfill counts the
+	// rollupLegacy: final before migration 9; the backfill counts the
 	// confirmed ones, in the order its cursor says.
 	rollupLegacy = 1
 	// rollupCounted: counted by the transaction that confirmed it.
@@ -30,7 +30,7 @@ const rollupFigures = `gross_rebate BIGINT NOT NULL, net_rebate BIGINT NOT NULL,
 
 const typeCountColumns = `token_account_closure_count BIGINT NOT NULL, token_burn_count BIGINT NOT NULL, nft_burn_count BIGINT NOT NULL,`
 
-// rollupTables are the tables of migration 8, as CREATE TABLE statements
+// rollupTables are the tables of migration 9, as CREATE TABLE statements
 // with the dialect's clauses left as placeholders: {include} is the INCLUDE
 // of a covering primary key (Postgres), {rowid} WITHOUT ROWID (SQLite, where
 // a table is then stored in its primary key's order).
@@ -61,7 +61,7 @@ var rollupTables = []string{
 	project_id VARCHAR NOT NULL PRIMARY KEY REFERENCES projects (id) ON DELETE CASCADE,
 	gross_rebate BIGINT NOT NULL, net_rebate BIGINT NOT NULL, transaction_count BIGINT NOT NULL,
 	wallet_count BIGINT NOT NULL, donation_count BIGINT NOT NULL, donation_amount BIGINT NOT NULL)`,
-	// Where the backfill of migration 8 is: the legacy rows of projects
+	// Where the backfill of migration 9 is: the legacy rows of projects
 	// before project_id, and of project_id's payers up to payer, are counted.
 	`CREATE TABLE IF NOT EXISTS reclaim_rollup_backfill (
 	id INTEGER NOT NULL PRIMARY KEY, project_id VARCHAR NOT NULL, payer VARCHAR NOT NULL, done BOOLEAN NOT NULL)`,
@@ -72,7 +72,7 @@ var rollupTables = []string{
 const rankInclude = ` INCLUDE (net_rebate, transaction_count, token_account_closure_count, token_burn_count, nft_burn_count,
 	donation_amount, donation_count, community_amount)`
 
-// rollupIndex is an index of migration 8. On an existing table (onLedger)
+// rollupIndex is an index of migration 9. On an existing table (onLedger)
 // Postgres builds it concurrently, outside the migration's transaction, so
 // the service keeps confirming while it is built.
 type rollupIndex struct {
@@ -196,7 +196,7 @@ func addRollupState(ctx context.Context, db bun.IDB, pg bool) error {
 	return nil
 }
 
-// afterRollups finishes migration 8 outside its transaction, so that the
+// afterRollups finishes migration 9 outside its transaction, so that the
 // ledger stays writable meanwhile. It moves the rows still in flight back to
 // uncounted (before the backfill starts, which counts any an older version
 // confirms before they move; a few hundred rows usually, though the

@@ -3,6 +3,9 @@ package storage
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
 
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 )
@@ -83,11 +86,98 @@ func (s *Store) InFlight(ctx context.Context, limit int) ([]ledger.Entry, error)
 	if err != nil {
 		return nil, fmt.Errorf("entries in flight: %w", err)
 	}
+	return entries(rows), nil
+}
+
+func entries(rows []transactionRow) []ledger.Entry {
 	out := make([]ledger.Entry, len(rows))
 	for i := range rows {
 		out[i] = rows[i].entry()
 	}
-	return out, nil
+	return out
+}
+
+// LeaseInFlight leases to owner, until until, up to limit entries still
+// sending or submitted whose lease is free at now (never taken, released,
+// or run out), and returns them oldest first: what one pass of the
+// confirmation tracker follows. The database decides between trackers on
+// every instance, so an entry is leased to one at a time: on Postgres the
+// rows are picked FOR UPDATE SKIP LOCKED, on SQLite the one statement runs
+// under the database's write lock. The least recently leased come first, so
+// a backlog larger than limit is followed in turn.
+func (s *Store) LeaseInFlight(ctx context.Context, owner string, limit int, now, until time.Time) ([]ledger.Entry, error) {
+	pick := s.db.NewSelect().Model((*transactionRow)(nil)).Column("id").
+		Where("status IN (?, ?)", ledger.StatusSending, ledger.StatusSubmitted).
+		Where("lease_until <= ?", now.UnixMilli()).
+		OrderExpr("lease_until ASC, created_at ASC").
+		Limit(limit)
+	if s.postgres {
+		pick = pick.For("UPDATE SKIP LOCKED")
+	}
+	var ids []string
+	err := s.db.NewUpdate().Model((*transactionRow)(nil)).
+		Set("lease_owner = ?", owner).
+		Set("lease_until = ?", until.UnixMilli()).
+		Where("id IN (?)", pick).
+		Returning("id").
+		Scan(ctx, &ids)
+	if err != nil {
+		return nil, fmt.Errorf("lease entries in flight: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var rows []transactionRow
+	err = s.db.NewSelect().Model(&rows).
+		Where("id IN (?)", bun.List(ids)).
+		Where("lease_owner = ?", owner).
+		OrderExpr("created_at ASC, id ASC").
+		Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("entries leased: %w", err)
+	}
+	return entries(rows), nil
+}
+
+// ReleaseLeases frees the entries owner holds, as leased last at now, so
+// the next pass, on any instance, may follow them at once.
+func (s *Store) ReleaseLeases(ctx context.Context, owner string, now time.Time) error {
+	_, err := s.db.NewUpdate().Model((*transactionRow)(nil)).
+		Set("lease_owner = ''").
+		Set("lease_until = ?", now.UnixMilli()).
+		Where("lease_owner = ?", owner).
+		Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("release leases: %w", err)
+	}
+	return nil
+}
+
+// passRow is the last claimed pass of a periodic job shared by instances.
+type passRow struct {
+	bun.BaseModel `bun:"table:tracker_passes"`
+
+	Name  string `bun:"name,pk"`
+	Slot  int64  `bun:"slot,notnull"`
+	Owner string `bun:"owner,notnull"`
+}
+
+// ClaimPass claims pass slot of the periodic job name for owner and reports
+// whether this caller won it: the first claim of a slot later than the last
+// one claimed wins, on every instance, so each slot runs once.
+func (s *Store) ClaimPass(ctx context.Context, name, owner string, slot int64) (bool, error) {
+	row := passRow{Name: name, Slot: slot, Owner: owner}
+	res, err := s.db.NewInsert().Model(&row).
+		On("CONFLICT (name) DO UPDATE").
+		Set("slot = EXCLUDED.slot").
+		Set("owner = EXCLUDED.owner").
+		Where("?TableAlias.slot < EXCLUDED.slot").
+		Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("claim pass %d of %s: %w", slot, name, err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
 }
 
 // LogAttempt records one submission result.

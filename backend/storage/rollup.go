@@ -9,7 +9,7 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// The rollups (migration 8, docs/decisions.md "rollups") count the
+// The rollups (migration 9, docs/decisions.md "rollups") count the
 // confirmed ledger rows per project, wallet, UTC day and type
 // (reclaim_rollup_days), per wallet, type or all types, and UTC month or year
 // (reclaim_rollup_periods), per project and day (reclaim_project_days) and

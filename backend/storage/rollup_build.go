@@ -73,7 +73,7 @@ func (s *Store) runBackfill(ctx context.Context) error {
 }
 
 // WaitForRollups returns once the rollups count every row recorded before
-// migration 8, which Migrate may leave to finish in the background (the
+// migration 9, which Migrate may leave to finish in the background (the
 // reads are exact meanwhile, and as slow as before rollups), or with ctx's
 // error and the backfill's last.
 func (s *Store) WaitForRollups(ctx context.Context) error {
@@ -119,7 +119,7 @@ const (
 // transaction.
 const catchUpBatch = 1000
 
-// backfillRollups counts the legacy rows (final before migration 8) in the
+// backfillRollups counts the legacy rows (final before migration 9) in the
 // rollups, project by project and, within one, by batches of wallets (in
 // payer order), so that each rollup row of a wallet is written once. Each
 // batch reads the cursor (reclaim_rollup_backfill, locked), adds its rows and

@@ -47,7 +47,7 @@ func RollupsUsable(ctx context.Context, s *Store, projectID string) (bool, error
 	return s.rollupsUsable(ctx, projectID)
 }
 
-// ForgetRollups puts the store back as a version before migration 8 left
+// ForgetRollups puts the store back as a version before migration 9 left
 // it: no rollups, every final row legacy, the backfill not started.
 func ForgetRollups(ctx context.Context, s *Store) error {
 	s.rollupsReady.Store(false)
@@ -70,7 +70,7 @@ func ForgetRollups(ctx context.Context, s *Store) error {
 }
 
 // Undate removes the confirmation time of the entry of a ticket, as
-// InsertEntry allowed before migration 8.
+// InsertEntry allowed before migration 9.
 func Undate(ctx context.Context, s *Store, jti string) error {
 	_, err := s.db.ExecContext(ctx, "UPDATE reclaim_transactions SET confirmed_at = NULL WHERE ticket_jti = ?", jti)
 	return err
@@ -119,10 +119,10 @@ func MigrateBefore(ctx context.Context, s *Store, name string) error {
 	return s.applySchema(ctx, older)
 }
 
-// RollupMigration names migration 8.
-const RollupMigration = "20260521000008"
+// RollupMigration names migration 9.
+const RollupMigration = "20260521000009"
 
-// InsertAsBefore records e as a version before migration 8 did: without
+// InsertAsBefore records e as a version before migration 9 did: without
 // rollup_state, counted in the per-wallet totals when confirmed.
 func InsertAsBefore(ctx context.Context, s *Store, e ledger.Entry) error {
 	row := newTransactionRow(e, e.Status)

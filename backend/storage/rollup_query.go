@@ -14,7 +14,7 @@ import (
 )
 
 // rollupsUsable reports whether the rollups of projectID count every
-// confirmed row: the backfill of migration 8 is done, and no row that a
+// confirmed row: the backfill of migration 9 is done, and no row that a
 // version without rollups confirmed (during a rolling upgrade) waits for
 // catchUpRollups. Otherwise the reads fall back to the per-wallet totals and
 // the ledger rows, which are exact but cost O(rows).
@@ -73,7 +73,7 @@ func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f 
 	from, to, all := clipRange(utcPtr(f.Start), utcPtr(f.End), first.Int64, last.Int64)
 	if all {
 		// Unless some confirmed row has no confirmation time (recorded so
-		// before migration 8): in the totals, it is in no range.
+		// before migration 9): in the totals, it is in no range.
 		var undated bool
 		err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM reclaim_transactions
 			WHERE project_id = ? AND status = 'confirmed' AND confirmed_at IS NULL)`, projectID).Scan(&undated)

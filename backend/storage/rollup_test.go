@@ -20,7 +20,7 @@ import (
 
 // TestRollupsEqualRows builds random ledgers through every way a row gets
 // counted (confirmed on insert, confirmed later with landed figures, counted
-// by the backfill of migration 8 in small interrupted batches, confirmed by
+// by the backfill of migration 9 in small interrupted batches, confirmed by
 // an older version and caught up, rebuilt) and checks that stats,
 // leaderboards with random filters (days, timestamps, boundaries of days,
 // months and years, types, payers, pages) and daily totals from the rollups
@@ -42,7 +42,7 @@ func TestRollupsEqualRows(t *testing.T) {
 		g.record(t, s, otherID, 20, recording{})
 		g.check(t, s, projectID, "confirmed as recorded", true)
 
-		// The same ledger recorded before migration 8, two of its rows
+		// The same ledger recorded before migration 9, two of its rows
 		// without confirmation time, then confirmations by an older version.
 		g.record(t, s, projectID, 40, recording{inFlight: true})
 		for _, jti := range g.confirmed[:2] {
@@ -154,7 +154,7 @@ func (g *ledgerGen) instant() time.Time {
 
 // recording says how record records entries: inFlight leaves about half in
 // flight (for confirmAsBefore) instead of confirming them; before records
-// them as a version before migration 8 did (and leaves in flight those it
+// them as a version before migration 9 did (and leaves in flight those it
 // does not confirm on insert).
 type recording struct{ inFlight, before bool }
 
@@ -326,7 +326,7 @@ func showFilter(f ledger.Filter) string {
 }
 
 // TestMigrationCountsTheLedger upgrades a database that a version before
-// migration 8 filled (entries confirmed, in flight, without confirmation
+// migration 9 filled (entries confirmed, in flight, without confirmation
 // time, in two projects): once migrated, the rollups answer, and equal the
 // rows. On Postgres an older instance still running then records and
 // confirms entries: the reads stay exact, and the next start counts them.

@@ -84,8 +84,12 @@ func openPostgres(ctx context.Context, databaseURL string) (*Store, error) {
 		pgdriver.WithApplicationName("reclaim"),
 	)
 	sqldb := sql.OpenDB(connector)
+	// As many idle connections as open ones: with fewer, every query above
+	// that concurrency opened a connection (a server process and a SCRAM
+	// exchange) and closed it after; through the compose topology that
+	// halved the requests a second and quadrupled the p99.
 	sqldb.SetMaxOpenConns(20)
-	sqldb.SetMaxIdleConns(10)
+	sqldb.SetMaxIdleConns(20)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	s := &Store{db: bun.NewDB(sqldb, pgdialect.New()), postgres: true, pgURL: databaseURL}
 	if err := s.db.PingContext(ctx); err != nil {

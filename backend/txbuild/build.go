@@ -8,21 +8,40 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sync"
 
 	"github.com/gagliardetto/solana-go"
-	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
+	"github.com/reclaim-sol/reclaim/backend/rpclimit"
 )
 
 // Build checks p, packs its items and builds, simulates and prices each
 // transaction. An *Error names what the request got wrong; other errors come
 // from the cluster or the configuration.
 func (b *Builder) Build(ctx context.Context, p Params) (Result, error) {
+	return b.BuildWith(ctx, p, nil)
+}
+
+// BuildWith is Build with the reads pf started (nil: Build starts them);
+// pf must have been made for p's wallet, transfers and priority.
+//
+// Round trips: the reads of pf go out together; then every transaction is
+// simulated at once (a transaction whose fees pf could not ask, see
+// fees.go, is priced first). Calls wait for slots of ctx's rpclimit.Limit.
+func (b *Builder) BuildWith(ctx context.Context, p Params, pf *Prefetch) (Result, error) {
+	ctx = rpclimit.Ensure(ctx)
 	r, err := p.check()
 	if err != nil {
 		return Result{}, err
+	}
+	if pf == nil {
+		pctx, cancel := context.WithCancel(ctx)
+		pf = b.Prefetch(pctx, p, writtenBy(p.Items))
+		defer func() { cancel(); pf.settle() }() // nothing outlives the call
+	} else if !pf.matches(p) {
+		return Result{}, fmt.Errorf("txbuild: prefetched for another wallet, transfers or priority")
 	}
 	if err := b.planCNFTs(ctx, r); err != nil {
 		return Result{}, err
@@ -32,50 +51,59 @@ func (b *Builder) Build(ctx context.Context, p Params) (Result, error) {
 		return Result{}, err
 	}
 	for _, bt := range batches {
-		// Refuse before asking the cluster when even the base fee eats the rebate.
+		// Refuse before waiting on the cluster when even the base fee eats the rebate.
 		if _, err := r.split(bt).net(SignatureFee); err != nil {
 			return Result{}, err
 		}
 	}
-	latest, err := b.rpc.GetLatestBlockhash(ctx, rpc.CommitmentConfirmed)
-	if err != nil {
-		return Result{}, fmt.Errorf("txbuild: latest blockhash: %w", err)
+	if err := pf.wait(ctx); err != nil {
+		return Result{}, err
 	}
-	if latest == nil || latest.Value == nil {
-		return Result{}, fmt.Errorf("txbuild: latest blockhash: empty result")
-	}
-	rc, err := b.recipients(ctx, r)
+	txs, err := b.buildAll(ctx, r, batches, pf)
 	if err != nil {
 		return Result{}, err
 	}
-	txs, err := b.buildAll(ctx, r, batches, latest.Value.Blockhash, rc)
-	if err != nil {
-		return Result{}, err
-	}
-	return Result{Txs: txs, Blockhash: latest.Value.Blockhash, LastValidBlockHeight: latest.Value.LastValidBlockHeight}, nil
+	return Result{Txs: txs, Blockhash: pf.latest.Blockhash, LastValidBlockHeight: pf.latest.LastValidBlockHeight}, nil
 }
-
-// parallel bounds the transactions priced and simulated at once: a build of
-// many transactions should not wait on its round trips one by one, nor flood
-// the RPC provider.
-const parallel = 4
 
 // buildAll builds the batches concurrently; the error returned is that of the
 // first failing batch in order, so the same request always reports the same
-// mistake.
-func (b *Builder) buildAll(ctx context.Context, r *request, batches []batch, blockhash solana.Hash, rc rentCheck) ([]Tx, error) {
+// mistake. A cluster error cancels the others.
+func (b *Builder) buildAll(ctx context.Context, r *request, batches []batch, pf *Prefetch) ([]Tx, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	var asked []*feeQuery
+	defer func() {
+		cancel()
+		for _, q := range asked {
+			<-q.done
+		}
+	}()
+	fees := make([][]*feeQuery, len(batches))
+	if r.percentile > 0 {
+		writable := make([][]solana.PublicKey, len(batches))
+		var uncovered []int
+		for i, bt := range batches {
+			writable[i] = writableOf(r.Wallet, bt.items, r.frameOf(r.split(bt)))
+			var ok bool
+			if fees[i], ok = pf.fees.cover(writable[i]); !ok {
+				uncovered = append(uncovered, i)
+			}
+		}
+		for i, q := range b.groupFees(ctx, writable, uncovered) {
+			fees[i] = []*feeQuery{q}
+			if !slices.Contains(asked, q) {
+				asked = append(asked, q)
+			}
+		}
+	}
 	txs := make([]Tx, len(batches))
 	errs := make([]error, len(batches))
-	sem := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
 	for i, bt := range batches {
 		wg.Add(1)
-		sem <- struct{}{}
 		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if txs[i], errs[i] = b.build(ctx, r, bt, blockhash, rc); errs[i] != nil {
+			defer wg.Done()
+			if txs[i], errs[i] = b.build(ctx, r, bt, pf.rc, fees[i], pf.latest.Blockhash); errs[i] != nil {
 				var e *Error
 				if errors.As(errs[i], &e) {
 					return // a request error does not make the others fail
@@ -93,12 +121,9 @@ func (b *Builder) buildAll(ctx context.Context, r *request, batches []batch, blo
 	return txs, nil
 }
 
-// build prices, simulates and compiles the transaction of one batch.
-func (b *Builder) build(ctx context.Context, r *request, bt batch, blockhash solana.Hash, rc rentCheck) (Tx, error) {
-	m := r.split(bt)
-	if err := rc.check(r, m); err != nil {
-		return Tx{}, err
-	}
+// frameOf is the frame of a transaction of money m, its compute limit at
+// the maximum and no price yet.
+func (r *request) frameOf(m money) frame {
 	f := frame{units: MaxComputeUnits, donation: m.donation, fee: m.fee}
 	if r.DonationWallet != nil {
 		f.donationTo = *r.DonationWallet
@@ -106,11 +131,24 @@ func (b *Builder) build(ctx context.Context, r *request, bt batch, blockhash sol
 	if r.Treasury != nil {
 		f.treasury = *r.Treasury
 	}
-	price, err := b.price(ctx, r, bt.items, f)
-	if err != nil {
+	return f
+}
+
+// build prices (from fees: none without a priority level), simulates and
+// compiles the transaction of one batch.
+func (b *Builder) build(ctx context.Context, r *request, bt batch, rc rentCheck, fees []*feeQuery, blockhash solana.Hash) (Tx, error) {
+	m := r.split(bt)
+	if err := rc.check(r, m); err != nil {
 		return Tx{}, err
 	}
-	f.price = price
+	f := r.frameOf(m)
+	if r.percentile > 0 {
+		price, err := priceFrom(ctx, fees, r.percentile)
+		if err != nil {
+			return Tx{}, err
+		}
+		f.price = price
+	}
 	sim, owners, err := assemble(r.Wallet, blockhash, bt.items, f)
 	if err != nil {
 		return Tx{}, err
@@ -119,11 +157,13 @@ func (b *Builder) build(ctx context.Context, r *request, bt batch, blockhash sol
 	if err != nil {
 		return Tx{}, err
 	}
+	// The transaction simulated, with its final limit: only the data of its
+	// first instruction changes (compiling it again costs as much as the
+	// first time did).
 	f.units = b.guardedLimit(consumed)
-	tx, _, err := assemble(r.Wallet, blockhash, bt.items, f)
-	if err != nil {
-		return Tx{}, err
-	}
+	tx := &solana.Transaction{Signatures: slices.Clone(sim.Signatures), Message: sim.Message}
+	tx.Message.Instructions = slices.Clone(sim.Message.Instructions)
+	tx.Message.Instructions[0].Data = setComputeUnitLimit(f.units).(*solana.GenericInstruction).DataBytes
 	out := Tx{
 		Transaction:      tx,
 		Includes:         bt.items,

@@ -8,6 +8,8 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/rpclimit"
 )
 
 // rentCheck knows which transfer recipients do not exist on chain yet. A
@@ -20,29 +22,24 @@ type rentCheck struct {
 	minimum uint64
 }
 
-// recipients reads the donation wallet and the treasury, when transfers to
-// them are possible, with one getMultipleAccounts; the rent-exempt minimum is
-// read only when one of them is missing.
-func (b *Builder) recipients(ctx context.Context, r *request) (rentCheck, error) {
-	var keys []solana.PublicKey
-	if r.donation.Sign() > 0 {
-		keys = append(keys, *r.DonationWallet)
-	}
-	if r.ServiceFeeBPS > 0 && (len(keys) == 0 || !keys[0].Equals(*r.Treasury)) {
-		keys = append(keys, *r.Treasury)
-	}
+// recipients reads keys, the donation wallet and the treasury (recipientsOf),
+// with one getMultipleAccounts; the rent-exempt minimum is read only when one
+// of them is missing.
+func (b *Builder) recipients(ctx context.Context, keys []solana.PublicKey) (rentCheck, error) {
 	rc := rentCheck{missing: map[solana.PublicKey]bool{}}
 	if len(keys) == 0 {
 		return rc, nil
 	}
-	res, err := b.rpc.GetMultipleAccountsWithOpts(ctx, keys, &rpc.GetMultipleAccountsOpts{
-		Commitment: rpc.CommitmentConfirmed, Encoding: solana.EncodingBase64,
+	res, err := rpclimit.Call(ctx, func(ctx context.Context) (*rpc.GetMultipleAccountsResult, error) {
+		return b.rpc.GetMultipleAccountsWithOpts(ctx, keys, &rpc.GetMultipleAccountsOpts{
+			Commitment: rpc.CommitmentConfirmed, Encoding: solana.EncodingBase64,
+		})
 	})
 	if err != nil {
 		return rc, fmt.Errorf("txbuild: read transfer recipients: %w", err)
 	}
-	if len(res.Value) != len(keys) {
-		return rc, fmt.Errorf("txbuild: read transfer recipients: %d accounts for %d keys", len(res.Value), len(keys))
+	if res == nil || len(res.Value) != len(keys) {
+		return rc, fmt.Errorf("txbuild: read transfer recipients: %d accounts for %d keys", lenAccounts(res), len(keys))
 	}
 	for i, acc := range res.Value {
 		if acc == nil {
@@ -50,11 +47,21 @@ func (b *Builder) recipients(ctx context.Context, r *request) (rentCheck, error)
 		}
 	}
 	if len(rc.missing) > 0 {
-		if rc.minimum, err = b.rpc.GetMinimumBalanceForRentExemption(ctx, 0, rpc.CommitmentConfirmed); err != nil {
+		rc.minimum, err = rpclimit.Call(ctx, func(ctx context.Context) (uint64, error) {
+			return b.rpc.GetMinimumBalanceForRentExemption(ctx, 0, rpc.CommitmentConfirmed)
+		})
+		if err != nil {
 			return rc, fmt.Errorf("txbuild: rent-exempt minimum: %w", err)
 		}
 	}
 	return rc, nil
+}
+
+func lenAccounts(res *rpc.GetMultipleAccountsResult) int {
+	if res == nil {
+		return 0
+	}
+	return len(res.Value)
 }
 
 // check refuses a transaction whose transfers would create an account below
@@ -83,39 +90,15 @@ func (rc rentCheck) check(r *request, m money) error {
 	return nil
 }
 
-// price is the compute unit price for the priority level: the chosen
-// percentile of getRecentPrioritizationFees over the transaction's writable
-// accounts, at least 1 micro-lamport so a priority is set; 0 for none.
-func (b *Builder) price(ctx context.Context, r *request, items []Selected, f frame) (uint64, error) {
-	if r.percentile == 0 {
-		return 0, nil
-	}
-	tx, _, err := assemble(r.Wallet, solana.Hash{}, items, f)
-	if err != nil {
-		return 0, err
-	}
-	writable, err := tx.Message.Writable()
-	if err != nil {
-		return 0, fmt.Errorf("txbuild: writable accounts: %w", err)
-	}
-	recent, err := b.rpc.GetRecentPrioritizationFees(ctx, writable)
-	if err != nil {
-		return 0, fmt.Errorf("txbuild: recent prioritization fees: %w", err)
-	}
-	fees := make([]uint64, len(recent))
-	for i, fee := range recent {
-		fees[i] = fee.PrioritizationFee
-	}
-	return max(percentile(fees, r.percentile), 1), nil
-}
-
 // simulate runs tx (its compute limit at the maximum) on the cluster's
 // current state, without signatures and with the latest blockhash, and
 // returns the compute units it consumed. A failing transaction is an *Error
 // naming the item whose instruction failed, when one did, and the reason.
 func (b *Builder) simulate(ctx context.Context, tx *solana.Transaction, owners []int, items []Selected) (uint64, error) {
-	out, err := b.rpc.SimulateTransactionWithOpts(ctx, tx, &rpc.SimulateTransactionOpts{
-		SigVerify: false, ReplaceRecentBlockhash: true, Commitment: rpc.CommitmentProcessed,
+	out, err := rpclimit.Call(ctx, func(ctx context.Context) (*rpc.SimulateTransactionResponse, error) {
+		return b.rpc.SimulateTransactionWithOpts(ctx, tx, &rpc.SimulateTransactionOpts{
+			SigVerify: false, ReplaceRecentBlockhash: true, Commitment: rpc.CommitmentProcessed,
+		})
 	})
 	if err != nil {
 		return 0, fmt.Errorf("txbuild: simulate: %w", err)

@@ -56,11 +56,10 @@ type frame struct {
 // signature slot. owners[i] is the index in items of instruction i's item,
 // -1 for the frame's instructions.
 func assemble(wallet solana.PublicKey, blockhash solana.Hash, items []Selected, f frame) (*solana.Transaction, []int, error) {
-	ixs := []solana.Instruction{setComputeUnitLimit(f.units)}
-	owners := []int{-1}
-	if f.price > 0 {
-		ixs = append(ixs, setComputeUnitPrice(f.price))
-		owners = append(owners, -1)
+	ixs := f.budget()
+	owners := make([]int, len(ixs))
+	for i := range owners {
+		owners[i] = -1
 	}
 	for i, s := range items {
 		for _, ix := range itemInstructions(s, wallet) {
@@ -68,12 +67,8 @@ func assemble(wallet solana.PublicKey, blockhash solana.Hash, items []Selected, 
 			owners = append(owners, i)
 		}
 	}
-	if f.donation > 0 {
-		ixs = append(ixs, transfer(wallet, f.donationTo, f.donation))
-		owners = append(owners, -1)
-	}
-	if f.fee > 0 {
-		ixs = append(ixs, transfer(wallet, f.treasury, f.fee))
+	for _, ix := range f.transfers(wallet) {
+		ixs = append(ixs, ix)
 		owners = append(owners, -1)
 	}
 	tx, err := solana.NewTransaction(ixs, blockhash, solana.TransactionPayer(wallet))
@@ -83,6 +78,33 @@ func assemble(wallet solana.PublicKey, blockhash solana.Hash, items []Selected, 
 	tx.Message.SetVersion(solana.MessageVersionV0)
 	tx.Signatures = make([]solana.Signature, tx.Message.Header.NumRequiredSignatures)
 	return tx, owners, nil
+}
+
+// budget are the frame's instructions before the items: the compute limit,
+// and the price when not 0.
+func (f frame) budget() []solana.Instruction {
+	if f.price == 0 {
+		return []solana.Instruction{setComputeUnitLimit(f.units)}
+	}
+	return []solana.Instruction{setComputeUnitLimit(f.units), setComputeUnitPrice(f.price)}
+}
+
+// transfers are the frame's instructions after the items: the donation and
+// the service fee, when not 0.
+func (f frame) transfers(wallet solana.PublicKey) []solana.Instruction {
+	var ixs []solana.Instruction
+	if f.donation > 0 {
+		ixs = append(ixs, transfer(wallet, f.donationTo, f.donation))
+	}
+	if f.fee > 0 {
+		ixs = append(ixs, transfer(wallet, f.treasury, f.fee))
+	}
+	return ixs
+}
+
+// frameInstructions are every instruction of f, before and after the items.
+func (r *request) frameInstructions(f frame) []solana.Instruction {
+	return append(f.budget(), f.transfers(r.Wallet)...)
 }
 
 // sizingFrame has every instruction a transaction of r can have, with
@@ -99,19 +121,6 @@ func (r *request) sizingFrame() frame {
 		f.fee, f.treasury = 1, *r.Treasury
 	}
 	return f
-}
-
-// size is the serialized size of the signed transaction holding items.
-func (r *request) size(items []Selected) (int, error) {
-	tx, _, err := assemble(r.Wallet, solana.Hash{}, items, r.sizingFrame())
-	if err != nil {
-		return 0, err
-	}
-	b, err := tx.MarshalBinary()
-	if err != nil {
-		return 0, fmt.Errorf("txbuild: serialize transaction: %w", err)
-	}
-	return len(b), nil
 }
 
 // estimateUnits is the compute estimate of one item's instructions.
@@ -142,7 +151,7 @@ func estimateUnits(s Selected) uint64 {
 // fills transactions greedily in request order within each group: a unit
 // (an item, or the prints sharing an edition marker: see packUnits) joins
 // the current transaction if the transaction still fits lim with it, and
-// otherwise starts the next one.
+// otherwise starts the next one. Sizes are counted (sizer), not compiled.
 func (r *request) pack(lim limits) ([]batch, error) {
 	var order []ledger.Type
 	groups := map[ledger.Type][]Selected{}
@@ -153,39 +162,38 @@ func (r *request) pack(lim limits) ([]batch, error) {
 		}
 		groups[t] = append(groups[t], s)
 	}
+	frame := newSizer(r.Wallet)
+	frame.add(r.frameInstructions(r.sizingFrame()))
 	var out []batch
 	for _, t := range order {
 		var cur []Selected
 		var units uint64
+		var size *sizer
 		for _, u := range packUnits(groups[t]) {
 			var est uint64
+			var ixs []solana.Instruction
 			for _, s := range u {
 				est += estimateUnits(s)
+				ixs = append(ixs, itemInstructions(s, r.Wallet)...)
 			}
 			if len(cur) > 0 {
-				next := append(slices.Clip(cur), u...) // a copy: cur stays as it is if next does not fit
-				ok, err := r.fits(next, units+est, lim)
-				if err != nil {
-					return nil, err
-				}
-				if ok {
-					cur, units = next, units+est
+				if units+est <= lim.units && size.sizeWith(ixs) <= lim.bytes {
+					cur, units = append(cur, u...), units+est
+					size.add(ixs)
 					continue
 				}
 				out = append(out, batch{ledgerType: t, items: cur})
 			}
-			cur, units = u, unitsFrame+est
-			ok, err := r.fits(cur, units, lim)
-			if err != nil {
-				return nil, err
+			cur, units, size = slices.Clip(u), unitsFrame+est, frame.clone()
+			size.add(ixs)
+			if units <= lim.units && size.size() <= lim.bytes {
+				continue
 			}
-			if !ok && len(u) == 1 {
+			if len(u) == 1 {
 				return nil, itemError(u[0].Item.Address, "does not fit alone in a transaction of %d bytes and %d compute units", lim.bytes, lim.units)
 			}
-			if !ok {
-				return nil, itemError(u[len(u)-1].Item.Address, "%d selected print editions share the edition marker %s, so they burn in one transaction, and they do not fit one of %d bytes and %d compute units: select fewer of them at once",
-					len(u), u[0].Item.Metaplex.EditionMarker, lim.bytes, lim.units)
-			}
+			return nil, itemError(u[len(u)-1].Item.Address, "%d selected print editions share the edition marker %s, so they burn in one transaction, and they do not fit one of %d bytes and %d compute units: select fewer of them at once",
+				len(u), u[0].Item.Metaplex.EditionMarker, lim.bytes, lim.units)
 		}
 		out = append(out, batch{ledgerType: t, items: cur})
 	}
@@ -212,15 +220,4 @@ func packUnits(items []Selected) [][]Selected {
 		units = append(units, []Selected{s})
 	}
 	return units
-}
-
-func (r *request) fits(items []Selected, units uint64, lim limits) (bool, error) {
-	if units > lim.units {
-		return false, nil
-	}
-	n, err := r.size(items)
-	if err != nil {
-		return false, err
-	}
-	return n <= lim.bytes, nil
 }

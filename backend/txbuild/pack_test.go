@@ -20,6 +20,20 @@ func fullParams(items []Selected, headroom int) Params {
 	}
 }
 
+// size is the serialized size of the signed transaction holding items,
+// compiled.
+func (r *request) size(items []Selected) (int, error) {
+	tx, _, err := assemble(r.Wallet, solana.Hash{}, items, r.sizingFrame())
+	if err != nil {
+		return 0, err
+	}
+	b, err := tx.MarshalBinary()
+	if err != nil {
+		return 0, fmt.Errorf("txbuild: serialize transaction: %w", err)
+	}
+	return len(b), nil
+}
+
 func empties(n int) []Selected {
 	out := make([]Selected, n)
 	for i := range out {
@@ -189,14 +203,14 @@ func TestPackItemTooLarge(t *testing.T) {
 // are refused, naming the last.
 func TestPackPrintsSharingAMarker(t *testing.T) {
 	t.Parallel()
-	printOf := func(name, marker string) Selected {
+	printed := func(name, marker string) Selected {
 		s := nft(name)
 		m := key(marker)
 		s.Item.Metaplex = &metaplex.BurnAccounts{Standard: metaplex.NonFungibleEdition, Metadata: key(name + " metadata"),
 			Edition: key(name + " edition"), EditionMarker: &m}
 		return s
 	}
-	items := []Selected{printOf("a1", "marker a"), nft("x"), printOf("b1", "marker b"), printOf("a2", "marker a"), nft("y")}
+	items := []Selected{printed("a1", "marker a"), nft("x"), printed("b1", "marker b"), printed("a2", "marker a"), nft("y")}
 	var got [][]solana.PublicKey
 	for _, u := range packUnits(items) {
 		var unit []solana.PublicKey
@@ -211,7 +225,7 @@ func TestPackPrintsSharingAMarker(t *testing.T) {
 	}
 	many := make([]Selected, 12)
 	for i := range many {
-		many[i] = printOf(fmt.Sprintf("p%d", i), "one marker")
+		many[i] = printed(fmt.Sprintf("p%d", i), "one marker")
 	}
 	_, err := mustCheck(t, fullParams(many, 0)).pack(defaultLimits(0))
 	var e *Error

@@ -11,6 +11,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
 	"github.com/reclaim-sol/reclaim/backend/bubblegum"
+	"github.com/reclaim-sol/reclaim/backend/rpclimit"
 )
 
 // The extension point for items that programs other than the token programs
@@ -21,9 +22,9 @@ import (
 // and an estimate in estimateUnits.
 //
 // Compressed NFTs are the one kind whose instruction comes from outside
-// discovery: a CNFTPlanner (bubblegum.Planner) builds Bubblegum's burn from
-// the indexer's asset and proof when Build starts (planCNFTs), and the item
-// carries it (Selected.burn). Their Lamports are 0.
+// discovery: a CNFTPlanner (bubblegum.Planner) builds Bubblegum's burn or
+// burn_v2 from the indexer's asset and proof when Build starts (planCNFTs),
+// and the item carries it (Selected.burn). Their Lamports are 0.
 
 // Compute estimates of the Metaplex burns while packing (see pack.go): a
 // Token Metadata BurnV1 runs the token program two or three times (thaw,
@@ -52,8 +53,10 @@ func coreBurn(it assets.Item, wallet solana.PublicKey) solana.Instruction {
 // the DAS indexer, or the cluster it reads the tree from, failing.
 var ErrCNFTPlanner = errors.New("txbuild: planning a compressed NFT burn failed")
 
-// planCNFTs asks the CNFTPlanner for the burn of every cNFT item of r, a few
-// at a time, and stores it with the item. The error returned is that of the
+// planCNFTs asks the CNFTPlanner for the burn of every cNFT item of r, all
+// at once, each in a slot of ctx's rpclimit.Limit (one planning is a few
+// calls in a row, to the indexer and the cluster), and stores it with the
+// item. The error returned is that of the
 // first failing item in request order; a refusal (*bubblegum.Error) becomes
 // an *Error naming the item, anything else stops the rest.
 func (b *Builder) planCNFTs(ctx context.Context, r *request) error {
@@ -74,15 +77,15 @@ func (b *Builder) planCNFTs(ctx context.Context, r *request) error {
 	defer cancel()
 	items := slices.Clone(r.Items) // the caller's slice stays as it was
 	errs := make([]error, len(idx))
-	sem := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
 	for k, i := range idx {
 		wg.Add(1)
-		sem <- struct{}{}
 		go func() {
-			defer func() { <-sem; wg.Done() }()
+			defer wg.Done()
 			addr := items[i].Item.Address
-			ix, err := b.cnft.BurnInstruction(ctx, r.Wallet, addr)
+			ix, err := rpclimit.Call(ctx, func(ctx context.Context) (*solana.GenericInstruction, error) {
+				return b.cnft.BurnInstruction(ctx, r.Wallet, addr)
+			})
 			var ie *bubblegum.Error
 			switch {
 			case errors.As(err, &ie):

@@ -5,27 +5,35 @@
 // burn and close with the token programs; Metaplex NFTs burn with Token
 // Metadata's BurnV1 and MPL Core assets with Core's BurnV1 (programs.go),
 // whose refund discovery computed exactly. Compressed NFTs (cNFTs, items of
-// type cnft whose Address is the asset id) burn with Bubblegum's burn, which
-// the CNFTPlanner given by WithCNFTPlanner builds from the indexer's proof
-// when Build starts; they return nothing. They are grouped
-// by ledger type (token_account_closure, token_burn, nft_burn) in order of
-// first appearance and packed greedily, in request order (print editions
-// that share an edition marker stay together: see packUnits), while the signed
-// transaction stays within 1232 bytes less the caller's headroom (room for
-// wallet guard instructions) and an estimate of its compute stays under the
-// 1.4M limit. Every transaction stands alone: compute limit and price, the
-// item instructions, then the donation and service fee transfers; the wallet
-// is the fee payer and only signer.
+// type cnft whose Address is the asset id) burn with Bubblegum's burn (V1
+// trees) or burn_v2 (V2 trees), which the CNFTPlanner given by
+// WithCNFTPlanner builds from the indexer's proof when Build starts; they
+// return nothing. They are grouped by ledger type (token_account_closure,
+// token_burn, nft_burn) in order of first appearance and packed greedily, in
+// request order (print editions that share an edition marker stay together:
+// see packUnits), while the signed transaction stays within 1232 bytes less
+// the caller's headroom (room for wallet guard instructions) and an estimate
+// of its compute stays under the 1.4M limit. Every transaction stands alone:
+// compute limit and price, the item instructions, then the donation and
+// service fee transfers; the wallet is the fee payer and only signer.
 //
 // Each transaction is simulated (sigVerify false, replaceRecentBlockhash,
 // commitment processed) with the maximum limit; its limit is then the units
 // consumed plus 10% and 1,000, plus the guard headroom
-// (WithGuardHeadroomUnits) for the assertions a wallet may add. Priority levels low, medium and high pay the
-// 25th, 50th and 75th nearest-rank percentile of getRecentPrioritizationFees
-// over the transaction's writable accounts, at least 1 micro-lamport; none
-// sets no price. All transactions of one Build share one blockhash, taken at
-// commitment confirmed: a confirmed block is practically never rolled back,
-// and its hash stays valid about 13 seconds longer than a finalized one.
+// (WithGuardHeadroomUnits) for the assertions a wallet may add. Priority
+// levels low, medium and high pay the 25th, 50th and 75th nearest-rank
+// percentile of getRecentPrioritizationFees over accounts that include the
+// transaction's writable ones, at least 1 micro-lamport; none sets no price.
+// The fees are asked per build, not per transaction (fees.go): a build of up
+// to 125 closes asks once, together with the reads of its items. All
+// transactions of one Build share one blockhash, taken at commitment
+// confirmed: a confirmed block is practically never rolled back, and its
+// hash stays valid about 13 seconds longer than a finalized one.
+//
+// Round trips: the blockhash, the recipients and the fees go out together
+// (Prefetch, which a caller can start before it reads the items), then
+// every simulation at once; every call waits for a slot of the request's
+// rpclimit.Limit.
 //
 // Money per transaction, in integer lamports: donation = floor(gross * p) with
 // p taken exactly from its decimal form; service fee = floor(gross * bps /

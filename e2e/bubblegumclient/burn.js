@@ -1,17 +1,21 @@
-// Builds Bubblegum `burn` instructions and Merkle tree accounts with
-// @metaplex-foundation/mpl-bubblegum and spl-account-compression (umi, no RPC
-// call is made), so backend/bubblegum can be compared with them byte for byte.
+// Builds Bubblegum `burn` and `burn_v2` instructions and Merkle tree accounts
+// with @metaplex-foundation/mpl-bubblegum and spl-account-compression (umi, no
+// RPC call is made), so backend/bubblegum can be compared with them byte for
+// byte.
 //
 // stdin: {"burns": [{leafOwner, leafDelegate, merkleTree, root, dataHash,
 //          creatorHash, nonce, index, proof: []}],   (keys and hashes base58,
 //          nonce a decimal string)
+//         "burnsV2": [{the fields of burns, leafDelegate only when it is not
+//          the owner, coreCollection?, assetDataHash, flags}],
 //         "trees": [{maxDepth, maxBufferSize, canopyDepth, serialize}]}
 // stdout: {"burns": [{programId, keys: [{pubkey, isSigner, isWritable}], data}],
-//          "trees": [{size, account}]}   (data and account base64)
+//          "burnsV2": [same], "trees": [{size, account}]}   (data and account
+//          base64)
 'use strict';
 const { createUmi } = require('@metaplex-foundation/umi-bundle-defaults');
 const { publicKey, publicKeyBytes, createNoopSigner } = require('@metaplex-foundation/umi');
-const { mplBubblegum, burn } = require('@metaplex-foundation/mpl-bubblegum');
+const { mplBubblegum, burn, burnV2 } = require('@metaplex-foundation/mpl-bubblegum');
 const {
   getMerkleTreeSize,
   getMerkleTreeAccountDataV1Serializer,
@@ -33,6 +37,30 @@ function buildBurn(c) {
     index: c.index,
     proof: c.proof.map((p) => publicKey(p)),
   }).getInstructions()[0];
+  return toJSON(ix);
+}
+
+// The leaf owner pays and signs; authority defaults to the payer.
+function buildBurnV2(c) {
+  const input = {
+    payer: createNoopSigner(publicKey(c.leafOwner)),
+    leafOwner: publicKey(c.leafOwner),
+    merkleTree: publicKey(c.merkleTree),
+    root: publicKeyBytes(c.root),
+    dataHash: publicKeyBytes(c.dataHash),
+    creatorHash: publicKeyBytes(c.creatorHash),
+    assetDataHash: publicKeyBytes(c.assetDataHash),
+    flags: c.flags,
+    nonce: BigInt(c.nonce),
+    index: c.index,
+    proof: c.proof.map((p) => publicKey(p)),
+  };
+  if (c.leafDelegate) input.leafDelegate = publicKey(c.leafDelegate);
+  if (c.coreCollection) input.coreCollection = publicKey(c.coreCollection);
+  return toJSON(burnV2(umi, input).getInstructions()[0]);
+}
+
+function toJSON(ix) {
   return {
     programId: ix.programId.toString(),
     keys: ix.keys.map((k) => ({ pubkey: k.pubkey.toString(), isSigner: k.isSigner, isWritable: k.isWritable })),
@@ -75,6 +103,10 @@ let input = '';
 process.stdin.on('data', (d) => { input += d; });
 process.stdin.on('end', () => {
   const req = JSON.parse(input);
-  const res = { burns: (req.burns || []).map(buildBurn), trees: (req.trees || []).map(buildTree) };
+  const res = {
+    burns: (req.burns || []).map(buildBurn),
+    burnsV2: (req.burnsV2 || []).map(buildBurnV2),
+    trees: (req.trees || []).map(buildTree),
+  };
   process.stdout.write(JSON.stringify(res, null, 2) + '\n');
 });

@@ -116,3 +116,16 @@ func (v *Validator) MintToEach(t testing.TB, mints []Mint, dests []solana.Public
 	}
 	v.SendAll(t, batches)
 }
+
+// EmptyAccountsWallet makes a funded wallet (1 SOL) holding n empty token
+// accounts, the first half (rounded up) under SPL Token (decimals 6), the
+// rest under Token-2022 (decimals 2), each of its own mint; it returns the
+// wallet, its accounts and their mints, in the order they were made.
+func (v *Validator) EmptyAccountsWallet(t testing.TB, n int) (solana.PrivateKey, []solana.PublicKey, []Mint) {
+	t.Helper()
+	owner := v.NewWallet(t, solana.LAMPORTS_PER_SOL)
+	payer := v.NewWallet(t, uint64(n/100+2)*solana.LAMPORTS_PER_SOL)
+	mints := v.CreateMints(t, payer, MintSpec{Decimals: 6}, n-n/2)
+	mints = append(mints, v.CreateMints(t, payer, MintSpec{Program: solana.Token2022ProgramID, Decimals: 2}, n/2)...)
+	return owner, v.CreateATAs(t, payer, owner.PublicKey(), mints), mints
+}

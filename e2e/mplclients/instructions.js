@@ -28,9 +28,17 @@
 //                collection whose size Token Metadata counts (CollectionDetails
 //                V1), isCollection one it does not (V2)
 //   tmPrintV1    {authority, masterMint, editionMint, editionNumber,
-//                splTokenProgram?}
-//   coreCreateV1 {asset, payer, name, uri, collection?}
-//   coreCreateCollectionV1 {collection, payer, name, uri}
+//                tokenOwner?, splTokenProgram?}: print editionNumber of the
+//                master the authority holds, to tokenOwner (default: the
+//                authority)
+//   tmVerifyCollection {authority, mint, collectionMint}: VerifyCollectionV1
+//                of mint's metadata by the collection's update authority
+//   coreCreateV1 {asset, payer, name, uri, collection?, owner?, frozen?}:
+//                frozen adds a FreezeDelegate plugin, frozen
+//   coreCreateCollectionV1 {collection, payer, name, uri, frozen?,
+//                bubblegumV2?}: frozen adds a PermanentFreezeDelegate,
+//                frozen; bubblegumV2 the BubblegumV2 plugin (compressed
+//                V2 leaves may then join the collection)
 
 const { createUmi } = require('@metaplex-foundation/umi-bundle-defaults');
 const { createNoopSigner, publicKey, none, some, percentAmount } = require('@metaplex-foundation/umi');
@@ -154,7 +162,7 @@ function tmPrintV1(req) {
     masterTokenAccountOwner: authority,
     masterEditionMint: publicKey(req.masterMint),
     editionMint: createNoopSigner(publicKey(req.editionMint)),
-    editionTokenAccountOwner: publicKey(req.authority),
+    editionTokenAccountOwner: publicKey(req.tokenOwner || req.authority),
     editionNumber: Number(req.editionNumber),
     tokenStandard: standard(req.tokenStandard || 'NonFungible'),
     payer: authority,
@@ -172,16 +180,22 @@ function coreCreateV1(req) {
     uri: req.uri,
   };
   if (req.collection) input.collection = publicKey(req.collection);
+  if (req.owner) input.owner = publicKey(req.owner);
+  if (req.frozen) input.plugins = [core.pluginAuthorityPairV2({ type: 'FreezeDelegate', frozen: true })];
   return core.createV1(umi, input).getInstructions();
 }
 
 function coreCreateCollectionV1(req) {
   const umi = newUmi(req.payer);
+  const plugins = [];
+  if (req.frozen) plugins.push(core.pluginAuthorityPairV2({ type: 'PermanentFreezeDelegate', frozen: true }));
+  if (req.bubblegumV2) plugins.push(core.pluginAuthorityPairV2({ type: 'BubblegumV2' }));
   return core.createCollectionV1(umi, {
     collection: createNoopSigner(publicKey(req.collection)),
     payer: createNoopSigner(publicKey(req.payer)),
     name: req.name,
     uri: req.uri,
+    plugins: plugins.length > 0 ? plugins : undefined,
   }).getInstructions();
 }
 

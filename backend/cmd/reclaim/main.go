@@ -5,9 +5,11 @@
 //	reclaim migrate                    apply database migrations
 //	reclaim project create --name N [--donation-wallet ADDR] [--owner EMAIL]
 //	reclaim project share --project ID --email EMAIL [--role owner|viewer]
+//	reclaim project origin --project ID --origin URL [--remove]
 //	reclaim apikey create --project ID [--name N]
 //	reclaim apikey revoke --key KEY
 //	reclaim owner create --email E     (password on stdin)
+//	reclaim demo                       a demo wallet, project and key on the local validator
 //
 // The management commands and the admin console go through the same domain
 // services (project.Service, owner.Service), so they keep the same rules.
@@ -21,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -51,18 +52,20 @@ const usage = `usage:
   reclaim migrate                       apply database migrations
   reclaim project create --name N [--donation-wallet ADDR] [--owner EMAIL]
   reclaim project share --project ID --email EMAIL [--role owner|viewer]
+  reclaim project origin --project ID --origin URL [--remove]   (a browser origin allowed to use its sessions)
   reclaim apikey create --project ID [--name N]
   reclaim apikey revoke --key KEY
-  reclaim owner create --email E        (password on stdin)`
+  reclaim owner create --email E        (password on stdin)
+  reclaim demo [--origin URL]           on the local validator: a wallet with reclaimable items,
+                                        a project, an API key; writes demo.json to the data dir`
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	if len(args) == 0 {
 		args = []string{"serve"}
 	}
 	switch args[0] {
 	case "serve":
-		return serve(ctx, args[1:], getenv, log)
+		return serve(ctx, args[1:], getenv, stdout, stderr)
 	case "migrate":
 		return migrate(ctx, args[1:], getenv, stdout)
 	case "project":
@@ -71,6 +74,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		}
 		if len(args) > 1 && args[1] == "share" {
 			return projectShare(ctx, args[2:], getenv, stdout)
+		}
+		if len(args) > 1 && args[1] == "origin" {
+			return projectOrigin(ctx, args[2:], getenv, stdout)
 		}
 	case "apikey":
 		if len(args) > 1 && args[1] == "create" {
@@ -83,6 +89,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		if len(args) > 1 && args[1] == "create" {
 			return ownerCreate(ctx, args[2:], getenv, stdin, stdout)
 		}
+	case "demo":
+		return demo(ctx, args[1:], getenv, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

@@ -39,7 +39,7 @@ func startServer(t *testing.T, dataDir string) (url string, stop func()) {
 		switch k {
 		case "RECLAIM_DATA_DIR":
 			return dataDir
-		case "RECLAIM_ADDR":
+		case "RECLAIM_ADDR", "RECLAIM_METRICS_ADDR":
 			return "127.0.0.1:0"
 		}
 		return ""

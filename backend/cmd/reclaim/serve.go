@@ -2,17 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
-	"github.com/gagliardetto/solana-go/rpc"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
@@ -43,6 +41,7 @@ func serveFlags(cfg *config.Config) *flag.FlagSet {
 	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "SQLite file and signing keys (RECLAIM_DATA_DIR)")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", cfg.DatabaseURL, "postgres:// URL (DATABASE_URL)")
 	fs.StringVar(&cfg.SolanaRPCURL, "solana-rpc-url", cfg.SolanaRPCURL, "cluster JSON-RPC (SOLANA_RPC_URL)")
+	fs.IntVar(&cfg.RPCConcurrency, "rpc-concurrency", cfg.RPCConcurrency, "cluster calls one request has in flight at most (RECLAIM_RPC_CONCURRENCY)")
 	fs.StringVar(&cfg.RedisURL, "redis-url", cfg.RedisURL, "Redis for rate limits (REDIS_URL)")
 	fs.Float64Var(&cfg.RateLimitRPS, "rate-limit-rps", cfg.RateLimitRPS, "requests per second per bucket (RECLAIM_RATE_LIMIT_RPS)")
 	fs.IntVar(&cfg.RateLimitBurst, "rate-limit-burst", cfg.RateLimitBurst, "bucket capacity (RECLAIM_RATE_LIMIT_BURST)")
@@ -56,10 +55,16 @@ func serveFlags(cfg *config.Config) *flag.FlagSet {
 	fs.StringVar(&cfg.PhotonRPCURL, "photon-rpc-url", cfg.PhotonRPCURL, "Photon endpoint (PHOTON_RPC_URL)")
 	fs.BoolVar(&cfg.AllowSignup, "allow-signup", cfg.AllowSignup, "console sign-up (RECLAIM_ALLOW_SIGNUP)")
 	fs.StringVar(&cfg.Cluster, "cluster", cfg.Cluster, "explorer links: mainnet-beta, devnet, testnet, localnet (RECLAIM_CLUSTER)")
+	fs.Func("cors-origins", "browser origins allowed for every project, comma-separated, or * (RECLAIM_CORS_ORIGINS)", func(v string) error {
+		origins, err := config.CORSOrigins(v)
+		cfg.CORSOrigins = origins
+		return err
+	})
+	operationsFlags(fs, &cfg.Operations)
 	return fs
 }
 
-func serve(ctx context.Context, args []string, getenv func(string) string, log *slog.Logger) error {
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cfg, err := config.Load(getenv)
 	if err != nil {
 		return err
@@ -70,11 +75,21 @@ func serve(ctx context.Context, args []string, getenv func(string) string, log *
 	if cfg.GuardHeadroomUnits < 0 || cfg.GuardHeadroomUnits > 200_000 {
 		return usageError{fmt.Sprintf("-guard-headroom-units %d: want a whole number from 0 to 200000", cfg.GuardHeadroomUnits)}
 	}
+	log, err := newLogger(stderr, cfg.Operations)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	ops, err := startOperations(ctx, cfg.Operations, getenv, stdout, log)
+	if err != nil {
+		return err
+	}
+	ops.rpcConcurrency = cfg.RPCConcurrency
 	env, err := open(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer env.store.Close()
+	ops.watch(env.store)
 
 	var limiter ratelimit.Limiter = ratelimit.NewMemory(cfg.RateLimitRPS, cfg.RateLimitBurst)
 	if cfg.RedisURL != "" {
@@ -87,19 +102,26 @@ func serve(ctx context.Context, args []string, getenv func(string) string, log *
 		defer rc.Close()
 		limiter = ratelimit.NewRedis(rc, cfg.RateLimitRPS, cfg.RateLimitBurst)
 	}
+	limiter = ops.metrics.Limiter(limiter)
 	console, err := newConsole(cfg, env, log)
 	if err != nil {
 		return err
 	}
-	wallet, tracker, err := newWallet(cfg, env, log)
+	wallet, tracker, err := newWallet(cfg, env, log, ops)
 	if err != nil {
 		return err
 	}
-	trackCtx, stopTracking := context.WithCancel(ctx)
+	ops.watchTracker(tracker, env.store)
+	trackCtx, stopTracking := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopTracking()
-	go tracker.Run(trackCtx)
+	trackerDone := make(chan struct{})
+	go func() {
+		defer close(trackerDone)
+		tracker.Run(trackCtx)
+	}()
 	handler, err := server.New(server.Deps{
 		Admin:     console,
+		CORS:      server.CORS{Default: cfg.CORSOrigins, Origins: env.projects, Refresh: cfg.SessionCheckInterval},
 		Auth:      auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
 		Issuer:    auth.NewIssuer(env.keys, time.Now),
 		Limiter:   limiter,
@@ -108,6 +130,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, log *
 		Ping:      env.store.Ping,
 		Log:       log,
 		DBTimeout: cfg.DBTimeout,
+		Cluster:   clusterReachable(ops.rpcClient(cfg.SolanaRPCURL, "readyz")),
+		Lifecycle: ops.life,
+		Metrics:   ops.metrics,
+		Tracing:   ops.tracing,
 	})
 	if err != nil {
 		return err
@@ -116,7 +142,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, log *
 	protocols.SetHTTP1(true)
 	protocols.SetUnencryptedHTTP2(true)
 	srv := &http.Server{
-		Handler:           accessLog(log, handler),
+		Handler:           handler,
+		BaseContext:       ops.life.BaseContext,
 		Protocols:         &protocols,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
@@ -137,19 +164,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, log *
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
+	ops.stop(srv, cfg.Operations, stopTracking, trackerDone)
 	return nil
 }
 
 // newWallet wires the reclaim core: discovery, building, tickets, relay and
 // the confirmation tracker, over one JSON-RPC client.
-func newWallet(cfg config.Config, e *env, log *slog.Logger) (*reclaim.Service, *relay.Tracker, error) {
-	rc := rpc.New(cfg.SolanaRPCURL)
+func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*reclaim.Service, *relay.Tracker, error) {
+	rc := ops.rpcClient(cfg.SolanaRPCURL, "api")
 	var treasury *solana.PublicKey
 	if cfg.TreasuryWallet != "" {
 		pk, err := solana.PublicKeyFromBase58(cfg.TreasuryWallet)
@@ -165,14 +187,14 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger) (*reclaim.Service, *
 	sources := []assets.Source{assets.NewCoreSource(rc)}
 	buildOpts := []txbuild.Option{txbuild.WithGuardHeadroomUnits(uint32(cfg.GuardHeadroomUnits))}
 	if cfg.DASRPCURL != "" {
-		dasClient := das.New(cfg.DASRPCURL, nil, das.Options{})
+		dasClient := das.New(cfg.DASRPCURL, ops.httpClient("das"), das.Options{})
 		sources = append(sources, das.NewSource(dasClient))
 		// cNFTs listed from DAS burn with Bubblegum; without DAS a cnft
 		// selection is a 400.
 		buildOpts = append(buildOpts, txbuild.WithCNFTPlanner(bubblegum.NewPlanner(dasClient, rc)))
 	}
 	if cfg.PhotonRPCURL != "" {
-		sources = append(sources, photon.NewSource(photon.New(cfg.PhotonRPCURL, nil, photon.Options{})))
+		sources = append(sources, photon.NewSource(photon.New(cfg.PhotonRPCURL, ops.httpClient("photon"), photon.Options{})))
 	}
 	discoverer := assets.NewDiscoverer(rc, prices, sources...).WithImages(images.New(images.Options{}))
 	tickets := ticket.NewIssuer(e.keys)
@@ -187,44 +209,12 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger) (*reclaim.Service, *
 		HeadroomBytes: cfg.GuardHeadroomBytes,
 		TicketTTL:     cfg.TicketTTL,
 		RPCTimeout:    cfg.RPCTimeout,
+		RPCInFlight:   cfg.RPCConcurrency,
 		DBTimeout:     cfg.DBTimeout,
 		Now:           time.Now,
 	})
-	return w, relay.NewTracker(rc, e.store, log, time.Now), nil
+	return w, relay.NewTracker(ops.rpcClient(cfg.SolanaRPCURL, "tracker"), e.store, log, time.Now), nil
 }
-
-// accessLog logs one line per request: never headers or query strings,
-// where credentials may travel.
-func accessLog(log *slog.Logger, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(sw, r)
-		path := r.URL.Path
-		if i := strings.IndexByte(path, '?'); i >= 0 {
-			path = path[:i]
-		}
-		log.Info("request", "method", r.Method, "path", path, "status", sw.status, "ms", time.Since(start).Milliseconds())
-	})
-}
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	w.status = code
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // env is what every command opens: storage, the secrets kept beside it, and
 // the console's domain services over them, which the management commands

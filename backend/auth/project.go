@@ -1,0 +1,15 @@
+package auth
+
+// SessionProject returns the project of a session token this service
+// signed, whether or not it has expired or its API key was revoked. It is no
+// credential (Authenticate decides that): the API's CORS layer uses it to
+// pick the project whose browser origins apply before the request is
+// authenticated, so that a page on an allowed origin can read the 401 of an
+// expired session and fetch a new token.
+func (a *Authenticator) SessionProject(token string) (string, bool) {
+	var c sessionClaims
+	if err := a.keys.Verify(token, sessionType, &c); err != nil || c.Issuer != issuer || c.Project == "" {
+		return "", false
+	}
+	return c.Project, true
+}

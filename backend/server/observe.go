@@ -1,0 +1,334 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"connectrpc.com/connect"
+	"connectrpc.com/otelconnect"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/reclaim-sol/reclaim/backend/telemetry"
+	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
+	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
+)
+
+// Every request is observed once, by the outermost handler (observer.wrap):
+// one access log line, reclaim_request_duration_seconds and the in-flight
+// gauge, a request id. Its labels are filled in on the way: the protocol
+// from the request itself (path, Upgrade, Content-Type), the procedure and
+// the code by the Connect interceptor (for Connect, gRPC, gRPC-Web and REST
+// through vanguard) or by the WebSocket handler; whatever was answered
+// before (a malformed body, an unknown route) falls back to the HTTP status.
+//
+// Traces: otelconnect makes the RPCs' spans, otelhttp those of REST, the
+// WebSocket and the console. Neither records headers or query strings (the
+// WebSocket's ?token=): otelhttp's server span has the path only, and
+// otelconnect records no header unless asked.
+
+// Protocol label values beside connect-go's own (connect, grpc, grpcweb).
+const (
+	protocolREST      = "rest"
+	protocolWebSocket = "websocket"
+	protocolHTTP      = "http" // the console, the probes, the API reference, unknown paths
+)
+
+// call is what is known of one request, filled in as it is served.
+type call struct {
+	mu        sync.Mutex
+	procedure string
+	protocol  string
+	code      string
+	span      trace.SpanContext
+}
+
+type callKey struct{}
+
+func callFrom(ctx context.Context) *call {
+	c, _ := ctx.Value(callKey{}).(*call)
+	return c
+}
+
+// settle records the procedure (when known), the outcome (nil: ok, or the
+// error's Connect code) and the span of the request ctx belongs to.
+func settle(ctx context.Context, procedure string, err error) {
+	c := callFrom(ctx)
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if procedure != "" {
+		c.procedure = procedure
+	}
+	c.code = "ok"
+	if err != nil {
+		c.code = connect.CodeOf(err).String()
+	}
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		c.span = sc
+	}
+}
+
+// classify labels a request before it is served. Procedures are known
+// ones only, so that a scanner's paths never become series.
+func classify(r *http.Request, procedures map[string]bool) *call {
+	p := r.URL.Path
+	switch {
+	case p == "/v1/openapi.json":
+		return &call{procedure: p, protocol: protocolHTTP}
+	case p == "/docs" || strings.HasPrefix(p, "/docs/"):
+		return &call{procedure: "docs", protocol: protocolHTTP}
+	case strings.HasPrefix(p, "/v1/") && isWebSocket(r):
+		return &call{procedure: reclaimv1connect.WalletServiceStreamWalletAssetsProcedure, protocol: protocolWebSocket}
+	case strings.HasPrefix(p, "/v1/"):
+		return &call{procedure: "unknown", protocol: protocolREST}
+	case p == "/healthz" || p == "/readyz":
+		return &call{procedure: p, protocol: protocolHTTP}
+	case p == "/admin" || strings.HasPrefix(p, "/admin/"):
+		return &call{procedure: "console", protocol: protocolHTTP}
+	case strings.Count(p, "/") == 2 && strings.Contains(p, "."):
+		c := &call{procedure: "unknown", protocol: "connect"}
+		if procedures[p] {
+			c.procedure = p
+		}
+		switch ct := r.Header.Get("Content-Type"); {
+		case strings.HasPrefix(ct, "application/grpc-web"):
+			c.protocol = "grpcweb"
+		case strings.HasPrefix(ct, "application/grpc"):
+			c.protocol = "grpc"
+		}
+		return c
+	}
+	return &call{procedure: "unknown", protocol: protocolHTTP}
+}
+
+// observer observes every request (wrap) and every RPC (interceptors).
+type observer struct {
+	log        *slog.Logger
+	metrics    *telemetry.Metrics
+	tracing    *telemetry.Tracing
+	life       *Lifecycle
+	procedures map[string]bool
+}
+
+func newObserver(d Deps) *observer {
+	return &observer{log: d.Log, metrics: d.Metrics, tracing: d.Tracing, life: d.Lifecycle, procedures: map[string]bool{}}
+}
+
+// interceptors are the RPCs' tracing (outermost, so the span covers the
+// credential checks) and labelling.
+func (o *observer) interceptors() []connect.Interceptor {
+	var out []connect.Interceptor
+	if o.tracing != nil {
+		otel, err := otelconnect.NewInterceptor(
+			otelconnect.WithTracerProvider(o.tracing.Provider),
+			otelconnect.WithPropagator(o.tracing.Propagator),
+			otelconnect.WithMeterProvider(noop.NewMeterProvider()),
+			otelconnect.WithoutMetrics(), // Prometheus has them
+			// An incoming traceparent continues the caller's trace (an
+			// operator's gateway, or REST's own span, see wrap).
+			otelconnect.WithTrustRemote(),
+		)
+		if err == nil { // it fails only creating metric instruments, which are off
+			out = append(out, otel)
+		}
+	}
+	return append(out, &rpcObserver{o: o})
+}
+
+// wrap is the outermost handler.
+func (o *observer) wrap(next http.Handler) http.Handler {
+	traced := next
+	if o.tracing != nil {
+		traced = otelhttp.NewHandler(o.inward(next), "http",
+			otelhttp.WithTracerProvider(o.tracing.Provider),
+			otelhttp.WithPropagators(o.tracing.Propagator),
+			otelhttp.WithMeterProvider(noop.NewMeterProvider()),
+			otelhttp.WithSpanNameFormatter(spanName),
+		)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start, method, path := time.Now(), r.Method, r.URL.Path // vanguard rewrites the URL it shares
+		c := classify(r, o.procedures)
+		id := requestID(r)
+		w.Header().Set("X-Request-Id", id)
+		ctx := telemetry.WithRequestID(context.WithValue(r.Context(), callKey{}, c), id)
+		// Left last: Lifecycle.Wait returns once the request is recorded.
+		defer o.life.enter()()
+		done := o.metrics.RequestStarted(c.protocol)
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		h := next
+		if c.protocol == protocolREST || c.protocol == protocolWebSocket || c.procedure == "console" {
+			h = traced // the RPCs' spans are otelconnect's; the probes make none
+		}
+		h.ServeHTTP(sw, r.WithContext(ctx))
+		done()
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.code == "" {
+			c.code = fallbackCode(c.protocol, sw)
+		}
+		d := time.Since(start)
+		o.metrics.ObserveRequest(c.procedure, c.protocol, c.code, d)
+		level := slog.LevelInfo
+		if c.protocol == protocolHTTP && (c.procedure == "/healthz" || c.procedure == "/readyz") {
+			level = slog.LevelDebug // a load balancer asks every few seconds
+		}
+		// Never headers or query strings: credentials travel there.
+		o.log.Log(trace.ContextWithSpanContext(ctx, c.span), level, "request", "method", method, "path", path,
+			"status", sw.status, "ms", d.Milliseconds(), "procedure", c.procedure, "protocol", c.protocol, "code", c.code)
+	})
+}
+
+// inward runs inside otelhttp's span: it keeps the span for the log line,
+// and hands it to the Connect handler behind vanguard as its parent
+// (otelconnect reads the traceparent header).
+func (o *observer) inward(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c := callFrom(r.Context()); c != nil {
+			c.mu.Lock()
+			c.span = trace.SpanContextFromContext(r.Context())
+			c.mu.Unlock()
+		}
+		o.tracing.Propagator.Inject(r.Context(), propagation.HeaderCarrier(r.Header))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// spanName names an HTTP span for what it served: the method and the
+// procedure ("GET reclaim.v1.ProjectService/GetStats"), or the route
+// pattern while the procedure is unknown (otelhttp names the span again
+// once the handler has returned).
+func spanName(_ string, r *http.Request) string {
+	if c := callFrom(r.Context()); c != nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.procedure != "unknown" {
+			return r.Method + " " + strings.TrimPrefix(c.procedure, "/")
+		}
+	}
+	return strings.TrimSpace(r.Method + " " + r.Pattern)
+}
+
+// fallbackCode is the Connect code of a request no handler labelled: from
+// grpc-status for gRPC, from the HTTP status otherwise.
+func fallbackCode(protocol string, w *statusWriter) string {
+	if protocol == "grpc" || protocol == "grpcweb" {
+		h := w.Header()
+		for _, k := range []string{"Grpc-Status", http.TrailerPrefix + "Grpc-Status"} {
+			if v := h.Get(k); v != "" {
+				var code connect.Code
+				if code.UnmarshalText([]byte(v)) == nil {
+					return code.String()
+				}
+			}
+		}
+	}
+	if w.status < 400 {
+		return "ok"
+	}
+	return codeForStatus(w.status).String()
+}
+
+// requestID is the caller's X-Request-Id when it looks like one (a
+// balancer's), else a new random one.
+func requestID(r *http.Request) string {
+	if id := r.Header.Get("X-Request-Id"); id != "" && len(id) <= 64 && strings.Trim(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:") == "" {
+		return id
+	}
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// statusWriter keeps the status for the log line; Unwrap lets
+// http.ResponseController and the WebSocket's Accept reach the connection.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// rpcObserver labels RPCs with their procedure and code, counts submission
+// results, and turns the failures of calls cut short by a stopping server
+// into unavailable, so clients retry elsewhere.
+type rpcObserver struct{ o *observer }
+
+func (i *rpcObserver) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+		resp, err := next(ctx, req)
+		err = stopping(ctx, err)
+		settle(ctx, req.Spec().Procedure, err)
+		if sub, ok := anyMessage(resp).(*reclaimv1.SubmitTransactionsResponse); ok && err == nil {
+			for _, r := range sub.GetResults() {
+				i.o.metrics.Submitted(r.GetStatus(), r.GetError().GetCode())
+			}
+		}
+		return resp, err
+	}
+}
+
+func (i *rpcObserver) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+	return next
+}
+
+func (i *rpcObserver) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
+		err := stopping(ctx, next(ctx, conn))
+		settle(ctx, conn.Spec().Procedure, err)
+		return err
+	}
+}
+
+func anyMessage(resp connect.AnyResponse) any {
+	if resp == nil {
+		return nil
+	}
+	return resp.Any()
+}
+
+// stopping is err, or unavailable when the call failed because the server
+// is stopping (Lifecycle.Stop ended its context).
+func stopping(ctx context.Context, err error) error {
+	if err != nil && errors.Is(context.Cause(ctx), errStopping) {
+		return connect.NewError(connect.CodeUnavailable, errStopping)
+	}
+	return err
+}
+
+// known records the procedures served, the only ones that label requests.
+func (o *observer) known(services []protoreflect.ServiceDescriptor, more []string) {
+	for _, sd := range services {
+		methods := sd.Methods()
+		for i := range methods.Len() {
+			o.procedures["/"+string(sd.FullName())+"/"+string(methods.Get(i).Name())] = true
+		}
+	}
+	for _, p := range more {
+		o.procedures[p] = true
+	}
+}

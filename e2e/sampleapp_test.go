@@ -1,0 +1,269 @@
+package e2e
+
+import (
+	"context"
+	"net"
+	"net/http/httptest"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/e2e/harness"
+	"github.com/reclaim-sol/reclaim/e2e/headless"
+	"github.com/reclaim-sol/reclaim/examples/integrator"
+)
+
+// buildSampleApp installs examples/web (with the generated client as a
+// copy, as an integrator's dependency would be) and bundles it.
+func buildSampleApp(t *testing.T) string {
+	t.Helper()
+	dir := npmPackage(t, "../examples/web")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	// npm ci again: node_modules holds a copy of gen/ts, which may be newer.
+	for _, args := range [][]string{{"ci", "--no-audit", "--no-fund"}, {"run", "build"}} {
+		cmd := exec.CommandContext(ctx, "npm", args...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("npm %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		if args[0] == "run" {
+			t.Logf("sample app: %s", strings.TrimSpace(string(out[strings.Index(string(out), "dist/"):])))
+		}
+	}
+	return dir
+}
+
+// origin serves the sample app's backend on host (a loopback address of its
+// own, so each is an origin of its own) and returns the page's origin.
+func origin(t *testing.T, host string, o integrator.Options) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", host+":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(integrator.New(o))
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// corsFailures records the requests Chromium refused for CORS, by URL path.
+type corsFailures struct {
+	mu   sync.Mutex
+	urls map[network.RequestID]string
+	errs map[string][]string
+}
+
+func watchCORS(ctx context.Context) *corsFailures {
+	c := &corsFailures{urls: map[network.RequestID]string{}, errs: map[string][]string{}}
+	chromedp.ListenTarget(ctx, func(ev any) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		switch ev := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			c.urls[ev.RequestID] = ev.Request.Method + " " + ev.Request.URL
+		case *network.EventLoadingFailed:
+			if ev.CorsErrorStatus != nil {
+				u := c.urls[ev.RequestID]
+				c.errs[u] = append(c.errs[u], ev.CorsErrorStatus.CorsError.String())
+			}
+		}
+	})
+	return c
+}
+
+// failed returns the CORS errors of requests whose method and URL contain s.
+func (c *corsFailures) failed(s string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for u, errs := range c.errs {
+		if strings.Contains(u, s) {
+			out = append(out, errs...)
+		}
+	}
+	return out
+}
+
+func tid(id string) string { return `[data-testid="` + id + `"]` }
+
+// TestSampleApp drives the sample integration in Chromium against the local
+// validator: on two allowed origins a person connects the (Wallet Standard)
+// test wallet (and on a third, the wallet appends Lighthouse guards), lists the wallet's items with their rebates, selects them,
+// builds with a 10% donation, has the wallet sign, submits, and sees the
+// results and the project's stats; the wallet's balance rises by exactly
+// the net rebate the page showed. A page on a third origin is refused by the
+// browser, and so is a preflight asking to send X-Api-Key.
+func TestSampleApp(t *testing.T) {
+	t.Parallel()
+	v := harness.Shared(t)
+	web := buildSampleApp(t)
+	s := startService(t, v)
+	ctx := headless.Browser(t, "the sample app's browser test", chromedp.WindowSize(1280, 1000))
+	ctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
+	defer cancel()
+	cors := watchCORS(ctx)
+	if err := chromedp.Run(ctx, network.Enable()); err != nil {
+		t.Fatal(err)
+	}
+
+	hosts := []string{"127.0.0.1", "127.0.0.2"}
+	var origins []string
+	for _, host := range hosts {
+		f := v.NewWalletFixture(t)
+		o := origin(t, host, integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner})
+		s.cli("project", "origin", "--project", s.projectID, "--origin", o)
+		origins = append(origins, o)
+		t.Run("reclaim from "+o, func(t *testing.T) { reclaimInBrowser(t, ctx, v, o, f.Owner) })
+	}
+
+	// The wallet appends a Lighthouse assertion to what it signs, as Phantom
+	// does on mainnet: Reclaim accepts the changed transactions (the wallet
+	// guard rules) and the balance still rises by the net rebate shown.
+	t.Run("a wallet that appends Lighthouse guards", func(t *testing.T) {
+		requireLighthouse(t)
+		f := v.NewWalletFixture(t)
+		o := origin(t, "127.0.0.4", integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner, DemoWalletGuards: true})
+		s.cli("project", "origin", "--project", s.projectID, "--origin", o)
+		for _, sig := range reclaimInBrowser(t, ctx, v, o, f.Owner) {
+			tx, err := v.RPC.GetTransaction(context.Background(), sig, &rpc.GetTransactionOpts{
+				Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: new(uint64),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			landed, err := tx.Transaction.GetTransaction()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(landed.Message.AccountKeys, lighthouse) {
+				t.Errorf("transaction %s landed without the wallet's Lighthouse guard", sig)
+			}
+		}
+	})
+
+	t.Run("an origin the project does not list", func(t *testing.T) {
+		f := v.NewWalletFixture(t)
+		o := origin(t, "127.0.0.3", integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner})
+		var errText string
+		err := chromedp.Run(ctx,
+			chromedp.Navigate(o),
+			chromedp.Click(tid("connect-wallet"), chromedp.ByQuery),
+			chromedp.Poll(`document.querySelector('[data-testid="error"]').textContent.includes('not allowed')`, nil, chromedp.WithPollingTimeout(30*time.Second)),
+			chromedp.Text(tid("error"), &errText, chromedp.ByQuery),
+		)
+		if err != nil {
+			t.Fatalf("%v (error shown: %q)", err, errText)
+		}
+		if errs := cors.failed("WalletService/ListAssets"); len(errs) == 0 {
+			t.Errorf("Chromium reported no CORS failure for the listing from %s", o)
+		}
+		t.Logf("page on %s shows: %s", o, errText)
+	})
+
+	t.Run("X-Api-Key is refused in a preflight", func(t *testing.T) {
+		var got string
+		script := `fetch(` + strconv.Quote(s.url+"/v1/leaderboard") + `, {headers: {"X-Api-Key": ` + strconv.Quote(s.apiKey) + `}})
+			.then(r => "status " + r.status, e => "blocked: " + e.message)`
+		err := chromedp.Run(ctx,
+			chromedp.Navigate(origins[0]),
+			chromedp.Evaluate(script, &got, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := cors.failed("/v1/leaderboard")
+		if !strings.HasPrefix(got, "blocked") || len(errs) == 0 || !strings.HasPrefix(errs[0], "Preflight") {
+			t.Errorf("fetch with X-Api-Key from %s: %q, CORS errors %q; want blocked by the preflight", origins[0], got, errs)
+		}
+	})
+}
+
+// lighthouse is the program of the guards Phantom and Solflare append.
+var lighthouse = solana.MustPublicKeyFromBase58("L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95")
+
+// reclaimInBrowser runs the whole flow on the page at origin with the
+// wallet owner, checks the balance against the net rebate shown, and
+// returns the signatures of the landed transactions.
+func reclaimInBrowser(t *testing.T, ctx context.Context, v *harness.Validator, origin string, owner solana.PrivateKey) []solana.Signature {
+	var items int
+	var net string
+	var netOK bool
+	var count string
+	run := func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			var shown string
+			_ = chromedp.Run(ctx, chromedp.Text("main", &shown, chromedp.ByQuery))
+			t.Fatalf("%s: %v\npage:\n%s", what, err, shown)
+		}
+	}
+	run("connect and list",
+		chromedp.Navigate(origin),
+		chromedp.Click(tid("connect-wallet"), chromedp.ByQuery),
+		chromedp.WaitVisible(tid("item"), chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelectorAll('[data-testid="item"]').length`, &items),
+	)
+	run("select all and build",
+		chromedp.Click(tid("select-all"), chromedp.ByQuery),
+		chromedp.Click(tid("build"), chromedp.ByQuery),
+		chromedp.WaitVisible(tid("net-rebate"), chromedp.ByQuery),
+		chromedp.AttributeValue(tid("net-rebate"), "data-lamports", &net, &netOK, chromedp.ByQuery),
+		chromedp.Text(tid("transaction-count"), &count, chromedp.ByQuery),
+	)
+	netRebate, err := strconv.ParseInt(net, 10, 64)
+	if !netOK || err != nil || netRebate <= 0 {
+		t.Fatalf("net rebate shown %q", net)
+	}
+	before := v.Balance(t, owner.PublicKey())
+	var statsBefore int
+	run("stats before", chromedp.Evaluate(`Number(document.querySelector('[data-testid="stat-transactions"]').textContent)`, &statsBefore))
+	var results [][]string
+	run("sign and submit",
+		chromedp.Click(tid("submit"), chromedp.ByQuery),
+		chromedp.Poll(`document.querySelectorAll('[data-testid="result"]').length == `+count, nil, chromedp.WithPollingTimeout(60*time.Second)),
+		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="result"]')].map(e => [e.dataset.status, e.dataset.signature, e.textContent])`, &results),
+	)
+	wctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var sigs []solana.Signature
+	for _, r := range results {
+		if r[0] != "submitted" {
+			t.Fatalf("result %q", r)
+		}
+		sig, err := solana.SignatureFromBase58(r[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := v.WaitConfirmed(wctx, sig); err != nil {
+			t.Fatalf("%s: %v", sig, err)
+		}
+		sigs = append(sigs, sig)
+	}
+	after := v.Balance(t, owner.PublicKey())
+	if got := int64(after) - int64(before); got != netRebate {
+		t.Errorf("the wallet's balance rose by %d lamports; the page showed a net rebate of %d", got, netRebate)
+	}
+	// The project's stats on the page count the transactions once the
+	// tracker has seen them confirmed.
+	run("stats",
+		chromedp.Poll(`Number(document.querySelector('[data-testid="stat-transactions"]').textContent) >= `+strconv.Itoa(statsBefore+len(results)),
+			nil, chromedp.WithPollingTimeout(60*time.Second)),
+	)
+	t.Logf("%s: %d items, %s transactions, net rebate %d lamports, balance +%d", origin, items, count, netRebate, int64(after)-int64(before))
+	return sigs
+}
