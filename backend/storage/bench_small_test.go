@@ -1,8 +1,10 @@
 package storage_test
 
 import (
+	"context"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
@@ -14,7 +16,10 @@ import (
 // cases are right, in every test run.
 func TestBenchmarkCasesSmall(t *testing.T) {
 	t.Parallel()
-	ctx := ctxT(t)
+	// Seeding and rebuilding take a second alone, and much longer on a
+	// server busy with other tests: more than ctxT's 30 s.
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
 	dbURL := storagetest.NewPostgresDatabase(t)
 	s, err := storage.Open(ctx, dbURL, "")
 	if err != nil {

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/uptrace/bun"
@@ -81,8 +82,15 @@ func (s *Store) Leaderboard(ctx context.Context, projectID string, f ledger.Filt
 		case err != nil:
 			return nil, fmt.Errorf("leaderboard of %s: %w", projectID, err)
 		case ok:
-			if q, err = s.leaderboardFromRollups(ctx, projectID, f); err != nil {
+			var paged bool
+			if q, paged, err = s.leaderboardFromRollups(ctx, projectID, f); err != nil {
 				return nil, fmt.Errorf("leaderboard of %s: %w", projectID, err)
+			}
+			if paged {
+				f.Offset = 0
+				if s.postgres {
+					return s.summedPage(ctx, projectID, q, f)
+				}
 			}
 		default:
 			q = s.leaderboardFromEntries(projectID, f)
@@ -92,6 +100,31 @@ func (s *Store) Leaderboard(ctx context.Context, projectID string, f ledger.Filt
 		return []ledger.LeaderboardEntry{}, nil
 	}
 	return s.leaderboardPage(ctx, projectID, q, f)
+}
+
+// pgSumSettings are what a leaderboard that sums rollups per wallet runs
+// with on Postgres, for its transaction alone: a hash table of 50,000
+// wallets needs about 18 MB (the default work_mem, 4 MB, spills it to
+// disk), and on two cores a serial plan took half the time of a parallel
+// one that merges sorted partial sums.
+const pgSumSettings = "SELECT set_config('work_mem', '32MB', true), set_config('max_parallel_workers_per_gather', '0', true)"
+
+// summedPage is leaderboardPage for a query that sums rollups, in a
+// read-only transaction with pgSumSettings.
+func (s *Store) summedPage(ctx context.Context, projectID string, q *bun.SelectQuery, f ledger.Filter) ([]ledger.LeaderboardEntry, error) {
+	var entries []ledger.LeaderboardEntry
+	err := s.db.RunInTx(ctx, &sql.TxOptions{ReadOnly: true}, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, pgSumSettings); err != nil {
+			return err
+		}
+		var err error
+		entries, err = s.leaderboardPage(ctx, projectID, q.Conn(tx), f)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("leaderboard of %s: %w", projectID, err)
+	}
+	return entries, nil
 }
 
 // leaderboardPage ranks the rows of q and returns the page f asks for.

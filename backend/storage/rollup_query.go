@@ -51,24 +51,25 @@ func (s *Store) statsFromRollups(ctx context.Context, projectID string) (ledger.
 }
 
 // leaderboardFromRollups is the query of a leaderboard with time bounds over
-// the rollups, or nil when no row can match. The range is first clipped to
+// the rollups, or nil when no row can match; paged reports that it holds
+// the page f asks for alone (its rows start at f's offset). The range is first clipped to
 // the days with confirmed rows; one that holds every row is the totals of all
 // time, one that is a single month or year is a range of its ranking index,
 // and any other sums the pieces of its plan (planRange) per wallet.
-func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f ledger.Filter) (*bun.SelectQuery, error) {
+func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f ledger.Filter) (q *bun.SelectQuery, paged bool, err error) {
 	var first, last sql.NullInt64
 	var rows, wallets int64
-	err := s.db.NewSelect().
+	err = s.db.NewSelect().
 		ColumnExpr("(SELECT MIN(day) FROM reclaim_project_days WHERE project_id = ?)", projectID).
 		ColumnExpr("(SELECT MAX(day) FROM reclaim_project_days WHERE project_id = ?)", projectID).
 		ColumnExpr("COALESCE((SELECT transaction_count FROM reclaim_project_totals WHERE project_id = ?), 0)", projectID).
 		ColumnExpr("COALESCE((SELECT wallet_count FROM reclaim_project_totals WHERE project_id = ?), 0)", projectID).
 		Scan(ctx, &first, &last, &rows, &wallets)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if !first.Valid {
-		return nil, nil
+		return nil, false, nil
 	}
 	from, to, all := clipRange(utcPtr(f.Start), utcPtr(f.End), first.Int64, last.Int64)
 	if all {
@@ -78,14 +79,14 @@ func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f 
 		err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM reclaim_transactions
 			WHERE project_id = ? AND status = 'confirmed' AND confirmed_at IS NULL)`, projectID).Scan(&undated)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if !undated {
-			return s.rankedTotals("reclaim_payer_totals", projectID, f), nil
+			return s.rankedTotals("reclaim_payer_totals", projectID, f), false, nil
 		}
 	}
 	if !from.Before(to) {
-		return nil, nil
+		return nil, false, nil
 	}
 	costs := rollupCosts{perDay: float64(rows) / float64(last.Int64-first.Int64+1), wallets: float64(wallets)}
 	if s.planCosts != nil {
@@ -106,17 +107,39 @@ func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f 
 		ranked := s.rankedTotals("reclaim_rollup_periods", projectID, f).
 			Where("period = ?", periodOf(p.kind)).Where("bucket = ?", p.lo)
 		if len(ps) == 1 {
-			return ranked, nil
+			return ranked, false, nil
 		}
 		rest := append(append([]piece{}, ps[:base]...), ps[base+1:]...)
-		return s.leaderboardOverBase(projectID, f, p, ranked, rest), nil
+		return s.leaderboardOverBase(projectID, f, p, ranked, rest), false, nil
 	}
-	return s.db.NewSelect().TableExpr("(?) AS sums", s.sumPieces(projectID, f, ps)).
+	return s.leaderboardOfPieces(projectID, f, ps), true, nil
+}
+
+// leaderboardOfPieces ranks the wallets of the pieces ps on their gross
+// alone and takes the page f asks for, then sums every figure of the
+// page's wallets only: ranking sums two columns per wallet, not nine (on a
+// range of 50,000 wallets the difference between a hash table that fits
+// in memory and one that spills to disk). The query is the page, at offset
+// 0 of its own rows.
+func (s *Store) leaderboardOfPieces(projectID string, f ledger.Filter, ps []piece) *bun.SelectQuery {
+	var parts []string
+	var args []any
+	for _, p := range ps {
+		q, a := pieceSQL(p, projectID, f, true, "")
+		parts, args = append(parts, q), append(args, a...)
+	}
+	// A wallet whose rows of a widened piece were all subtracted again has
+	// none in the range.
+	page := s.db.NewSelect().TableExpr("("+strings.Join(parts, "\nUNION ALL\n")+") AS pieces", args...).
 		ColumnExpr("payer").
-		ColumnExpr(strings.Join(boardColumns(func(i int) string { return pieceColumns[i] }), ", ")).
-		// A wallet whose rows of a widened piece were all subtracted again
-		// has none in the range.
-		Where("c > 0"), nil
+		GroupExpr("payer").
+		Having("SUM(c) > 0").
+		OrderExpr("SUM(g) DESC").OrderExpr(s.payerOrder()).
+		Limit(f.Limit).Offset(f.Offset)
+	return s.db.NewSelect().With("page", page).
+		TableExpr("(?) AS sums", s.sumPieces(projectID, f, ps, "payer IN (SELECT payer FROM page)")).
+		ColumnExpr("payer").
+		ColumnExpr(strings.Join(boardColumns(func(i int) string { return pieceColumns[i] }), ", "))
 }
 
 // boardColumns are the leaderboard's figures, each the expression of(i) for
@@ -131,12 +154,13 @@ func boardColumns(of func(i int) string) []string {
 	return cols
 }
 
-// sumPieces sums the pieces per wallet, as (payer, pieceColumns...).
-func (s *Store) sumPieces(projectID string, f ledger.Filter, ps []piece) *bun.SelectQuery {
+// sumPieces sums the pieces per wallet, as (payer, pieceColumns...), over
+// the rows that also meet cond when it is set.
+func (s *Store) sumPieces(projectID string, f ledger.Filter, ps []piece, cond string) *bun.SelectQuery {
 	var parts []string
 	var args []any
 	for _, p := range ps {
-		q, a := pieceSQL(p, projectID, f)
+		q, a := pieceSQL(p, projectID, f, false, cond)
 		parts, args = append(parts, q), append(args, a...)
 	}
 	q := s.db.NewSelect().TableExpr("("+strings.Join(parts, "\nUNION ALL\n")+") AS pieces", args...).ColumnExpr("payer")
@@ -171,7 +195,7 @@ func (s *Store) leaderboardOverBase(projectID string, f ledger.Filter, p piece, 
 			return fmt.Sprintf("COALESCE(b.%s, 0) + c.%s", periodCols[i], pieceColumns[i])
 		}), ", ")).
 		Where("COALESCE(b.transaction_count, 0) + c.c > 0")
-	return s.db.NewSelect().With("corrections", s.sumPieces(projectID, f, corrections)).
+	return s.db.NewSelect().With("corrections", s.sumPieces(projectID, f, corrections, "")).
 		TableExpr("(SELECT * FROM (?) AS u UNION ALL SELECT * FROM (?) AS m) AS board", untouched, corrected).
 		ColumnExpr("*")
 }
@@ -198,8 +222,9 @@ func typeCounts(n string) []string {
 }
 
 // pieceSQL selects one piece's rows as (payer, pieceColumns...), negated
-// when the piece is subtracted.
-func pieceSQL(p piece, projectID string, f ledger.Filter) (string, []any) {
+// when the piece is subtracted; rankOnly selects (payer, g, c) alone, cond
+// (when set) is one more condition on the rows.
+func pieceSQL(p piece, projectID string, f ledger.Filter, rankOnly bool, cond string) (string, []any) {
 	var table, where string
 	var exprs []string
 	args := []any{projectID}
@@ -227,11 +252,16 @@ func pieceSQL(p piece, projectID string, f ledger.Filter) (string, []any) {
 	if p.sign < 0 {
 		sign = "-"
 	}
-	cols := make([]string, len(exprs))
+	var cols []string
 	for i, e := range exprs {
-		cols[i] = fmt.Sprintf("%s(%s) AS %s", sign, e, pieceColumns[i])
+		if !rankOnly || pieceColumns[i] == "g" || pieceColumns[i] == "c" {
+			cols = append(cols, fmt.Sprintf("%s(%s) AS %s", sign, e, pieceColumns[i]))
+		}
 	}
 	q := "SELECT payer, " + strings.Join(cols, ", ") + " FROM " + table + " WHERE project_id = ? AND " + where
+	if cond != "" {
+		q += " AND " + cond
+	}
 	if f.Type != "" && p.kind <= pieceDays {
 		q += " AND type = ?"
 		args = append(args, f.Type)
