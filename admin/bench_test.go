@@ -20,14 +20,23 @@ import (
 
 // BenchmarkOverview1M renders the overview of the project of the storage
 // package's 1M-row benchmark database (1,000,000 ledger rows, 50,000
-// wallets, over 2025) on Postgres, through the console's router. Seed that
-// database first, then:
+// wallets, over 2025) on Postgres, through the console's router;
+// BenchmarkOverview10M that of its 10M-row one (with RECLAIM_BENCH_10M=1).
+// Seed the database first, then:
 //
 //	eval "$(scripts/testdb.sh)"
 //	go test ./backend/storage -run '^$' -bench Stats1M -benchtime 1x   # seeds once
 //	go test ./admin -run '^$' -bench Overview1M -benchtime 20x
-func BenchmarkOverview1M(b *testing.B) {
-	const benchProject = "prj_bench1m"
+func BenchmarkOverview1M(b *testing.B) { benchOverview(b, "reclaim_bench", "prj_bench1m") }
+
+func BenchmarkOverview10M(b *testing.B) {
+	if os.Getenv("RECLAIM_BENCH_10M") != "1" {
+		b.Skip("the 10M-row ledger is benchmarked with RECLAIM_BENCH_10M=1")
+	}
+	benchOverview(b, "reclaim_bench10m", "prj_bench10m")
+}
+
+func benchOverview(b *testing.B, database, benchProject string) {
 	base := os.Getenv("RECLAIM_BENCH_POSTGRES_URL")
 	if base == "" {
 		base = storagetest.PostgresURL(b)
@@ -36,7 +45,7 @@ func BenchmarkOverview1M(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	u.Path = "/reclaim_bench"
+	u.Path = "/" + database
 	ctx := context.Background()
 	s, err := storage.Open(ctx, u.String(), "")
 	if err != nil {
@@ -44,6 +53,9 @@ func BenchmarkOverview1M(b *testing.B) {
 	}
 	defer s.Close()
 	if err := s.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if err := s.WaitForRollups(ctx); err != nil {
 		b.Fatal(err)
 	}
 	if st, err := s.Stats(ctx, benchProject); err != nil || st.TotalTransactionCount == 0 {
@@ -74,6 +86,9 @@ func BenchmarkOverview1M(b *testing.B) {
 		{"default", ""},
 		{"one month filter", "?startDate=2025-06-01&endDate=2025-06-30"},
 		{"type filter, deep page", "?transactionType=nft_burn&offset=10000"},
+		{"one day filter", "?startDate=2025-06-01&endDate=2025-06-01"},
+		{"one week filter", "?startDate=2025-06-09&endDate=2025-06-15"},
+		{"one month from noon to noon", "?startDate=2025-06-01T12:00:00Z&endDate=2025-07-01T12:00:00Z"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {

@@ -10,10 +10,19 @@ import (
 
 // DailyTotals returns, for each UTC day in [from, to) with confirmed entries,
 // their gross rebate and count, by confirmation time, oldest day first; days
-// without entries are absent. It reads only the index on (project_id,
+// without entries are absent. Whole days are read from the project's day
+// rollups (one row a day); otherwise it reads only the index on (project_id,
 // status, confirmed_at, gross_rebate), so its cost grows with the range, not
 // with the ledger.
 func (s *Store) DailyTotals(ctx context.Context, projectID string, from, to time.Time) ([]ledger.DailyTotal, error) {
+	if days, ok, err := s.dailyTotalsFromRollups(ctx, projectID, utc(from), utc(to)); err != nil || ok {
+		return days, err
+	}
+	return s.dailyTotalsFromRows(ctx, projectID, from, to)
+}
+
+// dailyTotalsFromRows aggregates the ledger rows of [from, to) by day.
+func (s *Store) dailyTotalsFromRows(ctx context.Context, projectID string, from, to time.Time) ([]ledger.DailyTotal, error) {
 	day, group := "substr(confirmed_at, 1, 10)", "day" // SQLite keeps times as ISO 8601 text
 	if s.postgres {
 		group = "date_trunc('day', confirmed_at AT TIME ZONE 'UTC')"

@@ -43,6 +43,10 @@ type transactionRow struct {
 	// The tracker's lease came with migration 20260521000008 (LeaseInFlight).
 	LeaseOwner string `bun:"lease_owner,notnull"`
 	LeaseUntil int64  `bun:"lease_until,notnull"`
+	// RollupState came with migration 20260521000009: whether the rollups
+	// count the row (rollupCounted once confirmed). Always written: SQLite
+	// would give an insert that leaves it out the legacy value.
+	RollupState int16 `bun:"rollup_state,notnull"`
 }
 
 // newTransactionRow is the row of e with status; an entry without a promise
@@ -61,6 +65,10 @@ func newTransactionRow(e ledger.Entry, status string) transactionRow {
 		PromisedGrossRebate: p.GrossRebate, PromisedNetRebate: p.NetRebate, PromisedDonationAmount: p.DonationAmount,
 		PromisedNetworkFee: p.NetworkFee, PromisedServiceFee: p.ServiceFee,
 		DonationWallet: e.DonationWallet, Treasury: e.Treasury,
+		RollupState: rollupNotCounted,
+	}
+	if status == ledger.StatusConfirmed {
+		row.RollupState = rollupCounted
 	}
 	if row.ID == "" {
 		row.ID = NewID("tx")
@@ -124,13 +132,17 @@ func (s *Store) InsertEntry(ctx context.Context, e ledger.Entry) error {
 	if e.TicketJTI == "" {
 		return fmt.Errorf("insert ledger entry: empty ticket jti")
 	}
+	if e.Status == ledger.StatusConfirmed && e.ConfirmedAt == nil {
+		// Date filters and rollups go by the confirmation time.
+		return fmt.Errorf("insert ledger entry: confirmed without a confirmation time")
+	}
 	row := newTransactionRow(e, e.Status)
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewInsert().Model(&row).Exec(ctx); err != nil {
 			return err
 		}
 		if row.Status == ledger.StatusConfirmed {
-			return addToTotals(ctx, tx, &row)
+			return s.countConfirmed(ctx, tx, &row)
 		}
 		return nil
 	})
@@ -169,8 +181,8 @@ func (s *Store) SetEntryStatus(ctx context.Context, jti, status, errMsg string, 
 
 // ConfirmEntry moves the entry of a ticket from submitted to confirmed at
 // at, with the figures the chain reported for its landing (its promise
-// stays in the promised columns), and counts them in the totals, once, as
-// SetEntryStatus does.
+// stays in the promised columns), and counts them in the totals and the
+// rollups, in the same transaction, once, as SetEntryStatus does.
 func (s *Store) ConfirmEntry(ctx context.Context, jti string, landed ledger.Figures, at time.Time) (bool, error) {
 	return s.settle(ctx, jti, ledger.StatusConfirmed, "", at, &landed)
 }
@@ -186,7 +198,7 @@ func (s *Store) settle(ctx context.Context, jti, status, errMsg string, at time.
 			Where("status = ?", ledger.StatusSubmitted).
 			Returning("*")
 		if status == ledger.StatusConfirmed {
-			q = q.Set("confirmed_at = ?", utc(at))
+			q = q.Set("confirmed_at = ?", utc(at)).Set("rollup_state = ?", rollupCounted)
 		}
 		if landed != nil {
 			q = q.Set("gross_rebate = ?", landed.GrossRebate).
@@ -204,7 +216,7 @@ func (s *Store) settle(ctx context.Context, jti, status, errMsg string, at time.
 		}
 		changed = true
 		if status == ledger.StatusConfirmed {
-			return addToTotals(ctx, tx, &rows[0])
+			return s.countConfirmed(ctx, tx, &rows[0])
 		}
 		return nil
 	})
@@ -218,145 +230,6 @@ func (s *Store) settle(ctx context.Context, jti, status, errMsg string, at time.
 		return false, fmt.Errorf("set ledger entry status: %w", err)
 	}
 	return false, nil
-}
-
-// Stats returns the totals of a project's confirmed entries, all zero when it
-// has none, in one aggregate query over the per-wallet totals.
-func (s *Store) Stats(ctx context.Context, projectID string) (ledger.Stats, error) {
-	var st ledger.Stats
-	err := s.db.NewSelect().
-		TableExpr("reclaim_payer_totals").
-		ColumnExpr("CAST(COALESCE(SUM(gross_rebate), 0) AS BIGINT)").
-		ColumnExpr("CAST(COALESCE(SUM(net_rebate), 0) AS BIGINT)").
-		ColumnExpr("CAST(COALESCE(SUM(transaction_count), 0) AS BIGINT)").
-		ColumnExpr("COUNT(CASE WHEN transaction_count > 0 THEN 1 END)").
-		ColumnExpr("CAST(COALESCE(SUM(donation_count), 0) AS BIGINT)").
-		ColumnExpr("CAST(COALESCE(SUM(donation_amount), 0) AS BIGINT)").
-		Where("project_id = ?", projectID).
-		Where("type = ''").
-		Scan(ctx, &st.TotalGrossRebate, &st.TotalNetRebate, &st.TotalTransactionCount,
-			&st.TotalWallets, &st.TotalDonations, &st.TotalDonationAmount)
-	if err != nil {
-		return ledger.Stats{}, fmt.Errorf("stats of %s: %w", projectID, err)
-	}
-	return st, nil
-}
-
-// leaderboardRow is one row of the leaderboard query.
-type leaderboardRow struct {
-	Payer                 string `bun:"payer"`
-	TotalGrossRebate      int64  `bun:"total_gross_rebate"`
-	TotalNetRebate        int64  `bun:"total_net_rebate"`
-	TotalTransactionCount int64  `bun:"total_transaction_count"`
-	TokenAccountClosures  int64  `bun:"token_account_closure_count"`
-	TokenBurns            int64  `bun:"token_burn_count"`
-	NFTBurns              int64  `bun:"nft_burn_count"`
-	TotalDonationAmount   int64  `bun:"total_donation_amount"`
-	TotalDonationCount    int64  `bun:"total_donation_count"`
-	TotalCommunityAmount  int64  `bun:"total_community_amount"`
-}
-
-// Leaderboard returns one page of a project's wallets, aggregated over the
-// confirmed entries that match f (times apply to ConfirmedAt), ranked by total
-// gross rebate descending then payer ascending, in one query: over the
-// per-wallet totals when f has no time bounds, over the ledger rows otherwise.
-func (s *Store) Leaderboard(ctx context.Context, projectID string, f ledger.Filter) ([]ledger.LeaderboardEntry, error) {
-	if f.Limit <= 0 {
-		f.Limit = ledger.DefaultLimit
-	}
-	var q *bun.SelectQuery
-	if f.Start == nil && f.End == nil {
-		q = s.leaderboardFromTotals(projectID, f)
-	} else {
-		q = s.leaderboardFromEntries(projectID, f)
-	}
-	// Payers are ordered byte-wise on both databases: a Postgres database
-	// with a natural-language collation would otherwise sort them its own way.
-	payerOrder := "payer ASC"
-	if s.postgres {
-		payerOrder = `payer COLLATE "C" ASC`
-	}
-	var rows []leaderboardRow
-	err := q.OrderExpr("total_gross_rebate DESC").
-		OrderExpr(payerOrder).
-		Limit(f.Limit).
-		Offset(f.Offset).
-		Scan(ctx, &rows)
-	if err != nil {
-		return nil, fmt.Errorf("leaderboard of %s: %w", projectID, err)
-	}
-	entries := make([]ledger.LeaderboardEntry, len(rows))
-	for i, r := range rows {
-		entries[i] = ledger.LeaderboardEntry{
-			Payer:                 r.Payer,
-			TotalGrossRebate:      r.TotalGrossRebate,
-			TotalNetRebate:        r.TotalNetRebate,
-			TotalTransactionCount: r.TotalTransactionCount,
-			TransactionTypeCounts: map[string]int64{
-				ledger.TypeTokenAccountClosure: r.TokenAccountClosures,
-				ledger.TypeTokenBurn:           r.TokenBurns,
-				ledger.TypeNFTBurn:             r.NFTBurns,
-			},
-			TotalDonationAmount:  r.TotalDonationAmount,
-			TotalDonationCount:   r.TotalDonationCount,
-			TotalCommunityAmount: r.TotalCommunityAmount,
-		}
-	}
-	return entries, nil
-}
-
-// leaderboardFromTotals reads the running totals: one row per wallet, from
-// an index, whatever the size of the ledger.
-func (s *Store) leaderboardFromTotals(projectID string, f ledger.Filter) *bun.SelectQuery {
-	q := s.db.NewSelect().
-		TableExpr("reclaim_payer_totals").
-		ColumnExpr("payer").
-		ColumnExpr("gross_rebate AS total_gross_rebate").
-		ColumnExpr("net_rebate AS total_net_rebate").
-		ColumnExpr("transaction_count AS total_transaction_count").
-		ColumnExpr("token_account_closure_count, token_burn_count, nft_burn_count").
-		ColumnExpr("donation_amount AS total_donation_amount").
-		ColumnExpr("donation_count AS total_donation_count").
-		ColumnExpr("community_amount AS total_community_amount").
-		Where("project_id = ?", projectID).
-		Where("type = ?", f.Type). // "" is the all-types row
-		Where("transaction_count > 0")
-	if f.Payer != "" {
-		q = q.Where("payer = ?", f.Payer)
-	}
-	return q
-}
-
-// leaderboardFromEntries aggregates the confirmed ledger rows in a time range.
-func (s *Store) leaderboardFromEntries(projectID string, f ledger.Filter) *bun.SelectQuery {
-	q := s.db.NewSelect().
-		TableExpr("reclaim_transactions").
-		ColumnExpr("payer").
-		ColumnExpr("CAST(SUM(gross_rebate) AS BIGINT) AS total_gross_rebate").
-		ColumnExpr("CAST(SUM(net_rebate) AS BIGINT) AS total_net_rebate").
-		ColumnExpr("COUNT(*) AS total_transaction_count").
-		ColumnExpr("COUNT(CASE WHEN type = ? THEN 1 END) AS token_account_closure_count", ledger.TypeTokenAccountClosure).
-		ColumnExpr("COUNT(CASE WHEN type = ? THEN 1 END) AS token_burn_count", ledger.TypeTokenBurn).
-		ColumnExpr("COUNT(CASE WHEN type = ? THEN 1 END) AS nft_burn_count", ledger.TypeNFTBurn).
-		ColumnExpr("CAST(SUM(donation_amount) AS BIGINT) AS total_donation_amount").
-		ColumnExpr("COUNT(CASE WHEN donation_amount > 0 THEN 1 END) AS total_donation_count").
-		ColumnExpr("CAST(SUM(service_fee) AS BIGINT) AS total_community_amount").
-		Where("project_id = ?", projectID).
-		Where("status = ?", ledger.StatusConfirmed).
-		GroupExpr("payer")
-	if f.Payer != "" {
-		q = q.Where("payer = ?", f.Payer)
-	}
-	if f.Type != "" {
-		q = q.Where("type = ?", f.Type)
-	}
-	if f.Start != nil {
-		q = q.Where("confirmed_at >= ?", utc(*f.Start))
-	}
-	if f.End != nil {
-		q = q.Where("confirmed_at < ?", utc(*f.End))
-	}
-	return q
 }
 
 var _ ledger.Store = (*Store)(nil)
@@ -381,8 +254,9 @@ type payerTotalRow struct {
 	CommunityAmount          int64  `bun:"community_amount,notnull"`
 }
 
-// addToTotals counts the confirmed entry r in its wallet's totals.
-func addToTotals(ctx context.Context, tx bun.Tx, r *transactionRow) error {
+// addToTotals counts the confirmed entry r in its wallet's totals; first
+// reports that it is the wallet's first in the project.
+func addToTotals(ctx context.Context, tx bun.Tx, r *transactionRow) (first bool, err error) {
 	one := payerTotalRow{
 		ProjectID:        r.ProjectID,
 		Payer:            r.Payer,
@@ -412,44 +286,17 @@ func addToTotals(ctx context.Context, tx bun.Tx, r *transactionRow) error {
 		"token_burn_count", "nft_burn_count", "donation_amount", "donation_count", "community_amount"} {
 		q = q.Set("? = ?TableAlias.? + EXCLUDED.?", bun.Ident(c), bun.Ident(c), bun.Ident(c))
 	}
-	if _, err := q.Exec(ctx); err != nil {
-		return fmt.Errorf("add to payer totals: %w", err)
+	var counts []struct {
+		Type             string `bun:"type"`
+		TransactionCount int64  `bun:"transaction_count"`
 	}
-	return nil
-}
-
-// rebuildPayerTotals recomputes the totals from the confirmed ledger rows.
-const rebuildPayerTotals = `
-INSERT INTO reclaim_payer_totals (project_id, payer, type, gross_rebate, net_rebate, transaction_count,
-	token_account_closure_count, token_burn_count, nft_burn_count, donation_amount, donation_count, community_amount)
-SELECT project_id, payer, t, SUM(gross_rebate), SUM(net_rebate), COUNT(*),
-	COUNT(CASE WHEN type = 'token_account_closure' THEN 1 END),
-	COUNT(CASE WHEN type = 'token_burn' THEN 1 END),
-	COUNT(CASE WHEN type = 'nft_burn' THEN 1 END),
-	SUM(donation_amount), COUNT(CASE WHEN donation_amount > 0 THEN 1 END), SUM(service_fee)
-FROM (
-	SELECT project_id, payer, type, type AS t, gross_rebate, net_rebate, donation_amount, service_fee
-	FROM reclaim_transactions WHERE status = 'confirmed'
-	UNION ALL
-	SELECT project_id, payer, type, '' AS t, gross_rebate, net_rebate, donation_amount, service_fee
-	FROM reclaim_transactions WHERE status = 'confirmed'
-) AS confirmed
-GROUP BY project_id, payer, t`
-
-// RebuildPayerTotals recomputes, in one transaction, the per-wallet totals
-// that Stats and the unfiltered Leaderboard read, from the confirmed ledger
-// rows. The store keeps them current itself; this repairs them after rows were
-// changed behind its back (a manual fix, a bulk import).
-func (s *Store) RebuildPayerTotals(ctx context.Context) error {
-	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.NewDelete().Model((*payerTotalRow)(nil)).Where("1 = 1").Exec(ctx); err != nil {
-			return err
+	if _, err := q.Returning("type, transaction_count").Exec(ctx, &counts); err != nil {
+		return false, fmt.Errorf("add to payer totals: %w", err)
+	}
+	for _, c := range counts {
+		if c.Type == "" {
+			first = c.TransactionCount == 1
 		}
-		_, err := tx.ExecContext(ctx, rebuildPayerTotals)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("rebuild payer totals: %w", err)
 	}
-	return nil
+	return first, nil
 }

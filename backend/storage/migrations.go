@@ -16,6 +16,11 @@ type migration struct {
 	name    string // a timestamp; migrations run in name order
 	comment string
 	up      func(ctx context.Context, db bun.IDB) error
+	// after, when set, runs once up committed, outside its transaction:
+	// work that must not hold one (building an index concurrently). It is
+	// repeated when interrupted, so it must be idempotent; the migration
+	// counts as applied only once it succeeded.
+	after func(ctx context.Context, s *Store) error
 }
 
 // schema lists every migration, oldest first. Never edit one that has shipped:
@@ -29,6 +34,8 @@ var schema = []migration{
 	{name: "20260521000006", comment: "landed_figures", up: upLandedFigures},              // migrations_landed.go
 	{name: "20260521000007", comment: "project_origins", up: upProjectOrigins},            // migrations_origins.go
 	{name: "20260521000008", comment: "tracker_leases", up: upTrackerLeases},              // migrations_tracker.go
+	// migrations_rollups.go
+	{name: "20260521000009", comment: "rollups", up: upRollups, after: afterRollups},
 }
 
 // Migrate brings the schema up to date. It is idempotent, and safe when
@@ -41,17 +48,36 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return fmt.Errorf("storage: migrate: %w", err)
 	}
 	defer unlock()
+	if err := s.applySchema(ctx, schema); err != nil {
+		return fmt.Errorf("storage: migrate: %w", err)
+	}
+	// Count what a version without rollups confirmed meanwhile (a rolling
+	// upgrade; nothing, usually), and the rows from before migration 9 (once).
+	if err := s.catchUpRollups(ctx); err != nil {
+		return fmt.Errorf("storage: migrate: %w", err)
+	}
+	if err := s.runBackfill(ctx); err != nil {
+		return fmt.Errorf("storage: migrate: %w", err)
+	}
+	return nil
+}
 
+// applySchema applies the migrations not applied yet.
+func (s *Store) applySchema(ctx context.Context, migrations []migration) error {
 	ms := migrate.NewMigrations()
-	for _, m := range schema {
-		up := m.up
+	for _, m := range migrations {
+		up, after := m.up, m.after
 		ms.Add(migrate.Migration{
 			Name:    m.name,
 			Comment: m.comment,
 			Up: func(ctx context.Context, mg *migrate.Migrator, _ *migrate.Migration) error {
-				return mg.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+				err := mg.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 					return up(ctx, tx)
 				})
+				if err != nil || after == nil {
+					return err
+				}
+				return after(ctx, s)
 			},
 		})
 	}
@@ -59,12 +85,10 @@ func (s *Store) Migrate(ctx context.Context) error {
 	// first, so a failed migration would never be retried.
 	m := migrate.NewMigrator(s.db, ms, migrate.WithMarkAppliedOnSuccess(true))
 	if err := m.Init(ctx); err != nil {
-		return fmt.Errorf("storage: migrate: init: %w", err)
+		return fmt.Errorf("init: %w", err)
 	}
-	if _, err := m.Migrate(ctx); err != nil {
-		return fmt.Errorf("storage: migrate: %w", err)
-	}
-	return nil
+	_, err := m.Migrate(ctx)
+	return err
 }
 
 // pgMigrationLock is the Postgres advisory lock key held while migrating.

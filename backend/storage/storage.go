@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -47,6 +48,15 @@ type Store struct {
 	postgres bool
 	// lockPath is the file locked around SQLite migrations.
 	lockPath string
+	// pgURL is the Postgres database's, for maintenanceDB.
+	pgURL string
+	// rollupsReady is set once the rollups count every legacy row (see
+	// rollupsUsable); bf is their backfill when it runs in the background.
+	rollupsReady atomic.Bool
+	bf           backfiller
+	// planCosts, when set (by tests), replaces the estimates ranged
+	// leaderboards are planned with.
+	planCosts *rollupCosts
 }
 
 // Open connects to databaseURL when it is a postgres:// or postgresql:// URL,
@@ -81,7 +91,7 @@ func openPostgres(ctx context.Context, databaseURL string) (*Store, error) {
 	sqldb.SetMaxOpenConns(20)
 	sqldb.SetMaxIdleConns(20)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
-	s := &Store{db: bun.NewDB(sqldb, pgdialect.New()), postgres: true}
+	s := &Store{db: bun.NewDB(sqldb, pgdialect.New()), postgres: true, pgURL: databaseURL}
 	if err := s.db.PingContext(ctx); err != nil {
 		_ = s.db.Close()
 		return nil, fmt.Errorf("storage: connect to postgres: %w", err)
@@ -145,8 +155,29 @@ func pingSQLite(ctx context.Context, db *bun.DB) error {
 	}
 }
 
+// maintenanceDB returns the database for statements that may run for
+// minutes on a large ledger (building an index, counting it in the
+// rollups): on Postgres a connection of its own without the read timeout,
+// bounded by the caller's context alone. Call done when finished.
+func (s *Store) maintenanceDB() (db *bun.DB, done func()) {
+	if !s.postgres {
+		return s.db, func() {}
+	}
+	sqldb := sql.OpenDB(pgdriver.NewConnector(
+		pgdriver.WithDSN(s.pgURL),
+		pgdriver.WithDialTimeout(pgDialTimeout),
+		pgdriver.WithReadTimeout(0),
+		pgdriver.WithWriteTimeout(pgWriteTimeout),
+		pgdriver.WithApplicationName("reclaim maintenance"),
+	))
+	sqldb.SetMaxOpenConns(1)
+	db = bun.NewDB(sqldb, pgdialect.New())
+	return db, func() { _ = db.Close() }
+}
+
 // Close closes the database.
 func (s *Store) Close() error {
+	s.stopBackfill()
 	return s.db.Close()
 }
 

@@ -67,6 +67,11 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	if err := store.Migrate(ctx); err != nil {
 		return err
 	}
+	// serve would finish counting the ledger in the rollups in the
+	// background; migrate waits for it.
+	if err := store.WaitForRollups(ctx); err != nil {
+		return err
+	}
 	fmt.Fprintln(stdout, "migrations applied")
 	return nil
 }

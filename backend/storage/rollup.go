@@ -1,0 +1,206 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// The rollups (migration 9, docs/decisions.md "rollups") count the
+// confirmed ledger rows per project, wallet, UTC day and type
+// (reclaim_rollup_days), per wallet, type or all types, and UTC month or year
+// (reclaim_rollup_periods), per project and day (reclaim_project_days) and
+// per project (reclaim_project_totals), beside the per-wallet totals of all
+// time (reclaim_payer_totals). A row is added to them by the transaction that
+// confirms it, by one SQL statement per table that aggregates the rows a
+// condition selects: one row when confirming, a batch when backfilling, every
+// row when rebuilding, so the buckets are computed in one place.
+
+// Periods of reclaim_rollup_periods.
+const (
+	periodMonth = 1
+	periodYear  = 2
+)
+
+// bucketSQL are the SQL expressions of a row's UTC day (days since
+// 1970-01-01), month (year*12 + month-1) and year, from confirmed_at.
+type bucketSQL struct{ day, month, year string }
+
+func (s *Store) buckets() bucketSQL {
+	if s.postgres {
+		const utc = "(confirmed_at AT TIME ZONE 'UTC')"
+		return bucketSQL{
+			day:   "(CAST(" + utc + " AS DATE) - DATE '1970-01-01')",
+			month: "CAST(EXTRACT(YEAR FROM " + utc + ") * 12 + EXTRACT(MONTH FROM " + utc + ") - 1 AS INTEGER)",
+			year:  "CAST(EXTRACT(YEAR FROM " + utc + ") AS INTEGER)",
+		}
+	}
+	// SQLite keeps times as text, "2006-01-02 15:04:05.999999+00:00" in UTC.
+	return bucketSQL{
+		day:   "CAST(julianday(substr(confirmed_at, 1, 10)) - 2440587.5 AS INTEGER)",
+		month: "(CAST(substr(confirmed_at, 1, 4) AS INTEGER) * 12 + CAST(substr(confirmed_at, 6, 2) AS INTEGER) - 1)",
+		year:  "CAST(substr(confirmed_at, 1, 4) AS INTEGER)",
+	}
+}
+
+// dayOf, monthOf and yearOf are the buckets of t, as bucketSQL computes them.
+func dayOf(t time.Time) int64 {
+	d := t.Unix() / 86400
+	if t.Unix()%86400 < 0 {
+		d--
+	}
+	return d
+}
+
+func monthOf(t time.Time) int64 {
+	t = t.UTC()
+	return int64(t.Year())*12 + int64(t.Month()) - 1
+}
+
+func yearOf(t time.Time) int64 { return int64(t.UTC().Year()) }
+
+func dayStart(d int64) time.Time { return time.Unix(d*86400, 0).UTC() }
+
+func monthStart(m int64) time.Time {
+	y, mm := m/12, m%12
+	if mm < 0 {
+		y, mm = y-1, mm+12
+	}
+	return time.Date(int(y), time.Month(mm+1), 1, 0, 0, 0, 0, time.UTC)
+}
+
+func yearStart(y int64) time.Time { return time.Date(int(y), 1, 1, 0, 0, 0, 0, time.UTC) }
+
+// addedUp is the SET clause of an upsert that adds the new row's columns to
+// the existing row's.
+func addedUp(table string, columns ...string) string {
+	sets := make([]string, len(columns))
+	for i, c := range columns {
+		sets[i] = fmt.Sprintf("%[2]s = %[1]s.%[2]s + EXCLUDED.%[2]s", table, c)
+	}
+	return strings.Join(sets, ", ")
+}
+
+// The rollup statements; %[1]s is the condition selecting the rows, %[2]s,
+// %[3]s and %[4]s the day, month and year expressions. Each inserts in key
+// order, so concurrent confirmations lock shared rows in one order.
+var (
+	addToRollupDays = `INSERT INTO reclaim_rollup_days (project_id, day, type, payer,
+	gross_rebate, net_rebate, transaction_count, donation_amount, donation_count, community_amount)
+SELECT project_id, %[2]s, type, payer, SUM(gross_rebate), SUM(net_rebate), COUNT(*),
+	SUM(donation_amount), COUNT(CASE WHEN donation_amount > 0 THEN 1 END), SUM(service_fee)
+FROM reclaim_transactions WHERE status = 'confirmed' AND confirmed_at IS NOT NULL AND (%[1]s)
+GROUP BY project_id, %[2]s, payer, type ORDER BY project_id, %[2]s, payer, type
+ON CONFLICT (project_id, day, payer, type) DO UPDATE SET ` + addedUp("reclaim_rollup_days",
+		"gross_rebate", "net_rebate", "transaction_count", "donation_amount", "donation_count", "community_amount")
+
+	// Each row counts four times: for its type and for all types (""), in
+	// its month and in its year.
+	addToRollupPeriods = `INSERT INTO reclaim_rollup_periods (project_id, payer, type, period, bucket,
+	gross_rebate, net_rebate, transaction_count, token_account_closure_count, token_burn_count, nft_burn_count,
+	donation_amount, donation_count, community_amount)
+SELECT project_id, payer, t, period, bucket, SUM(gross_rebate), SUM(net_rebate), COUNT(*),
+	COUNT(CASE WHEN type = 'token_account_closure' THEN 1 END),
+	COUNT(CASE WHEN type = 'token_burn' THEN 1 END),
+	COUNT(CASE WHEN type = 'nft_burn' THEN 1 END),
+	SUM(donation_amount), COUNT(CASE WHEN donation_amount > 0 THEN 1 END), SUM(service_fee)
+FROM (
+	SELECT project_id, payer, type, CASE WHEN k.all_types = 1 THEN '' ELSE type END AS t, k.period,
+		CASE WHEN k.period = 1 THEN %[3]s ELSE %[4]s END AS bucket,
+		gross_rebate, net_rebate, donation_amount, service_fee
+	FROM reclaim_transactions CROSS JOIN (
+		SELECT 0 AS all_types, 1 AS period UNION ALL SELECT 0, 2 UNION ALL SELECT 1, 1 UNION ALL SELECT 1, 2
+	) AS k
+	WHERE status = 'confirmed' AND confirmed_at IS NOT NULL AND (%[1]s)
+) AS counted
+WHERE TRUE
+GROUP BY project_id, payer, t, period, bucket ORDER BY project_id, payer, t, period, bucket
+ON CONFLICT (project_id, payer, type, period, bucket) DO UPDATE SET ` + addedUp("reclaim_rollup_periods",
+		"gross_rebate", "net_rebate", "transaction_count", "token_account_closure_count", "token_burn_count",
+		"nft_burn_count", "donation_amount", "donation_count", "community_amount")
+
+	addToProjectDays = `INSERT INTO reclaim_project_days (project_id, day, gross_rebate, transaction_count)
+SELECT project_id, %[2]s, SUM(gross_rebate), COUNT(*)
+FROM reclaim_transactions WHERE status = 'confirmed' AND confirmed_at IS NOT NULL AND (%[1]s)
+GROUP BY project_id, %[2]s ORDER BY project_id, %[2]s
+ON CONFLICT (project_id, day) DO UPDATE SET ` + addedUp("reclaim_project_days", "gross_rebate", "transaction_count")
+
+	// wallet_count grows by %[2]d: the wallets the rows are the first of,
+	// when the caller knows it (a confirmation); otherwise 0, and
+	// countWallets recounts.
+	addToProjectTotals = `INSERT INTO reclaim_project_totals (project_id,
+	gross_rebate, net_rebate, transaction_count, wallet_count, donation_count, donation_amount)
+SELECT project_id, SUM(gross_rebate), SUM(net_rebate), COUNT(*), %[2]d,
+	COUNT(CASE WHEN donation_amount > 0 THEN 1 END), SUM(donation_amount)
+FROM reclaim_transactions WHERE status = 'confirmed' AND (%[1]s)
+GROUP BY project_id ORDER BY project_id
+ON CONFLICT (project_id) DO UPDATE SET ` + addedUp("reclaim_project_totals",
+		"gross_rebate", "net_rebate", "transaction_count", "wallet_count", "donation_count", "donation_amount")
+)
+
+// addToRollups counts in the rollups the confirmed rows that cond (SQL over
+// reclaim_transactions, with args) selects, and newWallets more wallets. The
+// per-wallet totals of all time are the caller's business.
+func (s *Store) addToRollups(ctx context.Context, db bun.IDB, newWallets int, cond string, args ...any) error {
+	b := s.buckets()
+	for _, q := range []string{addToRollupDays, addToRollupPeriods, addToProjectDays} {
+		if _, err := db.ExecContext(ctx, fmt.Sprintf(q, cond, b.day, b.month, b.year), args...); err != nil {
+			return fmt.Errorf("add to rollups: %w", err)
+		}
+	}
+	_, err := db.ExecContext(ctx, fmt.Sprintf(addToProjectTotals, cond, newWallets), args...)
+	if err != nil {
+		return fmt.Errorf("add to project totals: %w", err)
+	}
+	return nil
+}
+
+// countConfirmed counts the row just confirmed, r, everywhere: the
+// per-wallet totals of all time and the rollups, in the confirming
+// transaction tx.
+func (s *Store) countConfirmed(ctx context.Context, tx bun.Tx, r *transactionRow) error {
+	first, err := addToTotals(ctx, tx, r)
+	if err != nil {
+		return err
+	}
+	newWallets := 0
+	if first {
+		newWallets = 1
+	}
+	return s.addToRollups(ctx, tx, newWallets, "id = ?", r.ID)
+}
+
+// recountWallets sets the wallet count of the projects its WHERE, which the
+// caller appends, selects.
+const recountWallets = `UPDATE reclaim_project_totals SET wallet_count = (
+	SELECT COUNT(*) FROM reclaim_payer_totals AS t
+	WHERE t.project_id = reclaim_project_totals.project_id AND t.type = '' AND t.transaction_count > 0
+) WHERE `
+
+// countWallets sets the wallet count of the projects in ids (all when ids is
+// nil) to the number of their wallets with confirmed entries. On Postgres it
+// first locks their totals, which a confirmation that adds a wallet updates
+// last: one that committed before is in the count, one that did not yet adds
+// its wallet after.
+func (s *Store) countWallets(ctx context.Context, tx bun.Tx, ids []string) error {
+	where, args := "TRUE", []any{}
+	if ids != nil {
+		if len(ids) == 0 {
+			return nil
+		}
+		where, args = "project_id IN (?)", []any{bun.List(ids)}
+	}
+	if s.postgres {
+		if _, err := tx.ExecContext(ctx, "SELECT 1 FROM reclaim_project_totals WHERE "+where+" FOR UPDATE", args...); err != nil {
+			return fmt.Errorf("lock project totals: %w", err)
+		}
+	}
+	_, err := tx.ExecContext(ctx, recountWallets+where, args...)
+	if err != nil {
+		return fmt.Errorf("count wallets: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,149 @@
+package storage
+
+import (
+	"context"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/reclaim-sol/reclaim/backend/ledger"
+)
+
+// The row-by-row answers, as the store gave them before rollups: what the
+// rollups must equal.
+
+// LeaderboardFromRows aggregates the ledger rows that match f.
+func LeaderboardFromRows(ctx context.Context, s *Store, projectID string, f ledger.Filter) ([]ledger.LeaderboardEntry, error) {
+	if f.Limit <= 0 {
+		f.Limit = ledger.DefaultLimit
+	}
+	return s.leaderboardPage(ctx, projectID, s.leaderboardFromEntries(projectID, f), f)
+}
+
+// StatsFromRows aggregates the project's confirmed ledger rows.
+func StatsFromRows(ctx context.Context, s *Store, projectID string) (ledger.Stats, error) {
+	var st ledger.Stats
+	err := s.db.NewSelect().TableExpr("reclaim_transactions").
+		ColumnExpr("CAST(COALESCE(SUM(gross_rebate), 0) AS BIGINT)").
+		ColumnExpr("CAST(COALESCE(SUM(net_rebate), 0) AS BIGINT)").
+		ColumnExpr("COUNT(*)").
+		ColumnExpr("COUNT(DISTINCT payer)").
+		ColumnExpr("COUNT(CASE WHEN donation_amount > 0 THEN 1 END)").
+		ColumnExpr("CAST(COALESCE(SUM(donation_amount), 0) AS BIGINT)").
+		Where("project_id = ?", projectID).Where("status = 'confirmed'").
+		Scan(ctx, &st.TotalGrossRebate, &st.TotalNetRebate, &st.TotalTransactionCount,
+			&st.TotalWallets, &st.TotalDonations, &st.TotalDonationAmount)
+	return st, err
+}
+
+// DailyTotalsFromRows aggregates the ledger rows of [from, to) by day.
+func DailyTotalsFromRows(ctx context.Context, s *Store, projectID string, from, to time.Time) ([]ledger.DailyTotal, error) {
+	return s.dailyTotalsFromRows(ctx, projectID, from, to)
+}
+
+// RollupsUsable reports whether the store answers projectID's stats and
+// leaderboards from the rollups.
+func RollupsUsable(ctx context.Context, s *Store, projectID string) (bool, error) {
+	return s.rollupsUsable(ctx, projectID)
+}
+
+// ForgetRollups puts the store back as a version before migration 9 left
+// it: no rollups, every final row legacy, the backfill not started.
+func ForgetRollups(ctx context.Context, s *Store) error {
+	s.rollupsReady.Store(false)
+	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		for _, t := range rollupTablesByName[1:] { // the per-wallet totals stay: every version keeps them
+			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
+				return err
+			}
+		}
+		for _, q := range []string{
+			"UPDATE reclaim_transactions SET rollup_state = CASE WHEN status IN ('sending', 'submitted') THEN 0 ELSE 1 END",
+			"UPDATE reclaim_rollup_backfill SET project_id = '', payer = '', done = FALSE",
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Undate removes the confirmation time of the entry of a ticket, as
+// InsertEntry allowed before migration 9.
+func Undate(ctx context.Context, s *Store, jti string) error {
+	_, err := s.db.ExecContext(ctx, "UPDATE reclaim_transactions SET confirmed_at = NULL WHERE ticket_jti = ?", jti)
+	return err
+}
+
+// ConfirmAsBefore confirms the entry of a ticket as a version without
+// rollups did: the row and the per-wallet totals, not the rollups.
+func ConfirmAsBefore(ctx context.Context, s *Store, jti string, at time.Time) error {
+	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var rows []transactionRow
+		err := tx.NewUpdate().Model(&rows).Set("status = 'confirmed'").Set("confirmed_at = ?", utc(at)).
+			Where("ticket_jti = ?", jti).Where("status = 'submitted'").Returning("*").Scan(ctx)
+		if err != nil || len(rows) == 0 {
+			return err
+		}
+		_, err = addToTotals(ctx, tx, &rows[0])
+		return err
+	})
+}
+
+// BackfillSome counts up to n batches of at most size wallets of the legacy
+// rows and reports whether the backfill is done: a backfill interrupted
+// after n batches.
+func BackfillSome(ctx context.Context, s *Store, n, size int) (done bool, err error) {
+	for range n {
+		err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			done, _, err = s.backfillBatch(ctx, tx, size)
+			return err
+		})
+		if err != nil || done {
+			return done, err
+		}
+	}
+	return false, nil
+}
+
+// MigrateBefore applies the migrations named before name only, as an older
+// version did.
+func MigrateBefore(ctx context.Context, s *Store, name string) error {
+	var older []migration
+	for _, m := range schema {
+		if m.name < name {
+			older = append(older, m)
+		}
+	}
+	return s.applySchema(ctx, older)
+}
+
+// RollupMigration names migration 9.
+const RollupMigration = "20260521000009"
+
+// InsertAsBefore records e as a version before migration 9 did: without
+// rollup_state, counted in the per-wallet totals when confirmed.
+func InsertAsBefore(ctx context.Context, s *Store, e ledger.Entry) error {
+	row := newTransactionRow(e, e.Status)
+	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.NewInsert().Model(&row).ExcludeColumn("rollup_state").Exec(ctx); err != nil {
+			return err
+		}
+		if row.Status != ledger.StatusConfirmed {
+			return nil
+		}
+		_, err := addToTotals(ctx, tx, &row)
+		return err
+	})
+}
+
+// PlanAs makes s plan ranged leaderboards as for a ledger of perDay
+// confirmed rows a day and the given wallets, whatever it holds (every plan
+// must give the same answers); zeros restore its own estimates.
+func PlanAs(s *Store, perDay, wallets float64) {
+	s.planCosts = &rollupCosts{perDay: perDay, wallets: wallets}
+	if perDay == 0 && wallets == 0 {
+		s.planCosts = nil
+	}
+}
