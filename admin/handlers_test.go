@@ -484,9 +484,10 @@ func TestOverviewSharesTheAPINumbers(t *testing.T) {
 	ctx := context.Background()
 	day := func(d int) *time.Time { t := h.clock.Now().AddDate(0, 0, -d); return &t }
 	for i, e := range []struct {
-		payer, typ, status string
-		gross, donation    int64
-		at                 *time.Time
+		payer, typ      string
+		status          ledger.Status
+		gross, donation int64
+		at              *time.Time
 	}{
 		{payerA, ledger.TypeTokenBurn, ledger.StatusConfirmed, 2_039_280, 203_928, day(0)},
 		{payerA, ledger.TypeTokenAccountClosure, ledger.StatusConfirmed, 2_039_280, 0, day(1)},

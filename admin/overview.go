@@ -49,7 +49,7 @@ func latestRows(entries []ledger.Entry) []latestRow {
 	out := make([]latestRow, len(entries))
 	for i, e := range entries {
 		out[i] = latestRow{
-			CreatedAt: e.CreatedAt, Type: e.Type, Payer: e.Payer, Status: e.Status, Signature: e.Signature,
+			CreatedAt: e.CreatedAt, Type: e.Type, Payer: e.Payer, Status: string(e.Status), Signature: e.Signature,
 			GrossRebate: e.GrossRebate, NetRebate: e.NetRebate, Difference: e.Difference(),
 		}
 	}

@@ -139,7 +139,7 @@ func TestOverviewRendering(t *testing.T) {
 		Board:    []ledger.LeaderboardEntry{{Payer: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin", TotalGrossRebate: 2_039_280}},
 		HasNext:  true,
 		Explorer: Explorer{Cluster: ClusterDevnet},
-		Latest:   []latestRow{{Type: ledger.TypeNFTBurn, Status: ledger.StatusSubmitted, Signature: "sig1", Payer: "p"}},
+		Latest:   []latestRow{{Type: ledger.TypeNFTBurn, Status: string(ledger.StatusSubmitted), Signature: "sig1", Payer: "p"}},
 	}
 	doc := render(t, overviewView(projectPage(owner.RoleOwner, "overview"), d))
 	checks := map[string]string{

@@ -41,16 +41,19 @@ func ValidType(t string) bool {
 	return false
 }
 
-// Entry statuses. An entry starts sending (its ticket claimed, the
+// Status is where an entry is: it starts sending (its ticket claimed, the
 // transaction on its way to the cluster), becomes submitted once the cluster
 // accepted it, and moves at most once to one of the final statuses; only
 // confirmed entries count in stats and leaderboard.
+type Status string
+
+// Entry statuses.
 const (
-	StatusSending   = "sending"
-	StatusSubmitted = "submitted"
-	StatusConfirmed = "confirmed"
-	StatusFailed    = "failed"
-	StatusExpired   = "expired"
+	StatusSending   Status = "sending"
+	StatusSubmitted Status = "submitted"
+	StatusConfirmed Status = "confirmed"
+	StatusFailed    Status = "failed"
+	StatusExpired   Status = "expired"
 )
 
 // ErrNotFound is returned when an entry does not exist.
@@ -95,7 +98,7 @@ type Entry struct {
 	// TicketJTI is the jti of the submission ticket; unique, so a ticket is
 	// consumed at most once.
 	TicketJTI string
-	Status    string
+	Status    Status
 	Error     string
 
 	CreatedAt   time.Time

@@ -48,7 +48,7 @@ func (t *Tracker) Counts() TrackerCounts {
 // record settles entry e as status. A confirmed entry is counted with what
 // the chain did: until the cluster returns the transaction at Commitment,
 // it is left for the next pass.
-func (t *Tracker) record(ctx context.Context, e ledger.Entry, sig solana.Signature, status, reason string, now time.Time) (bool, error) {
+func (t *Tracker) record(ctx context.Context, e ledger.Entry, sig solana.Signature, status ledger.Status, reason string, now time.Time) (bool, error) {
 	if status != ledger.StatusConfirmed {
 		changed, err := t.store.SetEntryStatus(ctx, e.TicketJTI, status, reason, now)
 		if changed && status == ledger.StatusFailed {

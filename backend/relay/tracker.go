@@ -32,7 +32,7 @@ type TrackerStore interface {
 	ReleaseLeases(ctx context.Context, owner string, now time.Time) error
 	ClaimPass(ctx context.Context, name, owner string, slot int64) (bool, error)
 	MarkSubmitted(ctx context.Context, jti string) (bool, error)
-	SetEntryStatus(ctx context.Context, jti, status, errMsg string, at time.Time) (bool, error)
+	SetEntryStatus(ctx context.Context, jti string, status ledger.Status, errMsg string, at time.Time) (bool, error)
 	ConfirmEntry(ctx context.Context, jti string, landed ledger.Figures, at time.Time) (bool, error)
 }
 
@@ -191,7 +191,8 @@ func (t *Tracker) settle(ctx context.Context, entries []ledger.Entry, height uin
 	now := t.now().UTC()
 	for i, e := range entries {
 		st := res.Value[i]
-		var status, reason string
+		var status ledger.Status
+		var reason string
 		switch {
 		case st != nil && st.ConfirmationStatus != rpc.ConfirmationStatusFinalized:
 			continue // processed or confirmed: a fork may still drop it

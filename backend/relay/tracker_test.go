@@ -80,7 +80,7 @@ func TestTrackerSettlesEntries(t *testing.T) {
 	n := byte(0)
 	// add claims an entry in status, with lvbh; st is its status on the
 	// cluster, fee (when not 0) what it landed with.
-	add := func(jti, status string, lvbh int64, st *rpc.SignatureStatusesResult, fee uint64) {
+	add := func(jti string, status ledger.Status, lvbh int64, st *rpc.SignatureStatusesResult, fee uint64) {
 		n++
 		var sig solana.Signature
 		sig[0] = n
@@ -129,7 +129,7 @@ func TestTrackerSettlesEntries(t *testing.T) {
 	if err != nil || moved != 5 {
 		t.Fatalf("moved %d, %v", moved, err)
 	}
-	check := func(want map[string]string) {
+	check := func(want map[string]ledger.Status) {
 		t.Helper()
 		for jti, st := range want {
 			e, err := f.store.EntryByTicketJTI(ctx, jti)
@@ -139,7 +139,7 @@ func TestTrackerSettlesEntries(t *testing.T) {
 		}
 	}
 	sub, conf := ledger.StatusSubmitted, ledger.StatusConfirmed
-	check(map[string]string{"as-promised": conf, "raised-fee": conf, "only-confirmed": sub, "failed": ledger.StatusFailed,
+	check(map[string]ledger.Status{"as-promised": conf, "raised-fee": conf, "only-confirmed": sub, "failed": ledger.StatusFailed,
 		"failed-unfinal": sub, "expired": ledger.StatusExpired, "waiting": sub, "not-readable-yet": sub,
 		"sending-landed": conf, "sending-fresh": ledger.StatusSending})
 	raised, _ := f.store.EntryByTicketJTI(ctx, "raised-fee")
@@ -164,11 +164,11 @@ func TestTrackerSettlesEntries(t *testing.T) {
 	if moved, err := tr.Pass(ctx); err != nil || moved != 1 {
 		t.Fatalf("second pass moved %d %v", moved, err)
 	}
-	check(map[string]string{"not-readable-yet": conf})
+	check(map[string]ledger.Status{"not-readable-yet": conf})
 	// Past the grace, a sending entry the cluster never saw expires.
 	now = now.Add(time.Minute)
 	if moved, err := tr.Pass(ctx); err != nil || moved != 1 {
 		t.Fatalf("third pass moved %d %v", moved, err)
 	}
-	check(map[string]string{"sending-fresh": ledger.StatusExpired})
+	check(map[string]ledger.Status{"sending-fresh": ledger.StatusExpired})
 }

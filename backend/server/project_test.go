@@ -26,9 +26,10 @@ func seed(t *testing.T, e *env) (alice, bob string) {
 	other := e.newProject("Other", "")
 	day := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
 	rows := []struct {
-		project, payer, typ, status string
-		gross, donation, fee        int64
-		at                          time.Time
+		project, payer, typ  string
+		status               ledger.Status
+		gross, donation, fee int64
+		at                   time.Time
 	}{
 		{e.project.ID, alice, ledger.TypeTokenAccountClosure, ledger.StatusConfirmed, 6_117_840_000, 611_784_000, 5000, day},
 		{e.project.ID, alice, ledger.TypeNFTBurn, ledger.StatusConfirmed, 5_000_000_000, 0, 5000, day.AddDate(0, 0, 1)},

@@ -178,9 +178,10 @@ func TestAuditDailyTotalsAndLatest(t *testing.T) {
 		}
 
 		entries := []struct {
-			proj, jti, status string
-			gross             int64
-			confirmed         *time.Time
+			proj, jti string
+			status    ledger.Status
+			gross     int64
+			confirmed *time.Time
 		}{
 			{p.ID, "a", ledger.StatusConfirmed, 100, at("2026-04-30T23:59:59Z")},
 			{p.ID, "b", ledger.StatusConfirmed, 200, at("2026-05-01T00:00:00Z")},

@@ -13,23 +13,23 @@ import (
 type transactionRow struct {
 	bun.BaseModel `bun:"table:reclaim_transactions"`
 
-	ID             string     `bun:"id,pk"`
-	ProjectID      string     `bun:"project_id,notnull"`
-	Payer          string     `bun:"payer,notnull"`
-	Type           string     `bun:"type,notnull"`
-	GrossRebate    int64      `bun:"gross_rebate,notnull"`
-	NetRebate      int64      `bun:"net_rebate,notnull"`
-	DonationAmount int64      `bun:"donation_amount,notnull"`
-	NetworkFee     int64      `bun:"network_fee,notnull"`
-	ServiceFee     int64      `bun:"service_fee,notnull"`
-	Fees           int64      `bun:"fees,notnull"`
-	ItemCount      int64      `bun:"item_count,notnull"`
-	Signature      string     `bun:"signature,notnull"`
-	TicketJTI      string     `bun:"ticket_jti,notnull"`
-	Status         string     `bun:"status,notnull"`
-	Error          string     `bun:"error,notnull"`
-	CreatedAt      time.Time  `bun:"created_at,notnull"`
-	ConfirmedAt    *time.Time `bun:"confirmed_at"`
+	ID             string        `bun:"id,pk"`
+	ProjectID      string        `bun:"project_id,notnull"`
+	Payer          string        `bun:"payer,notnull"`
+	Type           string        `bun:"type,notnull"`
+	GrossRebate    int64         `bun:"gross_rebate,notnull"`
+	NetRebate      int64         `bun:"net_rebate,notnull"`
+	DonationAmount int64         `bun:"donation_amount,notnull"`
+	NetworkFee     int64         `bun:"network_fee,notnull"`
+	ServiceFee     int64         `bun:"service_fee,notnull"`
+	Fees           int64         `bun:"fees,notnull"`
+	ItemCount      int64         `bun:"item_count,notnull"`
+	Signature      string        `bun:"signature,notnull"`
+	TicketJTI      string        `bun:"ticket_jti,notnull"`
+	Status         ledger.Status `bun:"status,notnull"`
+	Error          string        `bun:"error,notnull"`
+	CreatedAt      time.Time     `bun:"created_at,notnull"`
+	ConfirmedAt    *time.Time    `bun:"confirmed_at"`
 	// LastValidBlockHeight came with migration 20260521000003.
 	LastValidBlockHeight int64 `bun:"last_valid_block_height,notnull"`
 	// The promise and the recipients came with migration 20260521000006.
@@ -51,7 +51,7 @@ type transactionRow struct {
 
 // newTransactionRow is the row of e with status; an entry without a promise
 // (recorded whole, as imports and tests do) promised its own figures.
-func newTransactionRow(e ledger.Entry, status string) transactionRow {
+func newTransactionRow(e ledger.Entry, status ledger.Status) transactionRow {
 	p := e.Promised
 	if p == (ledger.Figures{}) {
 		p = e.Figures()
@@ -110,7 +110,7 @@ func (r *transactionRow) entry() ledger.Entry {
 	}
 }
 
-func validStatus(s string) bool {
+func validStatus(s ledger.Status) bool {
 	switch s {
 	case ledger.StatusSubmitted, ledger.StatusConfirmed, ledger.StatusFailed, ledger.StatusExpired:
 		return true
@@ -172,7 +172,7 @@ func (s *Store) EntryByTicketJTI(ctx context.Context, jti string) (ledger.Entry,
 // changed: an entry already final is left alone, so a confirmation is
 // counted once however often it is reported. An unknown ticket gives
 // ledger.ErrNotFound.
-func (s *Store) SetEntryStatus(ctx context.Context, jti, status, errMsg string, at time.Time) (bool, error) {
+func (s *Store) SetEntryStatus(ctx context.Context, jti string, status ledger.Status, errMsg string, at time.Time) (bool, error) {
 	if status == ledger.StatusSubmitted || !validStatus(status) {
 		return false, fmt.Errorf("set ledger entry status: cannot move to %q", status)
 	}
@@ -187,7 +187,7 @@ func (s *Store) ConfirmEntry(ctx context.Context, jti string, landed ledger.Figu
 	return s.settle(ctx, jti, ledger.StatusConfirmed, "", at, &landed)
 }
 
-func (s *Store) settle(ctx context.Context, jti, status, errMsg string, at time.Time, landed *ledger.Figures) (bool, error) {
+func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, errMsg string, at time.Time, landed *ledger.Figures) (bool, error) {
 	var changed bool
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var rows []transactionRow

@@ -34,7 +34,7 @@ func at(s string) *time.Time {
 
 // entry builds a ledger entry whose amounts add up as the builder makes them:
 // Fees = network + service, NetRebate = gross - fees - donation.
-func entry(jti, payer, typ string, gross, donation, service int64, status string, confirmedAt *time.Time) ledger.Entry {
+func entry(jti, payer, typ string, gross, donation, service int64, status ledger.Status, confirmedAt *time.Time) ledger.Entry {
 	fees := networkFee + service
 	return ledger.Entry{
 		Payer: payer, Type: typ, GrossRebate: gross, DonationAmount: donation,
@@ -392,12 +392,13 @@ func TestSetEntryStatus(t *testing.T) {
 		confirmedAt := *at("2026-01-10T10:00:00Z")
 		steps := []struct {
 			name        string
-			jti, status string
+			jti         string
+			status      ledger.Status
 			errMsg      string
 			at          time.Time
 			wantChanged bool
 			wantErr     error
-			wantStatus  string
+			wantStatus  ledger.Status
 			wantAt      *time.Time
 			wantCount   int64
 		}{

@@ -20,7 +20,7 @@ func (s *Store) ClaimTicket(ctx context.Context, e ledger.Entry) error {
 
 // insertWithStatus inserts e with a status InsertEntry does not accept from
 // callers (sending).
-func (s *Store) insertWithStatus(ctx context.Context, e ledger.Entry, status string) error {
+func (s *Store) insertWithStatus(ctx context.Context, e ledger.Entry, status ledger.Status) error {
 	if e.TicketJTI == "" || !ledger.ValidType(e.Type) {
 		return fmt.Errorf("claim ticket: incomplete entry")
 	}
