@@ -47,6 +47,9 @@ type transactionRow struct {
 	// count the row (rollupCounted once confirmed). Always written: SQLite
 	// would give an insert that leaves it out the legacy value.
 	RollupState int16 `bun:"rollup_state,notnull"`
+	// RankVersion came with migration 20260521000010: the project's version
+	// that counted the row (stampRanked), 0 until then.
+	RankVersion int64 `bun:"rank_version,notnull"`
 }
 
 // newTransactionRow is the row of e with status; an entry without a promise

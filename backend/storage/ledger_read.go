@@ -75,32 +75,50 @@ func (s *Store) Leaderboard(ctx context.Context, projectID string, f ledger.Filt
 	if f.Limit <= 0 {
 		f.Limit = ledger.DefaultLimit
 	}
-	q := s.rankedTotals("reclaim_payer_totals", projectID, f)
-	if f.Start != nil || f.End != nil {
-		ok, err := s.rollupsUsable(ctx, projectID)
-		switch {
-		case err != nil:
+	undated := f.Start == nil && f.End == nil
+	if undated && (f.Offset < s.rank.deepOffset || f.Payer != "") {
+		return s.leaderboardPage(ctx, projectID, s.rankedTotals("reclaim_payer_totals", projectID, f), f)
+	}
+	ok, err := s.rollupsUsable(ctx, projectID)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("leaderboard of %s: %w", projectID, err)
+	case !ok && undated:
+		return s.leaderboardPage(ctx, projectID, s.rankedTotals("reclaim_payer_totals", projectID, f), f)
+	case !ok:
+		return s.leaderboardPage(ctx, projectID, s.leaderboardFromEntries(projectID, f), f)
+	}
+	// A page ranked in memory is summed in SQL; should the sums not be the
+	// ranking's (a row confirmed in between), it is ranked again, and at
+	// the last attempt summed in SQL alone.
+	for attempt := 1; ; attempt++ {
+		q, paged, check, err := s.leaderboardFromRollups(ctx, projectID, f, attempt < rankAttempts)
+		if err != nil {
 			return nil, fmt.Errorf("leaderboard of %s: %w", projectID, err)
-		case ok:
-			var paged bool
-			if q, paged, err = s.leaderboardFromRollups(ctx, projectID, f); err != nil {
-				return nil, fmt.Errorf("leaderboard of %s: %w", projectID, err)
-			}
-			if paged {
-				f.Offset = 0
-				if s.postgres {
-					return s.summedPage(ctx, projectID, q, f)
-				}
-			}
+		}
+		if q == nil {
+			return []ledger.LeaderboardEntry{}, nil
+		}
+		var entries []ledger.LeaderboardEntry
+		switch pf := f; {
+		case paged && s.postgres && check == nil: // a sum over every wallet
+			pf.Offset = 0
+			entries, err = s.summedPage(ctx, projectID, q, pf)
+		case paged:
+			pf.Offset = 0
+			entries, err = s.leaderboardPage(ctx, projectID, q, pf)
 		default:
-			q = s.leaderboardFromEntries(projectID, f)
+			entries, err = s.leaderboardPage(ctx, projectID, q, f)
+		}
+		if err != nil || check == nil || check.holds(entries) {
+			return entries, err
 		}
 	}
-	if q == nil {
-		return []ledger.LeaderboardEntry{}, nil
-	}
-	return s.leaderboardPage(ctx, projectID, q, f)
 }
+
+// rankAttempts is how many times a page is ranked in memory before it is
+// ranked in SQL.
+const rankAttempts = 3
 
 // pgSumSettings are what a leaderboard that sums rollups per wallet runs
 // with on Postgres, for its transaction alone: a hash table of 50,000

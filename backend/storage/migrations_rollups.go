@@ -174,16 +174,11 @@ func upRollups(ctx context.Context, db bun.IDB) error {
 // insert. afterRollups moves the rows still in flight back to 0: they are
 // counted when they are confirmed, by whichever version confirms them.
 func addRollupState(ctx context.Context, db bun.IDB, pg bool) error {
-	var exists int
-	q := "SELECT COUNT(*) FROM pragma_table_info('reclaim_transactions') WHERE name = 'rollup_state'"
-	if pg {
-		q = `SELECT COUNT(*) FROM information_schema.columns
-			WHERE table_schema = current_schema() AND table_name = 'reclaim_transactions' AND column_name = 'rollup_state'`
+	exists, err := hasColumn(ctx, db, pg, "reclaim_transactions", "rollup_state")
+	if err != nil {
+		return err
 	}
-	if err := db.QueryRowContext(ctx, q).Scan(&exists); err != nil {
-		return fmt.Errorf("look for rollup_state: %w", err)
-	}
-	if exists == 0 {
+	if !exists {
 		if _, err := db.ExecContext(ctx, "ALTER TABLE reclaim_transactions ADD COLUMN rollup_state SMALLINT NOT NULL DEFAULT 1"); err != nil {
 			return err
 		}

@@ -130,15 +130,22 @@ ON CONFLICT (project_id, day) DO UPDATE SET ` + addedUp("reclaim_project_days", 
 
 	// wallet_count grows by %[2]d: the wallets the rows are the first of,
 	// when the caller knows it (a confirmation); otherwise 0, and
-	// countWallets recounts.
+	// countWallets recounts. version counts the changes (migration 10).
 	addToProjectTotals = `INSERT INTO reclaim_project_totals (project_id,
-	gross_rebate, net_rebate, transaction_count, wallet_count, donation_count, donation_amount)
+	gross_rebate, net_rebate, transaction_count, wallet_count, donation_count, donation_amount, version)
 SELECT project_id, SUM(gross_rebate), SUM(net_rebate), COUNT(*), %[2]d,
-	COUNT(CASE WHEN donation_amount > 0 THEN 1 END), SUM(donation_amount)
+	COUNT(CASE WHEN donation_amount > 0 THEN 1 END), SUM(donation_amount), 1
 FROM reclaim_transactions WHERE status = 'confirmed' AND (%[1]s)
 GROUP BY project_id ORDER BY project_id
 ON CONFLICT (project_id) DO UPDATE SET ` + addedUp("reclaim_project_totals",
-		"gross_rebate", "net_rebate", "transaction_count", "wallet_count", "donation_count", "donation_amount")
+		"gross_rebate", "net_rebate", "transaction_count", "wallet_count", "donation_count", "donation_amount") +
+		", version = reclaim_project_totals.version + 1"
+
+	// stampRanked sets the rank_version of the rows the caller's WHERE
+	// selects to the version of their project that counted them: after
+	// addToProjectTotals, in its transaction, on rows it holds.
+	stampRanked = `UPDATE reclaim_transactions SET rank_version = (
+	SELECT t.version FROM reclaim_project_totals AS t WHERE t.project_id = reclaim_transactions.project_id) WHERE `
 )
 
 // addToRollups counts in the rollups the confirmed rows that cond (SQL over
@@ -170,7 +177,13 @@ func (s *Store) countConfirmed(ctx context.Context, tx bun.Tx, r *transactionRow
 	if first {
 		newWallets = 1
 	}
-	return s.addToRollups(ctx, tx, newWallets, "id = ?", r.ID)
+	if err := s.addToRollups(ctx, tx, newWallets, "id = ?", r.ID); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, stampRanked+"id = ?", r.ID); err != nil {
+		return fmt.Errorf("stamp the ranking version: %w", err)
+	}
+	return nil
 }
 
 // recountWallets sets the wallet count of the projects its WHERE, which the

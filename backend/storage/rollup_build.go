@@ -247,6 +247,9 @@ func (s *Store) catchUpRollups(ctx context.Context) error {
 			if _, err := tx.ExecContext(ctx, "UPDATE reclaim_transactions SET rollup_state = ? WHERE id IN (?)", rollupCounted, bun.List(ids)); err != nil {
 				return err
 			}
+			if _, err := tx.ExecContext(ctx, stampRanked+"id IN (?)", bun.List(ids)); err != nil {
+				return err
+			}
 			return s.countWallets(ctx, tx, projects)
 		})
 		if err != nil {
@@ -297,6 +300,12 @@ func (s *Store) rebuildStatements() []string {
 		qs = append(qs, "LOCK TABLE reclaim_transactions IN SHARE MODE")
 	}
 	for _, t := range rollupTablesByName {
+		if t == "reclaim_project_totals" {
+			// Emptied, not deleted: its version goes on rising (migration 10).
+			qs = append(qs, `UPDATE reclaim_project_totals SET gross_rebate = 0, net_rebate = 0, transaction_count = 0,
+	wallet_count = 0, donation_count = 0, donation_amount = 0, version = version + 1`)
+			continue
+		}
 		qs = append(qs, "DELETE FROM "+t)
 	}
 	b := s.buckets()

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -51,6 +52,7 @@ func RollupsUsable(ctx context.Context, s *Store, projectID string) (bool, error
 // it: no rollups, every final row legacy, the backfill not started.
 func ForgetRollups(ctx context.Context, s *Store) error {
 	s.rollupsReady.Store(false)
+	s.rank.reset() // a process that never saw them
 	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		for _, t := range rollupTablesByName[1:] { // the per-wallet totals stay: every version keeps them
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
@@ -58,7 +60,7 @@ func ForgetRollups(ctx context.Context, s *Store) error {
 			}
 		}
 		for _, q := range []string{
-			"UPDATE reclaim_transactions SET rollup_state = CASE WHEN status IN ('sending', 'submitted') THEN 0 ELSE 1 END",
+			"UPDATE reclaim_transactions SET rollup_state = CASE WHEN status IN ('sending', 'submitted') THEN 0 ELSE 1 END, rank_version = 0",
 			"UPDATE reclaim_rollup_backfill SET project_id = '', payer = '', done = FALSE",
 		} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
@@ -127,7 +129,7 @@ const RollupMigration = "20260521000009"
 func InsertAsBefore(ctx context.Context, s *Store, e ledger.Entry) error {
 	row := newTransactionRow(e, e.Status)
 	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.NewInsert().Model(&row).ExcludeColumn("rollup_state").Exec(ctx); err != nil {
+		if _, err := tx.NewInsert().Model(&row).ExcludeColumn("rollup_state", "rank_version").Exec(ctx); err != nil {
 			return err
 		}
 		if row.Status != ledger.StatusConfirmed {
@@ -147,3 +149,37 @@ func PlanAs(s *Store, perDay, wallets float64) {
 		s.planCosts = nil
 	}
 }
+
+// RankIn makes s rank ranged leaderboards in memory, building a project's
+// ranking in the query that first needs it, with a checkpoint every 7 rows
+// and merging every 5 new rows, and ranks pages from the fourth on of all
+// time, a month or a year in memory too (inMemory); or in SQL alone.
+func RankIn(s *Store, inMemory bool) {
+	s.rank.inline, s.rank.off, s.rank.deepOffset = inMemory, !inMemory, defaultDeepOffset
+	s.rank.every, s.rank.mergeAt = 0, 0
+	if inMemory { // and with checkpoints, and merges, however small the ledger
+		s.rank.deepOffset, s.rank.every, s.rank.mergeAt = 3, 7, 5
+	}
+}
+
+// RankedInMemory is how many pages s ranked in memory.
+func RankedInMemory(s *Store) int64 { return s.rank.served.Load() }
+
+// ConfirmWithoutRanking confirms the entry of a ticket as a version with
+// rollups but without migration 10 did: counted everywhere, but neither
+// stamped nor counted in the project's version.
+func ConfirmWithoutRanking(ctx context.Context, s *Store, jti string, landed ledger.Figures, at time.Time) error {
+	if ok, err := s.ConfirmEntry(ctx, jti, landed, at); err != nil || !ok {
+		return fmt.Errorf("confirm %s: %v %w", jti, ok, err)
+	}
+	_, err := s.db.ExecContext(ctx, `UPDATE reclaim_project_totals SET version = version - 1
+		WHERE project_id = (SELECT project_id FROM reclaim_transactions WHERE ticket_jti = ?)`, jti)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.ExecContext(ctx, "UPDATE reclaim_transactions SET rank_version = 0 WHERE ticket_jti = ?", jti)
+	return err
+}
+
+// RankingBuilds is how many rankings s built.
+func RankingBuilds(s *Store) int64 { return s.rank.builds.Load() }

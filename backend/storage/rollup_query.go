@@ -56,7 +56,7 @@ func (s *Store) statsFromRollups(ctx context.Context, projectID string) (ledger.
 // the days with confirmed rows; one that holds every row is the totals of all
 // time, one that is a single month or year is a range of its ranking index,
 // and any other sums the pieces of its plan (planRange) per wallet.
-func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f ledger.Filter) (q *bun.SelectQuery, paged bool, err error) {
+func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f ledger.Filter, inMemory bool) (q *bun.SelectQuery, paged bool, check *pageCheck, err error) {
 	var first, last sql.NullInt64
 	var rows, wallets int64
 	err = s.db.NewSelect().
@@ -66,10 +66,10 @@ func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f 
 		ColumnExpr("COALESCE((SELECT wallet_count FROM reclaim_project_totals WHERE project_id = ?), 0)", projectID).
 		Scan(ctx, &first, &last, &rows, &wallets)
 	if err != nil {
-		return nil, false, err
+		return nil, false, nil, err
 	}
 	if !first.Valid {
-		return nil, false, nil
+		return nil, false, nil, nil
 	}
 	from, to, all := clipRange(utcPtr(f.Start), utcPtr(f.End), first.Int64, last.Int64)
 	if all {
@@ -79,20 +79,37 @@ func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f 
 		err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM reclaim_transactions
 			WHERE project_id = ? AND status = 'confirmed' AND confirmed_at IS NULL)`, projectID).Scan(&undated)
 		if err != nil {
-			return nil, false, err
+			return nil, false, nil, err
 		}
 		if !undated {
-			return s.rankedTotals("reclaim_payer_totals", projectID, f), false, nil
+			totals := func(payers []string) *bun.SelectQuery {
+				return s.rankedTotals("reclaim_payer_totals", projectID, f).Where(s.payerList(payers))
+			}
+			if inMemory && f.Offset >= s.rank.deepOffset {
+				if q, check, ok, err := s.fromRanking(ctx, projectID, f, from, to, totals); ok || err != nil {
+					return q, true, check, err
+				}
+			}
+			return s.rankedTotals("reclaim_payer_totals", projectID, f), false, nil, nil
+		}
+		if f.Start == nil && f.End == nil { // all time holds them
+			return s.rankedTotals("reclaim_payer_totals", projectID, f), false, nil, nil
 		}
 	}
 	if !from.Before(to) {
-		return nil, false, nil
+		return nil, false, nil, nil
 	}
 	costs := rollupCosts{perDay: float64(rows) / float64(last.Int64-first.Int64+1), wallets: float64(wallets)}
 	if s.planCosts != nil {
 		costs = *s.planCosts
 	}
 	ps := planRange(from, to, costs)
+	if inMemory && (len(ps) > 1 || !ps[0].isBase() || f.Offset >= s.rank.deepOffset) {
+		sums := func(payers []string) *bun.SelectQuery { return s.summedWallets(projectID, f, ps, payers) }
+		if q, check, ok, err := s.fromRanking(ctx, projectID, f, from, to, sums); ok || err != nil {
+			return q, true, check, err
+		}
+	}
 	// A single month or year is a range of its ranking index; one with
 	// corrections cheaper than itself is read page by page, merged with them.
 	base, total := -1, 0.0
@@ -107,12 +124,70 @@ func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f 
 		ranked := s.rankedTotals("reclaim_rollup_periods", projectID, f).
 			Where("period = ?", periodOf(p.kind)).Where("bucket = ?", p.lo)
 		if len(ps) == 1 {
-			return ranked, false, nil
+			return ranked, false, nil, nil
 		}
 		rest := append(append([]piece{}, ps[:base]...), ps[base+1:]...)
-		return s.leaderboardOverBase(projectID, f, p, ranked, rest), false, nil
+		return s.leaderboardOverBase(projectID, f, p, ranked, rest), false, nil, nil
 	}
-	return s.leaderboardOfPieces(projectID, f, ps), true, nil
+	return s.leaderboardOfPieces(projectID, f, ps), true, nil, nil
+}
+
+// fromRanking ranks the page f asks for among the wallets with rows in
+// [from, to) in memory, and returns the query of the page's figures, sums
+// of its wallets, and what they must be; ok is false when the project has
+// no ranking yet (or f names a payer: one wallet is summed in SQL at once),
+// and q nil when the page is empty.
+func (s *Store) fromRanking(ctx context.Context, projectID string, f ledger.Filter, from, to time.Time,
+	sums func(payers []string) *bun.SelectQuery,
+) (q *bun.SelectQuery, check *pageCheck, ok bool, err error) {
+	if f.Payer != "" {
+		return nil, nil, false, nil
+	}
+	r, err := s.rankingOf(ctx, projectID)
+	if err != nil || r == nil {
+		return nil, nil, false, err
+	}
+	s.rank.served.Add(1)
+	payers, gross := r.page(ceilMicros(from), ceilMicros(to), f.Type, f.Offset, f.Limit)
+	if len(payers) == 0 {
+		return nil, nil, true, nil
+	}
+	return sums(payers), &pageCheck{payers: payers, gross: gross}, true, nil
+}
+
+// pageCheck is a page as the in-memory ranking has it: its wallets in
+// order, and their gross.
+type pageCheck struct {
+	payers []string
+	gross  []int64
+}
+
+// holds reports whether entries, summed in SQL, are the page c ranked.
+func (c *pageCheck) holds(entries []ledger.LeaderboardEntry) bool {
+	if len(entries) != len(c.payers) {
+		return false
+	}
+	for i, e := range entries {
+		if e.Payer != c.payers[i] || e.TotalGrossRebate != c.gross[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// summedWallets is the leaderboard rows of payers alone, summed over the
+// pieces ps.
+func (s *Store) summedWallets(projectID string, f ledger.Filter, ps []piece, payers []string) *bun.SelectQuery {
+	return s.boardOf(projectID, f, ps, s.payerList(payers))
+}
+
+// boardOf is the leaderboard rows of the wallets whose rows meet cond,
+// summed over the pieces ps.
+func (s *Store) boardOf(projectID string, f ledger.Filter, ps []piece, cond string) *bun.SelectQuery {
+	return s.db.NewSelect().
+		TableExpr("(?) AS sums", s.sumPieces(projectID, f, ps, cond)).
+		ColumnExpr("payer").
+		ColumnExpr(strings.Join(boardColumns(func(i int) string { return pieceColumns[i] }), ", "))
 }
 
 // leaderboardOfPieces ranks the wallets of the pieces ps on their gross
@@ -136,10 +211,7 @@ func (s *Store) leaderboardOfPieces(projectID string, f ledger.Filter, ps []piec
 		Having("SUM(c) > 0").
 		OrderExpr("SUM(g) DESC").OrderExpr(s.payerOrder()).
 		Limit(f.Limit).Offset(f.Offset)
-	return s.db.NewSelect().With("page", page).
-		TableExpr("(?) AS sums", s.sumPieces(projectID, f, ps, "payer IN (SELECT payer FROM page)")).
-		ColumnExpr("payer").
-		ColumnExpr(strings.Join(boardColumns(func(i int) string { return pieceColumns[i] }), ", "))
+	return s.boardOf(projectID, f, ps, "payer IN (SELECT payer FROM page)").With("page", page)
 }
 
 // boardColumns are the leaderboard's figures, each the expression of(i) for

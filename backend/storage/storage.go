@@ -57,6 +57,8 @@ type Store struct {
 	// planCosts, when set (by tests), replaces the estimates ranged
 	// leaderboards are planned with.
 	planCosts *rollupCosts
+	// rank holds the in-memory rankings of ranged leaderboards (ranking.go).
+	rank rankings
 }
 
 // Open connects to databaseURL when it is a postgres:// or postgresql:// URL,
@@ -92,6 +94,7 @@ func openPostgres(ctx context.Context, databaseURL string) (*Store, error) {
 	sqldb.SetMaxIdleConns(20)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	s := &Store{db: bun.NewDB(sqldb, pgdialect.New()), postgres: true, pgURL: databaseURL}
+	s.rank.init()
 	if err := s.db.PingContext(ctx); err != nil {
 		_ = s.db.Close()
 		return nil, fmt.Errorf("storage: connect to postgres: %w", err)
@@ -125,6 +128,7 @@ func openSQLite(ctx context.Context, dataDir string) (*Store, error) {
 	sqldb.SetMaxIdleConns(8)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	s := &Store{db: bun.NewDB(sqldb, sqlitedialect.New()), lockPath: path + ".migrate.lock"}
+	s.rank.init()
 	if err := pingSQLite(ctx, s.db); err != nil {
 		_ = s.db.Close()
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
@@ -178,6 +182,7 @@ func (s *Store) maintenanceDB() (db *bun.DB, done func()) {
 // Close closes the database.
 func (s *Store) Close() error {
 	s.stopBackfill()
+	s.rank.stop()
 	return s.db.Close()
 }
 

@@ -1,0 +1,336 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A ranked leaderboard over a range that is not all time, one month or one
+// year must know every wallet's gross in the range before it can take a
+// page: on a project whose 50,000 wallets are all active every month, no
+// combination of rollups spares reading 50,000 sums, which costs Postgres
+// over 100 ms. So each process keeps, per project it has ranked, its
+// confirmed rows' times, wallets, types and gross in memory, with
+// checkpoints of every wallet's sums (ranking_index.go): the page's wallets
+// are known in a few milliseconds without a query. Their figures are then
+// summed from the rollups and rows for those wallets alone (sumPieces), and
+// must agree with the ranking's gross, or the page is ranked again
+// (docs/decisions.md, "In-memory ranking").
+//
+// The ranking follows the database, not the other way round: every query
+// first reads the project's version (reclaim_project_totals.version,
+// migration 10) and the rows counted since its own, in one statement, and
+// adds them. A ranking whose count of rows then differs from the project's
+// (a version without migration 10 confirmed rows during a rolling upgrade)
+// is built again in the background; meanwhile, and while it is first built,
+// the leaderboard sums the rollups in SQL as before.
+
+// rankings are the store's in-memory rankings, by project.
+type rankings struct {
+	mu       sync.Mutex
+	projects map[string]*rankingSlot
+	// inline builds a ranking in the query that first needs it (tests and
+	// benchmarks); otherwise it is built in the background.
+	inline bool
+	off    bool // no in-memory rankings (tests of the SQL plans)
+	// deepOffset is the offset from which a page of all time, a month or a
+	// year is ranked in memory rather than read from its ranking index: the
+	// index reads every row before the page, the ranking every wallet.
+	deepOffset int
+	served     atomic.Int64 // pages ranked in memory, for tests
+	builds     atomic.Int64 // rankings built, for tests
+	// every and mergeAt, when set (tests), space the checkpoints of new
+	// rankings and size the delta they merge at (ranking.every, mergeAt).
+	every, mergeAt int
+	wg             sync.WaitGroup
+	ctx            context.Context
+	cancel         context.CancelFunc
+}
+
+// rankingSlot is a project's ranking: ready once built, nil while it is
+// being built or after it fell behind.
+type rankingSlot struct {
+	ready    *ranking
+	building bool
+	failed   time.Time // when its last build failed
+}
+
+// rankingRetry is how long after a failed build the next one starts.
+const rankingRetry = time.Minute
+
+// defaultDeepOffset is rankings.deepOffset.
+const defaultDeepOffset = 5_000
+
+func (rs *rankings) init() {
+	rs.deepOffset = defaultDeepOffset
+	rs.projects = map[string]*rankingSlot{}
+	rs.ctx, rs.cancel = context.WithCancel(context.Background())
+}
+
+// stop cancels the builds under way and waits for them.
+func (rs *rankings) stop() {
+	rs.cancel()
+	rs.wg.Wait()
+}
+
+// reset forgets every ranking.
+func (rs *rankings) reset() {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.projects = map[string]*rankingSlot{}
+}
+
+// rankingOf returns projectID's ranking brought up to the database's
+// version, or nil when there is none yet: then one is built, in the
+// background unless inline.
+func (s *Store) rankingOf(ctx context.Context, projectID string) (*ranking, error) {
+	rs := &s.rank
+	if rs.off {
+		return nil, nil
+	}
+	rs.mu.Lock()
+	slot := rs.projects[projectID]
+	if slot == nil {
+		slot = &rankingSlot{}
+		rs.projects[projectID] = slot
+	}
+	r, start := slot.ready, slot.ready == nil && !slot.building && time.Since(slot.failed) >= rankingRetry
+	if start {
+		slot.building = true
+	}
+	rs.mu.Unlock()
+	if start {
+		if rs.inline {
+			_ = s.buildRanking(ctx, projectID, slot) // SQL ranks while there is none
+			return s.rankingOf(ctx, projectID)
+		}
+		rs.wg.Add(1)
+		go func() {
+			defer rs.wg.Done()
+			_ = s.buildRanking(rs.ctx, projectID, slot) // retried after rankingRetry
+		}()
+		return nil, nil
+	}
+	if r == nil {
+		return nil, nil
+	}
+	current, err := s.catchUpRanking(ctx, projectID, r)
+	if err != nil {
+		return nil, err
+	}
+	if !current {
+		rs.mu.Lock()
+		if slot.ready == r {
+			slot.ready = nil // built again by the next query
+		}
+		rs.mu.Unlock()
+		return nil, nil
+	}
+	return r, nil
+}
+
+// WarmRanking builds projectID's in-memory ranking now, in the caller's
+// goroutine, unless it has one; ranged leaderboards otherwise build it on
+// first use, in the background, and are summed in SQL until it is ready
+// (a few seconds per million rows). It fails when the project cannot be
+// ranked in memory.
+func (s *Store) WarmRanking(ctx context.Context, projectID string) error {
+	s.rank.mu.Lock()
+	slot := s.rank.projects[projectID]
+	if slot == nil {
+		slot = &rankingSlot{}
+		s.rank.projects[projectID] = slot
+	}
+	ready, start := slot.ready != nil, !slot.building && slot.ready == nil
+	if start {
+		slot.building = true
+	}
+	s.rank.mu.Unlock()
+	if ready {
+		return nil
+	}
+	if !start {
+		return fmt.Errorf("the ranking of %s is being built", projectID)
+	}
+	return s.buildRanking(ctx, projectID, slot)
+}
+
+// buildRanking reads projectID's confirmed rows into a new ranking and
+// makes it the project's. A failure leaves the project without one until
+// rankingRetry has passed; then the next query tries again.
+func (s *Store) buildRanking(ctx context.Context, projectID string, slot *rankingSlot) error {
+	s.rank.builds.Add(1)
+	r := newRanking()
+	r.every, r.mergeAt = s.rank.every, s.rank.mergeAt
+	var count int64
+	err := s.readRanked(ctx, projectID, -1, func(payer, typ string, at, gross, _ int64) error {
+		return r.add(payer, typ, at, gross)
+	}, func(v, c int64) { r.version, count = v, c })
+	if err == nil && r.count != count {
+		// The rollups do not count the rows they should: the SQL sums
+		// answer, and the page check would reject this ranking anyway.
+		err = fmt.Errorf("ranking of %s: %d confirmed rows, the totals count %d", projectID, r.count, count)
+	}
+	if err == nil {
+		r.finish()
+	}
+	s.rank.mu.Lock()
+	defer s.rank.mu.Unlock()
+	slot.building = false
+	if err != nil {
+		slot.failed = time.Now()
+		return err
+	}
+	slot.ready = r
+	return nil
+}
+
+// catchUpRanking adds to r the rows counted since its version; current is
+// false when r no longer counts what the project's totals count. A delta
+// grown large enough is merged into the base, in the background unless
+// inline.
+func (s *Store) catchUpRanking(ctx context.Context, projectID string, r *ranking) (current bool, err error) {
+	r.mu.RLock()
+	since := r.version
+	r.mu.RUnlock()
+	type row struct {
+		payer, typ       string
+		at, gross, stamp int64
+	}
+	var rows []row
+	var version, count int64
+	if err := s.readRanked(ctx, projectID, since, func(payer, typ string, at, gross, stamp int64) error {
+		rows = append(rows, row{payer, typ, at, gross, stamp})
+		return nil
+	}, func(v, c int64) { version, count = v, c }); err != nil {
+		return false, err
+	}
+	r.mu.Lock()
+	if version < r.version {
+		r.mu.Unlock()
+		return true, nil // another query caught up further meanwhile
+	}
+	for _, x := range rows {
+		if x.stamp > r.version {
+			if err := r.add(x.payer, x.typ, x.at, x.gross); err != nil {
+				r.mu.Unlock()
+				return false, nil //nolint:nilerr // a row it cannot hold: SQL ranks
+			}
+		}
+	}
+	r.version = version
+	current = r.count == count
+	merge := current && r.needsMerge()
+	r.mu.Unlock()
+	switch {
+	case !merge:
+	case s.rank.inline:
+		r.merge()
+	default:
+		s.rank.wg.Add(1)
+		go func() {
+			defer s.rank.wg.Done()
+			r.merge()
+		}()
+	}
+	return current, nil
+}
+
+// readRanked reads, in one statement (one snapshot), projectID's version
+// and count of confirmed rows from its totals, passed to totals, and its
+// confirmed rows counted after version since (all of them when since < 0),
+// passed to each as (payer, type, time in µs or -1, gross, rank_version).
+func (s *Store) readRanked(ctx context.Context, projectID string, since int64,
+	each func(payer, typ string, at, gross, stamp int64) error, totals func(version, count int64),
+) error {
+	cond := "TRUE"
+	if since >= 0 {
+		cond = fmt.Sprintf("rank_version > %d", since)
+	}
+	q := `SELECT NULL, NULL, NULL, version, transaction_count FROM reclaim_project_totals WHERE project_id = ?
+UNION ALL
+SELECT payer, type, confirmed_at, gross_rebate, rank_version FROM reclaim_transactions
+WHERE project_id = ? AND status = 'confirmed' AND ` + cond
+	rows, err := s.db.QueryContext(ctx, q, projectID, projectID)
+	if err != nil {
+		return fmt.Errorf("read the ranking of %s: %w", projectID, err)
+	}
+	defer rows.Close()
+	var version, count int64
+	var payer, typ sql.NullString
+	var at any
+	var a, b int64
+	for rows.Next() {
+		if err := rows.Scan(&payer, &typ, &at, &a, &b); err != nil {
+			return fmt.Errorf("read the ranking of %s: %w", projectID, err)
+		}
+		if !payer.Valid {
+			version, count = a, b
+			continue
+		}
+		us, err := micros(at)
+		if err != nil {
+			return fmt.Errorf("read the ranking of %s: %w", projectID, err)
+		}
+		if err := each(payer.String, typ.String, us, a, b); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read the ranking of %s: %w", projectID, err)
+	}
+	totals(version, count)
+	return nil
+}
+
+// sqliteTimes are the layouts SQLite hands confirmed_at back in, when its
+// driver does not parse it.
+var sqliteTimes = []string{"2006-01-02 15:04:05.999999999-07:00", "2006-01-02T15:04:05.999999999Z07:00", "2006-01-02 15:04:05"}
+
+// micros is a scanned confirmation time in microseconds since 1970, or -1
+// when there is none.
+func micros(v any) (int64, error) {
+	var s string
+	switch t := v.(type) {
+	case nil:
+		return -1, nil
+	case time.Time:
+		return t.UnixMicro(), nil
+	case string:
+		s = t
+	case []byte:
+		s = string(t)
+	default:
+		return 0, fmt.Errorf("confirmation time of type %T", v)
+	}
+	for _, layout := range sqliteTimes {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UnixMicro(), nil
+		}
+	}
+	return 0, fmt.Errorf("confirmation time %q", s)
+}
+
+// ceilMicros is the first microsecond at or after t: a row confirmed at µs
+// x is at or after t exactly when x >= ceilMicros(t).
+func ceilMicros(t time.Time) int64 {
+	us := t.UnixMicro()
+	if time.UnixMicro(us).Before(t) {
+		us++
+	}
+	return us
+}
+
+// payerList is payers as a SQL list literal, for sumPieces's condition.
+func (s *Store) payerList(payers []string) string {
+	quoted := make([]string, len(payers))
+	for i, p := range payers {
+		quoted[i] = s.db.QueryGen().FormatQuery("?", p)
+	}
+	return "payer IN (" + strings.Join(quoted, ", ") + ")"
+}
