@@ -27,6 +27,10 @@ type Config struct {
 	// stream, a build) has in flight at once; its independent calls go out
 	// together up to this many.
 	RPCConcurrency int
+	// RankingMaxRows bounds the confirmed ledger rows this process keeps in
+	// memory to rank ranged leaderboards (about 20 bytes each); a project
+	// beyond it is ranked in SQL. Zero ranks every project in SQL.
+	RankingMaxRows int
 	// RedisURL, when set, keeps rate-limit buckets in Redis.
 	RedisURL string
 	// RateLimitRPS is the sustained requests per second of one bucket.
@@ -87,6 +91,7 @@ func Default() Config {
 		SolanaRPCURL:         "http://127.0.0.1:8899",
 		RPCTimeout:           3 * time.Second,
 		RPCConcurrency:       32,
+		RankingMaxRows:       20_000_000,
 		RateLimitRPS:         20,
 		RateLimitBurst:       40,
 		ServiceFeeBPS:        0,
@@ -159,6 +164,7 @@ func Load(getenv func(string) string) (Config, error) {
 	integer("RECLAIM_GUARD_HEADROOM_BYTES", &c.GuardHeadroomBytes, 0, 512)
 	integer("RECLAIM_GUARD_HEADROOM_UNITS", &c.GuardHeadroomUnits, 0, 200_000)
 	integer("RECLAIM_RPC_CONCURRENCY", &c.RPCConcurrency, 1, 1024)
+	integer("RECLAIM_RANKING_MAX_ROWS", &c.RankingMaxRows, 0, 1<<40)
 	seconds("RECLAIM_TICKET_TTL_SECONDS", &c.TicketTTL, 1, 3600)
 	if v := strings.TrimSpace(getenv("RECLAIM_ALLOW_SIGNUP")); v != "" {
 		b, err := strconv.ParseBool(v)

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -47,9 +48,12 @@ type rankings struct {
 	// every and mergeAt, when set (tests), space the checkpoints of new
 	// rankings and size the delta they merge at (ranking.every, mergeAt).
 	every, mergeAt int
-	wg             sync.WaitGroup
-	ctx            context.Context
-	cancel         context.CancelFunc
+	// maxRows bounds the rows of every ranking together (SetRankingLimit);
+	// held is what they hold, those being built included.
+	maxRows, held atomic.Int64
+	wg            sync.WaitGroup
+	ctx           context.Context
+	cancel        context.CancelFunc
 }
 
 // rankingSlot is a project's ranking: ready once built, nil while it is
@@ -57,17 +61,33 @@ type rankings struct {
 type rankingSlot struct {
 	ready    *ranking
 	building bool
-	failed   time.Time // when its last build failed
+	retryAt  time.Time // after a failed build, when the next may start
 }
 
-// rankingRetry is how long after a failed build the next one starts.
-const rankingRetry = time.Minute
+// After a failed build, the next starts rankingRetry later, or
+// rankingFullRetry later when the rows were over the limit.
+const (
+	rankingRetry     = time.Minute
+	rankingFullRetry = 10 * time.Minute
+)
+
+// defaultRankingMaxRows is SetRankingLimit's default: config.Default's.
+const defaultRankingMaxRows = 20_000_000
+
+// errRankingFull is a build that would take the rankings over their limit.
+var errRankingFull = errors.New("the in-memory rankings are full (RECLAIM_RANKING_MAX_ROWS)")
+
+// SetRankingLimit bounds the confirmed rows the in-memory rankings of
+// ranged leaderboards hold together (about 20 bytes each); a project that
+// would take them over it is ranked in SQL. Zero ranks every project in SQL.
+func (s *Store) SetRankingLimit(rows int) { s.rank.maxRows.Store(int64(rows)) }
 
 // defaultDeepOffset is rankings.deepOffset.
 const defaultDeepOffset = 5_000
 
 func (rs *rankings) init() {
 	rs.deepOffset = defaultDeepOffset
+	rs.maxRows.Store(defaultRankingMaxRows)
 	rs.projects = map[string]*rankingSlot{}
 	rs.ctx, rs.cancel = context.WithCancel(context.Background())
 }
@@ -83,6 +103,7 @@ func (rs *rankings) reset() {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	rs.projects = map[string]*rankingSlot{}
+	rs.held.Store(0)
 }
 
 // rankingOf returns projectID's ranking brought up to the database's
@@ -90,7 +111,7 @@ func (rs *rankings) reset() {
 // background unless inline.
 func (s *Store) rankingOf(ctx context.Context, projectID string) (*ranking, error) {
 	rs := &s.rank
-	if rs.off {
+	if rs.off || rs.maxRows.Load() == 0 {
 		return nil, nil
 	}
 	rs.mu.Lock()
@@ -99,7 +120,7 @@ func (s *Store) rankingOf(ctx context.Context, projectID string) (*ranking, erro
 		slot = &rankingSlot{}
 		rs.projects[projectID] = slot
 	}
-	r, start := slot.ready, slot.ready == nil && !slot.building && time.Since(slot.failed) >= rankingRetry
+	r, start := slot.ready, slot.ready == nil && !slot.building && !time.Now().Before(slot.retryAt)
 	if start {
 		slot.building = true
 	}
@@ -127,6 +148,9 @@ func (s *Store) rankingOf(ctx context.Context, projectID string) (*ranking, erro
 		rs.mu.Lock()
 		if slot.ready == r {
 			slot.ready = nil // built again by the next query
+			r.mu.RLock()
+			rs.held.Add(-r.count)
+			r.mu.RUnlock()
 		}
 		rs.mu.Unlock()
 		return nil, nil
@@ -168,7 +192,11 @@ func (s *Store) buildRanking(ctx context.Context, projectID string, slot *rankin
 	r := newRanking()
 	r.every, r.mergeAt = s.rank.every, s.rank.mergeAt
 	var count int64
+	room := s.rank.maxRows.Load() - s.rank.held.Load()
 	err := s.readRanked(ctx, projectID, -1, func(payer, typ string, at, gross, _ int64) error {
+		if r.count >= room {
+			return errRankingFull
+		}
 		return r.add(payer, typ, at, gross)
 	}, func(v, c int64) { r.version, count = v, c })
 	if err == nil && r.count != count {
@@ -183,9 +211,13 @@ func (s *Store) buildRanking(ctx context.Context, projectID string, slot *rankin
 	defer s.rank.mu.Unlock()
 	slot.building = false
 	if err != nil {
-		slot.failed = time.Now()
+		slot.retryAt = time.Now().Add(rankingRetry)
+		if errors.Is(err, errRankingFull) {
+			slot.retryAt = time.Now().Add(rankingFullRetry)
+		}
 		return err
 	}
+	s.rank.held.Add(r.count)
 	slot.ready = r
 	return nil
 }
@@ -211,6 +243,7 @@ func (s *Store) catchUpRanking(ctx context.Context, projectID string, r *ranking
 		return false, err
 	}
 	r.mu.Lock()
+	before := r.count
 	if version < r.version {
 		r.mu.Unlock()
 		return true, nil // another query caught up further meanwhile
@@ -224,6 +257,7 @@ func (s *Store) catchUpRanking(ctx context.Context, projectID string, r *ranking
 		}
 	}
 	r.version = version
+	s.rank.held.Add(r.count - before)
 	current = r.count == count
 	merge := current && r.needsMerge()
 	r.mu.Unlock()

@@ -79,3 +79,36 @@ func twoProcesses(t *testing.T, backend string) (a, b *storage.Store) {
 	}
 	return open(), open()
 }
+
+// TestRankingLimit: a project whose rows would take the in-memory rankings
+// over their limit is ranked in SQL, with the same answers.
+func TestRankingLimit(t *testing.T) {
+	t.Parallel()
+	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+		t.Parallel()
+		g := newLedgerGen(uint64(time.Now().UnixNano()))
+		projectID, otherID := g.projects(t, s)
+		g.record(t, s, projectID, 60, recording{})
+		g.record(t, s, otherID, 60, recording{})
+		st, err := s.Stats(ctxT(t), otherID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		storage.RankIn(s, true)
+		s.SetRankingLimit(int(st.TotalTransactionCount)) // the other project's rows, exactly
+		g.checkPlanned(t, s, otherID, "up to the limit", true)
+		served := storage.RankedInMemory(s)
+		if served == 0 {
+			t.Fatal("a project within the limit was not ranked in memory")
+		}
+		g.checkPlanned(t, s, projectID, "over the limit", true)
+		if storage.RankedInMemory(s) != served {
+			t.Error("a project over the limit was ranked in memory")
+		}
+		s.SetRankingLimit(0)
+		g.checkPlanned(t, s, otherID, "no rankings", true)
+		if storage.RankedInMemory(s) != served {
+			t.Error("ranked in memory with a limit of 0")
+		}
+	})
+}
