@@ -48,8 +48,8 @@ type rankings struct {
 	// every and mergeAt, when set (tests), space the checkpoints of new
 	// rankings and size the delta they merge at (ranking.every, mergeAt).
 	every, mergeAt int
-	// maxRows bounds the rows of every ranking together (SetRankingLimit);
-	// held is what they hold, those being built included.
+	// maxRows bounds the rows of every ranking together (SetRankingLimit),
+	// checked when one is built; held is what the built ones hold.
 	maxRows, held atomic.Int64
 	wg            sync.WaitGroup
 	ctx           context.Context
