@@ -101,7 +101,7 @@ func (s *Store) Leaderboard(ctx context.Context, projectID string, f ledger.Filt
 		}
 		var entries []ledger.LeaderboardEntry
 		switch pf := f; {
-		case paged && s.postgres && check == nil: // a sum over every wallet
+		case paged && s.postgres: // even for a few wallets: a parallel plan's workers took 25 ms to start
 			pf.Offset = 0
 			entries, err = s.summedPage(ctx, projectID, q, pf)
 		case paged:
