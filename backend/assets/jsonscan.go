@@ -12,8 +12,9 @@ import (
 // generic decoder the cost (tokenaccounts.go): strings without escapes are
 // found with bytes.IndexByte and returned as slices of the text, values not
 // wanted are skipped without being decoded. It checks the structure it
-// walks, not the whole grammar: what it accepts, encoding/json accepts too
-// or the caller fails on a missing field.
+// walks (objects, arrays, members, literals), not every character of a
+// string or a number: an answer malformed there fails where its value is
+// used (a base58 key, base64 data, an unsigned integer).
 type jsonScan struct {
 	b   []byte
 	pos int
