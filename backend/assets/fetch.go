@@ -25,6 +25,7 @@ const (
 // ownedAccount is a token account read from the cluster.
 type ownedAccount struct {
 	address  solana.PublicKey
+	key      string // address in base58, set by discovery (Resolve leaves it empty)
 	program  solana.PublicKey
 	lamports uint64
 	state    spltoken.Account
@@ -34,17 +35,15 @@ type ownedAccount struct {
 // getTokenAccountsByOwner call each, in parallel). Accounts that do not parse as
 // initialized token accounts are left out: nothing can be reclaimed from them.
 func (d *Discoverer) ownedTokenAccounts(ctx context.Context, wallet solana.PublicKey) ([]ownedAccount, error) {
-	results := make([]*rpc.GetTokenAccountsResult, len(spltoken.Programs))
+	results := make([][]ownedAccount, len(spltoken.Programs))
 	errs := make([]error, len(spltoken.Programs))
 	var wg sync.WaitGroup
 	for i, program := range spltoken.Programs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = rpclimit.Call(ctx, func(ctx context.Context) (*rpc.GetTokenAccountsResult, error) {
-				return d.rpc.GetTokenAccountsByOwner(ctx, wallet,
-					&rpc.GetTokenAccountsConfig{ProgramId: &program},
-					&rpc.GetTokenAccountsOpts{Commitment: commitment, Encoding: solana.EncodingBase64})
+			results[i], errs[i] = rpclimit.Call(ctx, func(ctx context.Context) ([]ownedAccount, error) {
+				return d.programTokenAccounts(ctx, wallet, program)
 			})
 		}()
 	}
@@ -54,19 +53,7 @@ func (d *Discoverer) ownedTokenAccounts(ctx context.Context, wallet solana.Publi
 		if errs[i] != nil {
 			return nil, fmt.Errorf("get token accounts of %s under %s: %w", wallet, spltoken.Programs[i], errs[i])
 		}
-		if res == nil {
-			continue
-		}
-		for _, ka := range res.Value {
-			if ka == nil || ka.Account.Data == nil || !spltoken.IsProgram(ka.Account.Owner) {
-				continue
-			}
-			st, err := spltoken.ParseAccount(ka.Account.Data.GetBinary())
-			if err != nil || !st.Owner.Equals(wallet) {
-				continue
-			}
-			out = append(out, ownedAccount{address: ka.Pubkey, program: ka.Account.Owner, lamports: ka.Account.Lamports, state: st})
-		}
+		out = append(out, res...)
 	}
 	return out, nil
 }

@@ -135,7 +135,7 @@ func (d *Discoverer) discover(ctx context.Context, wallet solana.PublicKey, page
 	if err != nil {
 		return 0, err
 	}
-	sortByAddress(owned, func(a ownedAccount) solana.PublicKey { return a.address })
+	sortByAddress(owned, func(a ownedAccount) string { return a.key })
 	if pageSize <= 0 {
 		pageSize = max(len(owned), 1)
 	}
@@ -325,26 +325,29 @@ func (r *sourceRun) items(ctx context.Context) ([]Item, error) {
 		}
 		all = append(all, list...)
 	}
-	sortByAddress(all, func(it Item) solana.PublicKey { return it.Address })
+	sortByAddress(all, func(it Item) string { return it.Address.String() })
 	return all, nil
 }
 
-// sortByAddress sorts s stably by the base58 form of each element's address,
-// the order of the contract; each address is encoded once (base58 costs
-// about a microsecond, a comparison sort would pay it 2 n log n times).
-func sortByAddress[T any](s []T, address func(T) solana.PublicKey) {
+// sortByAddress sorts s stably by the base58 form of each element's address
+// (key), the order of the contract. Each key is taken once (base58 costs
+// about two microseconds, a comparison sort would pay it 2 n log n times),
+// and the sort moves indices, not elements.
+func sortByAddress[T any](s []T, key func(T) string) {
 	type keyed struct {
 		key string
-		v   T
+		i   int
 	}
 	ks := make([]keyed, len(s))
 	for i, v := range s {
-		ks[i] = keyed{address(v).String(), v}
+		ks[i] = keyed{key(v), i}
 	}
-	slices.SortStableFunc(ks, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
-	for i := range ks {
-		s[i] = ks[i].v
+	slices.SortFunc(ks, func(a, b keyed) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.i, b.i)) })
+	sorted := make([]T, len(s))
+	for j, k := range ks {
+		sorted[j] = s[k.i]
 	}
+	copy(s, sorted)
 }
 
 // within runs f under a deadline of step (none when step is 0). A deadline

@@ -11,6 +11,7 @@ const wire = require('./wire');
 const errors = require('./errors');
 const { tokenAccount, mintDecimals, uiAmount, TOKEN_PROGRAM, TOKEN_2022_PROGRAM } = require('./accounts');
 const { OwnerIndex } = require('./ownerindex');
+const { AccountCache } = require('./accountcache');
 
 const MAX_PROCESSING_AGE = 150;
 const CONFIRMATION_DEPTH = 1;
@@ -74,6 +75,7 @@ class Chain extends EventEmitter {
     this.blockhashes = new Map(); // blockhash -> block height
     this.txs = new Map(); // signature (base58) -> landed transaction record
     this.owners = new OwnerIndex(this.svm); // token accounts by owner
+    this.accounts = new AccountCache(this.svm); // token-program accounts, encoded
     this.faucet = makeFaucet();
     this.svm.setAccount(this.faucet.pubkey, new Account(FAUCET_LAMPORTS, new Uint8Array(0), SYSTEM_PROGRAM, false, 0n));
     this.openBlock();
@@ -246,6 +248,7 @@ class Chain extends EventEmitter {
     const writable = outcome.keys.filter((k) => k.writable).map((k) => k.pubkey);
     block.prio.push({ price, writable });
     this.owners.update(writable);
+    this.accounts.forget(writable);
     const rec = { ...outcome, slot: this.slot, blockTime: block.blockTime };
     this.txs.set(outcome.signature, rec);
     this.transactionCount++;

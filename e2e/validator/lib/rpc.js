@@ -6,6 +6,7 @@ const wire = require('./wire');
 const errors = require('./errors');
 const { TxFailure } = require('./chain');
 const { RpcError, invalidParams, encodeAccount, tokenAccount, uiAmount, TOKEN_PROGRAM, TOKEN_2022_PROGRAM } = require('./accounts');
+const { cachable } = require('./accountcache');
 
 const VERSION = { 'solana-core': '2.3.13', 'feature-set': 3294202862 };
 const API_VERSION = VERSION['solana-core'];
@@ -102,6 +103,13 @@ class Rpc {
 
   encode(acct, config) { return acct ? encodeAccount(acct, config, this.decimalsOf()) : null; }
 
+  // encodeAt is the account at address (base58) as config asks, from the
+  // chain's encoded accounts when config is theirs (base64, whole).
+  encodeAt(address, config) {
+    if (cachable(config)) return this.chain.accounts.entry(address)?.base64 ?? null;
+    return this.encode(this.chain.account(address), config);
+  }
+
   async call(method, params) {
     const fn = this[`m_${method}`];
     if (typeof fn !== 'function') throw new RpcError(-32601, 'Method not found');
@@ -170,14 +178,14 @@ class Rpc {
   }
 
   m_getAccountInfo(pubkey, config = {}) {
-    return this.withCtx(config, this.encode(this.chain.account(pubkeyParam(pubkey)), config));
+    return this.withCtx(config, this.encodeAt(pubkeyParam(pubkey), config));
   }
 
   m_getMultipleAccounts(pubkeys, config = {}) {
     if (!Array.isArray(pubkeys)) throw invalidParams('Invalid params: expected an array of pubkeys');
     if (pubkeys.length > MAX_MULTIPLE_ACCOUNTS) throw invalidParams(`Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`);
     const keys = pubkeys.map((p) => pubkeyParam(p));
-    return this.withCtx(config, keys.map((k) => this.encode(this.chain.account(k), config)));
+    return this.withCtx(config, keys.map((k) => this.encodeAt(k, config)));
   }
 
   m_getProgramAccounts(program, config = {}) {
@@ -235,15 +243,23 @@ class Rpc {
       throw invalidParams('Invalid params: expected a mint or programId filter');
     }
     const value = [];
+    const wanted = (ta) => ta && (!mint || ta.mint === mint) && pred(ta);
     for (const program of programs) {
-      const entries = candidates
-        ? candidates(program).map((address) => ({ address, account: () => this.chain.account(address) }))
-        : this.chain.svm.getProgramAccounts(bs58.decodePubkey(program));
-      for (const entry of entries) {
+      if (candidates) {
+        // Each candidate as the chain's encoded accounts keep it: read and
+        // parsed once until a transaction changes it.
+        for (const address of candidates(program)) {
+          const pubkey = bs58.encode(address);
+          const entry = this.chain.accounts.entry(pubkey);
+          if (!entry || entry.program !== program || !wanted(entry.token)) continue;
+          value.push({ pubkey, account: this.encodeAt(pubkey, config) });
+        }
+        continue;
+      }
+      for (const entry of this.chain.svm.getProgramAccounts(bs58.decodePubkey(program))) {
         const acct = entry.account();
         if (!acct || bs58.encode(acct.owner()) !== program) continue;
-        const ta = tokenAccount(Buffer.from(acct.data()), program);
-        if (!ta || (mint && ta.mint !== mint) || !pred(ta)) continue;
+        if (!wanted(tokenAccount(Buffer.from(acct.data()), program))) continue;
         value.push({ pubkey: bs58.encode(entry.address), account: this.encode(acct, config) });
       }
     }
