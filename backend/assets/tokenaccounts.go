@@ -6,13 +6,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 
+	internalrpc "github.com/reclaim-sol/reclaim/backend/internal/jsonrpc"
 	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
 
@@ -36,30 +35,15 @@ func (d *Discoverer) programTokenAccounts(ctx context.Context, wallet, program s
 	}
 	params := []any{wallet, rpc.M{"programId": program}, rpc.M{"commitment": commitment, "encoding": solana.EncodingBase64}}
 	var out []ownedAccount
-	err := client.RPCCallWithCallback(ctx, "getTokenAccountsByOwner", params, func(_ *http.Request, resp *http.Response) error {
-		body, err := readBody(resp)
-		if err != nil {
-			return err
-		}
+	err := internalrpc.RawCall(ctx, client, "getTokenAccountsByOwner", params, func(body []byte, status int) error {
+		var err error
 		out, err = tokenAccountsAnswer(body, wallet)
-		if err != nil && resp.StatusCode >= 400 {
-			return fmt.Errorf("HTTP status %d: %w", resp.StatusCode, err)
+		if err != nil && status >= 400 {
+			return fmt.Errorf("HTTP status %d: %w", status, err)
 		}
 		return err
 	})
 	return out, err
-}
-
-// readBody reads resp's body whole, in one buffer when its length is known
-// (io.ReadAll would grow one through a dozen copies to 226 KB).
-func readBody(resp *http.Response) ([]byte, error) {
-	const most = 64 << 20 // preallocated at most; a longer body still reads
-	if n := resp.ContentLength; n > 0 && n <= most {
-		buf := bytes.NewBuffer(make([]byte, 0, n+1))
-		_, err := buf.ReadFrom(resp.Body)
-		return buf.Bytes(), err
-	}
-	return io.ReadAll(resp.Body)
 }
 
 // programTokenAccountsDecoded is programTokenAccounts through the RPC
@@ -207,15 +191,15 @@ func (s *jsonScan) keyedAccount(wallet solana.PublicKey) (a ownedAccount, ok boo
 		}
 	}
 	if program < 0 {
-		return a, false, nil
+		return a, false, nil // not a token program's account: left out
 	}
 	address, err := solana.PublicKeyFromBase58(string(pubkey))
 	if err != nil {
 		return a, false, s.fail("bad pubkey")
 	}
-	st, err := spltoken.ParseAccount(data)
-	if err != nil || !st.Owner.Equals(wallet) {
-		return a, false, nil
+	st, perr := spltoken.ParseAccount(data)
+	if perr != nil || !st.Owner.Equals(wallet) {
+		return a, false, nil //nolint:nilerr // not an initialized token account of wallet: left out, as solana-go's path does
 	}
 	return ownedAccount{address: address, key: string(pubkey), program: spltoken.Programs[program], lamports: lamports, state: st}, true, nil
 }

@@ -176,7 +176,9 @@ func TestOwnedTokenAccountsThroughClient(t *testing.T) {
 	}
 
 	// An error answer with an HTTP error status is an error.
-	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "overloaded", 503) })
+	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "overloaded", http.StatusServiceUnavailable)
+	})
 	if _, err := NewDiscoverer(client, nil).ownedTokenAccounts(context.Background(), wallet); err == nil || !strings.Contains(err.Error(), "503") {
 		t.Fatalf("503: %v", err)
 	}
