@@ -106,6 +106,25 @@ func (rs *rankings) reset() {
 	rs.held.Store(0)
 }
 
+// claim returns projectID's slot and its ranking, if built; start reports
+// that the caller is to build it (marked as being built), which it is when
+// there is none, none is being built, and (unless now) the retry delay of a
+// failed build has passed.
+func (rs *rankings) claim(projectID string, now bool) (slot *rankingSlot, r *ranking, start bool) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	slot = rs.projects[projectID]
+	if slot == nil {
+		slot = &rankingSlot{}
+		rs.projects[projectID] = slot
+	}
+	start = slot.ready == nil && !slot.building && (now || !time.Now().Before(slot.retryAt))
+	if start {
+		slot.building = true
+	}
+	return slot, slot.ready, start
+}
+
 // rankingOf returns projectID's ranking brought up to the database's
 // version, or nil when there is none yet: then one is built, in the
 // background unless inline.
@@ -114,17 +133,7 @@ func (s *Store) rankingOf(ctx context.Context, projectID string) (*ranking, erro
 	if rs.off || rs.maxRows.Load() == 0 {
 		return nil, nil
 	}
-	rs.mu.Lock()
-	slot := rs.projects[projectID]
-	if slot == nil {
-		slot = &rankingSlot{}
-		rs.projects[projectID] = slot
-	}
-	r, start := slot.ready, slot.ready == nil && !slot.building && !time.Now().Before(slot.retryAt)
-	if start {
-		slot.building = true
-	}
-	rs.mu.Unlock()
+	slot, r, start := rs.claim(projectID, false)
 	if start {
 		if rs.inline {
 			_ = s.buildRanking(ctx, projectID, slot) // SQL ranks while there is none
@@ -164,18 +173,8 @@ func (s *Store) rankingOf(ctx context.Context, projectID string) (*ranking, erro
 // (a few seconds per million rows). It fails when the project cannot be
 // ranked in memory.
 func (s *Store) WarmRanking(ctx context.Context, projectID string) error {
-	s.rank.mu.Lock()
-	slot := s.rank.projects[projectID]
-	if slot == nil {
-		slot = &rankingSlot{}
-		s.rank.projects[projectID] = slot
-	}
-	ready, start := slot.ready != nil, !slot.building && slot.ready == nil
-	if start {
-		slot.building = true
-	}
-	s.rank.mu.Unlock()
-	if ready {
+	slot, r, start := s.rank.claim(projectID, true)
+	if r != nil {
 		return nil
 	}
 	if !start {
