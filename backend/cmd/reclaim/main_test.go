@@ -18,31 +18,35 @@ import (
 // cli runs one command against dataDir and returns its stdout.
 func cli(t *testing.T, dataDir string, args ...string) (string, error) {
 	t.Helper()
+	return cliEnv(t, map[string]string{"RECLAIM_DATA_DIR": dataDir}, args...)
+}
+
+// cliEnv runs one command in the environment env and returns its stdout.
+func cliEnv(t *testing.T, env map[string]string, args ...string) (string, error) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	getenv := func(k string) string {
-		if k == "RECLAIM_DATA_DIR" {
-			return dataDir
-		}
-		return ""
-	}
-	err := run(context.Background(), args, getenv, strings.NewReader(""), &out, &errOut)
+	err := run(context.Background(), args, func(k string) string { return env[k] }, strings.NewReader(""), &out, &errOut)
 	return out.String(), err
 }
 
 // startServer runs `reclaim serve` on dataDir and returns its base URL.
 func startServer(t *testing.T, dataDir string) (url string, stop func()) {
 	t.Helper()
+	return startServerEnv(t, map[string]string{"RECLAIM_DATA_DIR": dataDir})
+}
+
+// startServerEnv runs `reclaim serve` in the environment env (listening on
+// ports of its own) and returns its base URL.
+func startServerEnv(t *testing.T, env map[string]string) (url string, stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	getenv := func(k string) string {
-		switch k {
-		case "RECLAIM_DATA_DIR":
-			return dataDir
-		case "RECLAIM_ADDR", "RECLAIM_METRICS_ADDR":
+		if k == "RECLAIM_ADDR" || k == "RECLAIM_METRICS_ADDR" {
 			return "127.0.0.1:0"
 		}
-		return ""
+		return env[k]
 	}
 	go func() { done <- run(ctx, []string{"serve"}, getenv, strings.NewReader(""), io.Discard, pw) }()
 	addr := make(chan string, 1)

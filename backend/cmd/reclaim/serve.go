@@ -246,7 +246,7 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*env, error
 		store.Close()
 		return nil, err
 	}
-	keys, err := signing.LoadKeyring(keysDir(cfg), cfg.SigningKey)
+	keys, err := signing.LoadKeyring(keysDir(cfg), cfg.Keys())
 	if err != nil {
 		store.Close()
 		return nil, err
