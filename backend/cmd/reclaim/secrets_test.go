@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"flag"
 	"strings"
 	"testing"
 
@@ -81,5 +83,26 @@ func TestServeRefusesSettingsWithoutQuotingThem(t *testing.T) {
 				t.Fatalf("the value is shown: %s", shown)
 			}
 		})
+	}
+}
+
+// TestUsageKeepsURLSecrets: serve's flags take their defaults from the
+// environment, and -help prints them: URL settings by scheme and host.
+func TestUsageKeepsURLSecrets(t *testing.T) {
+	const secret = "pr0v1d3r-s3cr3t"
+	cfg := config.Default()
+	cfg.SolanaRPCURL, cfg.DASRPCURL, cfg.PhotonRPCURL = "https://rpc.example/?api-key="+secret, "https://das.example/"+secret, "https://photon.example/?k="+secret
+	cfg.PriceURL, cfg.RedisURL, cfg.DatabaseURL = "https://price.example/?k="+secret, "redis://:"+secret+"@redis:6379", "postgres://u:"+secret+"@db/reclaim"
+	fs := serveFlags(&cfg)
+	var out strings.Builder
+	fs.SetOutput(&out)
+	if err := fs.Parse([]string{"-help"}); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("parse -help: %v", err)
+	}
+	if strings.Contains(out.String(), secret) || !strings.Contains(out.String(), `(default "https://rpc.example")`) {
+		t.Fatalf("usage:\n%s", out.String())
+	}
+	if err := fs.Parse(nil); err != nil || cfg.SolanaRPCURL != "https://rpc.example/?api-key="+secret {
+		t.Fatalf("the setting itself changed: %q, %v", cfg.SolanaRPCURL, err)
 	}
 }

@@ -65,6 +65,12 @@ func serveFlags(cfg *config.Config) *flag.FlagSet {
 		return err
 	})
 	operationsFlags(fs, &cfg.Operations)
+	// The defaults come from the environment, and usage (-help, a flag
+	// mistake) prints them: a URL setting shows its scheme and host alone.
+	for _, name := range []string{"database-url", "solana-rpc-url", "redis-url", "price-url", "das-rpc-url", "photon-rpc-url"} {
+		f := fs.Lookup(name)
+		f.DefValue = redact.URL(f.DefValue)
+	}
 	return fs
 }
 
