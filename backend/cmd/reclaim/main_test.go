@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,10 +33,21 @@ func cli(t *testing.T, dataDir string, args ...string) (string, error) {
 // startServer runs `reclaim serve` on dataDir and returns its base URL.
 func startServer(t *testing.T, dataDir string) (url string, stop func()) {
 	t.Helper()
+	url, _, stop = serveWith(t, dataDir, nil)
+	return url, stop
+}
+
+// serveWith runs `reclaim serve` on dataDir with env on top of the test
+// defaults and returns its base URL and what it has logged so far.
+func serveWith(t *testing.T, dataDir string, env map[string]string) (url string, logs func() string, stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	getenv := func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
 		switch k {
 		case "RECLAIM_DATA_DIR":
 			return dataDir
@@ -44,11 +56,18 @@ func startServer(t *testing.T, dataDir string) (url string, stop func()) {
 		}
 		return ""
 	}
-	go func() { done <- run(ctx, []string{"serve"}, getenv, strings.NewReader(""), io.Discard, pw) }()
+	var mu sync.Mutex
+	var all strings.Builder
+	read := make(chan struct{})
+	go func() { done <- run(ctx, []string{"serve"}, getenv, strings.NewReader(""), pw, pw) }()
 	addr := make(chan string, 1)
 	go func() {
+		defer close(read)
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
+			mu.Lock()
+			all.WriteString(sc.Text() + "\n")
+			mu.Unlock()
 			var line struct{ Msg, Addr string }
 			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
 				addr <- line.Addr
@@ -63,12 +82,18 @@ func startServer(t *testing.T, dataDir string) (url string, stop func()) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not start listening within 20s")
 	}
-	return url, func() {
+	logs = func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return all.String()
+	}
+	return url, logs, func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("serve: %v", err)
 		}
 		pw.Close()
+		<-read
 	}
 }
 
