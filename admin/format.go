@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -16,12 +17,23 @@ const (
 	ClusterLocalnet = "localnet"
 )
 
-// Explorer builds links to the Solana Explorer for a cluster. On localnet
-// the explorer reads the cluster at RPCURL (its custom cluster).
+// Explorer builds links to a block explorer. They never carry the RPC URL:
+// an RPC provider's URL holds its API key, and every tenant's console shows
+// the links. On mainnet-beta, devnet and testnet they go to the Solana
+// Explorer's public cluster; on localnet to its custom cluster at
+// LocalValidatorURL, a fixed address; with a Template, wherever the operator
+// says (another explorer, or a custom cluster at a public URL).
 type Explorer struct {
 	Cluster string
-	RPCURL  string
+	// Template, when set, is a URL holding {kind} ("tx" or "address") and
+	// {id} (RECLAIM_EXPLORER_URL), as in
+	// https://explorer.solana.com/{kind}/{id}?cluster=custom&customUrl=https%3A%2F%2Frpc.example.
+	Template string
 }
+
+// LocalValidatorURL is the custom cluster of localnet links: where `make
+// validator` listens and the compose topology publishes the validator.
+const LocalValidatorURL = "http://127.0.0.1:8899"
 
 // ParseCluster validates a cluster name; "" is localnet.
 func ParseCluster(s string) (string, error) {
@@ -34,7 +46,29 @@ func ParseCluster(s string) (string, error) {
 	return "", fmt.Errorf("unknown cluster %q: use mainnet-beta, devnet, testnet or localnet", s)
 }
 
+// NewExplorer validates a cluster name and a link template ("" for none):
+// an absolute http or https URL holding {kind} and {id}. The error never
+// quotes the template, which may hold a URL the operator keeps private.
+func NewExplorer(cluster, template string) (Explorer, error) {
+	c, err := ParseCluster(cluster)
+	if err != nil {
+		return Explorer{}, err
+	}
+	if template == "" {
+		return Explorer{Cluster: c}, nil
+	}
+	u, err := url.Parse(strings.NewReplacer("{kind}", "tx", "{id}", "x").Replace(template))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		!strings.Contains(template, "{kind}") || !strings.Contains(template, "{id}") {
+		return Explorer{}, errors.New("RECLAIM_EXPLORER_URL: want an http or https URL holding {kind} and {id}, as https://explorer.solana.com/{kind}/{id}?cluster=devnet")
+	}
+	return Explorer{Cluster: c, Template: template}, nil
+}
+
 func (e Explorer) link(kind, id string) string {
+	if e.Template != "" {
+		return strings.NewReplacer("{kind}", kind, "{id}", url.PathEscape(id)).Replace(e.Template)
+	}
 	u := "https://explorer.solana.com/" + kind + "/" + url.PathEscape(id)
 	switch e.Cluster {
 	case ClusterMainnet:
@@ -42,7 +76,7 @@ func (e Explorer) link(kind, id string) string {
 	case ClusterDevnet, ClusterTestnet:
 		return u + "?cluster=" + e.Cluster
 	default:
-		return u + "?cluster=custom&customUrl=" + url.QueryEscape(e.RPCURL)
+		return u + "?cluster=custom&customUrl=" + url.QueryEscape(LocalValidatorURL)
 	}
 }
 

@@ -58,7 +58,7 @@ func newHarness(t *testing.T, allowSignup bool) *harness {
 		clock: &clock{t: time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)},
 	}
 	d := h.deps()
-	d.Explorer = admin.Explorer{Cluster: admin.ClusterLocalnet, RPCURL: "http://127.0.0.1:8899"}
+	d.Explorer = admin.Explorer{Cluster: admin.ClusterLocalnet}
 	d.AllowSignup = allowSignup
 	h.srv = httptest.NewServer(admin.New(d))
 	t.Cleanup(h.srv.Close)

@@ -208,6 +208,47 @@ func TestFormatting(t *testing.T) {
 	}
 }
 
+// TestExplorerLinks: links go to a public cluster, the local validator's
+// fixed address or the operator's template; never to the RPC URL, whose
+// path or query holds the provider's key (Explorer has no way to it).
+func TestExplorerLinks(t *testing.T) {
+	t.Parallel()
+	const sig = "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW"
+	cases := []struct {
+		cluster, template, want string
+	}{
+		{ClusterMainnet, "", "https://explorer.solana.com/tx/" + sig},
+		{ClusterDevnet, "", "https://explorer.solana.com/tx/" + sig + "?cluster=devnet"},
+		{ClusterTestnet, "", "https://explorer.solana.com/tx/" + sig + "?cluster=testnet"},
+		{ClusterLocalnet, "", "https://explorer.solana.com/tx/" + sig + "?cluster=custom&customUrl=http%3A%2F%2F127.0.0.1%3A8899"},
+		{"", "", "https://explorer.solana.com/tx/" + sig + "?cluster=custom&customUrl=http%3A%2F%2F127.0.0.1%3A8899"},
+		{ClusterLocalnet, "https://explorer.solana.com/{kind}/{id}?cluster=custom&customUrl=https%3A%2F%2Fvalidator.example",
+			"https://explorer.solana.com/tx/" + sig + "?cluster=custom&customUrl=https%3A%2F%2Fvalidator.example"},
+		{ClusterMainnet, "https://solscan.io/{kind}/{id}", "https://solscan.io/tx/" + sig},
+	}
+	for _, c := range cases {
+		e, err := NewExplorer(c.cluster, c.template)
+		if err != nil {
+			t.Fatalf("%q %q: %v", c.cluster, c.template, err)
+		}
+		if got := e.TxURL(sig); got != c.want {
+			t.Errorf("%q %q: %s, want %s", c.cluster, c.template, got, c.want)
+		}
+	}
+	if got := (Explorer{Template: "https://x.example/{kind}/{id}"}).AddressURL("a/b"); got != "https://x.example/address/a%2Fb" {
+		t.Errorf("address link %s", got)
+	}
+	for _, bad := range []string{"explorer.example/{kind}/{id}", "ftp://x.example/{kind}/{id}", "https://x.example/{id}",
+		"https://x.example/{kind}", "https://", "https://x.example/%zz/{kind}/{id}"} {
+		if _, err := NewExplorer(ClusterMainnet, bad); err == nil || strings.Contains(err.Error(), "x.example") {
+			t.Errorf("template %q: %v", bad, err)
+		}
+	}
+	if _, err := NewExplorer("mainnet", ""); err == nil {
+		t.Error("cluster mainnet accepted")
+	}
+}
+
 // TestLatestShowsDifference: a confirmed transaction that landed otherwise
 // than its ticket promised (here a wallet raised its priority fee) shows
 // the chain's net and says how it differs; one that landed as promised

@@ -143,41 +143,65 @@ func randomKey() solana.PublicKey {
 // project's overview page: what an operator sees.
 func (s *service) consoleOverview(t *testing.T) string {
 	t.Helper()
+	return s.console(t).get(t, "/admin/projects/"+s.projectID)
+}
+
+// consoleSession is a console owner's browser: its cookies, and every page
+// it was served.
+type consoleSession struct {
+	client *http.Client
+	base   string
+	pages  map[string]string
+}
+
+// console creates an owner of s's project in the console and signs it in.
+func (s *service) console(t *testing.T) *consoleSession {
+	t.Helper()
 	const email, password = "ops@example.com", "correct horse battery staple"
 	reclaimd.Run(t, s.env, password, "owner", "create", "--email", email)
-	s.cli("project", "share", "--project", s.projectID, "--email", email)
+	s.cli("project", "share", "--project", s.projectID, "--email", email, "--role", "owner")
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &http.Client{Jar: jar}
-	read := func(resp *http.Response) string {
-		t.Helper()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != 200 {
-			t.Fatalf("%s: %d\n%s", resp.Request.URL, resp.StatusCode, b)
-		}
-		return string(b)
-	}
-	get := func(url string) string {
-		t.Helper()
-		resp, err := c.Get(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		return read(resp)
-	}
-	form := get(s.url + "/admin/signin")
-	csrf := regexp.MustCompile(`name="csrf_token" value="([^"]+)"`).FindStringSubmatch(form)
-	if csrf == nil {
-		t.Fatalf("no CSRF token on the sign-in page:\n%s", form)
-	}
-	resp, err := c.PostForm(s.url+"/admin/signin", url.Values{"email": {email}, "password": {password}, "csrf_token": {csrf[1]}})
+	c := &consoleSession{client: &http.Client{Jar: jar}, base: s.url, pages: map[string]string{}}
+	form := c.get(t, "/admin/signin")
+	c.post(t, "/admin/signin", form, url.Values{"email": {email}, "password": {password}})
+	return c
+}
+
+// get fetches a console page, which must answer 200.
+func (c *consoleSession) get(t *testing.T, path string) string {
+	t.Helper()
+	resp, err := c.client.Get(c.base + path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c.read(t, "GET "+path, resp)
+}
+
+// post submits a form with the CSRF token of the page it is on.
+func (c *consoleSession) post(t *testing.T, path, page string, form url.Values) string {
+	t.Helper()
+	csrf := regexp.MustCompile(`name="csrf_token" value="([^"]+)"`).FindStringSubmatch(page)
+	if csrf == nil {
+		t.Fatalf("no CSRF token on the page before POST %s:\n%s", path, page)
+	}
+	form.Set("csrf_token", csrf[1])
+	resp, err := c.client.PostForm(c.base+path, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.read(t, "POST "+path, resp)
+}
+
+func (c *consoleSession) read(t *testing.T, what string, resp *http.Response) string {
+	t.Helper()
 	defer resp.Body.Close()
-	read(resp)
-	return get(s.url + "/admin/projects/" + s.projectID)
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%s: %d\n%s", what, resp.StatusCode, b)
+	}
+	c.pages[what] = string(b)
+	return string(b)
 }

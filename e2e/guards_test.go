@@ -201,9 +201,14 @@ func thousands(n int64) string {
 
 // TestGuardRefusals: everything a wallet must not change is refused as
 // HASH_MISMATCH with what differs, each its own case, all against one
-// ticket, which stays unconsumed: the same transaction with a guard between
-// our instructions (allowed: guards may stand anywhere, ours keep their
-// order) is then accepted and lands.
+// ticket, which stays unconsumed and none of them sent: among them the
+// audit's attack on the compute budget (issue 19: a page set a price of
+// 5e10 micro-lamports beside two guards before the wallet signed; it landed
+// and the net rebate became -334,369,648 lamports) and a limit past the
+// guard headroom. The same transaction with guards between our instructions
+// (allowed: guards may stand anywhere, ours keep their order) and its limit
+// raised by the guard headroom, as a wallet paying for its guards would, is
+// then accepted and lands; the refused ones never reach the chain.
 func TestGuardRefusals(t *testing.T) {
 	t.Parallel()
 	v := harness.Shared(t)
@@ -219,6 +224,11 @@ func TestGuardRefusals(t *testing.T) {
 	transfer := func(to solana.PublicKey, lamports uint64) map[string]any {
 		return map[string]any{"kind": "transfer", "from": w.String(), "to": to.String(), "lamports": lamports}
 	}
+	price := func(microLamports uint64) map[string]any {
+		return map[string]any{"kind": "computeUnitPrice", "microLamports": microLamports}
+	}
+	limit := func(units uint64) map[string]any { return map[string]any{"kind": "computeUnitLimit", "units": units} }
+	const headroom = 6_000 // RECLAIM_GUARD_HEADROOM_UNITS's default
 	cases := []struct {
 		name   string
 		change guardTx
@@ -247,6 +257,15 @@ func TestGuardRefusals(t *testing.T) {
 			"address lookup tables are not accepted"},
 		{"our instructions reordered", guardTx{Edits: []edit{{Op: "swap", I: -2, J: -1}, insert("end", guard)}},
 			"the built instructions were reordered"},
+		{"the audit's price: 5e10 beside two guards", guardTx{Edits: append([]edit{replace(1, price(50_000_000_000))}, solflare(w)...)},
+			"the compute unit price 50,000,000,000 micro-lamports is above the 5,000,000 this transaction accepts"},
+		{"a price just past the cap", guardTx{Edits: []edit{replace(1, price(5_000_001)), insert("end", guard)}},
+			"the compute unit price 5,000,001 micro-lamports is above the 5,000,000"},
+		{"a limit past the guard headroom", guardTx{Edits: []edit{replace(0, limit(tx.ComputeUnitsNeeded+headroom+1)), insert("end", guard)}},
+			fmt.Sprintf("the compute unit limit %s is above the %s this transaction accepts",
+				thousands(int64(tx.ComputeUnitsNeeded+headroom+1)), thousands(int64(tx.ComputeUnitsNeeded+headroom)))},
+		{"the limit dropped", guardTx{Edits: []edit{{Op: "remove", At: 0}, insert("end", guard)}},
+			"the message sets no compute unit limit, so the runtime gives the transaction up to"},
 	}
 	changes := make([]guardTx, len(cases))
 	for i, c := range cases {
@@ -254,18 +273,43 @@ func TestGuardRefusals(t *testing.T) {
 		changes[i].TransactionBase64 = tx.TransactionBase64
 	}
 	msgs := change(t, changes...)
+	refused := make([]solana.Signature, len(cases))
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := s.submit(t, w, token, signedTx{signMessage(t, msgs[i], owner), tx.SubmissionTicket})[0]
+			signed := signMessage(t, msgs[i], owner)
+			refused[i] = signatureOf(t, signed)
+			r := s.submit(t, w, token, signedTx{signed, tx.SubmissionTicket})[0]
 			if r.Status != "failed" || r.Error == nil || r.Error.Code != "HASH_MISMATCH" || !strings.Contains(r.Error.Message, c.want) {
 				t.Fatalf("%+v %+v, want HASH_MISMATCH saying %q", r, r.Error, c.want)
 			}
 		})
 	}
-	between := change(t, guardTx{TransactionBase64: tx.TransactionBase64, Edits: []edit{insert(3, tokenAccount(accounts[0], w)), insert(-2, guard)}})[0]
+	between := change(t, guardTx{TransactionBase64: tx.TransactionBase64, Edits: []edit{
+		replace(0, limit(tx.ComputeUnitsNeeded+headroom)), insert(3, tokenAccount(accounts[0], w)), insert(-2, guard)}})[0]
 	r := s.submit(t, w, token, signedTx{signMessage(t, between, owner), tx.SubmissionTicket})[0]
 	if r.Status != "submitted" || r.Signature == nil {
-		t.Fatalf("guards between our instructions: %+v %+v", r, r.Error)
+		t.Fatalf("guards between our instructions, the limit raised by the headroom: %+v %+v", r, r.Error)
 	}
 	waitConfirmed(t, v, []string{*r.Signature})
+	// The ticket's one transaction landed; none of the refused ones was
+	// ever sent.
+	st, err := v.RPC.GetSignatureStatuses(context.Background(), true, refused...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, status := range st.Value {
+		if status != nil {
+			t.Errorf("%s: the refused transaction reached the chain: %+v", cases[i].name, status)
+		}
+	}
+}
+
+// signatureOf is the wallet's signature of a signed transaction (base64).
+func signatureOf(t *testing.T, signed string) solana.Signature {
+	t.Helper()
+	raw, err := base64.StdEncoding.DecodeString(signed)
+	if err != nil || len(raw) < 65 {
+		t.Fatalf("signed transaction: %v", err)
+	}
+	return solana.SignatureFromBytes(raw[1:65])
 }

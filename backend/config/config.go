@@ -10,6 +10,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/project"
 	"github.com/reclaim-sol/reclaim/backend/signing"
+	"github.com/reclaim-sol/reclaim/backend/walletguard"
 )
 
 // Config is the whole configuration of one reclaim process.
@@ -59,6 +60,13 @@ type Config struct {
 	// for wallet guards: Lighthouse's tests bound an assertion at about 830
 	// units, and Phantom adds up to four.
 	GuardHeadroomUnits int
+	// MaxComputeUnitPrice is the highest compute unit price, in
+	// micro-lamports, a wallet may set when it signs (when the built price
+	// is lower): a page that changes the transaction before the wallet
+	// shows it cannot spend the rebate on fees. The limit may grow by
+	// GuardHeadroomUnits at most, and the priority fee by half the net
+	// rebate at most (walletguard).
+	MaxComputeUnitPrice int
 	// PriceURL is a Jupiter-compatible price endpoint.
 	PriceURL string
 	// DASRPCURL is a DAS (Helius-compatible) endpoint for compressed assets.
@@ -68,8 +76,12 @@ type Config struct {
 	// AllowSignup lets anyone create an owner account in the console.
 	AllowSignup bool
 	// Cluster names the cluster for block explorer links: mainnet-beta,
-	// devnet, testnet or localnet (links to SolanaRPCURL as a custom cluster).
+	// devnet, testnet or localnet (the explorer's custom cluster at
+	// http://127.0.0.1:8899). Links never carry SolanaRPCURL.
 	Cluster string
+	// ExplorerURL, when set, is the template of explorer links: a URL
+	// holding {kind} ("tx" or "address") and {id}.
+	ExplorerURL string
 	// SigningKey, when set, is the base64 Ed25519 seed that signs session
 	// tokens and tickets; otherwise a key is generated in DataDir.
 	SigningKey string
@@ -112,12 +124,17 @@ func Default() Config {
 		TicketTTL:            90 * time.Second,
 		GuardHeadroomBytes:   200,
 		GuardHeadroomUnits:   6_000,
+		MaxComputeUnitPrice:  walletguard.DefaultMaxPrice,
 		SessionCheckInterval: 2 * time.Second,
 		DBTimeout:            5 * time.Second,
 		Cluster:              "localnet",
 		Operations:           defaultOperations(),
 	}
 }
+
+// MaxComputeUnitPrice is the largest RECLAIM_MAX_COMPUTE_UNIT_PRICE: a
+// million lamports a unit.
+const MaxComputeUnitPrice = 1_000_000_000_000
 
 // Load reads the configuration from getenv (os.Getenv in main), on top of
 // Default. It rejects malformed values with a message naming the variable.
@@ -162,6 +179,7 @@ func Load(getenv func(string) string) (Config, error) {
 	str("RECLAIM_RETIRED_SIGNING_KEYS", &c.RetiredSigningKeys)
 	str("RECLAIM_API_KEY_PEPPER", &c.APIKeyPepper)
 	str("RECLAIM_CLUSTER", &c.Cluster)
+	str("RECLAIM_EXPLORER_URL", &c.ExplorerURL)
 	switch c.Cluster {
 	case "mainnet-beta", "devnet", "testnet", "localnet":
 	default:
@@ -184,6 +202,7 @@ func Load(getenv func(string) string) (Config, error) {
 	integer("RECLAIM_SERVICE_FEE_BPS", &c.ServiceFeeBPS, 0, 10_000)
 	integer("RECLAIM_GUARD_HEADROOM_BYTES", &c.GuardHeadroomBytes, 0, 512)
 	integer("RECLAIM_GUARD_HEADROOM_UNITS", &c.GuardHeadroomUnits, 0, 200_000)
+	integer("RECLAIM_MAX_COMPUTE_UNIT_PRICE", &c.MaxComputeUnitPrice, 0, MaxComputeUnitPrice)
 	integer("RECLAIM_RPC_CONCURRENCY", &c.RPCConcurrency, 1, 1024)
 	integer("RECLAIM_RANKING_MAX_ROWS", &c.RankingMaxRows, 0, 1<<40)
 	seconds("RECLAIM_TICKET_TTL_SECONDS", &c.TicketTTL, 1, 3600)

@@ -16,12 +16,14 @@ func TestLoad(t *testing.T) {
 		"DATABASE_URL": "postgres://x", "RECLAIM_SERVICE_FEE_BPS": "50", "RECLAIM_TREASURY_WALLET": "T",
 		"RECLAIM_CORS_ORIGINS":         " https://App.Example/ , http://localhost:5173",
 		"RECLAIM_GUARD_HEADROOM_UNITS": "8000", "RECLAIM_RPC_CONCURRENCY": "8",
+		"RECLAIM_MAX_COMPUTE_UNIT_PRICE": "2000000", "RECLAIM_EXPLORER_URL": "https://solscan.io/{kind}/{id}",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.RateLimitRPS != 2.5 || c.RateLimitBurst != 7 || c.TicketTTL != 30*time.Second || c.DatabaseURL != "postgres://x" || c.ServiceFeeBPS != 50 ||
-		c.GuardHeadroomUnits != 8000 || c.GuardHeadroomBytes != 200 || c.RPCConcurrency != 8 {
+		c.GuardHeadroomUnits != 8000 || c.GuardHeadroomBytes != 200 || c.RPCConcurrency != 8 ||
+		c.MaxComputeUnitPrice != 2_000_000 || c.ExplorerURL != "https://solscan.io/{kind}/{id}" {
 		t.Fatalf("%+v", c)
 	}
 	if strings.Join(c.CORSOrigins, " ") != "https://app.example http://localhost:5173" {
@@ -33,26 +35,28 @@ func TestLoad(t *testing.T) {
 	if d := config.Default(); d.CORSOrigins != nil {
 		t.Errorf("default CORSOrigins = %q, want none", d.CORSOrigins)
 	}
-	if d := config.Default(); d.Addr != "127.0.0.1:8080" || d.DataDir != "./data" || d.SolanaRPCURL != "http://127.0.0.1:8899" || d.RPCConcurrency != 32 {
+	if d := config.Default(); d.Addr != "127.0.0.1:8080" || d.DataDir != "./data" || d.SolanaRPCURL != "http://127.0.0.1:8899" || d.RPCConcurrency != 32 ||
+		d.MaxComputeUnitPrice != 5_000_000 || d.ExplorerURL != "" {
 		t.Fatalf("defaults %+v", d)
 	}
 }
 
 func TestLoadRejects(t *testing.T) {
 	cases := map[string]map[string]string{
-		"RECLAIM_RATE_LIMIT_RPS":       {"RECLAIM_RATE_LIMIT_RPS": "fast"},
-		"RECLAIM_RATE_LIMIT_BURST":     {"RECLAIM_RATE_LIMIT_BURST": "0"},
-		"RECLAIM_SERVICE_FEE_BPS":      {"RECLAIM_SERVICE_FEE_BPS": "10001"},
-		"RECLAIM_TICKET_TTL_SECONDS":   {"RECLAIM_TICKET_TTL_SECONDS": "-1"},
-		"RECLAIM_ALLOW_SIGNUP":         {"RECLAIM_ALLOW_SIGNUP": "maybe"},
-		"RECLAIM_CLUSTER":              {"RECLAIM_CLUSTER": "moonnet"},
-		"RECLAIM_TREASURY_WALLET":      {"RECLAIM_SERVICE_FEE_BPS": "10"},
-		"RECLAIM_GUARD_HEADROOM_UNITS": {"RECLAIM_GUARD_HEADROOM_UNITS": "-1"},
-		"RECLAIM_CORS_ORIGINS":         {"RECLAIM_CORS_ORIGINS": "https://app.example/login"},
-		"RECLAIM_RPC_CONCURRENCY":      {"RECLAIM_RPC_CONCURRENCY": "0"},
-		"RECLAIM_RATE_LIMIT_IP_RPS":    {"RECLAIM_RATE_LIMIT_IP_RPS": "-1"},
-		"RECLAIM_RATE_LIMIT_IP_BURST":  {"RECLAIM_RATE_LIMIT_IP_BURST": "0"},
-		"RECLAIM_RETIRED_SIGNING_KEYS": {"RECLAIM_RETIRED_SIGNING_KEYS": "AAAA"},
+		"RECLAIM_RATE_LIMIT_RPS":         {"RECLAIM_RATE_LIMIT_RPS": "fast"},
+		"RECLAIM_RATE_LIMIT_BURST":       {"RECLAIM_RATE_LIMIT_BURST": "0"},
+		"RECLAIM_SERVICE_FEE_BPS":        {"RECLAIM_SERVICE_FEE_BPS": "10001"},
+		"RECLAIM_TICKET_TTL_SECONDS":     {"RECLAIM_TICKET_TTL_SECONDS": "-1"},
+		"RECLAIM_ALLOW_SIGNUP":           {"RECLAIM_ALLOW_SIGNUP": "maybe"},
+		"RECLAIM_CLUSTER":                {"RECLAIM_CLUSTER": "moonnet"},
+		"RECLAIM_TREASURY_WALLET":        {"RECLAIM_SERVICE_FEE_BPS": "10"},
+		"RECLAIM_GUARD_HEADROOM_UNITS":   {"RECLAIM_GUARD_HEADROOM_UNITS": "-1"},
+		"RECLAIM_CORS_ORIGINS":           {"RECLAIM_CORS_ORIGINS": "https://app.example/login"},
+		"RECLAIM_RPC_CONCURRENCY":        {"RECLAIM_RPC_CONCURRENCY": "0"},
+		"RECLAIM_MAX_COMPUTE_UNIT_PRICE": {"RECLAIM_MAX_COMPUTE_UNIT_PRICE": "-1"},
+		"RECLAIM_RATE_LIMIT_IP_RPS":      {"RECLAIM_RATE_LIMIT_IP_RPS": "-1"},
+		"RECLAIM_RATE_LIMIT_IP_BURST":    {"RECLAIM_RATE_LIMIT_IP_BURST": "0"},
+		"RECLAIM_RETIRED_SIGNING_KEYS":   {"RECLAIM_RETIRED_SIGNING_KEYS": "AAAA"},
 	}
 	for _, v := range []string{"*, https://app.example", "https://app.example,*"} {
 		if _, err := config.Load(env(map[string]string{"RECLAIM_CORS_ORIGINS": v})); err == nil || !strings.Contains(err.Error(), "give it alone") {

@@ -121,14 +121,15 @@ func (s *Source) fungibleItem(a *Asset, wallet solana.PublicKey) (assets.Item, b
 }
 
 // Image picks an asset's image: content.links.image, else the first file
-// whose MIME type is an image, else "".
+// whose MIME type is an image, each only if assets.ImageURI lets it through
+// (http, https, ipfs, ar), else "".
 func Image(c Content) string {
-	if c.Links.Image != "" {
-		return c.Links.Image
+	if img := assets.ImageURI(c.Links.Image); img != "" {
+		return img
 	}
 	for _, f := range c.Files {
-		if strings.HasPrefix(f.MIME, "image/") && f.URI != "" {
-			return f.URI
+		if img := assets.ImageURI(f.URI); strings.HasPrefix(f.MIME, "image/") && img != "" {
+			return img
 		}
 	}
 	return ""

@@ -154,3 +154,31 @@ func TestDASSourceV2Leaves(t *testing.T) {
 		}
 	}
 }
+
+// TestDASImage: an indexer relays whatever the metadata says; only http(s),
+// ipfs and ar images reach a listing, the first such of links.image and the
+// image files.
+func TestDASImage(t *testing.T) {
+	t.Parallel()
+	content := func(link string, files ...File) Content {
+		var c Content
+		c.Links.Image, c.Files = link, files
+		return c
+	}
+	cases := []struct {
+		name string
+		c    Content
+		want string
+	}{
+		{"links.image", content("https://cdn.example/1.png"), "https://cdn.example/1.png"},
+		{"ipfs as it is", content("ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/1.png"), "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/1.png"},
+		{"javascript: dropped for the image file", content("javascript:alert(1)", File{URI: "https://cdn.example/2.png", MIME: "image/png"}), "https://cdn.example/2.png"},
+		{"data: files skipped", content("", File{URI: "data:image/svg+xml,<svg onload=alert(1)>", MIME: "image/svg+xml"}, File{URI: "ar://tx", MIME: "image/png"}), "ar://tx"},
+		{"nothing usable", content("file:///etc/passwd", File{URI: "vbscript:x", MIME: "image/png"}), ""},
+	}
+	for _, c := range cases {
+		if got := Image(c.c); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,8 @@ import (
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 	"github.com/uptrace/bun/driver/pgdriver"
 	"github.com/uptrace/bun/driver/sqliteshim"
+
+	"github.com/reclaim-sol/reclaim/backend/internal/redact"
 )
 
 // SQLiteFile is the name of the SQLite database inside the data directory.
@@ -78,6 +81,11 @@ func Open(ctx context.Context, databaseURL, dataDir string) (*Store, error) {
 }
 
 func openPostgres(ctx context.Context, databaseURL string) (*Store, error) {
+	// pgdriver panics on a URL it cannot parse, printing it, password
+	// included.
+	if _, err := url.Parse(databaseURL); err != nil {
+		return nil, fmt.Errorf("storage: DATABASE_URL: %w", redact.Error(err))
+	}
 	connector := pgdriver.NewConnector(
 		pgdriver.WithDSN(databaseURL),
 		pgdriver.WithDialTimeout(pgDialTimeout),

@@ -135,6 +135,17 @@ func TestOpenRejectsUnknownScheme(t *testing.T) {
 	}
 }
 
+// TestOpenKeepsAnUnparsableURLSecret: a DATABASE_URL that does not parse
+// is refused without quoting it (pgdriver would panic and print it,
+// password and all).
+func TestOpenKeepsAnUnparsableURLSecret(t *testing.T) {
+	t.Parallel()
+	_, err := storage.Open(t.Context(), "postgres://reclaim:s3cr3t pw@db:5432/reclaim", t.TempDir())
+	if err == nil || strings.Contains(err.Error(), "s3cr3t") || !strings.Contains(err.Error(), "DATABASE_URL") {
+		t.Fatalf("Open error = %v", err)
+	}
+}
+
 // TestPostgresThatDoesNotAnswer dials a server that accepts connections and
 // never replies: Open must give up when the caller's deadline passes.
 func TestPostgresThatDoesNotAnswer(t *testing.T) {

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/reclaim-sol/reclaim/backend/internal/redact"
 )
 
 // Log formats (RECLAIM_LOG_FORMAT).
@@ -17,9 +20,10 @@ const (
 
 // NewLogHandler writes log records to w as JSON (one object a line) or as
 // slog's key=value text, from level up, each stamped with the ids of the
-// context it was logged with (see ContextHandler).
+// context it was logged with (see ContextHandler). A URL in any message,
+// string or error keeps its scheme and host alone (redactURLs).
 func NewLogHandler(w io.Writer, format string, level slog.Level) (slog.Handler, error) {
-	opts := &slog.HandlerOptions{Level: level}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: redactURLs}
 	switch format {
 	case LogJSON, "":
 		return ContextHandler{slog.NewJSONHandler(w, opts)}, nil
@@ -27,6 +31,26 @@ func NewLogHandler(w io.Writer, format string, level slog.Level) (slog.Handler, 
 		return ContextHandler{slog.NewTextHandler(w, opts)}, nil
 	}
 	return nil, fmt.Errorf("log format %q: want json or text", format)
+}
+
+// redactURLs reduces every URL in a string or an error to its scheme and
+// host: RPC providers put API keys in their URLs, database and Redis URLs
+// carry passwords, and the errors of the HTTP clients, solana-go and the
+// OpenTelemetry exporter print whole URLs. The URL settings are logged
+// through redact.URL already; this keeps a dependency's error from
+// logging one.
+func redactURLs(_ []string, a slog.Attr) slog.Attr {
+	switch v := a.Value; v.Kind() {
+	case slog.KindString:
+		if s := v.String(); strings.Contains(s, "://") {
+			a.Value = slog.StringValue(redact.String(s))
+		}
+	case slog.KindAny:
+		if err, ok := v.Any().(error); ok && strings.Contains(err.Error(), "://") {
+			a.Value = slog.StringValue(redact.Error(err).Error())
+		}
+	}
+	return a
 }
 
 // ContextHandler adds to every record logged with a context (InfoContext and

@@ -5,14 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
@@ -59,6 +62,37 @@ func TestLogLinesCarryRequestAndTraceIDs(t *testing.T) {
 	}
 	if _, err := telemetry.NewLogHandler(&bytes.Buffer{}, "xml", slog.LevelInfo); err == nil {
 		t.Fatal("format xml accepted")
+	}
+}
+
+// TestLogLinesKeepURLsToTheirHost: whatever a line holds (its message, a
+// string, an error wrapping net/http's, a grouped attribute, one added with
+// With), a URL keeps its scheme and host, in both formats; and the
+// OpenTelemetry SDK's own errors come through it too (LogErrors).
+func TestLogLinesKeepURLsToTheirHost(t *testing.T) {
+	const secret = "pr0v1d3r-k3y"
+	endpoint := "https://user:" + secret + "@rpc.example/v2/" + secret + "?api-key=" + secret
+	for _, format := range []string{"json", "text"} {
+		t.Run(format, func(t *testing.T) {
+			var buf bytes.Buffer
+			h, err := telemetry.NewLogHandler(&buf, format, slog.LevelInfo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			log := slog.New(h).With("upstream", endpoint)
+			ue := &url.Error{Op: "Post", URL: endpoint, Err: context.DeadlineExceeded}
+			log.Warn("calling "+endpoint, "url", endpoint, "err", fmt.Errorf("rpc call getHealth() on %s: %w", endpoint, ue),
+				slog.Group("g", "inner", endpoint))
+			telemetry.LogErrors(log)
+			otel.Handle(errors.New("failed to send to " + endpoint + ": 500 Internal Server Error"))
+			out := buf.String()
+			if strings.Contains(out, secret) {
+				t.Fatalf("the secret is logged:\n%s", out)
+			}
+			if n := strings.Count(out, "https://rpc.example"); n < 7 {
+				t.Fatalf("%d mentions of the host, want 7 or more:\n%s", n, out)
+			}
+		})
 	}
 }
 
@@ -114,7 +148,7 @@ func TestNewTracing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = otlp.Shutdown(context.Background()) }()
-	if otlp.Exporter != "otlp collector:4318" {
+	if otlp.Exporter != "otlp http://collector:4318" {
 		t.Fatalf("exporter %q", otlp.Exporter)
 	}
 }

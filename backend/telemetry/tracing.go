@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/url"
+	"log/slog"
 	"strings"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
@@ -14,6 +15,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/reclaim-sol/reclaim/backend/internal/redact"
 )
 
 // tracerName is the instrumentation scope of the spans made here.
@@ -29,7 +32,7 @@ type Tracing struct {
 	Provider   trace.TracerProvider
 	Propagator propagation.TextMapPropagator
 	// Exporter says where spans go, for the startup log ("" when nowhere):
-	// "otlp <host>" or "console". Never a URL's path or query.
+	// "otlp <scheme>://<host>" or "console". Never a URL's path or query.
 	Exporter string
 	sdk      *sdktrace.TracerProvider
 }
@@ -64,7 +67,7 @@ func NewTracing(ctx context.Context, getenv func(string) string, console io.Writ
 		if err != nil {
 			return nil, fmt.Errorf("tracing: OTLP exporter: %w", err)
 		}
-		exporter, t.Exporter = e, "otlp "+hostOf(endpoint)
+		exporter, t.Exporter = e, "otlp "+redact.URL(endpoint)
 	default:
 		return nil, fmt.Errorf("tracing: OTEL_TRACES_EXPORTER=%q: want otlp, console or none", kind)
 	}
@@ -85,6 +88,16 @@ func NewTracing(ctx context.Context, getenv func(string) string, console io.Writ
 	return t, nil
 }
 
+// LogErrors sends the OpenTelemetry SDK's own errors (an export that
+// failed) to log, whose handler (NewLogHandler) keeps a URL to its scheme and
+// host, rather than to the standard logger, which would print the
+// exporter's whole URL ("failed to send to http://.../v1/traces: ...").
+func LogErrors(log *slog.Logger) {
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		log.Warn("tracing: export failed", "err", err)
+	}))
+}
+
 // Shutdown exports the spans still buffered, within ctx.
 func (t *Tracing) Shutdown(ctx context.Context) error {
 	if t == nil || t.sdk == nil {
@@ -100,14 +113,4 @@ func firstOf(vs ...string) string {
 		}
 	}
 	return ""
-}
-
-// hostOf is an endpoint's host, or "endpoint" when it does not parse: the
-// startup log names where spans go without a path, query or userinfo.
-func hostOf(endpoint string) string {
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" {
-		return "endpoint"
-	}
-	return u.Host
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
 	"github.com/reclaim-sol/reclaim/backend/rpclimit"
+	"github.com/reclaim-sol/reclaim/backend/walletguard"
 )
 
 // Build checks p, packs its items and builds, simulates and prices each
@@ -173,7 +174,7 @@ func (b *Builder) build(ctx context.Context, r *request, bt batch, rc rentCheck,
 		ServiceFee:       m.fee,
 		ComputeUnits:     f.units,
 		ComputeUnitPrice: f.price,
-		PriorityFee:      priorityFee(f.price, f.units),
+		PriorityFee:      walletguard.PriorityFee(f.price, f.units),
 	}
 	out.NetworkFee = SignatureFee*uint64(tx.Message.Header.NumRequiredSignatures) + out.PriorityFee
 	out.Fees = out.NetworkFee + out.ServiceFee
@@ -183,7 +184,7 @@ func (b *Builder) build(ctx context.Context, r *request, bt batch, rc rentCheck,
 	if err := out.serialize(MaxTransactionSize - r.HeadroomBytes); err != nil {
 		return Tx{}, err
 	}
-	return out, out.describe(f)
+	return out, out.describe(f, b.allowance())
 }
 
 // serialize fills Message, MessageHash and Base64, and guards the size packing

@@ -13,6 +13,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/ticket"
+	"github.com/reclaim-sol/reclaim/backend/walletguard"
 )
 
 func build(t *testing.T, f *fakeRPC, p Params) Result {
@@ -126,7 +127,7 @@ func TestBuildPriorityLevels(t *testing.T) {
 			if tx.ComputeUnitPrice != tc.price || price != tc.price {
 				t.Errorf("price %d (instruction %d), want %d", tx.ComputeUnitPrice, price, tc.price)
 			}
-			if tx.PriorityFee != priorityFee(tc.price, tx.ComputeUnits) || tx.NetworkFee != SignatureFee+tx.PriorityFee {
+			if tx.PriorityFee != walletguard.PriorityFee(tc.price, tx.ComputeUnits) || tx.NetworkFee != SignatureFee+tx.PriorityFee {
 				t.Errorf("priority fee %d, network fee %d", tx.PriorityFee, tx.NetworkFee)
 			}
 			if asked := f.calls["getRecentPrioritizationFees"]; (tc.price == 0) != (asked == 0) {

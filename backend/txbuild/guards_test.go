@@ -2,6 +2,8 @@ package txbuild
 
 import (
 	"context"
+	"encoding/binary"
+	"strings"
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
@@ -97,7 +99,7 @@ func TestGuardHeadroomUnits(t *testing.T) {
 	if limit, _ := computeBudget(t, guarded.Transaction); limit != guarded.ComputeUnits {
 		t.Fatalf("transaction sets %d units, Tx says %d", limit, guarded.ComputeUnits)
 	}
-	if guarded.PriorityFee != priorityFee(guarded.ComputeUnitPrice, guarded.ComputeUnits) {
+	if guarded.PriorityFee != walletguard.PriorityFee(guarded.ComputeUnitPrice, guarded.ComputeUnits) {
 		t.Fatal("the priority fee is not charged on the guarded limit")
 	}
 	b := NewBuilder(nil, WithGuardHeadroomUnits(6_000))
@@ -118,5 +120,37 @@ func TestGuardHeadroomUnits(t *testing.T) {
 	noFee.DonationPercentage, noFee.ServiceFeeBPS = 0, 0
 	if b := build(t, newFake(), noFee).Txs[0].Built; b.DonationWallet != "" || b.Treasury != "" {
 		t.Fatalf("recipients without transfers: %+v", b)
+	}
+}
+
+// TestBuiltBounds: each ticket states what a wallet may set of the compute
+// budget: the limit plus the guard headroom, the price up to the configured
+// cap, the priority fee at most half the net rebate beyond the built one;
+// a signed message past them is refused against the ticket's digest.
+func TestBuiltBounds(t *testing.T) {
+	t.Parallel()
+	p := fullParams(empties(4), 0)
+	for _, maxPrice := range []uint64{walletguard.DefaultMaxPrice, 0} {
+		res, err := NewBuilder(newFake(), WithGuardHeadroomUnits(6_000), WithMaxComputeUnitPrice(maxPrice)).Build(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx := res.Txs[0]
+		units := tx.ComputeUnits + 6_000
+		fee := min(walletguard.PriorityFee(max(tx.ComputeUnitPrice, maxPrice), units), tx.PriorityFee+uint64(tx.NetRebate)/2)
+		want := walletguard.Bounds{MaxUnits: units, MaxPrice: max(tx.ComputeUnitPrice, maxPrice), MaxPriorityFee: fee}
+		if tx.Built.Bounds != want {
+			t.Fatalf("cap %d: bounds %+v, want %+v", maxPrice, tx.Built.Bounds, want)
+		}
+		raised := *tx.Transaction
+		raised.Message.Instructions = append([]solana.CompiledInstruction{}, tx.Transaction.Message.Instructions...)
+		raised.Message.Instructions[1].Data = binary.LittleEndian.AppendUint64([]byte{3}, want.MaxPrice+1)
+		msg, err := raised.Message.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := walletguard.Check(tx.Built.Digest, wallet, msg); err == nil || !strings.Contains(err.Error(), "compute unit price") {
+			t.Fatalf("cap %d: a price past the bound: %v", maxPrice, err)
+		}
 	}
 }

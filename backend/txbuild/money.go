@@ -16,8 +16,6 @@ import (
 // SignatureFee is the base fee per signature, in lamports.
 const SignatureFee = 5000
 
-const microLamportsPerLamport = 1_000_000
-
 // parseFraction turns a donation percentage (a fraction from 0 to 1) into the
 // exact rational its shortest decimal form denotes: 0.1 is 1/10, not the
 // binary float just above it, so floor(gross * 0.1) never loses a lamport to
@@ -45,20 +43,6 @@ func floorFraction(gross uint64, frac *big.Rat) uint64 {
 func serviceFee(gross uint64, bps int) uint64 {
 	hi, lo := bits.Mul64(gross, uint64(bps))
 	q, _ := bits.Div64(hi, lo, 10_000) // bps <= 10000, so hi < 10000
-	return q
-}
-
-// priorityFee is what the runtime charges for a compute unit price (in
-// micro-lamports) on a compute unit limit: ceil(price * limit / 1e6),
-// saturating at the largest uint64 as the runtime does.
-func priorityFee(microLamports uint64, units uint32) uint64 {
-	hi, lo := bits.Mul64(microLamports, uint64(units))
-	lo, carry := bits.Add64(lo, microLamportsPerLamport-1, 0)
-	hi += carry
-	if hi >= microLamportsPerLamport {
-		return math.MaxUint64
-	}
-	q, _ := bits.Div64(hi, lo, microLamportsPerLamport)
 	return q
 }
 

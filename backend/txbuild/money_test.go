@@ -75,32 +75,6 @@ func TestServiceFee(t *testing.T) {
 	}
 }
 
-func TestPriorityFee(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name  string
-		price uint64
-		units uint32
-		want  uint64
-	}{
-		{"no price", 0, 1_400_000, 0},
-		{"a micro-lamport rounds up to a lamport", 1, 2_742, 1},
-		{"exact", 1_000, 10_000, 10},
-		{"just above a lamport", 3, 333_334, 2},
-		{"just at a lamport", 3, 333_333, 1},
-		{"a lamport per unit", 1_000_000, 1_400_000, 1_400_000},
-		{"saturates", math.MaxUint64, 1_400_000, math.MaxUint64},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if got := priorityFee(tc.price, tc.units); got != tc.want {
-				t.Errorf("priorityFee(%d, %d) = %d, want %d", tc.price, tc.units, got, tc.want)
-			}
-		})
-	}
-}
-
 func TestPercentile(t *testing.T) {
 	t.Parallel()
 	hundred := make([]uint64, 100)

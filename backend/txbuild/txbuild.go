@@ -64,6 +64,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/assets"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/ticket"
+	"github.com/reclaim-sol/reclaim/backend/walletguard"
 )
 
 // Limits of a Solana transaction.
@@ -245,6 +246,8 @@ type Builder struct {
 	cnft CNFTPlanner
 	// guardUnits are added to every compute unit limit for wallet guards.
 	guardUnits uint32
+	// maxPrice is the highest compute unit price a wallet may set.
+	maxPrice uint64
 }
 
 // Option configures a Builder.
@@ -258,7 +261,7 @@ func WithCNFTPlanner(p CNFTPlanner) Option {
 
 // NewBuilder returns a Builder that reads the cluster through rpc.
 func NewBuilder(rpc RPC, opts ...Option) *Builder {
-	b := &Builder{rpc: rpc}
+	b := &Builder{rpc: rpc, maxPrice: walletguard.DefaultMaxPrice}
 	for _, o := range opts {
 		o(b)
 	}

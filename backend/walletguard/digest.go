@@ -12,8 +12,9 @@ import (
 // Digest is what a submission ticket states about the transaction as built,
 // so that Check can run at submit without the build: the recent blockhash,
 // the SHA-256 of the canonical form of its instructions other than compute
-// budget, and a short fingerprint of each such instruction, by which a
-// refusal says which one differs.
+// budget, a short fingerprint of each such instruction, by which a refusal
+// says which one differs, and the bounds of the compute budget a wallet may
+// set (budget.go).
 type Digest struct {
 	// Blockhash is the recent blockhash, base58.
 	Blockhash string `json:"bh"`
@@ -26,6 +27,9 @@ type Digest struct {
 	// the SHA-256 of the program, of the accounts and of the data, base64url.
 	// They only locate a difference: Sum decides.
 	Instructions []string `json:"ix"`
+	// Bounds limit the compute unit limit and price the signed message may
+	// set; a ticket issued before them has none.
+	Bounds
 }
 
 // Empty reports whether d states nothing (a ticket issued before digests).
@@ -35,7 +39,9 @@ func (d Digest) Empty() bool { return d.Sum == "" }
 // never be mistaken for a change of the transaction.
 const digestVersion = "reclaim/walletguard/v1\x00"
 
-// DigestOf digests a built message (the bytes the wallet signs).
+// DigestOf digests a built message (the bytes the wallet signs). Its bounds
+// are the built compute budget: a wallet may lower it, not raise it, until
+// Allow widens them.
 func DigestOf(msg []byte) (Digest, error) {
 	m, err := parse(msg)
 	if err != nil {
@@ -45,7 +51,9 @@ func DigestOf(msg []byte) (Digest, error) {
 		return Digest{}, fmt.Errorf("walletguard: digest: %w", err)
 	}
 	own := m.own()
-	d := Digest{Blockhash: m.blockhash.String(), Sum: m.sum(own), Instructions: make([]string, len(own))}
+	b := m.budget()
+	d := Digest{Blockhash: m.blockhash.String(), Sum: m.sum(own), Instructions: make([]string, len(own)),
+		Bounds: Bounds{MaxUnits: b.units, MaxPrice: b.price, MaxPriorityFee: PriorityFee(b.price, b.units)}}
 	for i, ix := range own {
 		d.Instructions[i] = m.fingerprint(ix).String()
 	}

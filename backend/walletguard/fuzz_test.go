@@ -3,9 +3,13 @@ package walletguard
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/big"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,16 +17,19 @@ import (
 	"github.com/gagliardetto/solana-go"
 )
 
-// fuzzBuilt is a built message and its digest.
+// fuzzBuilt is a built message, its net rebate and its digest, with the
+// bounds of the service's default allowance.
 type fuzzBuilt struct {
 	msg    []byte
 	wallet solana.PublicKey
+	net    int64
 	digest Digest
 }
 
 // realBuilt reads the transactions txbuild's golden test pins (real built
 // messages: an NFT burn, closes and burns of Token and Token-2022 accounts,
-// with a donation and a service fee), plus this package's fixture.
+// with a donation and a service fee, each after a comment that gives its net
+// rebate), plus this package's fixture.
 func realBuilt(t testing.TB) []fuzzBuilt {
 	t.Helper()
 	f, err := os.Open("../txbuild/testdata/build.golden")
@@ -31,10 +38,16 @@ func realBuilt(t testing.TB) []fuzzBuilt {
 	}
 	defer f.Close()
 	var out []fuzzBuilt
+	var net int64
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 64<<10)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
+		if m := netComment.FindStringSubmatch(line); m != nil {
+			if net, err = strconv.ParseInt(m[1], 10, 64); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -46,21 +59,26 @@ func realBuilt(t testing.TB) []fuzzBuilt {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, fuzzBuilt{msg: msg, wallet: tx.Message.AccountKeys[0], digest: digest(t, msg)})
+		out = append(out, fuzzBuilt{msg: msg, wallet: tx.Message.AccountKeys[0], net: net, digest: allowed(t, msg, net)})
 	}
 	if err := sc.Err(); err != nil || len(out) == 0 {
 		t.Fatalf("no built transactions in the golden file (%v)", err)
 	}
 	msg := signedBy(t, built()...)
-	return append(out, fuzzBuilt{msg: msg, wallet: wallet, digest: digest(t, msg)})
+	return append(out, fuzzBuilt{msg: msg, wallet: wallet, net: fixtureNet, digest: allowed(t, msg, fixtureNet)})
 }
+
+// netComment is the net rebate in a golden file's comment.
+var netComment = regexp.MustCompile(`^#.* net (-?\d+),`)
 
 // FuzzCheck mutates signed messages against real built ones. The property:
 // whatever Check accepts is, read by solana-go (another reader of the same
 // bytes) and once Lighthouse assertions and compute unit limit and price are
 // removed, the built transaction: same fee payer, blockhash and signer
 // count, no lookup tables, the same instructions with the same accounts,
-// flags and data, in order, and no other writable key.
+// flags and data, in order, and no other writable key; and its compute
+// budget within the default allowance (the attack of issue 19 among the
+// seeds: a price of 5e10 beside two guards).
 func FuzzCheck(f *testing.F) {
 	all := realBuilt(f)
 	for i, b := range all {
@@ -72,6 +90,11 @@ func FuzzCheck(f *testing.F) {
 		insert(b, 2, assertLamports(wallet, 1), assertSystemOwned(wallet), assertTokenAmount(tokenAcct)),
 		append(append([]solana.Instruction{}, b...), assertSystemOwned(wallet), assertLamports(stranger, 9)),
 		append([]solana.Instruction{computePrice(1 << 40)}, b[2:]...),
+		append(append([]solana.Instruction{b[0], computePrice(50_000_000_000)}, b[2:]...), assertSystemOwned(wallet), assertLamports(wallet, 5_000)),
+		append(append([]solana.Instruction{b[0], computePrice(DefaultMaxPrice)}, b[2:]...), assertSystemOwned(wallet)),
+		append([]solana.Instruction{computeLimit(26_001), b[1]}, b[2:]...),
+		append([]solana.Instruction{computeLimit(26_000), computePrice(2_000_000)}, b[2:]...),
+		append([]solana.Instruction{b[1]}, b[2:]...),
 		append(append([]solana.Instruction{}, b...), memoryWrite()),
 		append(append([]solana.Instruction{}, b...), transfer(wallet, stranger, 1)),
 		{b[0], b[1], b[2], b[4], b[3]},
@@ -121,6 +144,9 @@ func sameAsBuilt(b fuzzBuilt, signed []byte) string {
 	}
 	own, used, why := views(&sm, true)
 	if why != "" {
+		return why
+	}
+	if why := beyondBounds(&sm, &bm, b.net); why != "" {
 		return why
 	}
 	want, _, _ := views(&bm, false)
@@ -178,6 +204,59 @@ func views(m *solana.Message, guards bool) ([]view, map[solana.PublicKey]bool, s
 	return out, used, ""
 }
 
+// beyondBounds is the fuzz oracle's own reading of the allowance: "" when
+// signed's compute unit limit (the runtime's default of 200,000 units an
+// instruction when it sets none), price and priority fee stay within the
+// built ones widened by the default allowance, the fee by at most half net.
+func beyondBounds(signed, built *solana.Message, net int64) string {
+	units, price := oracleBudget(signed)
+	builtUnits, builtPrice := oracleBudget(built)
+	maxUnits := min(builtUnits+uint64(allowance.HeadroomUnits), 1_400_000)
+	maxPrice := max(builtPrice, allowance.MaxPrice)
+	fee := func(price, units uint64) *big.Int {
+		n := new(big.Int).Mul(new(big.Int).SetUint64(price), new(big.Int).SetUint64(units))
+		n.Add(n, big.NewInt(999_999))
+		return n.Quo(n, big.NewInt(1_000_000))
+	}
+	maxFee := fee(maxPrice, maxUnits)
+	if net > 0 {
+		if half := new(big.Int).Add(fee(builtPrice, builtUnits), big.NewInt(net/2)); half.Cmp(maxFee) < 0 {
+			maxFee = half
+		}
+	}
+	switch {
+	case units > maxUnits:
+		return fmt.Sprintf("its limit %d is above %d", units, maxUnits)
+	case price > maxPrice:
+		return fmt.Sprintf("its price %d is above %d", price, maxPrice)
+	case fee(price, units).Cmp(maxFee) > 0:
+		return fmt.Sprintf("its priority fee %s is above %s", fee(price, units), maxFee)
+	}
+	return ""
+}
+
+// oracleBudget reads m's compute unit limit and price with solana-go.
+func oracleBudget(m *solana.Message) (units, price uint64) {
+	explicit, others := false, uint64(0)
+	for _, ix := range m.Instructions {
+		d := []byte(ix.Data)
+		switch {
+		case !m.AccountKeys[ix.ProgramIDIndex].Equals(solana.ComputeBudget) || len(ix.Accounts) != 0:
+			others++
+		case len(d) == 5 && d[0] == 2:
+			units, explicit = uint64(binary.LittleEndian.Uint32(d[1:])), true
+		case len(d) == 9 && d[0] == 3:
+			price = binary.LittleEndian.Uint64(d[1:])
+		default:
+			others++
+		}
+	}
+	if !explicit {
+		units = min(others*200_000, 1_400_000)
+	}
+	return units, price
+}
+
 // TestOracleAgrees runs the fuzz oracle on the fixture cases, so that the
 // oracle is known to tell accepted from refused the way Check does.
 func TestOracleAgrees(t *testing.T) {
@@ -193,7 +272,14 @@ func TestOracleAgrees(t *testing.T) {
 	if why := sameAsBuilt(fx, bad); why == "" {
 		t.Fatal("oracle accepts an added transfer")
 	}
+	attack := signedBy(t, append(append([]solana.Instruction{ixs[0], computePrice(50_000_000_000)}, ixs[2:]...), assertSystemOwned(wallet))...)
+	if why := sameAsBuilt(fx, attack); !strings.Contains(why, "its price 50000000000 is above 5000000") {
+		t.Fatalf("oracle on the attack: %q", why)
+	}
 	for _, g := range b {
+		if g.net <= 0 {
+			t.Fatal("a golden transaction without its net rebate")
+		}
 		if _, err := Check(g.digest, g.wallet, g.msg); err != nil {
 			t.Fatalf("a golden message refused against its own digest: %v", err)
 		}
@@ -213,6 +299,10 @@ func FuzzCheckEdits(f *testing.F) {
 		f.Add(uint8(i), []byte{0, 5, 0, 1, 2, 0, 6, 4, 0, 0, 1, 3, 1, 0})
 		f.Add(uint8(i), []byte{2, 0, 1, 7, 3, 1, 2, 4, 2, 9, 5, 1, 6, 2, 1})
 	}
+	// The attack of issue 19 as edits: a price of 46 << 30 (about 4.9e10)
+	// and two guards; a limit of 255 << 15 (8.4M).
+	f.Add(uint8(len(all)-1), []byte{1, 46, 0, 30, 0, 6, 0, 4, 0, 5, 0, 10})
+	f.Add(uint8(0), []byte{2, 255, 0, 15, 0, 6, 0, 4})
 	f.Fuzz(func(t *testing.T, which uint8, ops []byte) {
 		b := all[int(which)%len(all)]
 		ixs, err := decompile(b.msg)

@@ -121,6 +121,24 @@ func digest(t testing.TB, msg []byte) Digest {
 	return d
 }
 
+// allowance is the service's default: RECLAIM_GUARD_HEADROOM_UNITS and
+// RECLAIM_MAX_COMPUTE_UNIT_PRICE.
+var allowance = Allowance{HeadroomUnits: 6_000, MaxPrice: DefaultMaxPrice}
+
+// fixtureNet is the net rebate of built(): a token account's 2,039,280
+// lamports less the network fee (5,000 and 100 of priority), the donation
+// and the service fee.
+const fixtureNet = 2_039_280 - 5_100 - 203_928 - 101_964
+
+// allowed digests msg with the bounds txbuild gives a transaction whose net
+// rebate is net.
+func allowed(t testing.TB, msg []byte, net int64) Digest {
+	t.Helper()
+	d := digest(t, msg)
+	d.Allow(allowance, net)
+	return d
+}
+
 // insert returns ixs with extra inserted at index i.
 func insert(ixs []solana.Instruction, i int, extra ...solana.Instruction) []solana.Instruction {
 	out := append([]solana.Instruction{}, ixs[:i]...)

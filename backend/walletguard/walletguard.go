@@ -5,9 +5,10 @@
 // L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95) to protect their users
 // against state changes between simulation and landing, before, between or
 // after the dapp's instructions, and a wallet may set its own compute unit
-// limit and price (it pays that fee). Check accepts a signed message when,
-// after removing those, it is the built transaction; everything else is a
-// *MismatchError that says what differs.
+// limit and price (it pays that fee), within bounds the ticket states.
+// Check accepts a signed message when, after removing those, it is the
+// built transaction; everything else is a *MismatchError that says what
+// differs.
 //
 // The rules, with indexes counted from 0 as the runtime counts them:
 //   - legacy, or version 0 without address lookup tables;
@@ -17,9 +18,12 @@
 //     read-only assertions, 2 to 15, may stand anywhere. Its memory write
 //     (0) and close (1) move lamports, AssertMerkleTreeAccount (16) calls
 //     another program, and anything else is unknown: all refused;
-//   - at most one SetComputeUnitLimit and one SetComputeUnitPrice, of any
-//     value, anywhere (or none). The compute budget program's other
-//     instructions are never built, so never accepted;
+//   - at most one SetComputeUnitLimit and one SetComputeUnitPrice, anywhere
+//     (or none), within the bounds the digest states (budget.go: the limit
+//     at most the built one plus the guard headroom, the price at most a
+//     cap, the priority fee at most half the net rebate beyond the built
+//     one). The compute budget program's other instructions are never
+//     built, so never accepted;
 //   - the remaining instructions equal the built ones (program, accounts
 //     with their signer and writable flags, data) in the same order: guards
 //     may interleave with them, but they never move relative to each other;
@@ -68,7 +72,8 @@ type Accepted struct {
 
 // Check decides whether msg, the message a wallet signed, is the transaction
 // digested in d for wallet, allowing Lighthouse assertions and the wallet's
-// own compute unit limit and price. A refusal is a *MismatchError.
+// own compute unit limit and price within the digest's bounds. A refusal is
+// a *MismatchError.
 func Check(d Digest, wallet solana.PublicKey, msg []byte) (Accepted, error) {
 	if d.Empty() {
 		return Accepted{}, refuse("the ticket carries no digest of the built instructions, so only the exact built message is accepted")
@@ -88,6 +93,9 @@ func Check(d Digest, wallet solana.PublicKey, msg []byte) (Accepted, error) {
 		return Accepted{}, m.diagnose(d, own, positions)
 	}
 	if err := m.unusedReadOnly(own); err != nil {
+		return Accepted{}, err
+	}
+	if err := d.check(m.budget()); err != nil {
 		return Accepted{}, err
 	}
 	return Accepted{Guards: guards}, nil

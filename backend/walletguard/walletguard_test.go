@@ -11,7 +11,7 @@ import (
 func TestCheckAccepts(t *testing.T) {
 	t.Parallel()
 	b := built()
-	d := digest(t, signedBy(t, b...))
+	d := allowed(t, signedBy(t, b...), fixtureNet)
 	cases := []struct {
 		name   string
 		ixs    []solana.Instruction
@@ -29,8 +29,7 @@ func TestCheckAccepts(t *testing.T) {
 		{"a guard on an account not in the message", append(append([]solana.Instruction{}, b...), assertLamports(stranger, 0)), 1},
 		{"AssertSysvarClock, without accounts", append(append([]solana.Instruction{}, b...), lighthouse([]byte{15, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 4})), 1},
 		{"a raised compute unit price", append([]solana.Instruction{b[0], computePrice(900_000)}, b[2:]...), 0},
-		{"a new limit and price, moved after our instructions", append(append([]solana.Instruction{}, b[2:]...), computePrice(1), computeLimit(200_000)), 0},
-		{"no compute budget at all", b[2:], 0},
+		{"a new limit and price, moved after our instructions", append(append([]solana.Instruction{}, b[2:]...), computePrice(1), computeLimit(26_000)), 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -50,7 +49,7 @@ func TestCheckRefuses(t *testing.T) {
 	t.Parallel()
 	b := built()
 	guard := assertSystemOwned(wallet)
-	d := digest(t, signedBy(t, b...))
+	d := allowed(t, signedBy(t, b...), fixtureNet)
 	with := func(ixs ...solana.Instruction) []byte { return signedBy(t, ixs...) }
 	cases := []struct {
 		name string

@@ -1,6 +1,7 @@
 // Package images finds the image of an on-chain asset: it fetches the
 // metadata JSON behind the asset's URI (Metaplex's off-chain metadata) and
-// takes its "image" (else the first image among properties.files).
+// takes its "image" (else the first image among properties.files), if
+// assets.ImageURI lets it through: http(s), ipfs:// or ar://.
 //
 // It is built to sit inside a listing without slowing it: Resolve returns
 // what it has when its budget (Options.Budget, or the caller's deadline less
@@ -16,9 +17,10 @@
 // (Options.MaxBody). Any content type is tried as JSON: metadata hosts serve
 // text/plain and application/octet-stream as often as JSON. Connections to
 // loopback, private, link-local, CGNAT, multicast and other special addresses
-// are refused at dial time, after DNS resolution, so a URI (or a redirect, or
-// a DNS answer) cannot make the service reach its own network; tests allow
-// them with Options.AllowPrivate.
+// (IPv6 outside the global unicast 2000::/3, and the transition ranges
+// within it: Teredo, 6to4; see Public) are refused at dial time, after DNS
+// resolution, so a URI (or a redirect, or a DNS answer) cannot make the
+// service reach its own network; tests allow them with Options.AllowPrivate.
 package images
 
 import (
@@ -295,27 +297,48 @@ func (r *Resolver) fetch(ctx context.Context, raw string) (string, error) {
 	if err := json.Unmarshal(body, &m); err != nil {
 		return "", err
 	}
-	if s, ok := m.Image.(string); ok && strings.TrimSpace(s) != "" {
-		return strings.TrimSpace(s), nil
+	if s, ok := m.Image.(string); ok && assets.ImageURI(s) != "" {
+		return assets.ImageURI(s), nil
 	}
 	for _, f := range m.Properties.Files {
 		s, _ := f.URI.(string)
 		t, _ := f.Type.(string)
-		if strings.HasPrefix(t, "image/") && strings.TrimSpace(s) != "" {
-			return strings.TrimSpace(s), nil
+		if strings.HasPrefix(t, "image/") && assets.ImageURI(s) != "" {
+			return assets.ImageURI(s), nil
 		}
 	}
 	return "", nil
 }
 
-// blocked are special-purpose ranges netip has no predicate for.
-var blocked = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"),
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b::/96"),
+// blocked4 are special-purpose IPv4 ranges netip has no predicate for
+// (IANA's special-purpose registry, RFC 6890 and its updates).
+var blocked4 = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),       // this network
+	netip.MustParsePrefix("100.64.0.0/10"),   // shared address space (CGNAT)
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
+	netip.MustParsePrefix("192.0.2.0/24"),    // documentation (TEST-NET-1)
+	netip.MustParsePrefix("192.88.99.0/24"),  // 6to4 relay anycast
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
+	netip.MustParsePrefix("198.51.100.0/24"), // documentation (TEST-NET-2)
+	netip.MustParsePrefix("203.0.113.0/24"),  // documentation (TEST-NET-3)
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, broadcast
+}
+
+// globalUnicast6 is the only IPv6 space a fetch may reach. Outside it lie
+// loopback, the IPv4-compatible ::/96 and IPv4-translated ::ffff:0:0:0/96
+// forms, NAT64 (64:ff9b::/96 and the local-use 64:ff9b:1::/48, which reach
+// an IPv4 address through a translator, private ones included), discard
+// 100::/64, unique local fc00::/7, link-local, site-local and multicast.
+var globalUnicast6 = netip.MustParsePrefix("2000::/3")
+
+// blocked6 are the ranges within 2000::/3 that are not plain global unicast:
+// the tunnels that embed an IPv4 address (Teredo in 2001::/32, 6to4
+// 2002::/16) and the IETF's assignments beside Teredo, and documentation.
+var blocked6 = []netip.Prefix{
+	netip.MustParsePrefix("2001::/23"),     // IETF protocol assignments: Teredo 2001::/32, benchmarking, ORCHID
+	netip.MustParsePrefix("2001:db8::/32"), // documentation
+	netip.MustParsePrefix("2002::/16"),     // 6to4
+	netip.MustParsePrefix("3fff::/20"),     // documentation (RFC 9637)
 }
 
 // errPrivate refuses a dial to an address that is not public.
@@ -332,17 +355,28 @@ func refusePrivate(_, address string, _ syscall.RawConn) error {
 	return nil
 }
 
-// Public reports whether ip is a public unicast address.
+// Public reports whether ip is a public unicast address: an IPv4 address
+// (IPv4-mapped IPv6 included) outside the private and special ranges, or an
+// IPv6 address in 2000::/3 outside the transition and documentation ranges.
 func Public(ip netip.Addr) bool {
 	ip = ip.Unmap()
-	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsMulticast() || ip.IsInterfaceLocalMulticast() || ip.IsUnspecified() || !ip.IsGlobalUnicast() {
+	switch {
+	case !ip.IsValid() || ip.Zone() != "":
 		return false
-	}
-	for _, p := range blocked {
-		if p.Contains(ip) {
+	case ip.Is4():
+		if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsMulticast() || ip.IsUnspecified() || !ip.IsGlobalUnicast() {
 			return false
 		}
+		return !inAny(blocked4, ip)
 	}
-	return true
+	return globalUnicast6.Contains(ip) && !inAny(blocked6, ip)
+}
+
+func inAny(prefixes []netip.Prefix, ip netip.Addr) bool {
+	for _, p := range prefixes {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
 }

@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/reclaim-sol/reclaim/backend/internal/redact"
 )
 
 // Defaults of a Client.
@@ -72,19 +74,19 @@ type response struct {
 func (c *Client) fetch(ctx context.Context, ids []string, out map[string]float64) error {
 	u, err := url.Parse(c.url)
 	if err != nil {
-		return fmt.Errorf("price url: %w", err)
+		return fmt.Errorf("price url: %w", redact.Error(err))
 	}
 	q := u.Query()
 	q.Set("ids", strings.Join(ids, ","))
 	u.RawQuery = q.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return fmt.Errorf("price request: %w", err)
+		return fmt.Errorf("price request: %w", redact.Error(err))
 	}
 	req.Header.Set("Accept", "application/json")
 	res, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("get prices: %w", err)
+		return fmt.Errorf("get prices: %w", redact.Error(err))
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {

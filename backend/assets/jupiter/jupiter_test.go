@@ -92,3 +92,15 @@ func TestAssetsPricesChunksOf100(t *testing.T) {
 		t.Errorf("%d prices in %d requests, %v", len(got), requests.Load(), err)
 	}
 }
+
+// TestPricesErrorKeepsTheKeyOut: a price API that cannot be reached gives an
+// error naming its host, not the key in its URL (errors are logged).
+func TestPricesErrorKeepsTheKeyOut(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	srv.Close()
+	_, err := New(srv.URL+"/price/v2?api-key=k3y", nil).Prices(context.Background(), []string{"A"})
+	if err == nil || strings.Contains(err.Error(), "k3y") || !strings.Contains(err.Error(), srv.URL) {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -18,13 +18,14 @@ import (
 )
 
 // newConsole wires the admin console (admin/) over the opened environment;
-// RECLAIM_CLUSTER picks the block explorer's cluster.
+// RECLAIM_CLUSTER picks the block explorer's cluster, RECLAIM_EXPLORER_URL
+// another explorer.
 func newConsole(cfg config.Config, e *env, log *slog.Logger) (http.Handler, error) {
 	return newConsoleFor(cfg, e, log, cfg.Cluster)
 }
 
 func newConsoleFor(cfg config.Config, e *env, log *slog.Logger, cluster string) (http.Handler, error) {
-	cluster, err := admin.ParseCluster(cluster)
+	explorer, err := admin.NewExplorer(cluster, cfg.ExplorerURL)
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +33,7 @@ func newConsoleFor(cfg config.Config, e *env, log *slog.Logger, cluster string) 
 	return admin.New(admin.Deps{
 		Accounts: o, Sessions: o, Projects: o, Settings: o, Keys: e.projects, KeyChanges: o,
 		Members: o, MemberChanges: o, Origins: e.projects, OriginChanges: o, Audit: o, Ledger: ledger.NewService(e.store), History: e.store,
-		Explorer:    admin.Explorer{Cluster: cluster, RPCURL: cfg.SolanaRPCURL},
+		Explorer:    explorer,
 		AllowSignup: cfg.AllowSignup,
 		Now:         time.Now,
 		Log:         log,

@@ -14,6 +14,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/config"
+	"github.com/reclaim-sol/reclaim/backend/internal/redact"
 	"github.com/reclaim-sol/reclaim/backend/project"
 	"github.com/reclaim-sol/reclaim/backend/spltoken"
 )
@@ -51,13 +52,13 @@ func demo(ctx context.Context, args []string, getenv func(string) string, stdout
 	}
 	chain := demoChain{rpc: rpc.New(cfg.SolanaRPCURL)}
 	if _, err := chain.rpc.GetLatestBlockhash(ctx, rpc.CommitmentConfirmed); err != nil {
-		return fmt.Errorf("demo: the cluster at %s does not answer (start it with make validator): %w", cfg.SolanaRPCURL, err)
+		return fmt.Errorf("demo: the cluster at %s does not answer (start it with make validator): %w", redact.URL(cfg.SolanaRPCURL), err)
 	}
 	wallet, err := solana.NewRandomPrivateKey()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "Setting up wallet %s on %s…\n", wallet.PublicKey(), cfg.SolanaRPCURL)
+	fmt.Fprintf(stdout, "Setting up wallet %s on %s…\n", wallet.PublicKey(), redact.URL(cfg.SolanaRPCURL))
 	items, err := seedWallet(ctx, chain, wallet)
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)

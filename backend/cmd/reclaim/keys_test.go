@@ -18,6 +18,14 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/signing"
 )
 
+// startServerEnv runs `reclaim serve` in the environment env, which names
+// its data directory, and returns its base URL.
+func startServerEnv(t *testing.T, env map[string]string) (url string, stop func()) {
+	t.Helper()
+	url, _, stop = serveWith(t, env["RECLAIM_DATA_DIR"], env)
+	return url, stop
+}
+
 // tenant makes a project and an API key and mints a session over the API.
 func tenant(t *testing.T, env map[string]string, url string) (key, session string) {
 	t.Helper()

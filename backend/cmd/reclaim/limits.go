@@ -2,15 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/reclaim-sol/reclaim/backend/config"
+	"github.com/reclaim-sol/reclaim/backend/internal/redact"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/telemetry"
 )
@@ -39,11 +38,7 @@ func newLimiters(cfg config.Config, log *slog.Logger, m *telemetry.Metrics) (lim
 	}
 	opt, err := redis.ParseURL(cfg.RedisURL)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // url.Error quotes the URL, password and all
-		}
-		return limiters{}, fmt.Errorf("REDIS_URL: %w", err)
+		return limiters{}, fmt.Errorf("REDIS_URL: %w", redact.Error(err))
 	}
 	// Short timeouts and one retry: while Redis is down the breaker sends
 	// one request a second to it, and that request should not wait long.
@@ -60,9 +55,9 @@ func newLimiters(cfg config.Config, log *slog.Logger, m *telemetry.Metrics) (lim
 	return l, nil
 }
 
-// redisLog is go-redis's logger, at debug level.
+// redisLog is go-redis's logger, at debug level, URLs cut to their host.
 type redisLog struct{ log *slog.Logger }
 
 func (r redisLog) Printf(ctx context.Context, format string, v ...any) {
-	r.log.DebugContext(ctx, fmt.Sprintf(format, v...))
+	r.log.DebugContext(ctx, redact.String(fmt.Sprintf(format, v...)))
 }

@@ -28,6 +28,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/reclaim-sol/reclaim/backend/internal/redact"
 )
 
 func main() {
@@ -35,7 +37,9 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop() // before os.Exit, which runs no deferred calls
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "reclaim:", err)
+		// An error may quote a URL setting (a database or Redis URL that does
+		// not parse): its scheme and host alone.
+		fmt.Fprintln(os.Stderr, "reclaim:", redact.Error(err))
 		var u usageError
 		if errors.As(err, &u) {
 			os.Exit(2)

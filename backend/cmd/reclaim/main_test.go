@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,27 +33,41 @@ func cliEnv(t *testing.T, env map[string]string, args ...string) (string, error)
 // startServer runs `reclaim serve` on dataDir and returns its base URL.
 func startServer(t *testing.T, dataDir string) (url string, stop func()) {
 	t.Helper()
-	return startServerEnv(t, map[string]string{"RECLAIM_DATA_DIR": dataDir})
+	url, _, stop = serveWith(t, dataDir, nil)
+	return url, stop
 }
 
-// startServerEnv runs `reclaim serve` in the environment env (listening on
-// ports of its own) and returns its base URL.
-func startServerEnv(t *testing.T, env map[string]string) (url string, stop func()) {
+// serveWith runs `reclaim serve` on dataDir with env on top of the test
+// defaults and returns its base URL and what it has logged so far.
+func serveWith(t *testing.T, dataDir string, env map[string]string) (url string, logs func() string, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	getenv := func(k string) string {
-		if k == "RECLAIM_ADDR" || k == "RECLAIM_METRICS_ADDR" {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		switch k {
+		case "RECLAIM_DATA_DIR":
+			return dataDir
+		case "RECLAIM_ADDR", "RECLAIM_METRICS_ADDR":
 			return "127.0.0.1:0"
 		}
-		return env[k]
+		return ""
 	}
-	go func() { done <- run(ctx, []string{"serve"}, getenv, strings.NewReader(""), io.Discard, pw) }()
+	var mu sync.Mutex
+	var all strings.Builder
+	read := make(chan struct{})
+	go func() { done <- run(ctx, []string{"serve"}, getenv, strings.NewReader(""), pw, pw) }()
 	addr := make(chan string, 1)
 	go func() {
+		defer close(read)
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
+			mu.Lock()
+			all.WriteString(sc.Text() + "\n")
+			mu.Unlock()
 			var line struct{ Msg, Addr string }
 			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
 				addr <- line.Addr
@@ -67,12 +82,18 @@ func startServerEnv(t *testing.T, env map[string]string) (url string, stop func(
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not start listening within 20s")
 	}
-	return url, func() {
+	logs = func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return all.String()
+	}
+	return url, logs, func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("serve: %v", err)
 		}
 		pw.Close()
+		<-read
 	}
 }
 

@@ -9,8 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/gagliardetto/solana-go/rpc"
@@ -18,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/reclaim-sol/reclaim/backend/config"
+	"github.com/reclaim-sol/reclaim/backend/internal/redact"
 	"github.com/reclaim-sol/reclaim/backend/relay"
 	"github.com/reclaim-sol/reclaim/backend/server"
 	"github.com/reclaim-sol/reclaim/backend/storage"
@@ -67,6 +66,7 @@ func startOperations(ctx context.Context, o config.Operations, getenv func(strin
 	if err != nil {
 		return nil, err
 	}
+	telemetry.LogErrors(log)
 	ops := &operations{metrics: telemetry.NewMetrics(prometheus.NewRegistry()), tracing: tracing, life: server.NewLifecycle(), log: log}
 	if tracing.Exporter != "" {
 		log.Info("tracing", "exporter", tracing.Exporter)
@@ -107,16 +107,14 @@ func (o *operations) watchTracker(t *relay.Tracker, store *storage.Store) {
 }
 
 // rpcClient is a cluster client whose calls are observed as caller's, and
-// whose errors name the endpoint by its host alone. Its transport keeps
-// solana-go's defaults (9 connections, 5 minute timeouts as the outer
+// whose errors name the endpoint by its scheme and host alone. Its transport
+// keeps solana-go's defaults (9 connections, 5 minute timeouts as the outer
 // bound; each call has the caller's deadline).
 func (o *operations) rpcClient(endpoint, caller string) *rpc.Client {
 	return rpc.NewWithCustomRPCClient(redacting{
 		JSONRPCClient: jsonrpc.NewClientWithOpts(endpoint, &jsonrpc.RPCClientOpts{
 			HTTPClient: &http.Client{Timeout: 5 * time.Minute, Transport: o.jsonrpc(clusterTransport(o.rpcConcurrency), "cluster", caller)},
 		}),
-		endpoint: endpoint,
-		host:     hostOnly(endpoint),
 	})
 }
 
@@ -125,46 +123,19 @@ func (o *operations) rpcClient(endpoint, caller string) *rpc.Client {
 // RPC providers put API keys in the URL's query or path.
 type redacting struct {
 	rpc.JSONRPCClient
-	endpoint, host string
 }
 
 func (r redacting) CallForInto(ctx context.Context, out any, method string, params []any) error {
-	return r.redact(r.JSONRPCClient.CallForInto(ctx, out, method, params))
+	return redact.Error(r.JSONRPCClient.CallForInto(ctx, out, method, params))
 }
 
 func (r redacting) CallWithCallback(ctx context.Context, method string, params []any, cb func(*http.Request, *http.Response) error) error {
-	return r.redact(r.JSONRPCClient.CallWithCallback(ctx, method, params, cb))
+	return redact.Error(r.JSONRPCClient.CallWithCallback(ctx, method, params, cb))
 }
 
 func (r redacting) CallBatch(ctx context.Context, reqs jsonrpc.RPCRequests) (jsonrpc.RPCResponses, error) {
 	res, err := r.JSONRPCClient.CallBatch(ctx, reqs)
-	return res, r.redact(err)
-}
-
-func (r redacting) redact(err error) error {
-	if err == nil || !strings.Contains(err.Error(), r.endpoint) {
-		return err
-	}
-	return &redactedError{msg: strings.ReplaceAll(err.Error(), r.endpoint, r.host), err: err}
-}
-
-// redactedError reads without the endpoint's URL; errors.Is and errors.As
-// still see the error it replaces.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
-
-// hostOnly is an endpoint's scheme and host, without userinfo, path or query.
-func hostOnly(endpoint string) string {
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" {
-		return "<SOLANA_RPC_URL>"
-	}
-	return u.Scheme + "://" + u.Host
+	return res, redact.Error(err)
 }
 
 // httpClient is a JSON-RPC indexer's client (DAS, Photon), observed.

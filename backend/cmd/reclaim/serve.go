@@ -19,6 +19,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/bubblegum"
 	"github.com/reclaim-sol/reclaim/backend/config"
 	"github.com/reclaim-sol/reclaim/backend/das"
+	"github.com/reclaim-sol/reclaim/backend/internal/redact"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/owner"
 	"github.com/reclaim-sol/reclaim/backend/photon"
@@ -51,17 +52,25 @@ func serveFlags(cfg *config.Config) *flag.FlagSet {
 	fs.DurationVar(&cfg.TicketTTL, "ticket-ttl", cfg.TicketTTL, "submission ticket lifetime (RECLAIM_TICKET_TTL_SECONDS)")
 	fs.IntVar(&cfg.GuardHeadroomBytes, "guard-headroom-bytes", cfg.GuardHeadroomBytes, "bytes kept for wallet guards (RECLAIM_GUARD_HEADROOM_BYTES)")
 	fs.IntVar(&cfg.GuardHeadroomUnits, "guard-headroom-units", cfg.GuardHeadroomUnits, "compute units added to each limit for wallet guards (RECLAIM_GUARD_HEADROOM_UNITS)")
+	fs.IntVar(&cfg.MaxComputeUnitPrice, "max-compute-unit-price", cfg.MaxComputeUnitPrice, "highest compute unit price (micro-lamports) a wallet may set when signing (RECLAIM_MAX_COMPUTE_UNIT_PRICE)")
 	fs.StringVar(&cfg.PriceURL, "price-url", cfg.PriceURL, "price endpoint (RECLAIM_PRICE_URL)")
 	fs.StringVar(&cfg.DASRPCURL, "das-rpc-url", cfg.DASRPCURL, "DAS endpoint (DAS_RPC_URL)")
 	fs.StringVar(&cfg.PhotonRPCURL, "photon-rpc-url", cfg.PhotonRPCURL, "Photon endpoint (PHOTON_RPC_URL)")
 	fs.BoolVar(&cfg.AllowSignup, "allow-signup", cfg.AllowSignup, "console sign-up (RECLAIM_ALLOW_SIGNUP)")
 	fs.StringVar(&cfg.Cluster, "cluster", cfg.Cluster, "explorer links: mainnet-beta, devnet, testnet, localnet (RECLAIM_CLUSTER)")
+	fs.StringVar(&cfg.ExplorerURL, "explorer-url", cfg.ExplorerURL, "explorer link template with {kind} (tx, address) and {id} (RECLAIM_EXPLORER_URL)")
 	fs.Func("cors-origins", "browser origins allowed for every project, comma-separated, or * (RECLAIM_CORS_ORIGINS)", func(v string) error {
 		origins, err := config.CORSOrigins(v)
 		cfg.CORSOrigins = origins
 		return err
 	})
 	operationsFlags(fs, &cfg.Operations)
+	// The defaults come from the environment, and usage (-help, a flag
+	// mistake) prints them: a URL setting shows its scheme and host alone.
+	for _, name := range []string{"database-url", "solana-rpc-url", "redis-url", "price-url", "das-rpc-url", "photon-rpc-url"} {
+		f := fs.Lookup(name)
+		f.DefValue = redact.URL(f.DefValue)
+	}
 	return fs
 }
 
@@ -75,6 +84,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	if cfg.GuardHeadroomUnits < 0 || cfg.GuardHeadroomUnits > 200_000 {
 		return usageError{fmt.Sprintf("-guard-headroom-units %d: want a whole number from 0 to 200000", cfg.GuardHeadroomUnits)}
+	}
+	if cfg.MaxComputeUnitPrice < 0 || cfg.MaxComputeUnitPrice > config.MaxComputeUnitPrice {
+		return usageError{fmt.Sprintf("-max-compute-unit-price %d: want a whole number from 0 to %d", cfg.MaxComputeUnitPrice, config.MaxComputeUnitPrice)}
 	}
 	log, err := newLogger(stderr, cfg.Operations)
 	if err != nil {
@@ -151,7 +163,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "solana_rpc", cfg.SolanaRPCURL)
+	log.Info("listening", append([]any{"addr", ln.Addr().String()}, endpoints(cfg)...)...)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -161,6 +173,22 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	ops.stop(srv, cfg.Operations, stopTracking, trackerDone)
 	return nil
+}
+
+// endpoints are the URL settings as the start log names them: by their
+// scheme and host alone (redact.URL), since providers put API keys in a
+// URL's path or query, and database and Redis URLs carry passwords.
+func endpoints(cfg config.Config) []any {
+	var out []any
+	for _, e := range []struct{ key, url string }{
+		{"solana_rpc", cfg.SolanaRPCURL}, {"das_rpc", cfg.DASRPCURL}, {"photon_rpc", cfg.PhotonRPCURL},
+		{"price", cfg.PriceURL}, {"redis", cfg.RedisURL}, {"database", cfg.DatabaseURL},
+	} {
+		if e.url != "" {
+			out = append(out, e.key, redact.URL(e.url))
+		}
+	}
+	return out
 }
 
 // newWallet wires the reclaim core: discovery, building, tickets, relay and
@@ -180,7 +208,9 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*r
 		prices = jupiter.New(cfg.PriceURL, nil)
 	}
 	sources := []assets.Source{assets.NewCoreSource(rc)}
-	buildOpts := []txbuild.Option{txbuild.WithGuardHeadroomUnits(uint32(cfg.GuardHeadroomUnits))}
+	buildOpts := []txbuild.Option{
+		txbuild.WithGuardHeadroomUnits(uint32(cfg.GuardHeadroomUnits)), txbuild.WithMaxComputeUnitPrice(uint64(cfg.MaxComputeUnitPrice)),
+	}
 	if cfg.DASRPCURL != "" {
 		dasClient := das.New(cfg.DASRPCURL, ops.httpClient("das"), das.Options{})
 		sources = append(sources, das.NewSource(dasClient))

@@ -1,19 +1,19 @@
 // Package jsonrpc posts JSON-RPC 2.0 requests to the indexers Reclaim reads
-// (DAS, Photon): bounded in time and size, and never putting the endpoint's
-// URL, which usually carries an API key, into an error.
+// (DAS, Photon): bounded in time and size, and never putting more of the
+// endpoint's URL, which usually carries an API key, than its scheme and host
+// into an error (package redact).
 package jsonrpc
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
+
+	"github.com/reclaim-sol/reclaim/backend/internal/redact"
 )
 
 // Endpoint is one JSON-RPC server.
@@ -57,12 +57,12 @@ func (e Endpoint) Call(ctx context.Context, method string, params, out any) erro
 	req.Header.Set("Accept", "application/json")
 	res, err := e.HTTP.Do(req)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", e.Name, method, redact(err))
+		return fmt.Errorf("%s %s: %w", e.Name, method, redact.Error(err))
 	}
 	defer res.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(res.Body, e.MaxBody+1))
 	if err != nil {
-		return fmt.Errorf("%s %s: read: %w", e.Name, method, redact(err))
+		return fmt.Errorf("%s %s: read: %w", e.Name, method, redact.Error(err))
 	}
 	if int64(len(raw)) > e.MaxBody {
 		return fmt.Errorf("%s %s: response larger than %d bytes", e.Name, method, e.MaxBody)
@@ -85,14 +85,4 @@ func (e Endpoint) Call(ctx context.Context, method string, params, out any) erro
 		return fmt.Errorf("%s %s: decode result: %w", e.Name, method, err)
 	}
 	return nil
-}
-
-// redact drops the request URL from a transport error (*url.Error prints it,
-// API key included) and keeps the cause, so errors.Is still sees a deadline.
-func redact(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return fmt.Errorf("%s: %w", strings.ToLower(ue.Op), ue.Err)
-	}
-	return err
 }
