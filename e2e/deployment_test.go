@@ -22,7 +22,11 @@ import (
 // the instances; a revoked key refused by both; and the trackers' calls to
 // the cluster the same with one, two and three instances.
 func TestDeployment(t *testing.T) {
-	tp := startTopology(t)
+	// Every request of the test comes from one address (the balancer's, or
+	// this host's through a trusted balancer), and some steps poll as fast
+	// as they can: the client address's bucket would refuse them. The
+	// API keys' buckets keep the defaults (the rate-limit step floods one).
+	tp := startTopology(t, "RECLAIM_RATE_LIMIT_IP_RPS=1000000", "RECLAIM_RATE_LIMIT_IP_BURST=1000000")
 	v := tp.v
 	donation := v.NewWallet(t, solana.LAMPORTS_PER_SOL).PublicKey()
 	projectID := tp.cli("project", "create", "--name", "deployment", "--donation-wallet", donation.String())
@@ -70,15 +74,16 @@ type ticket struct {
 }
 
 // tickets builds n one-transaction tickets of two accounts each, through the
-// balancer (so by both instances), each with a session of its own, and signs
-// them.
+// balancer (so by both instances), each with an API key and a session of its
+// own, and signs them. A key's sessions share its rate-limit budget (40 at
+// once by default), and a step sends up to 22 requests for one ticket at once.
 func (d *deployment) tickets(t *testing.T, n int) []ticket {
 	t.Helper()
 	out := make([]ticket, n)
 	for i := range out {
 		accts := d.accounts[d.next : d.next+2]
 		d.next += 2
-		token := d.s.session(d.owner.PublicKey())
+		token := d.s.sessionOf(d.tp.cli("apikey", "create", "--project", d.s.projectID), d.owner.PublicKey())
 		b := d.s.build(t, d.owner.PublicKey(), token, map[string]any{"items": closeAll(accts), "donationPercentage": 0.1, "priorityFeeLevel": "none"})
 		if len(b.Transactions) != 1 {
 			t.Fatalf("built %d transactions for two accounts", len(b.Transactions))

@@ -123,8 +123,14 @@ func bearerOf(token string) [2]string { return [2]string{"Authorization", "Beare
 
 func (s *service) session(wallet solana.PublicKey) string {
 	s.t.Helper()
+	return s.sessionOf(s.apiKey, wallet)
+}
+
+// sessionOf mints a session for wallet with the API key apiKey.
+func (s *service) sessionOf(apiKey string, wallet solana.PublicKey) string {
+	s.t.Helper()
 	var out struct{ Token string }
-	if code := s.call("POST", "/v1/sessions", s.key(), map[string]any{"walletAddress": wallet.String()}, &out); code != 200 {
+	if code := s.call("POST", "/v1/sessions", [2]string{"X-Api-Key", apiKey}, map[string]any{"walletAddress": wallet.String()}, &out); code != 200 {
 		s.t.Fatalf("session: %d", code)
 	}
 	return out.Token

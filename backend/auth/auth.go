@@ -55,11 +55,10 @@ type Principal struct {
 	ExpiresAt time.Time
 }
 
-// RateKey names the caller's rate-limit bucket. It carries ids, never secrets.
+// RateKey names the caller's rate-limit bucket: its API key's, for the key
+// itself and for every session minted from it, so a key holder cannot
+// multiply its budget by minting sessions. It carries ids, never secrets.
 func (p Principal) RateKey() string {
-	if p.Kind == KindSession {
-		return "sess:" + p.SessionID
-	}
 	return "key:" + p.APIKeyID
 }
 

@@ -34,9 +34,10 @@ type cachedKey struct {
 const maxCachedKeys = 10_000
 
 // NewAuthenticator returns an Authenticator. keyTTL is how stale a cached
-// API key may be (RECLAIM's SessionCheckInterval).
+// API key may be (RECLAIM's SessionCheckInterval); now is the clock that
+// expires sessions and refuses those issued in the future.
 func NewAuthenticator(store Store, hasher *Hasher, keys *signing.Keyring, keyTTL time.Duration, now func() time.Time) *Authenticator {
-	return &Authenticator{store: store, hasher: hasher, keys: keys, keyTTL: keyTTL, now: now, cache: map[string]cachedKey{}}
+	return &Authenticator{store: store, hasher: hasher, keys: keys.WithClock(now), keyTTL: keyTTL, now: now, cache: map[string]cachedKey{}}
 }
 
 // Authenticate checks the credentials of a request: apiKey is the X-Api-Key

@@ -17,8 +17,9 @@ const (
 	MaxSessionTTL     = 3600 * time.Second
 )
 
-// sessionType is the JWS typ of session tokens.
-const sessionType = "reclaim-session+jwt"
+// sessionType is the JWS type of session tokens: no key, current or
+// retired, makes one that claims a longer life than a session may have.
+var sessionType = signing.Type{Name: "reclaim-session+jwt", MaxLife: MaxSessionTTL}
 
 // sessionClaims are the claims of a session token.
 type sessionClaims struct {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/project"
+	"github.com/reclaim-sol/reclaim/backend/signing"
 	"github.com/reclaim-sol/reclaim/backend/walletguard"
 )
 
@@ -34,10 +35,17 @@ type Config struct {
 	RankingMaxRows int
 	// RedisURL, when set, keeps rate-limit buckets in Redis.
 	RedisURL string
-	// RateLimitRPS is the sustained requests per second of one bucket.
+	// RateLimitRPS is the sustained requests per second of an API key's
+	// bucket, which every session minted from the key shares.
 	RateLimitRPS float64
-	// RateLimitBurst is the bucket's capacity.
+	// RateLimitBurst is that bucket's capacity.
 	RateLimitBurst int
+	// RateLimitIPRPS and RateLimitIPBurst are the bucket of a client
+	// address, which every request spends from before its credentials are
+	// checked; zero means ten times RateLimitRPS and RateLimitBurst (see
+	// IPRateLimit).
+	RateLimitIPRPS   float64
+	RateLimitIPBurst int
 	// ServiceFeeBPS is the operator's fee in basis points of the gross rebate.
 	ServiceFeeBPS int
 	// TreasuryWallet receives the service fee.
@@ -77,6 +85,12 @@ type Config struct {
 	// SigningKey, when set, is the base64 Ed25519 seed that signs session
 	// tokens and tickets; otherwise a key is generated in DataDir.
 	SigningKey string
+	// NextSigningKey is the base64 seed of the key the next rotation
+	// switches to: accepted, not signing (`reclaim keys rotate --prepare`).
+	NextSigningKey string
+	// RetiredSigningKeys lists retired keys, PUBLIC@RETIRED_AT,
+	// comma-separated: their tokens issued before that time are accepted.
+	RetiredSigningKeys string
 	// APIKeyPepper, when set, is the base64 secret of the API keys' keyed
 	// hash; otherwise one is generated in DataDir. Every instance sharing a
 	// database must share it.
@@ -161,6 +175,8 @@ func Load(getenv func(string) string) (Config, error) {
 	str("DAS_RPC_URL", &c.DASRPCURL)
 	str("PHOTON_RPC_URL", &c.PhotonRPCURL)
 	str("RECLAIM_SIGNING_KEY", &c.SigningKey)
+	str("RECLAIM_NEXT_SIGNING_KEY", &c.NextSigningKey)
+	str("RECLAIM_RETIRED_SIGNING_KEYS", &c.RetiredSigningKeys)
 	str("RECLAIM_API_KEY_PEPPER", &c.APIKeyPepper)
 	str("RECLAIM_CLUSTER", &c.Cluster)
 	str("RECLAIM_EXPLORER_URL", &c.ExplorerURL)
@@ -169,15 +185,20 @@ func Load(getenv func(string) string) (Config, error) {
 	default:
 		errs = append(errs, fmt.Sprintf("RECLAIM_CLUSTER=%q: want mainnet-beta, devnet, testnet or localnet", c.Cluster))
 	}
-	if v := strings.TrimSpace(getenv("RECLAIM_RATE_LIMIT_RPS")); v != "" {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f <= 0 || f > 1e6 {
-			errs = append(errs, fmt.Sprintf("RECLAIM_RATE_LIMIT_RPS=%q: want a number above 0", v))
-		} else {
-			c.RateLimitRPS = f
+	rate := func(name string, dst *float64, hi float64) {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f <= 0 || f > hi {
+				errs = append(errs, fmt.Sprintf("%s=%q: want a number above 0, at most %.0f", name, v, hi))
+			} else {
+				*dst = f
+			}
 		}
 	}
+	rate("RECLAIM_RATE_LIMIT_RPS", &c.RateLimitRPS, 1e6)
 	integer("RECLAIM_RATE_LIMIT_BURST", &c.RateLimitBurst, 1, 1_000_000)
+	rate("RECLAIM_RATE_LIMIT_IP_RPS", &c.RateLimitIPRPS, 1e7)
+	integer("RECLAIM_RATE_LIMIT_IP_BURST", &c.RateLimitIPBurst, 1, 10_000_000)
 	integer("RECLAIM_SERVICE_FEE_BPS", &c.ServiceFeeBPS, 0, 10_000)
 	integer("RECLAIM_GUARD_HEADROOM_BYTES", &c.GuardHeadroomBytes, 0, 512)
 	integer("RECLAIM_GUARD_HEADROOM_UNITS", &c.GuardHeadroomUnits, 0, 200_000)
@@ -192,6 +213,9 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 		c.AllowSignup = b
 	}
+	if _, err := signing.ParseRetired(c.RetiredSigningKeys); err != nil {
+		errs = append(errs, err.Error())
+	}
 	origins, err := CORSOrigins(getenv("RECLAIM_CORS_ORIGINS"))
 	if err != nil {
 		errs = append(errs, err.Error())
@@ -205,6 +229,29 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
 	return c, nil
+}
+
+// Keys returns the signing keys the environment gives.
+func (c Config) Keys() signing.Settings {
+	return signing.Settings{Signer: c.SigningKey, Next: c.NextSigningKey, Retired: c.RetiredSigningKeys}
+}
+
+// ipFactor is how many times a credential's budget a client address gets
+// unless configured: enough for ten tenants at their full rate behind one
+// NAT, while a flood of bad credentials from one address stops there.
+const ipFactor = 10
+
+// IPRateLimit returns the rate and burst of a client address's bucket:
+// RateLimitIPRPS and RateLimitIPBurst, or ten times a credential's.
+func (c Config) IPRateLimit() (rps float64, burst int) {
+	rps, burst = c.RateLimitIPRPS, c.RateLimitIPBurst
+	if rps <= 0 {
+		rps = ipFactor * c.RateLimitRPS
+	}
+	if burst <= 0 {
+		burst = ipFactor * c.RateLimitBurst
+	}
+	return rps, burst
 }
 
 // CORSOrigins reads RECLAIM_CORS_ORIGINS: a comma-separated list of origins

@@ -54,6 +54,9 @@ func TestLoadRejects(t *testing.T) {
 		"RECLAIM_CORS_ORIGINS":           {"RECLAIM_CORS_ORIGINS": "https://app.example/login"},
 		"RECLAIM_RPC_CONCURRENCY":        {"RECLAIM_RPC_CONCURRENCY": "0"},
 		"RECLAIM_MAX_COMPUTE_UNIT_PRICE": {"RECLAIM_MAX_COMPUTE_UNIT_PRICE": "-1"},
+		"RECLAIM_RATE_LIMIT_IP_RPS":      {"RECLAIM_RATE_LIMIT_IP_RPS": "-1"},
+		"RECLAIM_RATE_LIMIT_IP_BURST":    {"RECLAIM_RATE_LIMIT_IP_BURST": "0"},
+		"RECLAIM_RETIRED_SIGNING_KEYS":   {"RECLAIM_RETIRED_SIGNING_KEYS": "AAAA"},
 	}
 	for _, v := range []string{"*, https://app.example", "https://app.example,*"} {
 		if _, err := config.Load(env(map[string]string{"RECLAIM_CORS_ORIGINS": v})); err == nil || !strings.Contains(err.Error(), "give it alone") {
@@ -66,5 +69,41 @@ func TestLoadRejects(t *testing.T) {
 				t.Fatalf("got %v, want an error naming %s", err, name)
 			}
 		})
+	}
+}
+
+// A client address's bucket is ten times a credential's unless set.
+func TestIPRateLimit(t *testing.T) {
+	tests := []struct {
+		name  string
+		env   map[string]string
+		rps   float64
+		burst int
+	}{
+		{"default", nil, 200, 400},
+		{"follows the credentials'", map[string]string{"RECLAIM_RATE_LIMIT_RPS": "1000", "RECLAIM_RATE_LIMIT_BURST": "1000"}, 10_000, 10_000},
+		{"set", map[string]string{"RECLAIM_RATE_LIMIT_IP_RPS": "50", "RECLAIM_RATE_LIMIT_IP_BURST": "60"}, 50, 60},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := config.Load(env(tt.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rps, burst := c.IPRateLimit(); rps != tt.rps || burst != tt.burst {
+				t.Fatalf("IPRateLimit() = %v, %d; want %v, %d", rps, burst, tt.rps, tt.burst)
+			}
+		})
+	}
+}
+
+func TestKeys(t *testing.T) {
+	retired := "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=@2026-05-01T12:00:00Z"
+	c, err := config.Load(env(map[string]string{"RECLAIM_SIGNING_KEY": "s", "RECLAIM_NEXT_SIGNING_KEY": "n", "RECLAIM_RETIRED_SIGNING_KEYS": retired}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := c.Keys(); k.Signer != "s" || k.Next != "n" || k.Retired != retired {
+		t.Fatalf("Keys() = %+v", k)
 	}
 }

@@ -1,6 +1,7 @@
-// Package ratelimit holds the token buckets that guard the API: one bucket per
-// credential (key:<api key id>, sess:<token jti>) and one per client address
-// (ip:<addr>) for requests that carry no valid credential.
+// Package ratelimit holds the token buckets that guard the API: one per
+// client address (ip:<addr>), which every request spends from before its
+// credentials are checked, and one per API key (key:<api key id>), which the
+// key and every session minted from it share.
 //
 // A bucket holds at most burst tokens and refills at rps tokens per second;
 // each request takes one token. The bucket is kept as a generic cell rate
@@ -10,20 +11,22 @@
 // evicts full buckets in an amortised sweep, Redis gives every key a TTL that
 // ends exactly when its bucket is full again.
 //
-// Two implementations satisfy Limiter:
+// Three implementations satisfy Limiter:
 //
 //   - Memory keeps the buckets in this process. It is the default, and right
 //     for a single instance.
 //   - Redis keeps them in Redis, updated atomically by one Lua script that reads
 //     the clock with TIME inside the script, so every instance sharing the
 //     Redis shares one budget per key, whatever their own clocks say.
+//   - Fallback asks Redis and, while Redis fails, Memory.
 //
-// Redis errors (down, timeout, a cancelled context) are returned as they are,
-// never turned into a decision here. The server fails open: it logs the error
-// and lets the request through, because a rate limiter is a guard against
-// abuse, not a dependency worth taking the API down for during a Redis outage.
-// Give the Redis client short timeouts (or the context a deadline) so that an
-// outage costs each request milliseconds, not seconds.
+// Redis returns its errors (down, timeout, a cancelled context) as they are,
+// never turned into a decision. Fallback turns them into one: while Redis
+// does not answer, each instance decides alone with a Memory limiter, so an
+// outage neither takes the API down nor leaves it without limits, and its
+// Breaker logs the outage once, not per request, trying Redis again once a
+// second. Give the Redis client short timeouts (or the context a deadline)
+// so that a request meeting the outage costs milliseconds, not seconds.
 //
 // Keys may be derived from secrets. Nothing in this package logs them or puts
 // them in errors; the server hashes credentials into keys anyway.
@@ -59,6 +62,7 @@ type Limiter interface {
 var (
 	_ Limiter = (*Memory)(nil)
 	_ Limiter = (*Redis)(nil)
+	_ Limiter = (*Fallback)(nil)
 )
 
 // gcra is one bucket's parameters in integer multiples of unit (nanoseconds

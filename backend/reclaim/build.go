@@ -191,7 +191,7 @@ func buildError(e *txbuild.Error, sel []Selection) error {
 
 // issue signs a ticket per built transaction.
 func (s *Service) issue(projectID, wallet string, res txbuild.Result) (Built, error) {
-	ttl := min(s.d.TicketTTL, blockhashLife)
+	ttl := min(s.d.TicketTTL, ticket.MaxTTL)
 	now := s.d.Now()
 	out := Built{Result: res, Tickets: make([]string, len(res.Txs))}
 	for i, tx := range res.Txs {

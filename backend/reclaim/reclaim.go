@@ -45,7 +45,7 @@ type Deps struct {
 	Treasury      *solana.PublicKey
 	// HeadroomBytes are kept free in each transaction for wallet guards.
 	HeadroomBytes int
-	// TicketTTL is the longest life of a ticket (at most blockhashLife).
+	// TicketTTL is the longest life of a ticket (at most ticket.MaxTTL).
 	TicketTTL time.Duration
 	// RPCTimeout bounds a cluster call; a listing, and each step of a
 	// stream, get twice as long.
@@ -59,10 +59,6 @@ type Deps struct {
 	BuildTimeout time.Duration
 	Now          func() time.Time
 }
-
-// blockhashLife is how long a blockhash stays valid on a cluster producing a
-// block every 400 ms: 150 blocks. A ticket never outlives its transaction.
-const blockhashLife = 60 * time.Second
 
 // Service is the wallet service.
 type Service struct{ d Deps }

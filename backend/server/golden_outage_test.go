@@ -6,8 +6,8 @@ import (
 )
 
 // Answers of a server whose limits or dependencies fail: a spent rate limit
-// (429 with Retry-After), a cluster that fails (503) and a database that is
-// gone (503). Each runs on a server of its own with the flow's project and
+// of an API key or of the client's address (429 with Retry-After), a
+// cluster that fails (503) and a database that is gone (503). Each runs on a server of its own with the flow's project and
 // keys; the normalizer is the flow's.
 
 func goldenOutages(t *testing.T, g *golden) {
@@ -30,10 +30,16 @@ func goldenOutages(t *testing.T, g *golden) {
 		g.send(call{name: "a stream over the limit", op: opStream, address: owner, cred: key, wires: connectJSON})
 		g.socket("a socket over the limit", "/v1/wallet/"+owner+"/stream", key, []string{"reclaim.v1"})
 		g.send(call{name: "another key of the project", op: opStats, cred: keyCred("second"), wires: restJSON})
-		// Without valid credentials, the client's address is the bucket.
+	})
+
+	// Every request first spends its client address's bucket, whatever
+	// its credentials, before they are checked.
+	outage("address-limit", goldenEnv(t, cluster.url, 10_000, withIPLimiter(frozenLimiter(3))), func(g *golden) {
 		guess := gcred{label: "ak_live_guess", set: func(h http.Header) { h.Set("X-Api-Key", "ak_live_guess") }}
 		g.send(call{name: "a malformed key, within the address's limit", op: opStats, cred: guess, wires: jsonWires})
+		g.send(call{name: "stats, within the address's limit", op: opStats, cred: key, wires: restJSON})
 		g.send(call{name: "no credentials, over the address's limit", op: opStats, cred: gcred{label: "none"}, wires: allWires})
+		g.send(call{name: "stats, over the address's limit", op: opStats, cred: key, wires: restJSON})
 	})
 
 	outage("cluster-down", goldenEnv(t, brokenCluster(t), 10_000), func(g *golden) {

@@ -23,8 +23,9 @@ package server_test
 //
 // Determinism: keys, wallets, accounts, projects and API keys come from
 // fixed seeds and ids (golden_wallet_test.go), time from the env's settable
-// clock, rate limits from a limiter whose clock never moves (so
-// X-RateLimit-Remaining counts each credential's requests). What still
+// clock, rate limits from limiters whose clock never moves (so
+// X-RateLimit-Remaining counts each API key's requests, its sessions'
+// included). What still
 // differs between runs or builds is normalized (golden_render_test.go): the
 // tokens (a random jti) become numbered placeholders, protobuf-go's space
 // after "proto:" a space; JSON is compared without whitespace outside

@@ -44,15 +44,18 @@ func goldenAPIKey(label string) string {
 }
 
 // goldenEnv starts a server on its own SQLite database, signing with a fixed
-// key, whose limiter never refills (its clock is frozen, so
-// X-RateLimit-Remaining counts the requests of each credential).
+// key, whose limiters never refill (their clock is frozen, so
+// X-RateLimit-Remaining counts the requests of each API key, its sessions'
+// included). The client address's bucket is ten times a key's, as served,
+// so the headers report the key's.
 func goldenEnv(t *testing.T, rpcURL string, burst int, opts ...option) *env {
 	t.Helper()
 	keys := signing.NewKeyring(ed25519.PrivateKey(seeded("signing key")))
 	hasher := auth.NewHasher(bytes.Repeat([]byte{7}, 32))
 	frozen := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
 	return newEnv(t, append([]option{withShared(storagetest.SQLite(t), keys, hasher), withRPC(rpcURL),
-		withRPCTimeout(5 * time.Second), withLimiter(ratelimit.NewMemory(1, burst, ratelimit.WithClock(frozen.Now)))}, opts...)...)
+		withRPCTimeout(5 * time.Second), withLimiter(ratelimit.NewMemory(1, burst, ratelimit.WithClock(frozen.Now))),
+		withIPLimiter(ratelimit.NewMemory(1, 10*burst, ratelimit.WithClock(frozen.Now)))}, opts...)...)
 }
 
 // goldenProject creates a project with a fixed id and an API key (id

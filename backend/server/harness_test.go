@@ -101,7 +101,9 @@ type option func(*options)
 
 type options struct {
 	limiter ratelimit.Limiter
-	rpcURL  string
+	// ipLimiter holds the client addresses' buckets (generous unless set).
+	ipLimiter ratelimit.Limiter
+	rpcURL    string
 	// rpcTimeout is the server's RPCTimeout (300 ms unless set).
 	rpcTimeout time.Duration
 	keyTTL     time.Duration
@@ -121,9 +123,12 @@ type options struct {
 }
 
 func withLimiter(l ratelimit.Limiter) option { return func(o *options) { o.limiter = l } }
-func withRPC(url string) option              { return func(o *options) { o.rpcURL = url } }
-func withRPCTimeout(d time.Duration) option  { return func(o *options) { o.rpcTimeout = d } }
-func withDAS(url string) option              { return func(o *options) { o.dasURL = url } }
+func withIPLimiter(l ratelimit.Limiter) option {
+	return func(o *options) { o.ipLimiter = l }
+}
+func withRPC(url string) option             { return func(o *options) { o.rpcURL = url } }
+func withRPCTimeout(d time.Duration) option { return func(o *options) { o.rpcTimeout = d } }
+func withDAS(url string) option             { return func(o *options) { o.dasURL = url } }
 func withCORS(defaults ...string) option {
 	return func(o *options) { o.cors = append([]string{}, defaults...) }
 }
@@ -141,6 +146,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 	t.Helper()
 	o := options{
 		limiter:    ratelimit.NewMemory(1000, 1000),
+		ipLimiter:  ratelimit.NewMemory(10000, 10000),
 		keyTTL:     2 * time.Second,
 		rpcTimeout: 300 * time.Millisecond,
 	}
@@ -149,11 +155,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 	}
 	if o.store == nil {
 		o.store = storagetest.SQLite(t)
-		_, priv, err := ed25519.GenerateKey(rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o.keys = signing.NewKeyring(priv)
+		o.keys = newKeyring(t)
 		o.hasher = auth.NewHasher(bytes.Repeat([]byte{7}, 32))
 	}
 	if o.rpcURL == "" {
@@ -171,10 +173,11 @@ func newEnv(t testing.TB, opts ...option) *env {
 		buildOpts = append(buildOpts, txbuild.WithCNFTPlanner(bubblegum.NewPlanner(das.New(o.dasURL, nil, das.Options{}), rc)))
 	}
 	d := server.Deps{
-		Auth:    auth.NewAuthenticator(o.store, o.hasher, o.keys, o.keyTTL, clk.Now),
-		Issuer:  auth.NewIssuer(o.keys, clk.Now),
-		Limiter: o.limiter,
-		Ledger:  ledger.NewService(o.store),
+		Auth:      auth.NewAuthenticator(o.store, o.hasher, o.keys, o.keyTTL, clk.Now),
+		Issuer:    auth.NewIssuer(o.keys, clk.Now),
+		Limiter:   o.limiter,
+		IPLimiter: o.ipLimiter,
+		Ledger:    ledger.NewService(o.store),
 		Wallet: reclaim.New(reclaim.Deps{
 			Discoverer: assets.NewDiscoverer(rc, nil), Builder: txbuild.NewBuilder(rc, buildOpts...),
 			Tickets: tickets, Relay: relay.New(rc, relayStore, tickets, clk.Now), Projects: o.store,
@@ -233,6 +236,26 @@ func h2Only() *http.Transport {
 	var p http.Protocols
 	p.SetUnencryptedHTTP2(true)
 	return &http.Transport{Protocols: &p}
+}
+
+// from returns the env whose REST requests come from the loopback address
+// addr (127.0.0.2...), another client address than 127.0.0.1.
+func (e *env) from(addr string) *env {
+	tr := h2cTransport()
+	tr.DialContext = (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(addr)}}).DialContext
+	c := *e
+	c.http = &http.Client{Transport: openapitest.Transport(tr)}
+	return &c
+}
+
+// newKeyring returns a keyring signing with a fresh key.
+func newKeyring(t testing.TB) *signing.Keyring {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signing.NewKeyring(priv)
 }
 
 // with returns the env reporting to t (a subtest's).

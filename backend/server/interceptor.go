@@ -39,7 +39,12 @@ type addressed interface{ GetAddress() string }
 
 // guard authenticates, authorises and rate-limits every procedure.
 type guard struct {
-	auth    *auth.Authenticator
+	auth *auth.Authenticator
+	// perIP is the bucket of a client address, which every request spends
+	// from before its credentials cost anything; nil: none.
+	perIP ratelimit.Limiter
+	// limiter holds the credentials' buckets: one per API key, which the
+	// key's sessions share.
 	limiter ratelimit.Limiter
 	log     *slog.Logger
 }
@@ -48,30 +53,29 @@ var _ connect.Interceptor = (*guard)(nil)
 
 // admit runs the checks shared by unary and streaming calls. It returns the
 // context carrying the principal, and the rate-limit decision whose headers
-// the response must carry.
+// the response must carry: the bucket that refused, or else the tighter of
+// the two (the one with fewer requests left).
 func (g *guard) admit(ctx context.Context, procedure string, h http.Header, peer string, msg any) (context.Context, *ratelimit.Result, error) {
 	rule, ok := requirements[procedure]
 	if !ok {
 		return ctx, nil, connect.NewError(connect.CodeUnimplemented, errors.New("unknown procedure"))
 	}
+	// The client address first: checking an API key costs an HMAC and a
+	// database read, so a flood of made-up keys from one address must stop
+	// before them.
+	ipRes := g.allow(ctx, g.perIP, "ip:"+clientIP(peer))
+	if ipRes != nil && !ipRes.Allowed {
+		return ctx, ipRes, limited(ipRes, "from this address")
+	}
 	p, err := g.auth.Authenticate(ctx, h.Get("X-Api-Key"), h.Get("Authorization"))
-	var authErr *auth.Error
-	if errors.As(err, &authErr) {
-		// Without valid credentials the client's address is the bucket, so
-		// guessing keys is throttled without touching any tenant's budget.
-		res, lerr := g.allow(ctx, "ip:"+clientIP(peer))
-		if lerr == nil && res != nil && !res.Allowed {
-			return ctx, res, limited(res)
-		}
-		return ctx, res, toConnect(ctx, g.log, err)
-	}
 	if err != nil {
-		return ctx, nil, toConnect(ctx, g.log, err)
+		return ctx, ipRes, toConnect(ctx, g.log, err)
 	}
-	res, lerr := g.allow(ctx, p.RateKey())
-	if lerr == nil && res != nil && !res.Allowed {
-		return ctx, res, limited(res)
+	res := g.allow(ctx, g.limiter, p.RateKey())
+	if res != nil && !res.Allowed {
+		return ctx, res, limited(res, "for this API key and its sessions")
 	}
+	res = tighter(res, ipRes)
 	wallet := ""
 	if a, ok := msg.(addressed); ok {
 		wallet = a.GetAddress()
@@ -84,24 +88,38 @@ func (g *guard) admit(ctx context.Context, procedure string, h http.Header, peer
 	return context.WithValue(ctx, principalKey{}, p), res, nil
 }
 
-// allow asks the limiter. A limiter that fails (Redis down) lets the request
-// through: an outage of the limiter must not become an outage of the API.
-func (g *guard) allow(ctx context.Context, key string) (*ratelimit.Result, error) {
-	res, err := g.limiter.Allow(ctx, key)
-	if err != nil {
-		g.log.WarnContext(ctx, "rate limiter unavailable; allowing request", "err", err)
-		return nil, err
+// allow asks l, nil for none. A limiter that fails lets the request
+// through, with no decision to report: an outage of the limiter must not
+// become an outage of the API. The one serve wires never fails: it falls
+// back to memory while Redis is down (ratelimit.Fallback), and logs that
+// once.
+func (g *guard) allow(ctx context.Context, l ratelimit.Limiter, key string) *ratelimit.Result {
+	if l == nil {
+		return nil
 	}
-	return &res, nil
+	res, err := l.Allow(ctx, key)
+	if err != nil {
+		return nil
+	}
+	return &res
 }
 
-func limited(res *ratelimit.Result) error {
+// tighter returns the decision with fewer requests left (a when equal).
+func tighter(a, b *ratelimit.Result) *ratelimit.Result {
+	if a == nil || (b != nil && b.Remaining < a.Remaining) {
+		return b
+	}
+	return a
+}
+
+// limited is the refusal of a bucket; whose says which bucket ran out.
+func limited(res *ratelimit.Result, whose string) error {
 	secs := int(math.Ceil(res.RetryAfter.Seconds()))
 	if secs < 1 {
 		secs = 1
 	}
 	err := connect.NewError(connect.CodeResourceExhausted,
-		errors.New("rate limit exceeded: retry after "+strconv.Itoa(secs)+"s"))
+		errors.New("rate limit exceeded "+whose+": retry after "+strconv.Itoa(secs)+"s"))
 	err.Meta().Set("Retry-After", strconv.Itoa(secs))
 	return err
 }

@@ -1,18 +1,28 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"connectrpc.com/connect"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/reclaim-sol/reclaim/backend/auth"
+	"github.com/reclaim-sol/reclaim/backend/project"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/ratelimit/redistest"
+	"github.com/reclaim-sol/reclaim/backend/server"
 	"github.com/reclaim-sol/reclaim/backend/storage"
+	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 )
 
@@ -58,30 +68,124 @@ func TestRateLimitPerCredential(t *testing.T) {
 	}
 }
 
-func TestRateLimitSessionsHaveTheirOwnBuckets(t *testing.T) {
-	e := newEnv(t, withLimiter(frozenLimiter(2)))
-	wallet := newWallet()
-	s1 := e.session(wallet) // spends one of the key's two tokens
-	e.rest("GET", "/v1/stats", bearer(s1), nil).status(200)
-	e.rest("GET", "/v1/stats", bearer(s1), nil).status(200)
-	e.rest("GET", "/v1/stats", bearer(s1), nil).restErr(429, "resource_exhausted")
-	// The key still has one token: a session's flood did not spend it.
-	e.rest("GET", "/v1/stats", apiKey(e.apiKey), nil).status(200)
+// The audit's row 5: a key holder minted sessions to multiply its budget
+// (6 sessions got 629 requests where the key got 55). Every session of a
+// key now spends the key's one bucket, however many there are.
+func TestRateLimitSessionsShareTheirKeysBudget(t *testing.T) {
+	const burst, sessions = 10, 4
+	e := newEnv(t, withLimiter(frozenLimiter(burst)))
+	tokens := make([]string, sessions)
+	for i := range tokens {
+		tokens[i] = e.session(newWallet()) // each spends one of the key's tokens
+	}
+	allowed := 0
+	for round := range burst {
+		for i, tok := range tokens {
+			r := e.rest("GET", "/v1/stats", bearer(tok), nil)
+			if r.code == 429 {
+				continue
+			}
+			r.status(200)
+			allowed++
+			if want := strconv.Itoa(burst - sessions - allowed); r.header.Get("X-RateLimit-Limit") != "10" || r.header.Get("X-RateLimit-Remaining") != want {
+				t.Fatalf("round %d, session %d: headers %v, want the key's bucket: limit 10, remaining %s", round, i, r.header, want)
+			}
+		}
+	}
+	if allowed != burst-sessions {
+		t.Fatalf("%d sessions of one key got %d requests; want the %d the key had left after minting them", sessions, allowed, burst-sessions)
+	}
+	msg := e.rest("GET", "/v1/stats", bearer(tokens[0]), nil).restErr(429, "resource_exhausted")
+	if !strings.Contains(msg, "for this API key and its sessions") {
+		t.Fatalf("429 message %q does not say whose budget ran out", msg)
+	}
+	// The key itself has nothing left, and cannot mint its way out.
+	e.rest("GET", "/v1/stats", apiKey(e.apiKey), nil).restErr(429, "resource_exhausted")
+	e.rest("POST", "/v1/sessions", apiKey(e.apiKey), map[string]any{"walletAddress": newWallet()}).restErr(429, "resource_exhausted")
+	// Another key of the project has its own budget.
+	other, _ := e.newAPIKey(e.project.ID)
+	e.rest("GET", "/v1/stats", apiKey(other), nil).status(200)
 }
 
-// Requests without valid credentials are limited per client address, so key
-// guessing is throttled while valid tenants behind the same address are not.
-func TestRateLimitPerClientIPWithoutCredentials(t *testing.T) {
-	e := newEnv(t, withLimiter(frozenLimiter(3)))
-	for range 3 {
-		e.rest("GET", "/v1/stats", apiKey("ak_live_guess"), nil).restErr(401, "unauthenticated")
-	}
-	r := e.rest("GET", "/v1/stats", noCred(), nil)
-	r.restErr(429, "resource_exhausted")
-	if r.header.Get("Retry-After") == "" {
-		t.Fatal("no Retry-After")
-	}
+// Every request first spends its client address's bucket, valid
+// credentials or not; another address has its own.
+func TestRateLimitPerClientIP(t *testing.T) {
+	e := newEnv(t, withIPLimiter(frozenLimiter(3)))
 	e.rest("GET", "/v1/stats", apiKey(e.apiKey), nil).status(200)
+	e.rest("GET", "/v1/stats", apiKey("ak_live_guess"), nil).restErr(401, "unauthenticated")
+	e.rest("GET", "/v1/stats", noCred(), nil).restErr(401, "unauthenticated")
+	for _, c := range []cred{noCred(), apiKey(e.apiKey)} {
+		r := e.rest("GET", "/v1/stats", c, nil)
+		msg := r.restErr(429, "resource_exhausted")
+		if !strings.Contains(msg, "from this address") || r.header.Get("Retry-After") == "" || r.header.Get("X-RateLimit-Limit") != "3" {
+			t.Fatalf("429: %q, headers %v", msg, r.header)
+		}
+	}
+	e.from("127.0.0.2").rest("GET", "/v1/stats", apiKey(e.apiKey), nil).status(200)
+}
+
+// keyReads counts the reads of API keys that requests make.
+type keyReads struct {
+	auth.Store
+	n atomic.Int64
+}
+
+func (k *keyReads) APIKeyByHash(ctx context.Context, hash []byte) (project.APIKey, error) {
+	k.n.Add(1)
+	return k.Store.APIKeyByHash(ctx, hash)
+}
+
+func (k *keyReads) APIKeyByID(ctx context.Context, id string) (project.APIKey, error) {
+	k.n.Add(1)
+	return k.Store.APIKeyByID(ctx, id)
+}
+
+// The audit's row 10: a made-up API key cost an HMAC and a database read
+// before the per-address limiter answered. A flood of random keys from one
+// address is now refused with 429 once the address's bucket is spent, and
+// reads nothing more.
+func TestRateLimitKeyFloodStopsBeforeTheDatabase(t *testing.T) {
+	const bound, flood = 5, 200
+	store, keys, hasher := storagetest.SQLite(t), newKeyring(t), auth.NewHasher(bytes.Repeat([]byte{7}, 32))
+	reads := &keyReads{Store: store}
+	e := newEnv(t, withShared(store, keys, hasher), withIPLimiter(frozenLimiter(bound)), withDeps(func(d *server.Deps) {
+		d.Auth = auth.NewAuthenticator(reads, hasher, keys, 2*time.Second, time.Now)
+	}))
+	codes := map[int]int{}
+	for range flood {
+		key, _, err := auth.NewAPIKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		codes[e.rest("GET", "/v1/stats", apiKey(key), nil).code]++
+	}
+	if codes[401] != bound || codes[429] != flood-bound || reads.n.Load() != bound {
+		t.Fatalf("%d random keys: statuses %v, %d key reads; want %d 401s, the rest 429, %d reads", flood, codes, reads.n.Load(), bound, bound)
+	}
+	// The tenants of other addresses are not affected.
+	e.from("127.0.0.2").rest("GET", "/v1/stats", apiKey(e.apiKey), nil).status(200)
+}
+
+// The rate-limit headers report the bucket that will refuse first: the
+// one with fewer requests left.
+func TestRateLimitHeadersReportTheTighterBucket(t *testing.T) {
+	tests := []struct {
+		name                     string
+		ipBurst, keyBurst        int
+		wantLimit, wantRemaining string
+	}{
+		{"key tighter", 100, 5, "5", "4"},
+		{"address tighter", 3, 50, "3", "2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, withIPLimiter(frozenLimiter(tt.ipBurst)), withLimiter(frozenLimiter(tt.keyBurst)))
+			r := e.rest("GET", "/v1/stats", apiKey(e.apiKey), nil).status(200)
+			if r.header.Get("X-RateLimit-Limit") != tt.wantLimit || r.header.Get("X-RateLimit-Remaining") != tt.wantRemaining {
+				t.Fatalf("headers %v, want limit %s, remaining %s", r.header, tt.wantLimit, tt.wantRemaining)
+			}
+		})
+	}
 }
 
 // failingLimiter stands for a Redis that does not answer.
@@ -92,7 +196,7 @@ func (failingLimiter) Allow(context.Context, string) (ratelimit.Result, error) {
 }
 
 func TestRateLimiterOutageFailsOpen(t *testing.T) {
-	e := newEnv(t, withLimiter(failingLimiter{}))
+	e := newEnv(t, withLimiter(failingLimiter{}), withIPLimiter(failingLimiter{}))
 	r := e.rest("GET", "/v1/stats", apiKey(e.apiKey), nil).status(200)
 	if r.header.Get("X-RateLimit-Limit") != "" {
 		t.Fatalf("no decision, yet headers %v", r.header)
@@ -125,5 +229,37 @@ func TestRateLimitSharedThroughRedis(t *testing.T) {
 	r.restErr(429, "resource_exhausted")
 	if r.header.Get("Retry-After") == "" {
 		t.Fatal("no Retry-After")
+	}
+}
+
+// The fault-injection run's finding: with Redis down, rate limiting failed
+// open with no limit at all, and logged a warning per request. Now the
+// limits hold per instance, in memory, and the outage is logged once.
+func TestRateLimitRedisOutage(t *testing.T) {
+	socket := filepath.Join(t.TempDir(), "redis.sock")
+	srv := redistest.Start(t, socket)
+	rc := redis.NewClient(&redis.Options{Network: "unix", Addr: socket, MaxRetries: -1, DialerRetries: 1})
+	t.Cleanup(func() { rc.Close() })
+	var logs syncBuffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	const burst = 5
+	limiter := ratelimit.NewFallback(ratelimit.NewRedis(rc, 0.001, burst, ratelimit.WithPrefix("reclaim:test:"+storage.NewID("rl")+":")),
+		frozenLimiter(burst), ratelimit.NewBreaker(log))
+	e := newEnv(t, withLimiter(limiter), withDeps(func(d *server.Deps) { d.Log = log }))
+	if r := e.rest("GET", "/v1/stats", apiKey(e.apiKey), nil).status(200); r.header.Get("X-RateLimit-Remaining") != strconv.Itoa(burst-1) {
+		t.Fatalf("with Redis: headers %v", r.header)
+	}
+
+	srv.Stop(t)
+	codes := map[int]int{}
+	for range 40 {
+		codes[e.rest("GET", "/v1/stats", apiKey(e.apiKey), nil).code]++
+	}
+	e.idle(t)
+	if codes[200] != burst || codes[429] != 40-burst {
+		t.Fatalf("40 requests with Redis down: %v; want %d allowed by this instance's memory bucket, the rest 429", codes, burst)
+	}
+	if n := logs.Count("rate limiter"); n != 1 {
+		t.Fatalf("%d log lines about the limiter for one outage, want 1:\n%s", n, logs.String())
 	}
 }

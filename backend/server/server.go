@@ -31,10 +31,14 @@ const maxRequestBytes = 1 << 20
 
 // Deps are the server's dependencies.
 type Deps struct {
-	Auth    *auth.Authenticator
-	Issuer  *auth.Issuer
-	Limiter ratelimit.Limiter
-	Ledger  *ledger.Service
+	Auth   *auth.Authenticator
+	Issuer *auth.Issuer
+	// Limiter holds the credentials' buckets (one per API key, shared by
+	// its sessions); IPLimiter the client addresses', which every request
+	// spends from before its credentials are checked (nil: none).
+	Limiter   ratelimit.Limiter
+	IPLimiter ratelimit.Limiter
+	Ledger    *ledger.Service
 	// Wallet is the wallet service behind WalletService and the stream.
 	Wallet *reclaim.Service
 	// Ping checks the database for /readyz.
@@ -64,7 +68,7 @@ func New(d Deps) (http.Handler, error) {
 	}
 	obs := newObserver(d)
 	codec := newJSONCodec(nil)
-	g := &guard{auth: d.Auth, limiter: d.Limiter, log: d.Log}
+	g := &guard{auth: d.Auth, perIP: d.IPLimiter, limiter: d.Limiter, log: d.Log}
 	origins := newOriginPolicy(d.CORS, d.Auth, d.DBTimeout, d.Log)
 	opts := connect.WithHandlerOptions(
 		connect.WithInterceptors(append(obs.interceptors(), g)...),

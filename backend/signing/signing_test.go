@@ -4,50 +4,78 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/signing"
 )
 
+// aType is a token type whose tokens live at most an hour.
+var aType = signing.Type{Name: "a+jwt", MaxLife: time.Hour}
+
 type claims struct {
 	Sub string `json:"sub"`
+	Iat int64  `json:"iat"`
+	Exp int64  `json:"exp"`
 }
 
-func newKeyring(t *testing.T) (*signing.Keyring, ed25519.PrivateKey) {
+// now is the tests' present; the keyrings' clocks read it.
+var now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+func fixed() time.Time { return now }
+
+// fresh returns claims issued now for d.
+func fresh(d time.Duration) claims {
+	return claims{Sub: "w", Iat: now.Unix(), Exp: now.Add(d).Unix()}
+}
+
+func newKey(t *testing.T) ed25519.PrivateKey {
 	t.Helper()
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return signing.NewKeyring(priv), priv
+	return priv
 }
 
-func TestSignVerify(t *testing.T) {
-	k, _ := newKeyring(t)
-	other, _ := newKeyring(t)
-	tok, err := k.Sign("a+jwt", claims{Sub: "w"})
+func newKeyring(t *testing.T) *signing.Keyring {
+	t.Helper()
+	return signing.NewKeyring(newKey(t)).WithClock(fixed)
+}
+
+func sign(t *testing.T, k *signing.Keyring, typ signing.Type, c any) string {
+	t.Helper()
+	s, err := k.Sign(typ, c)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+func TestSignVerify(t *testing.T) {
+	k := newKeyring(t)
+	other := newKeyring(t)
+	tok := sign(t, k, aType, fresh(time.Minute))
 	var c claims
-	if err := k.Verify(tok, "a+jwt", &c); err != nil || c.Sub != "w" {
+	if err := k.Verify(tok, aType, &c); err != nil || c.Sub != "w" {
 		t.Fatalf("verify: %v %v", c, err)
 	}
 	parts := strings.Split(tok, ".")
 	forged := parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(`{"sub":"x"}`)) + "." + parts[2]
-	cases := map[string]struct{ token, typ string }{
-		"other type":      {tok, "b+jwt"},
-		"other key":       {mustSign(t, other, "a+jwt"), "a+jwt"},
-		"forged claims":   {forged, "a+jwt"},
-		"two parts":       {parts[0] + "." + parts[1], "a+jwt"},
-		"empty":           {"", "a+jwt"},
-		"huge":            {strings.Repeat("a", 20000), "a+jwt"},
-		"unknown claims":  {mustSignRaw(t, k, map[string]any{"sub": "w", "admin": true}), "a+jwt"},
-		"alg none header": {base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none","typ":"a+jwt"}`)) + "." + parts[1] + ".", "a+jwt"},
+	bType := signing.Type{Name: "b+jwt", MaxLife: time.Hour}
+	cases := map[string]struct {
+		token string
+		typ   signing.Type
+	}{
+		"other type":      {tok, bType},
+		"other key":       {sign(t, other, aType, fresh(time.Minute)), aType},
+		"forged claims":   {forged, aType},
+		"two parts":       {parts[0] + "." + parts[1], aType},
+		"empty":           {"", aType},
+		"huge":            {strings.Repeat("a", 20000), aType},
+		"unknown claims":  {sign(t, k, aType, map[string]any{"sub": "w", "iat": now.Unix(), "exp": now.Unix() + 60, "admin": true}), aType},
+		"alg none header": {base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none","typ":"a+jwt"}`)) + "." + parts[1] + ".", aType},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -59,102 +87,62 @@ func TestSignVerify(t *testing.T) {
 	}
 }
 
-func mustSign(t *testing.T, k *signing.Keyring, typ string) string {
-	t.Helper()
-	s, err := k.Sign(typ, claims{Sub: "w"})
-	if err != nil {
-		t.Fatal(err)
+// Every token's life is checked against its type's, whatever key signed
+// it; a retired key's tokens verify only if issued before it retired.
+func TestVerifyLifetime(t *testing.T) {
+	current, next, retired := newKey(t), newKey(t), newKey(t)
+	retiredAt := now.Add(-10 * time.Minute)
+	k := signing.NewKeyring(current,
+		signing.Accepted{Public: pub(next)},
+		signing.Accepted{Public: pub(retired), RetiredAt: retiredAt},
+	).WithClock(fixed)
+	at := func(issued time.Time, life time.Duration) claims {
+		return claims{Sub: "w", Iat: issued.Unix(), Exp: issued.Add(life).Unix()}
 	}
-	return s
-}
-
-func mustSignRaw(t *testing.T, k *signing.Keyring, c map[string]any) string {
-	t.Helper()
-	s, err := k.Sign("a+jwt", c)
-	if err != nil {
-		t.Fatal(err)
+	fiftyYears := 50 * 365 * 24 * time.Hour
+	tests := []struct {
+		name   string
+		signer ed25519.PrivateKey
+		claims any
+		ok     bool
+	}{
+		{"current, an hour", current, at(now, time.Hour), true},
+		{"current, a second", current, at(now, time.Second), true},
+		{"current, an hour and a second", current, at(now, time.Hour+time.Second), false},
+		{"current, 50 years", current, at(now, fiftyYears), false},
+		{"current, expiring when issued", current, at(now, 0), false},
+		{"current, expiring before issued", current, at(now, -time.Second), false},
+		{"current, no iat", current, map[string]any{"sub": "w", "exp": now.Unix() + 60}, false},
+		{"current, no exp", current, map[string]any{"sub": "w", "iat": now.Unix()}, false},
+		{"current, fractional iat", current, map[string]any{"sub": "w", "iat": 1.5, "exp": 60}, false},
+		{"current, issued a minute ahead (skew)", current, at(now.Add(signing.MaxClockSkew), time.Minute), true},
+		{"current, issued beyond the skew", current, at(now.Add(signing.MaxClockSkew+time.Second), time.Minute), false},
+		{"current, issued a year ahead", current, at(now.AddDate(1, 0, 0), time.Hour), false},
+		{"current, issued long ago", current, at(now.AddDate(-1, 0, 0), time.Hour), true}, // expiry is the caller's
+		{"next, not signing yet", next, at(now, time.Hour), true},
+		{"retired, issued before retiring", retired, at(retiredAt.Add(-time.Second), time.Hour), true},
+		{"retired, issued as it retired", retired, at(retiredAt, time.Hour), false},
+		{"retired, issued after retiring", retired, at(now, time.Minute), false},
+		{"retired, after retiring, 50 years", retired, at(now, fiftyYears), false},
+		{"retired, before retiring, 50 years", retired, at(retiredAt.Add(-time.Minute), fiftyYears), false},
+		{"unknown key", newKey(t), at(now, time.Minute), false},
 	}
-	return s
-}
-
-func TestLoadKeyringPersistsAndRotates(t *testing.T) {
-	dir := t.TempDir()
-	k1, err := signing.LoadKeyring(dir, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok := mustSign(t, k1, "a+jwt")
-	k2, err := signing.LoadKeyring(dir, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c claims
-	if err := k2.Verify(tok, "a+jwt", &c); err != nil {
-		t.Fatalf("a reloaded keyring must verify: %v", err)
-	}
-	info, err := os.Stat(filepath.Join(dir, "signer.ed25519"))
-	if err != nil || info.Mode().Perm() != 0o600 {
-		t.Fatalf("key file mode %v %v, want 0600", info.Mode(), err)
-	}
-	// Rotate: retire the old key, a new one signs, old tokens still verify.
-	if err := os.MkdirAll(filepath.Join(dir, "retired"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(filepath.Join(dir, "signer.ed25519"), filepath.Join(dir, "retired", "old.ed25519")); err != nil {
-		t.Fatal(err)
-	}
-	k3, err := signing.LoadKeyring(dir, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := k3.Verify(tok, "a+jwt", &c); err != nil {
-		t.Fatalf("retired key must still verify: %v", err)
-	}
-	if newTok := mustSign(t, k3, "a+jwt"); strings.Split(newTok, ".")[0] == strings.Split(tok, ".")[0] {
-		t.Fatal("the new key has the old kid")
-	}
-}
-
-func TestLoadKeyringConfiguredSeed(t *testing.T) {
-	seed := base64.StdEncoding.EncodeToString(make([]byte, 32))
-	a, err := signing.LoadKeyring(t.TempDir(), seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := signing.LoadKeyring(t.TempDir(), seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c claims
-	if err := b.Verify(mustSign(t, a, "a+jwt"), "a+jwt", &c); err != nil {
-		t.Fatalf("instances sharing a configured seed must verify each other: %v", err)
-	}
-	if _, err := signing.LoadKeyring(t.TempDir(), "short"); err == nil {
-		t.Fatal("a bad seed must be refused")
-	}
-}
-
-// Instances starting at once on one data dir agree on one secret.
-func TestLoadOrCreateSecretConcurrent(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "keys", "s")
-	const n = 16
-	got := make([][]byte, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			b, err := signing.LoadOrCreateSecret(path, 32)
-			if err != nil {
-				t.Error(err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tok := sign(t, signing.NewKeyring(tt.signer), aType, tt.claims)
+			var c claims
+			err := k.Verify(tok, aType, &c)
+			if tt.ok && err != nil {
+				t.Fatalf("got %v, want accepted", err)
 			}
-			got[i] = b
-		}()
+			if !tt.ok && err != signing.ErrInvalid {
+				t.Fatalf("got %v, want ErrInvalid", err)
+			}
+		})
 	}
-	wg.Wait()
-	for i := 1; i < n; i++ {
-		if string(got[i]) != string(got[0]) {
-			t.Fatal("processes disagree on the secret")
-		}
-	}
+}
+
+func pub(k ed25519.PrivateKey) ed25519.PublicKey {
+	p, _ := k.Public().(ed25519.PublicKey)
+	return p
 }

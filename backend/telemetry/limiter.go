@@ -38,8 +38,6 @@ func bucketKind(key string) string {
 	switch prefix {
 	case "key":
 		return "api_key"
-	case "sess":
-		return "session"
 	case "ip":
 		return "ip"
 	}

@@ -61,11 +61,11 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 		}, []string{"status", "code"}),
 		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace, Name: "rate_limited_total",
-			Help: "Requests refused by the rate limiter, by bucket kind (api_key, session, ip).",
+			Help: "Requests refused by the rate limiter, by bucket kind (api_key: a key and its sessions; ip: a client address).",
 		}, []string{"bucket"}),
 		limiterFails: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace, Name: "rate_limiter_errors_total",
-			Help: "Rate limiter calls that failed (Redis down); the request was let through.",
+			Help: "Rate limiter calls to Redis that failed; this instance decided the request alone, in memory.",
 		}),
 		rpcCalls: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: namespace, Name: "jsonrpc_call_duration_seconds",

@@ -170,7 +170,7 @@ func TestLimiterCountsRefusalsByKind(t *testing.T) {
 	}
 	_, _ = m.Limiter(fakeLimiter{allowed: true}).Allow(context.Background(), "key:key_1")
 	_, _ = m.Limiter(fakeLimiter{fail: true}).Allow(context.Background(), "key:key_1")
-	for kind, want := range map[string]float64{"api_key": 1, "session": 1, "ip": 2, "other": 1} {
+	for kind, want := range map[string]float64{"api_key": 1, "ip": 2, "other": 2} {
 		if got := telemetrytest.Series(t, reg, "reclaim_rate_limited_total", map[string]string{"bucket": kind}).GetCounter().GetValue(); got != want {
 			t.Errorf("%s: %v refusals, want %v", kind, got, want)
 		}

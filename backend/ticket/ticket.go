@@ -17,8 +17,14 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/walletguard"
 )
 
-// tokenType is the JWS typ of tickets; session tokens have another.
-const tokenType = "reclaim-ticket+jwt"
+// MaxTTL is the longest life of a ticket: a ticket never outlives its
+// transaction, whose blockhash is valid for 150 blocks, 60 s at 400 ms a
+// block. Issue never exceeds it and Verify refuses a ticket claiming more,
+// whatever key signed it.
+const MaxTTL = 60 * time.Second
+
+// tokenType is the JWS type of tickets; session tokens have another.
+var tokenType = signing.Type{Name: "reclaim-ticket+jwt", MaxLife: MaxTTL}
 
 // ErrInvalid is a ticket this service did not issue, or one altered since.
 var ErrInvalid = errors.New("invalid ticket")
@@ -85,8 +91,10 @@ func NewIssuer(keys *signing.Keyring) *Issuer {
 	return &Issuer{keys: keys}
 }
 
-// Issue signs c with a fresh jti, issued now and expiring after ttl.
+// Issue signs c with a fresh jti, issued now and expiring after ttl (at
+// most MaxTTL).
 func (i *Issuer) Issue(c Claims, now time.Time, ttl time.Duration) (string, Claims, error) {
+	ttl = min(ttl, MaxTTL)
 	id := make([]byte, 16)
 	if _, err := rand.Read(id); err != nil {
 		return "", Claims{}, err
@@ -98,8 +106,10 @@ func (i *Issuer) Issue(c Claims, now time.Time, ttl time.Duration) (string, Clai
 	return tok, c, err
 }
 
-// Verify checks a ticket's signature and returns its claims. It does not
-// look at expiry: a consumed ticket answers duplicate even once expired.
+// Verify checks a ticket's signature and lifetime (signing.Keyring.Verify:
+// no longer than MaxTTL, issued before its key retired) and returns its
+// claims. It does not look at expiry: a consumed ticket answers duplicate
+// even once expired.
 func (i *Issuer) Verify(token string) (Claims, error) {
 	var c Claims
 	if err := i.keys.Verify(token, tokenType, &c); err != nil || c.ID == "" {

@@ -9,6 +9,7 @@
 //	reclaim apikey create --project ID [--name N]
 //	reclaim apikey revoke --key KEY
 //	reclaim owner create --email E     (password on stdin)
+//	reclaim keys rotate [--prepare] [--grace D]
 //	reclaim demo                       a demo wallet, project and key on the local validator
 //
 // The management commands and the admin console go through the same domain
@@ -26,6 +27,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/internal/redact"
 )
@@ -60,6 +62,8 @@ const usage = `usage:
   reclaim apikey create --project ID [--name N]
   reclaim apikey revoke --key KEY
   reclaim owner create --email E        (password on stdin)
+  reclaim keys rotate --prepare         a next signing key, accepted once the instances restart
+  reclaim keys rotate [--grace 10m]     the next (or a new) key signs; the old one retires after the grace
   reclaim demo [--origin URL]           on the local validator: a wallet with reclaimable items,
                                         a project, an API key; writes demo.json to the data dir`
 
@@ -92,6 +96,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "owner":
 		if len(args) > 1 && args[1] == "create" {
 			return ownerCreate(ctx, args[2:], getenv, stdin, stdout)
+		}
+	case "keys":
+		if len(args) > 1 && args[1] == "rotate" {
+			return keysRotate(args[2:], getenv, stdout, time.Now())
 		}
 	case "demo":
 		return demo(ctx, args[1:], getenv, stdout)

@@ -19,14 +19,14 @@ import (
 // cli runs one command against dataDir and returns its stdout.
 func cli(t *testing.T, dataDir string, args ...string) (string, error) {
 	t.Helper()
+	return cliEnv(t, map[string]string{"RECLAIM_DATA_DIR": dataDir}, args...)
+}
+
+// cliEnv runs one command in the environment env and returns its stdout.
+func cliEnv(t *testing.T, env map[string]string, args ...string) (string, error) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	getenv := func(k string) string {
-		if k == "RECLAIM_DATA_DIR" {
-			return dataDir
-		}
-		return ""
-	}
-	err := run(context.Background(), args, getenv, strings.NewReader(""), &out, &errOut)
+	err := run(context.Background(), args, func(k string) string { return env[k] }, strings.NewReader(""), &out, &errOut)
 	return out.String(), err
 }
 

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gagliardetto/solana-go"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
 	"github.com/reclaim-sol/reclaim/backend/assets/images"
@@ -25,7 +24,6 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/owner"
 	"github.com/reclaim-sol/reclaim/backend/photon"
 	"github.com/reclaim-sol/reclaim/backend/project"
-	"github.com/reclaim-sol/reclaim/backend/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/reclaim"
 	"github.com/reclaim-sol/reclaim/backend/relay"
 	"github.com/reclaim-sol/reclaim/backend/server"
@@ -45,8 +43,10 @@ func serveFlags(cfg *config.Config) *flag.FlagSet {
 	fs.IntVar(&cfg.RPCConcurrency, "rpc-concurrency", cfg.RPCConcurrency, "cluster calls one request has in flight at most (RECLAIM_RPC_CONCURRENCY)")
 	fs.IntVar(&cfg.RankingMaxRows, "ranking-max-rows", cfg.RankingMaxRows, "ledger rows kept in memory to rank leaderboards over date ranges; 0: rank in SQL (RECLAIM_RANKING_MAX_ROWS)")
 	fs.StringVar(&cfg.RedisURL, "redis-url", cfg.RedisURL, "Redis for rate limits (REDIS_URL)")
-	fs.Float64Var(&cfg.RateLimitRPS, "rate-limit-rps", cfg.RateLimitRPS, "requests per second per bucket (RECLAIM_RATE_LIMIT_RPS)")
+	fs.Float64Var(&cfg.RateLimitRPS, "rate-limit-rps", cfg.RateLimitRPS, "requests per second per API key, shared by its sessions (RECLAIM_RATE_LIMIT_RPS)")
 	fs.IntVar(&cfg.RateLimitBurst, "rate-limit-burst", cfg.RateLimitBurst, "bucket capacity (RECLAIM_RATE_LIMIT_BURST)")
+	fs.Float64Var(&cfg.RateLimitIPRPS, "rate-limit-ip-rps", cfg.RateLimitIPRPS, "requests per second per client address, valid credentials or not; 0: ten times -rate-limit-rps (RECLAIM_RATE_LIMIT_IP_RPS)")
+	fs.IntVar(&cfg.RateLimitIPBurst, "rate-limit-ip-burst", cfg.RateLimitIPBurst, "a client address's bucket capacity; 0: ten times -rate-limit-burst (RECLAIM_RATE_LIMIT_IP_BURST)")
 	fs.IntVar(&cfg.ServiceFeeBPS, "service-fee-bps", cfg.ServiceFeeBPS, "service fee in basis points (RECLAIM_SERVICE_FEE_BPS)")
 	fs.StringVar(&cfg.TreasuryWallet, "treasury-wallet", cfg.TreasuryWallet, "service fee recipient (RECLAIM_TREASURY_WALLET)")
 	fs.DurationVar(&cfg.TicketTTL, "ticket-ttl", cfg.TicketTTL, "submission ticket lifetime (RECLAIM_TICKET_TTL_SECONDS)")
@@ -104,18 +104,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	defer env.store.Close()
 	ops.watch(env.store)
 
-	var limiter ratelimit.Limiter = ratelimit.NewMemory(cfg.RateLimitRPS, cfg.RateLimitBurst)
-	if cfg.RedisURL != "" {
-		opt, err := redis.ParseURL(cfg.RedisURL)
-		if err != nil {
-			return fmt.Errorf("REDIS_URL: %w", redact.Error(err))
-		}
-		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = time.Second, 500*time.Millisecond, 500*time.Millisecond
-		rc := redis.NewClient(opt)
-		defer rc.Close()
-		limiter = ratelimit.NewRedis(rc, cfg.RateLimitRPS, cfg.RateLimitBurst)
+	limits, err := newLimiters(cfg, log, ops.metrics)
+	if err != nil {
+		return err
 	}
-	limiter = ops.metrics.Limiter(limiter)
+	defer func() { _ = limits.close() }()
 	console, err := newConsole(cfg, env, log)
 	if err != nil {
 		return err
@@ -137,7 +130,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		CORS:      server.CORS{Default: cfg.CORSOrigins, Origins: env.projects, Refresh: cfg.SessionCheckInterval},
 		Auth:      auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
 		Issuer:    auth.NewIssuer(env.keys, time.Now),
-		Limiter:   limiter,
+		Limiter:   limits.keys,
+		IPLimiter: limits.ips,
 		Ledger:    ledger.NewService(env.store),
 		Wallet:    wallet,
 		Ping:      env.store.Ping,
@@ -276,7 +270,7 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*env, error
 		store.Close()
 		return nil, err
 	}
-	keys, err := signing.LoadKeyring(keysDir(cfg), cfg.SigningKey)
+	keys, err := signing.LoadKeyring(keysDir(cfg), cfg.Keys())
 	if err != nil {
 		store.Close()
 		return nil, err

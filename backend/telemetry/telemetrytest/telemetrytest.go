@@ -1,4 +1,4 @@
-// Package telemetrytest reads metrics back in tests.
+// Package telemetrytest reads metrics and logs back in tests.
 package telemetrytest
 
 import (
