@@ -5,13 +5,13 @@ import (
 	"errors"
 	"log/slog"
 	"math"
-	"net"
 	"net/http"
 	"strconv"
 
 	"connectrpc.com/connect"
 
 	"github.com/reclaim-sol/reclaim/backend/auth"
+	"github.com/reclaim-sol/reclaim/backend/clientip"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
@@ -41,6 +41,7 @@ type addressed interface{ GetAddress() string }
 type guard struct {
 	auth    *auth.Authenticator
 	limiter ratelimit.Limiter
+	clients *clientip.Resolver
 	log     *slog.Logger
 }
 
@@ -59,7 +60,7 @@ func (g *guard) admit(ctx context.Context, procedure string, h http.Header, peer
 	if errors.As(err, &authErr) {
 		// Without valid credentials the client's address is the bucket, so
 		// guessing keys is throttled without touching any tenant's budget.
-		res, lerr := g.allow(ctx, "ip:"+clientIP(peer))
+		res, lerr := g.allow(ctx, "ip:"+g.clients.Key(peer, h.Values(clientip.Header)))
 		if lerr == nil && res != nil && !res.Allowed {
 			return ctx, res, limited(res)
 		}
@@ -112,14 +113,6 @@ func setRateHeaders(h http.Header, res *ratelimit.Result) {
 	}
 	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
-}
-
-func clientIP(peer string) string {
-	host, _, err := net.SplitHostPort(peer)
-	if err != nil {
-		return peer
-	}
-	return host
 }
 
 func (g *guard) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {

@@ -3,15 +3,21 @@ package server_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 
 	"connectrpc.com/connect"
+	"github.com/coder/websocket"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/reclaim-sol/reclaim/backend/clientip"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/server"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 )
@@ -126,4 +132,39 @@ func TestRateLimitSharedThroughRedis(t *testing.T) {
 	if r.header.Get("Retry-After") == "" {
 		t.Fatal("no Retry-After")
 	}
+}
+
+// Behind a trusted balancer (RECLAIM_TRUSTED_PROXIES), each client without
+// valid credentials has its own bucket, named by the balancer's
+// X-Forwarded-For, over REST, Connect and the WebSocket stream alike; from
+// a peer nobody trusts the header is ignored, so a client cannot make
+// itself new buckets by writing one.
+func TestRateLimitPerClientBehindTrustedProxy(t *testing.T) {
+	guess := func(from string) cred {
+		return func(h http.Header) { h.Set("X-Api-Key", "ak_live_guess"); h.Set("X-Forwarded-For", from) }
+	}
+	trusted := newEnv(t, withLimiter(frozenLimiter(2)), withDeps(func(d *server.Deps) {
+		d.ClientIP = clientip.New([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")})
+	}))
+	for range 2 {
+		trusted.rest("GET", "/v1/stats", guess("203.0.113.9"), nil).restErr(401, "unauthenticated")
+	}
+	trusted.rest("GET", "/v1/stats", guess("203.0.113.9"), nil).restErr(429, "resource_exhausted")
+	// What a client wrote left of the balancer's entry is not read.
+	trusted.rest("GET", "/v1/stats", guess("6.6.6.6, 203.0.113.9"), nil).restErr(429, "resource_exhausted")
+	_, err := trusted.connectClients().project.GetStats(context.Background(), withCred(&reclaimv1.GetStatsRequest{}, guess("203.0.113.9")))
+	if ce := new(connect.Error); !errors.As(err, &ce) || ce.Code() != connect.CodeResourceExhausted {
+		t.Errorf("Connect from the limited client: %v, want resource_exhausted", err)
+	}
+	c := trusted.dialStream(t, newWallet(), "", &websocket.DialOptions{HTTPHeader: http.Header{"X-Forwarded-For": {"203.0.113.9"}}})
+	if res := readAll(t, c); res.close.Code != 4429 {
+		t.Errorf("the stream from the limited client: close %d %q, want 4429", res.close.Code, res.close.Reason)
+	}
+	trusted.rest("GET", "/v1/stats", guess("198.51.100.7"), nil).restErr(401, "unauthenticated")
+
+	untrusted := newEnv(t, withLimiter(frozenLimiter(2)))
+	for i := range 2 {
+		untrusted.rest("GET", "/v1/stats", guess(fmt.Sprintf("192.0.2.%d", i)), nil).restErr(401, "unauthenticated")
+	}
+	untrusted.rest("GET", "/v1/stats", guess("192.0.2.99"), nil).restErr(429, "resource_exhausted")
 }

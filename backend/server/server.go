@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/reclaim-sol/reclaim/backend/auth"
+	"github.com/reclaim-sol/reclaim/backend/clientip"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/reclaim"
@@ -34,7 +35,10 @@ type Deps struct {
 	Auth    *auth.Authenticator
 	Issuer  *auth.Issuer
 	Limiter ratelimit.Limiter
-	Ledger  *ledger.Service
+	// ClientIP tells the client of a request without valid credentials,
+	// whose address is its rate-limit bucket (nil: the TCP peer).
+	ClientIP *clientip.Resolver
+	Ledger   *ledger.Service
 	// Wallet is the wallet service behind WalletService and the stream.
 	Wallet *reclaim.Service
 	// Ping checks the database for /readyz.
@@ -64,7 +68,7 @@ func New(d Deps) (http.Handler, error) {
 	}
 	obs := newObserver(d)
 	codec := newJSONCodec(nil)
-	g := &guard{auth: d.Auth, limiter: d.Limiter, log: d.Log}
+	g := &guard{auth: d.Auth, limiter: d.Limiter, clients: d.ClientIP, log: d.Log}
 	origins := newOriginPolicy(d.CORS, d.Auth, d.DBTimeout, d.Log)
 	opts := connect.WithHandlerOptions(
 		connect.WithInterceptors(append(obs.interceptors(), g)...),
