@@ -12,13 +12,16 @@ import (
 	"time"
 
 	"github.com/reclaim-sol/reclaim/admin"
+	"github.com/reclaim-sol/reclaim/backend/clientip"
 	"github.com/reclaim-sol/reclaim/backend/config"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/owner"
 )
 
 // newConsole wires the admin console (admin/) over the opened environment;
-// RECLAIM_CLUSTER picks the block explorer's cluster.
+// RECLAIM_CLUSTER picks the block explorer's cluster, RECLAIM_SECURE_COOKIES
+// (or the listen address) its cookies' Secure flag and HSTS,
+// RECLAIM_TRUSTED_PROXIES whom it asks for a client's address.
 func newConsole(cfg config.Config, e *env, log *slog.Logger) (http.Handler, error) {
 	return newConsoleFor(cfg, e, log, cfg.Cluster)
 }
@@ -30,13 +33,16 @@ func newConsoleFor(cfg config.Config, e *env, log *slog.Logger, cluster string) 
 	}
 	o := e.owners
 	return admin.New(admin.Deps{
-		Accounts: o, Sessions: o, Projects: o, Settings: o, Keys: e.projects, KeyChanges: o,
+		Accounts: o, FormTokens: o, Sessions: o, Projects: o, Settings: o, Keys: e.projects, KeyChanges: o,
 		Members: o, MemberChanges: o, Origins: e.projects, OriginChanges: o, Audit: o, Ledger: ledger.NewService(e.store), History: e.store,
-		Explorer:    admin.Explorer{Cluster: cluster, RPCURL: cfg.SolanaRPCURL},
-		AllowSignup: cfg.AllowSignup,
-		Now:         time.Now,
-		Log:         log,
-		DBTimeout:   cfg.DBTimeout,
+		Explorer:      admin.Explorer{Cluster: cluster, RPCURL: cfg.SolanaRPCURL},
+		AllowSignup:   cfg.AllowSignup,
+		SecureCookies: cfg.SecureCookiesOn(cfg.Addr),
+		FormKey:       e.formKey,
+		ClientIP:      clientip.New(cfg.TrustedProxies),
+		Now:           time.Now,
+		Log:           log,
+		DBTimeout:     cfg.DBTimeout,
 	}), nil
 }
 
