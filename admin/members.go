@@ -61,7 +61,7 @@ func memberEvents(entries []owner.AuditEntry) []memberEvent {
 
 // settingsNotices are the confirmations of the settings page, by ?done=.
 var settingsNotices = map[string]string{
-	"saved":   "Settings saved.",
+	"saved": "Settings saved.",
 	// The same whether the email has an account or not (addMember).
 	"added":   "If a console account uses this email, it is a member of this project now. If none does yet, they need one first (sign-up, or reclaim owner create by the operator); then add them again.",
 	"role":    "Role changed.",

@@ -84,13 +84,22 @@ func (v visit) token() string {
 
 func (v *visitor) do(method, path string, form url.Values, headers ...string) visit {
 	v.t.Helper()
+	a, err := v.send(method, path, form, headers...)
+	if err != nil {
+		v.t.Fatal(err)
+	}
+	return a
+}
+
+// send is do for other goroutines than the test's: it returns its error.
+func (v *visitor) send(method, path string, form url.Values, headers ...string) (visit, error) {
 	var body io.Reader
 	if form != nil {
 		body = strings.NewReader(form.Encode())
 	}
 	req, err := http.NewRequest(method, v.base+path, body)
 	if err != nil {
-		v.t.Fatal(err)
+		return visit{}, err
 	}
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -104,14 +113,37 @@ func (v *visitor) do(method, path string, form url.Values, headers ...string) vi
 	}
 	resp, err := v.client.Do(req)
 	if err != nil {
-		v.t.Fatal(err)
+		return visit{}, err
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		v.t.Fatal(err)
+	return visit{status: resp.StatusCode, header: resp.Header, body: string(raw)}, err
+}
+
+// floodSignIns has every visitor post the sign-in form with its token and
+// an email of its own, all at the same moment, and returns the answers
+// (status -1: none).
+func floodSignIns(visitors []*visitor, tokens []string) []visit {
+	answers := make([]visit, len(visitors))
+	var start, done sync.WaitGroup
+	start.Add(1)
+	for i, v := range visitors {
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			start.Wait()
+			a, err := v.send("POST", "/admin/signin", url.Values{
+				"csrf_token": {tokens[i]}, "email": {fmt.Sprintf("flood%d@example.com", i)}, "password": {attackPassword},
+			})
+			if err != nil {
+				a.status = -1
+			}
+			answers[i] = a
+		}()
 	}
-	return visit{status: resp.StatusCode, header: resp.Header, body: string(raw)}
+	start.Done()
+	done.Wait()
+	return answers
 }
 
 // signIn opens the sign-in page and signs in with its token.
@@ -140,21 +172,7 @@ func TestConsoleSignInFloodMemory(t *testing.T) {
 		t.Fatalf("one sign-in of an unknown email: %d, want 401", got)
 	}
 	idle, _ := srv.Memory()
-	answers := make([]visit, clients)
-	var start, done sync.WaitGroup
-	start.Add(1)
-	for i, v := range visitors {
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			start.Wait()
-			answers[i] = v.do("POST", "/admin/signin", url.Values{
-				"csrf_token": {tokens[i]}, "email": {fmt.Sprintf("flood%d@example.com", i)}, "password": {attackPassword},
-			})
-		}()
-	}
-	start.Done()
-	done.Wait()
+	answers := floodSignIns(visitors, tokens)
 	_, peak := srv.Memory()
 	codes := map[int]int{}
 	for _, a := range answers {
