@@ -42,10 +42,13 @@ type FormTokens interface {
 	SpendToken(ctx context.Context, id []byte, expires time.Time) error
 }
 
-// Accounts creates and signs in console accounts (owner.Service).
+// Accounts creates and signs in console accounts (owner.Service);
+// PasswordsBusy says, before any other work, that the password budget would
+// refuse one now (*owner.BusyError).
 type Accounts interface {
 	CreateOwner(ctx context.Context, email, password string) (owner.Owner, error)
 	SignIn(ctx context.Context, email, password, client string) (owner.Owner, error)
+	PasswordsBusy() error
 }
 
 // Sessions keeps signed-in browsers (owner.Service).

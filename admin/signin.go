@@ -61,6 +61,12 @@ func (c *console) signIn(w http.ResponseWriter, r *http.Request) {
 		c.retryLater(w, r, http.StatusTooManyRequests, wait, signInView(page{Title: "Sign in"}, f))
 		return
 	}
+	var busy *owner.BusyError
+	if errors.As(c.Accounts.PasswordsBusy(), &busy) {
+		f := authForm{CSRF: c.preSessionToken(w, r), AllowSignup: c.AllowSignup, Error: busyMessage(busy.RetryAfter)}
+		c.retryLater(w, r, http.StatusServiceUnavailable, busy.RetryAfter, signInView(page{Title: "Sign in"}, f))
+		return
+	}
 	if !c.checkPreSessionToken(w, r) {
 		return
 	}
@@ -72,7 +78,6 @@ func (c *console) signIn(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	o, err := c.Accounts.SignIn(ctx, f.Email, r.PostFormValue("password"), client)
 	var throttled *owner.ThrottledError
-	var busy *owner.BusyError
 	switch {
 	case errors.As(err, &throttled):
 		f.Error = "Too many failed sign-ins. " + waitMessage(throttled.Wait)
@@ -157,6 +162,12 @@ func (c *console) signUp(w http.ResponseWriter, r *http.Request) {
 		c.retryLater(w, r, http.StatusTooManyRequests, wait, signUpView(page{Title: "Create an account"}, f))
 		return
 	}
+	var busy *owner.BusyError
+	if errors.As(c.Accounts.PasswordsBusy(), &busy) {
+		f := authForm{CSRF: c.preSessionToken(w, r), AllowSignup: true, Error: busyMessage(busy.RetryAfter)}
+		c.retryLater(w, r, http.StatusServiceUnavailable, busy.RetryAfter, signUpView(page{Title: "Create an account"}, f))
+		return
+	}
 	if !c.checkPreSessionToken(w, r) {
 		return
 	}
@@ -186,7 +197,6 @@ func (c *console) signUp(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := c.dbContext(r)
 	o, err := c.Accounts.CreateOwner(ctx, f.Email, password)
 	cancel()
-	var busy *owner.BusyError
 	switch {
 	case errors.Is(err, owner.ErrConflict):
 		reject("An account with this email exists already. Sign in instead.")

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -67,8 +68,20 @@ func TestSecureCookiesAndHSTS(t *testing.T) {
 	}
 }
 
-// busyAccounts stands for a console whose password budget is full.
-type busyAccounts struct{ admin.Accounts }
+// busyAccounts stands for a console whose password budget is full: early
+// (PasswordsBusy, before the form's token is spent) while early is set,
+// else when the password is to be checked or hashed.
+type busyAccounts struct {
+	admin.Accounts
+	early *atomic.Bool
+}
+
+func (a busyAccounts) PasswordsBusy() error {
+	if a.early.Load() {
+		return &owner.BusyError{RetryAfter: 2 * time.Second}
+	}
+	return nil
+}
 
 func (busyAccounts) SignIn(context.Context, string, string, string) (owner.Owner, error) {
 	return owner.Owner{}, &owner.BusyError{RetryAfter: 2 * time.Second}
@@ -79,15 +92,30 @@ func (busyAccounts) CreateOwner(context.Context, string, string) (owner.Owner, e
 }
 
 // A full password budget is a 503 with Retry-After and the form again,
-// saying what happened and how long to wait.
+// saying what happened and how long to wait; refused early, the form's
+// token is not spent.
 func TestSignInBusy(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, true, func(d *admin.Deps) { d.Accounts = busyAccounts{d.Accounts} })
+	early := new(atomic.Bool)
+	h := newHarness(t, true, func(d *admin.Deps) { d.Accounts = busyAccounts{Accounts: d.Accounts, early: early} })
+	const msg = "The console is busy with other sign-ins right now, and did nothing with this form. Wait 2 seconds before trying again."
 	for _, path := range []string{"/admin/signin", "/admin/signup"} {
-		resp := h.browser().submit(path, url.Values{"email": {"alice@example.com"}, "password": {password}, "password_confirm": {password}})
-		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "2" || value(resp.doc, "csrf_token") == "" ||
-			text(byTestID(resp.doc, "form-error")) != "The console is busy with other sign-ins right now, and did nothing with this form. Wait 2 seconds before trying again." {
-			t.Errorf("%s while busy: %d Retry-After %q %q", path, resp.StatusCode, resp.Header.Get("Retry-After"), text(byTestID(resp.doc, "form-error")))
+		for _, isEarly := range []bool{true, false} {
+			early.Store(isEarly)
+			b := h.browser()
+			form := url.Values{"csrf_token": {value(b.get(path).doc, "csrf_token")}, "email": {"alice@example.com"}, "password": {password}, "password_confirm": {password}}
+			resp := b.post(path, form)
+			if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "2" || value(resp.doc, "csrf_token") == "" ||
+				text(byTestID(resp.doc, "form-error")) != msg {
+				t.Errorf("%s while busy (early %v): %d Retry-After %q %q", path, isEarly, resp.StatusCode, resp.Header.Get("Retry-After"), text(byTestID(resp.doc, "form-error")))
+			}
+			if !isEarly {
+				continue
+			}
+			early.Store(false)
+			if again := b.post(path, form); again.StatusCode != http.StatusServiceUnavailable || text(byTestID(again.doc, "form-error")) != msg {
+				t.Errorf("%s: the token refused early, sent again: %d %q, want it heard (and the late refusal)", path, again.StatusCode, text(byTestID(again.doc, "error-message")))
+			}
 		}
 	}
 }

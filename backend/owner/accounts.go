@@ -101,6 +101,13 @@ func (s *Service) SignIn(ctx context.Context, email, password, client string) (O
 	return o, nil
 }
 
+// PasswordsBusy returns a *BusyError when the password budget could take
+// no more work now (its slots and its queue are full), so that the console
+// refuses a sign-in or sign-up before it spends its form's token and reads
+// the database: under a flood most requests end here, cheaply. A nil error
+// promises nothing: the budget may fill meanwhile.
+func (s *Service) PasswordsBusy() error { return s.budget.full() }
+
 // newToken returns 32 random bytes, base64url: 43 characters.
 func newToken() string {
 	b := make([]byte, 32)

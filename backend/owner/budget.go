@@ -64,6 +64,16 @@ func (b *hashBudget) run(ctx context.Context, f func()) error {
 	return nil
 }
 
+// full returns a *BusyError when every slot is taken and the queue has no
+// room: a request that would be refused anyway, told before it does any
+// other work.
+func (b *hashBudget) full() error {
+	if len(b.slots) == cap(b.slots) && b.waiting.Load() >= b.maxQueue {
+		return &BusyError{RetryAfter: b.wait}
+	}
+	return nil
+}
+
 // queue waits for a slot, in the queue if it has room.
 func (b *hashBudget) queue(ctx context.Context) error {
 	if b.waiting.Add(1) > b.maxQueue {

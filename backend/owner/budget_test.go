@@ -37,11 +37,17 @@ func TestHashBudget(t *testing.T) {
 		}()
 	}
 	running.Wait() // both slots taken
+	if err := b.full(); err != nil {
+		t.Errorf("full() with room in the queue: %v", err)
+	}
 	queued := make(chan error, 1)
 	ran := false
 	go func() { queued <- b.run(ctx, func() { ran = true }) }()
 	waitQueued(b, 1)
 	var busy *BusyError
+	if err := b.full(); !errors.As(err, &busy) || busy.RetryAfter != time.Hour {
+		t.Errorf("full() with the slots and the queue taken: %v, want a *BusyError", err)
+	}
 	if err := b.run(ctx, func() { t.Error("ran past a full queue") }); !errors.As(err, &busy) || busy.RetryAfter != time.Hour {
 		t.Errorf("a full queue: %v, want a *BusyError saying when to retry", err)
 	}
