@@ -14,15 +14,18 @@ package admin
 
 import (
 	"context"
+	"crypto/rand"
 	"embed"
 	"io/fs"
 	"log/slog"
 	"net/http"
 	"time"
 
+	"github.com/reclaim-sol/reclaim/backend/clientip"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/owner"
 	"github.com/reclaim-sol/reclaim/backend/project"
+	"github.com/reclaim-sol/reclaim/backend/ratelimit"
 )
 
 //go:embed static
@@ -33,10 +36,19 @@ var staticFiles embed.FS
 // sessions, members and the audited changes, project.Service for reading
 // keys, ledger.Service and the store for the numbers.
 
-// Accounts creates and signs in console accounts (owner.Service).
+// FormTokens spends the single-use tokens of the sign-in and sign-up forms
+// (owner.Service): owner.ErrSpent when one was used already.
+type FormTokens interface {
+	SpendToken(ctx context.Context, id []byte, expires time.Time) error
+}
+
+// Accounts creates and signs in console accounts (owner.Service);
+// PasswordsBusy says, before any other work, that the password budget would
+// refuse one now (*owner.BusyError).
 type Accounts interface {
 	CreateOwner(ctx context.Context, email, password string) (owner.Owner, error)
 	SignIn(ctx context.Context, email, password, client string) (owner.Owner, error)
+	PasswordsBusy() error
 }
 
 // Sessions keeps signed-in browsers (owner.Service).
@@ -119,6 +131,7 @@ type Deps struct {
 	// The services, by what each page asks of them; cmd/reclaim wires
 	// owner.Service, project.Service, ledger.Service and the store.
 	Accounts      Accounts
+	FormTokens    FormTokens
 	Sessions      Sessions
 	Projects      Projects
 	Settings      Settings
@@ -136,9 +149,18 @@ type Deps struct {
 	// AllowSignup lets anyone create an owner account at /admin/signup.
 	AllowSignup bool
 	// SecureCookies marks cookies Secure even on plain HTTP (behind a TLS
-	// proxy); they are Secure anyway on a TLS connection.
+	// proxy; they are Secure anyway on a TLS connection), and has every
+	// response carry Strict-Transport-Security.
 	SecureCookies bool
-	// Now is the clock of the overview's chart (time.Now when nil).
+	// FormKey signs the sign-in forms' tokens (formtoken.go): every
+	// instance behind one balancer needs the same (backend/cmd derives it
+	// from the API key pepper); a random key of this process when empty.
+	FormKey []byte
+	// ClientIP tells a request's client for the sign-in limits: the TCP
+	// peer, or what a trusted proxy says (nil trusts none).
+	ClientIP *clientip.Resolver
+	// Now is the console's clock: the overview's chart, the sign-in forms'
+	// tokens and limits (time.Now when nil).
 	Now func() time.Time
 	Log *slog.Logger
 	// DBTimeout bounds the database work of one request (5 s when zero).
@@ -147,6 +169,10 @@ type Deps struct {
 
 type console struct {
 	Deps
+	forms formTokens
+	// formsLimit and accountsLimit are the sign-in forms' per-client
+	// buckets (signin.go).
+	formsLimit, accountsLimit ratelimit.Limiter
 }
 
 // New returns the console's handler, serving every path under /admin/.
@@ -163,7 +189,15 @@ func New(d Deps) http.Handler {
 	if d.Explorer.Cluster == "" {
 		d.Explorer.Cluster = ClusterLocalnet
 	}
-	c := &console{Deps: d}
+	c := &console{Deps: d, forms: formTokens{key: d.FormKey}}
+	if len(c.forms.key) == 0 {
+		c.forms.key = make([]byte, 32)
+		if _, err := rand.Read(c.forms.key); err != nil {
+			panic(err) // crypto/rand never fails on supported platforms
+		}
+	}
+	c.formsLimit = ratelimit.NewMemory(1/formsEvery.Seconds(), formsBurst, ratelimit.WithClock(d.Now))
+	c.accountsLimit = ratelimit.NewMemory(1/accountsEvery.Seconds(), accountsBurst, ratelimit.WithClock(d.Now))
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(staticFiles, "static")
 	mux.Handle("GET /admin/static/", http.StripPrefix("/admin/static/", staticHandler(http.FileServerFS(static))))
@@ -198,14 +232,24 @@ func New(d Deps) http.Handler {
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, http.StatusForbidden, "This request came from another site and was refused.")
 	}))
-	return securityHeaders(cop.Handler(mux))
+	return securityHeaders(cop.Handler(mux), d.SecureCookies)
 }
 
+// hsts is the Strict-Transport-Security of a console served over HTTPS: a
+// year, this host only (the operator's other hosts are theirs to decide).
+const hsts = "max-age=31536000"
+
 // securityHeaders sets what every console response carries: no caching of
-// pages that hold tenant data, a strict content policy, no framing.
-func securityHeaders(next http.Handler) http.Handler {
+// pages that hold tenant data, a strict content policy, no framing; and,
+// with Secure cookies, HSTS, so that a browser that once reached the
+// console over HTTPS never again sends its cookies, or its password, over
+// plain HTTP.
+func securityHeaders(next http.Handler, secure bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
+		if secure {
+			h.Set("Strict-Transport-Security", hsts)
+		}
 		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")

@@ -2,6 +2,7 @@ package admin_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -116,53 +117,102 @@ func TestSessionExpiry(t *testing.T) {
 	}
 }
 
+// Sign-in limits through the form: an address that keeps failing waits,
+// told how long, with Retry-After; the account's owner, from another
+// address, signs in at once; unknown emails fail as known ones do.
 func TestSignInThrottling(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, false)
 	h.owner("alice@example.com")
-	b := h.browser()
-	tok := value(b.get("/admin/signin").doc, "csrf_token")
-	try := func(pw string) *response {
-		return b.post("/admin/signin", url.Values{"csrf_token": {tok}, "email": {"alice@example.com"}, "password": {pw}})
+	attacker := h.browser()
+	attacker.from = "203.0.113.9"
+	try := func(b *browser, email, pw string) *response {
+		return b.submit("/admin/signin", url.Values{"email": {email}, "password": {pw}})
 	}
-	for i := 1; i <= 3; i++ {
-		if resp := try("wrong password!"); resp.StatusCode != http.StatusUnauthorized {
+	for i := 1; i <= 5; i++ {
+		if resp := try(attacker, "alice@example.com", "wrong password!"); resp.StatusCode != http.StatusUnauthorized {
 			t.Fatalf("failure %d: %d, want 401", i, resp.StatusCode)
 		}
 	}
-	resp := try(password)
+	resp := try(attacker, "alice@example.com", password)
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" {
-		t.Fatalf("right password right after 3 failures: %d Retry-After %q, want 429 and 1", resp.StatusCode, resp.Header.Get("Retry-After"))
+		t.Fatalf("right password right after 5 failures from one address: %d Retry-After %q, want 429 and 1", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
-	if msg := text(byTestID(resp.doc, "form-error")); !strings.Contains(msg, "Wait 1 second") {
+	if msg := text(byTestID(resp.doc, "form-error")); msg != "Too many failed sign-ins. Wait 1 second before trying again." {
 		t.Errorf("throttle message = %q", msg)
 	}
-	// The wait doubles with each failure: 1, 2, 4 ... seconds.
-	for i, wait := range []time.Duration{1, 2, 4, 8, 16, 32, 64} {
+	// The wait doubles with each failure, up to five minutes, never a lock.
+	for i, wait := range []time.Duration{1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300} {
 		h.clock.Advance(wait * time.Second)
-		if resp := try("wrong password!"); resp.StatusCode != http.StatusUnauthorized {
-			t.Fatalf("failure %d after waiting %ds: %d, want 401", i+4, wait, resp.StatusCode)
+		if resp := try(attacker, "alice@example.com", "wrong password!"); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("failure %d after waiting %ds: %d, want 401", i+6, wait, resp.StatusCode)
 		}
 	}
-	// Ten failures: locked, even with the right password, for 15 minutes.
-	h.clock.Advance(10 * time.Minute)
-	if resp := try(password); resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(text(byTestID(resp.doc, "form-error")), "locked") {
-		t.Fatalf("locked account with the right password: %d %q", resp.StatusCode, text(byTestID(resp.doc, "form-error")))
+	if resp := try(attacker, "alice@example.com", password); resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "300" ||
+		text(byTestID(resp.doc, "form-error")) != "Too many failed sign-ins. Wait 5 minutes before trying again." {
+		t.Fatalf("after 16 failures: %d Retry-After %q %q, want five minutes", resp.StatusCode, resp.Header.Get("Retry-After"), text(byTestID(resp.doc, "form-error")))
+	}
+	// Alice, elsewhere, is not kept out.
+	alice := h.browser()
+	alice.from = "198.51.100.7"
+	if resp := try(alice, "alice@example.com", password); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the owner from a clean address while her account is attacked: %d %q, want 303", resp.StatusCode, text(byTestID(resp.doc, "form-error")))
 	}
 	h.clock.Advance(5 * time.Minute)
-	if resp := try(password); resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("after the lockout: %d, want 303", resp.StatusCode)
-	}
-	// Success forgets the failures.
-	b2 := h.browser()
-	tok2 := value(b2.get("/admin/signin").doc, "csrf_token")
-	if resp := b2.post("/admin/signin", url.Values{"csrf_token": {tok2}, "email": {"alice@example.com"}, "password": {"nope nope nope"}}); resp.StatusCode != http.StatusUnauthorized {
-		t.Errorf("first failure after a success: %d, want 401", resp.StatusCode)
+	if resp := try(attacker, "alice@example.com", password); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the attacker's address after its wait, with the right password: %d, want 303", resp.StatusCode)
 	}
 	// Unknown emails fail the same way.
-	if resp := b2.post("/admin/signin", url.Values{"csrf_token": {tok2}, "email": {"nobody@example.com"}, "password": {password}}); resp.StatusCode != http.StatusUnauthorized ||
+	other := h.browser()
+	other.from = "192.0.2.44"
+	if resp := try(other, "nobody@example.com", password); resp.StatusCode != http.StatusUnauthorized ||
 		text(byTestID(resp.doc, "form-error")) != "The email or the password is incorrect." {
 		t.Errorf("unknown email: %d %q", resp.StatusCode, text(byTestID(resp.doc, "form-error")))
+	}
+}
+
+// Every client has a bucket of sign-in and sign-up posts, whatever the
+// emails: past ten at once, one every six seconds; and a bucket of
+// accounts created: three at once, then one a minute.
+func TestSignInFormsPerClientLimit(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, true)
+	b := h.browser()
+	b.from = "203.0.113.9"
+	for i := range 10 {
+		// Sign-ups the form refuses, and sign-ins, each with an email of its own.
+		path, want := "/admin/signup", http.StatusUnprocessableEntity
+		if i%2 == 1 {
+			path, want = "/admin/signin", http.StatusUnauthorized
+		}
+		form := url.Values{"email": {fmt.Sprintf("u%d@example.com", i)}, "password": {password}, "password_confirm": {"not the same"}}
+		if resp := b.submit(path, form); resp.StatusCode != want {
+			t.Fatalf("post %d to %s: %d, want %d", i, path, resp.StatusCode, want)
+		}
+	}
+	resp := b.submit("/admin/signin", url.Values{"email": {"u10@example.com"}, "password": {password}})
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "6" ||
+		!strings.HasPrefix(text(byTestID(resp.doc, "form-error")), "Too many sign-ins from your network.") || value(resp.doc, "csrf_token") == "" {
+		t.Fatalf("11th sign-in in 10 s: %d Retry-After %q %q, want 429, 5 s, and the form again", resp.StatusCode, resp.Header.Get("Retry-After"), text(byTestID(resp.doc, "form-error")))
+	}
+	other := h.browser()
+	other.from = "198.51.100.7"
+	if resp := other.submit("/admin/signup", url.Values{"email": {"new@example.com"}, "password": {password}, "password_confirm": {password}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("another client: %d, want its own bucket", resp.StatusCode)
+	}
+	for i := range 2 {
+		c := h.browser()
+		c.from = "198.51.100.7"
+		if resp := c.submit("/admin/signup", url.Values{"email": {fmt.Sprintf("n%d@example.com", i)}, "password": {password}, "password_confirm": {password}}); resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("account %d: %d", i+2, resp.StatusCode)
+		}
+	}
+	c := h.browser()
+	c.from = "198.51.100.7"
+	resp = c.submit("/admin/signup", url.Values{"email": {"n3@example.com"}, "password": {password}, "password_confirm": {password}})
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "60" ||
+		!strings.HasPrefix(text(byTestID(resp.doc, "form-error")), "Too many accounts created from your network.") {
+		t.Fatalf("4th account at once: %d Retry-After %q %q", resp.StatusCode, resp.Header.Get("Retry-After"), text(byTestID(resp.doc, "form-error")))
 	}
 }
 
@@ -444,18 +494,19 @@ func TestSignUp(t *testing.T) {
 	h := newHarness(t, true)
 	h.owner("taken@example.com")
 	b := h.browser()
-	tok := value(b.get("/admin/signup").doc, "csrf_token")
 	cases := []struct{ name, email, pw, confirm, want string }{
 		{"bad email", "not an email", password, password, "email address"},
 		{"short password", "new@example.com", "short", "short", "at least 12"},
 		{"mismatch", "new@example.com", password, password + "x", "differ"},
 		{"taken", "taken@example.com", password, password, "exists already"},
 	}
+	tok := value(b.get("/admin/signup").doc, "csrf_token")
 	for _, c := range cases {
 		resp := b.post("/admin/signup", url.Values{"csrf_token": {tok}, "email": {c.email}, "password": {c.pw}, "password_confirm": {c.confirm}})
 		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(text(byTestID(resp.doc, "form-error")), c.want) {
 			t.Errorf("%s: %d %q", c.name, resp.StatusCode, text(byTestID(resp.doc, "form-error")))
 		}
+		tok = value(resp.doc, "csrf_token") // each answer's form carries a fresh token
 	}
 	resp := b.post("/admin/signup", url.Values{"csrf_token": {tok}, "email": {"new@example.com"}, "password": {password}, "password_confirm": {password}})
 	if resp.StatusCode != http.StatusSeeOther {

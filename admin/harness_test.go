@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/admin"
 	"github.com/reclaim-sol/reclaim/backend/auth"
+	"github.com/reclaim-sol/reclaim/backend/clientip"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/owner"
 	"github.com/reclaim-sol/reclaim/backend/project"
@@ -51,7 +53,7 @@ type harness struct {
 	srv    *httptest.Server
 }
 
-func newHarness(t *testing.T, allowSignup bool) *harness {
+func newHarness(t *testing.T, allowSignup bool, edits ...func(*admin.Deps)) *harness {
 	t.Helper()
 	h := &harness{
 		t: t, store: storagetest.SQLite(t), hasher: auth.NewHasher([]byte(strings.Repeat("p", 32))),
@@ -60,6 +62,9 @@ func newHarness(t *testing.T, allowSignup bool) *harness {
 	d := h.deps()
 	d.Explorer = admin.Explorer{Cluster: admin.ClusterLocalnet}
 	d.AllowSignup = allowSignup
+	for _, edit := range edits {
+		edit(&d)
+	}
 	h.srv = httptest.NewServer(admin.New(d))
 	t.Cleanup(h.srv.Close)
 	return h
@@ -72,9 +77,12 @@ func (h *harness) deps() admin.Deps {
 	h.owners = owner.NewService(h.store, projects, owner.Options{Passwords: cheap, Now: h.clock.Now})
 	o := h.owners
 	return admin.Deps{
-		Accounts: o, Sessions: o, Projects: o, Settings: o, Keys: projects, KeyChanges: o,
+		Accounts: o, FormTokens: o, Sessions: o, Projects: o, Settings: o, Keys: projects, KeyChanges: o,
 		Members: o, MemberChanges: o, Origins: projects, OriginChanges: o, Audit: o, Ledger: ledger.NewService(h.store), History: h.store,
 		Now: h.clock.Now,
+		// The test's clients are on loopback: a browser with an address
+		// (browser.from) is a client behind a proxy there.
+		ClientIP: clientip.New([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}),
 	}
 }
 
@@ -87,10 +95,12 @@ func (h *harness) owner(email string) owner.Owner {
 	return o
 }
 
-// browser is one visitor: a cookie jar, redirects not followed.
+// browser is one visitor: a cookie jar, redirects not followed. With from
+// set, it is a client at that address behind a proxy (X-Forwarded-For).
 type browser struct {
 	h      *harness
 	client *http.Client
+	from   string
 }
 
 func (h *harness) browser() *browser {
@@ -110,6 +120,9 @@ type response struct {
 
 func (b *browser) do(req *http.Request) *response {
 	b.h.t.Helper()
+	if b.from != "" {
+		req.Header.Set("X-Forwarded-For", b.from)
+	}
 	resp, err := b.client.Do(req)
 	if err != nil {
 		b.h.t.Fatal(err)
@@ -139,13 +152,18 @@ func (b *browser) post(path string, form url.Values, headers ...string) *respons
 	return b.do(req)
 }
 
+// submit posts a form to path with a fresh token of the page at path, as
+// a browser that opened the page does.
+func (b *browser) submit(path string, form url.Values) *response {
+	b.h.t.Helper()
+	form.Set("csrf_token", value(b.get(path).doc, "csrf_token"))
+	return b.post(path, form)
+}
+
 // signIn signs in through the form and returns the session's CSRF token.
 func (b *browser) signIn(email string) string {
 	b.h.t.Helper()
-	page := b.get("/admin/signin")
-	resp := b.post("/admin/signin", url.Values{
-		"csrf_token": {value(page.doc, "csrf_token")}, "email": {email}, "password": {password},
-	})
+	resp := b.submit("/admin/signin", url.Values{"email": {email}, "password": {password}})
 	if resp.StatusCode != http.StatusSeeOther {
 		b.h.t.Fatalf("sign in as %s: status %d: %s", email, resp.StatusCode, text(byTestID(resp.doc, "form-error")))
 	}

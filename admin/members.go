@@ -11,7 +11,6 @@ import (
 // The messages of rejected member forms.
 const (
 	msgNoEmail        = "Enter the email of their console account."
-	msgUnknownEmail   = "No console account uses this email: ask them to sign up or to be created with reclaim owner create."
 	msgAlreadyMember  = "This account is already a member of this project: change its role in the list above."
 	msgInvalidRole    = "Choose a role: owner or viewer."
 	msgLastOwnerRole  = "This is the project's last owner: make another member an owner before changing this role."
@@ -62,8 +61,9 @@ func memberEvents(entries []owner.AuditEntry) []memberEvent {
 
 // settingsNotices are the confirmations of the settings page, by ?done=.
 var settingsNotices = map[string]string{
-	"saved":   "Settings saved.",
-	"added":   "Member added.",
+	"saved": "Settings saved.",
+	// The same whether the email has an account or not (addMember).
+	"added":   "If a console account uses this email, it is a member of this project now. If none does yet, they need one first (sign-up, or reclaim owner create by the operator); then add them again.",
 	"role":    "Role changed.",
 	"removed": "Member removed.",
 	// origins.go
@@ -113,7 +113,8 @@ func readRole(r *http.Request) owner.Role {
 
 // addMember checks the form with the owner domain's rules (every rejected
 // field at once), then adds the member through the owner service, which
-// checks them again.
+// checks them again. An email without an account gets the answer an added
+// one does, so that the form tells no one which emails have accounts.
 func (c *console) addMember(w http.ResponseWriter, r *http.Request, rq *request) {
 	email := strings.TrimSpace(r.PostFormValue("email"))
 	role := readRole(r)
@@ -132,11 +133,9 @@ func (c *console) addMember(w http.ResponseWriter, r *http.Request, rq *request)
 	defer cancel()
 	_, err := c.MemberChanges.AddMember(ctx, rq.actor, email, role)
 	switch {
-	case errors.Is(err, owner.ErrNoAccount):
-		d.EmailErr = msgUnknownEmail
 	case errors.Is(err, owner.ErrConflict):
-		d.EmailErr = msgAlreadyMember
-	case err != nil:
+		d.EmailErr = msgAlreadyMember // a member is in the list already: this tells nothing new
+	case err != nil && !errors.Is(err, owner.ErrNoAccount):
 		c.refuse(w, r, err)
 		return
 	default:

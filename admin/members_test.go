@@ -55,8 +55,9 @@ func TestMembersLifecycle(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != base+"/settings?done=added#members" {
 		t.Fatalf("add bob: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	if got := text(byTestID(alice.get(resp.Header.Get("Location")).doc, "notice")); got != "Member added." {
-		t.Errorf("notice = %q", got)
+	added := text(byTestID(alice.get(resp.Header.Get("Location")).doc, "notice"))
+	if !strings.HasPrefix(added, "If a console account uses this email, it is a member of this project now.") {
+		t.Errorf("notice = %q", added)
 	}
 	if got := strings.Join(members(t, alice, id), " "); got != "alice@example.com:Owner bob@example.com:Viewer" {
 		t.Errorf("members = %q", got)
@@ -66,7 +67,6 @@ func TestMembersLifecycle(t *testing.T) {
 	rejected := []struct {
 		name, email, role, errID, want string
 	}{
-		{"unknown email", "nobody@example.com", "viewer", "member-email-error", "no console account uses this email: ask them to sign up or to be created with reclaim owner create"},
 		{"already a member", "bob@example.com", "owner", "member-email-error", "already a member"},
 		{"the owner herself", "alice@example.com", "viewer", "member-email-error", "already a member"},
 		{"invalid role", "carol@example.com", "admin", "member-role-error", "Choose a role: owner or viewer"},
@@ -85,6 +85,16 @@ func TestMembersLifecycle(t *testing.T) {
 		if len(allByTestID(resp.doc, "member-row")) != 2 {
 			t.Errorf("%s: the rejected page lists %d members, want 2", c.name, len(allByTestID(resp.doc, "member-row")))
 		}
+	}
+
+	// An email without an account is answered as an added one is: the form
+	// tells no one which emails have accounts.
+	resp = alice.post(base+"/members", url.Values{"csrf_token": {csrf}, "email": {"nobody@example.com"}, "role": {"viewer"}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != base+"/settings?done=added#members" || resp.body != "" {
+		t.Errorf("add an email without an account: %d %s %q, want the answer of an added member", resp.StatusCode, resp.Header.Get("Location"), resp.body)
+	}
+	if got := strings.Join(members(t, alice, id), " "); got != "alice@example.com:Owner bob@example.com:Viewer" {
+		t.Errorf("members after adding an email without an account = %q", got)
 	}
 
 	// The last owner can be neither demoted nor removed.

@@ -35,7 +35,7 @@ func TestMembersViewRendering(t *testing.T) {
 		{name: "viewer", role: owner.RoleViewer, d: membersData{Members: members, Audit: audit},
 			present: []string{"members-table", "members-readonly", "member-audit-log"},
 			absent:  []string{"add-member", "member-role-form", "member-remove", "member-role-select"}},
-		{name: "rejected add", role: owner.RoleOwner, d: membersData{Members: members, Email: "x@example.com", Role: "admin", EmailErr: msgUnknownEmail, RoleErr: msgInvalidRole},
+		{name: "rejected add", role: owner.RoleOwner, d: membersData{Members: members, Email: "x@example.com", Role: "admin", EmailErr: msgNoEmail, RoleErr: msgInvalidRole},
 			present: []string{"member-email-error", "member-role-error"}},
 		{name: "rejected change", role: owner.RoleOwner, d: membersData{Members: members, Err: msgLastOwnerRole},
 			present: []string{"members-error"}},

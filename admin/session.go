@@ -5,17 +5,19 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
-	"net"
 	"net/http"
 	"strings"
 
+	"github.com/reclaim-sol/reclaim/backend/clientip"
 	"github.com/reclaim-sol/reclaim/backend/owner"
 )
 
 // Cookies. Both are HttpOnly, SameSite=Lax, scoped to /admin, and Secure on
-// TLS. The session cookie holds the session's random id (owner.Service keeps
-// only its SHA-256); the pre-session CSRF cookie guards the sign-in and
-// sign-up forms (double submit), before there is a session to hold a token.
+// TLS or with SecureCookies. The session cookie holds the session's random
+// id (owner.Service keeps only its SHA-256), and the session holds the
+// token its forms carry; before there is a session, the pre-session cookie
+// holds a random id the sign-in and sign-up forms' single-use tokens are
+// bound to (formtoken.go).
 const (
 	sessionCookie = "reclaim_session"
 	csrfCookie    = "reclaim_csrf"
@@ -157,33 +159,61 @@ func (c *console) manager(h handler) handler {
 	}
 }
 
-// preSessionToken returns the CSRF token of the sign-in forms, setting its
-// cookie when the browser has none.
-func (c *console) preSessionToken(w http.ResponseWriter, r *http.Request) string {
+// preSessionID returns the browser's pre-session id, or "" without one.
+func preSessionID(r *http.Request) string {
 	if ck, err := r.Cookie(csrfCookie); err == nil && len(ck.Value) == 43 {
 		return ck.Value
 	}
-	t := randomToken()
-	c.setCookie(w, r, csrfCookie, t, 0)
-	return t
+	return ""
 }
 
-// checkPreSessionToken checks the double-submitted token of a sign-in form.
+// preSessionToken returns a fresh token for a sign-in or sign-up form,
+// setting the pre-session cookie when the browser has none.
+func (c *console) preSessionToken(w http.ResponseWriter, r *http.Request) string {
+	id := preSessionID(r)
+	if id == "" {
+		id = randomToken()
+		c.setCookie(w, r, csrfCookie, id, 0)
+	}
+	return c.forms.issue(id, c.Now())
+}
+
+// Messages of a refused sign-in or sign-up form.
+const (
+	msgFormExpired   = "This form has expired. Reload the page and try again."
+	msgFormSent      = "This form was sent already. Reload the page and try again."
+	msgPlainHTTPCSRF = " If this keeps happening: the console's cookies are Secure, which browsers keep only over HTTPS; open the console over https://, or have its operator set RECLAIM_SECURE_COOKIES=false for plain HTTP."
+)
+
+// checkPreSessionToken checks the token of a sign-in or sign-up form and
+// spends it; it answers the request and returns false when it is not good.
 func (c *console) checkPreSessionToken(w http.ResponseWriter, r *http.Request) bool {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
-	ck, err := r.Cookie(csrfCookie)
-	if err != nil || !tokensEqual(r.PostFormValue(csrfField), ck.Value) {
-		c.fail(w, r, http.StatusForbidden, "This form has expired. Reload the page and try again.")
+	id := preSessionID(r)
+	nonce, expires, ok := c.forms.check(id, r.PostFormValue(csrfField), c.Now())
+	if id == "" || !ok {
+		msg := msgFormExpired
+		if id == "" && c.SecureCookies && r.TLS == nil {
+			msg += msgPlainHTTPCSRF
+		}
+		c.fail(w, r, http.StatusForbidden, msg)
+		return false
+	}
+	ctx, cancel := c.dbContext(r)
+	defer cancel()
+	switch err := c.FormTokens.SpendToken(ctx, nonce, expires); {
+	case errors.Is(err, owner.ErrSpent):
+		c.fail(w, r, http.StatusForbidden, msgFormSent)
+		return false
+	case err != nil:
+		c.serverError(w, r, err)
 		return false
 	}
 	return true
 }
 
-// clientIP is the TCP peer's address, as the API's limiter uses.
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
+// clientKey is the request's client for per-client limits (clientip.Key):
+// the TCP peer, or what a trusted proxy reports.
+func (c *console) clientKey(r *http.Request) string {
+	return c.ClientIP.Key(r.RemoteAddr, r.Header.Values(clientip.Header))
 }

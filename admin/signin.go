@@ -8,7 +8,24 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
+
 	"github.com/reclaim-sol/reclaim/backend/owner"
+	"github.com/reclaim-sol/reclaim/backend/ratelimit"
+)
+
+// Per-client limits of the sign-in and sign-up forms, whatever the emails
+// tried, as token buckets per client (clientip.Key) in this process: every
+// POST of either form takes from the client's forms bucket before the form
+// is read, and a sign-up that passed the form's checks from its accounts
+// bucket before the password is hashed. A sign-in's own failures earn
+// delays on top (owner.Service.SignIn), and every password hash and check
+// waits for the password budget (owner.BusyError).
+const (
+	formsBurst    = 10
+	formsEvery    = 6 * time.Second // 10 a minute once the burst is spent
+	accountsBurst = 3
+	accountsEvery = time.Minute
 )
 
 // authForm is the sign-in and sign-up form as the owner filled it in.
@@ -38,6 +55,18 @@ func (c *console) signInPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *console) signIn(w http.ResponseWriter, r *http.Request) {
+	client := c.clientKey(r)
+	if wait, ok := c.allow(r, c.formsLimit, client); !ok {
+		f := authForm{CSRF: c.preSessionToken(w, r), AllowSignup: c.AllowSignup, Error: "Too many sign-ins from your network. " + waitMessage(wait)}
+		c.retryLater(w, r, http.StatusTooManyRequests, wait, signInView(page{Title: "Sign in"}, f))
+		return
+	}
+	var busy *owner.BusyError
+	if errors.As(c.Accounts.PasswordsBusy(), &busy) {
+		f := authForm{CSRF: c.preSessionToken(w, r), AllowSignup: c.AllowSignup, Error: busyMessage(busy.RetryAfter)}
+		c.retryLater(w, r, http.StatusServiceUnavailable, busy.RetryAfter, signInView(page{Title: "Sign in"}, f))
+		return
+	}
 	if !c.checkPreSessionToken(w, r) {
 		return
 	}
@@ -47,13 +76,16 @@ func (c *console) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
-	o, err := c.Accounts.SignIn(ctx, f.Email, r.PostFormValue("password"), clientIP(r))
+	o, err := c.Accounts.SignIn(ctx, f.Email, r.PostFormValue("password"), client)
 	var throttled *owner.ThrottledError
 	switch {
 	case errors.As(err, &throttled):
-		w.Header().Set("Retry-After", strconv.Itoa(int((throttled.Wait+time.Second-1)/time.Second)))
-		f.Error = throttleMessage(throttled.Wait)
-		c.render(w, r, http.StatusTooManyRequests, signInView(page{Title: "Sign in"}, f))
+		f.Error = "Too many failed sign-ins. " + waitMessage(throttled.Wait)
+		c.retryLater(w, r, http.StatusTooManyRequests, throttled.Wait, signInView(page{Title: "Sign in"}, f))
+		return
+	case errors.As(err, &busy):
+		f.Error = busyMessage(busy.RetryAfter)
+		c.retryLater(w, r, http.StatusServiceUnavailable, busy.RetryAfter, signInView(page{Title: "Sign in"}, f))
 		return
 	case errors.Is(err, owner.ErrBadCredentials):
 		f.Error = "The email or the password is incorrect."
@@ -70,18 +102,44 @@ func (c *console) signIn(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, safeNext(f.Next), http.StatusSeeOther)
 }
 
-// throttleMessage tells the owner how long to wait.
-func throttleMessage(wait time.Duration) string {
-	if wait > time.Minute {
-		return fmt.Sprintf("Too many failed sign-ins. This account is locked on this network for %d minutes; try again later.",
-			int((wait+time.Minute-1)/time.Minute))
+// allow takes a token from client's bucket in limit; without one, it
+// returns how long to wait.
+func (c *console) allow(r *http.Request, limit ratelimit.Limiter, client string) (time.Duration, bool) {
+	res, err := limit.Allow(r.Context(), client)
+	if err != nil {
+		return 0, true // the in-process buckets never fail
 	}
-	secs := int((wait + time.Second - 1) / time.Second)
+	return res.RetryAfter, res.Allowed
+}
+
+// retryLater answers with status, Retry-After (wait in whole seconds, at
+// least one) and view: the form again, saying how long to wait.
+func (c *console) retryLater(w http.ResponseWriter, r *http.Request, status int, wait time.Duration, view templ.Component) {
+	w.Header().Set("Retry-After", strconv.Itoa(seconds(wait)))
+	c.render(w, r, status, view)
+}
+
+// seconds is wait in whole seconds, rounded up, at least one.
+func seconds(wait time.Duration) int {
+	return max(1, int((wait+time.Second-1)/time.Second))
+}
+
+// waitMessage tells the owner how long to wait.
+func waitMessage(wait time.Duration) string {
+	if wait > time.Minute {
+		return fmt.Sprintf("Wait %d minutes before trying again.", int((wait+time.Minute-1)/time.Minute))
+	}
 	unit := "seconds"
-	if secs == 1 {
+	if seconds(wait) == 1 {
 		unit = "second"
 	}
-	return fmt.Sprintf("Too many failed sign-ins. Wait %d %s before trying again.", secs, unit)
+	return fmt.Sprintf("Wait %d %s before trying again.", seconds(wait), unit)
+}
+
+// busyMessage tells the owner the console is checking too many passwords
+// at once.
+func busyMessage(wait time.Duration) string {
+	return "The console is busy with other sign-ins right now, and did nothing with this form. " + waitMessage(wait)
 }
 
 func (c *console) signUpPage(w http.ResponseWriter, r *http.Request) {
@@ -96,6 +154,18 @@ func (c *console) signUpPage(w http.ResponseWriter, r *http.Request) {
 func (c *console) signUp(w http.ResponseWriter, r *http.Request) {
 	if !c.AllowSignup {
 		c.notFound(w, r)
+		return
+	}
+	client := c.clientKey(r)
+	if wait, ok := c.allow(r, c.formsLimit, client); !ok {
+		f := authForm{CSRF: c.preSessionToken(w, r), AllowSignup: true, Error: "Too many sign-ups from your network. " + waitMessage(wait)}
+		c.retryLater(w, r, http.StatusTooManyRequests, wait, signUpView(page{Title: "Create an account"}, f))
+		return
+	}
+	var busy *owner.BusyError
+	if errors.As(c.Accounts.PasswordsBusy(), &busy) {
+		f := authForm{CSRF: c.preSessionToken(w, r), AllowSignup: true, Error: busyMessage(busy.RetryAfter)}
+		c.retryLater(w, r, http.StatusServiceUnavailable, busy.RetryAfter, signUpView(page{Title: "Create an account"}, f))
 		return
 	}
 	if !c.checkPreSessionToken(w, r) {
@@ -119,11 +189,21 @@ func (c *console) signUp(w http.ResponseWriter, r *http.Request) {
 		reject("The two passwords differ.")
 		return
 	}
+	if wait, ok := c.allow(r, c.accountsLimit, client); !ok {
+		f.Error = "Too many accounts created from your network. " + waitMessage(wait)
+		c.retryLater(w, r, http.StatusTooManyRequests, wait, signUpView(page{Title: "Create an account"}, f))
+		return
+	}
 	ctx, cancel := c.dbContext(r)
 	o, err := c.Accounts.CreateOwner(ctx, f.Email, password)
 	cancel()
-	if errors.Is(err, owner.ErrConflict) {
+	switch {
+	case errors.Is(err, owner.ErrConflict):
 		reject("An account with this email exists already. Sign in instead.")
+		return
+	case errors.As(err, &busy):
+		f.Error = busyMessage(busy.RetryAfter)
+		c.retryLater(w, r, http.StatusServiceUnavailable, busy.RetryAfter, signUpView(page{Title: "Create an account"}, f))
 		return
 	}
 	if err != nil {

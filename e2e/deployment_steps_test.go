@@ -255,3 +255,69 @@ func (d *deployment) trackerCalls(t *testing.T) {
 		}
 	}
 }
+
+// clientsApart: behind the balancer each client is itself, not the
+// balancer. This machine (through the published port) floods API requests
+// without a valid key until its address's bucket refuses them, and keeps
+// flooding while a second client, in the validator's container on the
+// topology's network, sends a few: the second is answered 401 (its own
+// bucket) while the first is still refused with 429. Were the instances to
+// take the balancer's address for every client, the second would share the
+// emptied bucket.
+func (d *deployment) clientsApart(t *testing.T) {
+	// The other steps poll from this host as fast as they can, so the
+	// topology started with the address buckets out of the way; this step
+	// is about them: the instances are recreated with small ones.
+	d.tp.env = append(d.tp.env, "RECLAIM_RATE_LIMIT_IP_RPS=1", "RECLAIM_RATE_LIMIT_IP_BURST=20")
+	d.tp.must("up", "-d", "--no-build", "--scale", "reclaim=2")
+	d.tp.waitInstances(2)
+	guess := [2]string{"X-Api-Key", "ak_live_guess"}
+	ctx, stop := context.WithCancel(t.Context())
+	limited := make(chan struct{})
+	var once sync.Once
+	var refused atomic.Int32 // the first client's 429s
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				a, err := d.tp.do(ctx, "GET", "/v1/stats", guess, nil)
+				if err != nil {
+					continue // the flood ends with ctx
+				}
+				if a.status == 429 {
+					refused.Add(1)
+					once.Do(func() { close(limited) })
+				}
+			}
+		}()
+	}
+	select {
+	case <-limited:
+	case <-time.After(time.Minute):
+		stop()
+		wg.Wait()
+		t.Fatal("a minute of requests without a valid key from this machine, none refused with 429")
+	}
+	const script = `(async () => {
+	const codes = [];
+	for (let i = 0; i < 5; i++) {
+		const r = await fetch("http://lb:8080/v1/stats", {headers: {"X-Api-Key": "ak_live_guess"}});
+		codes.push(r.status);
+	}
+	console.log(codes.join(" "));
+})().catch((e) => { console.error(e); process.exit(1); });`
+	before := refused.Load()
+	second := d.tp.must("exec", "-T", "validator", "node", "-e", script)
+	during := refused.Load() - before
+	stop()
+	wg.Wait()
+	if second != "401 401 401 401 401" {
+		t.Errorf("a second client behind the balancer, while the first is refused: %q, want 401 each time (a bucket of its own)", second)
+	}
+	if during == 0 {
+		t.Error("the first client was not refused while the second asked")
+	}
+	t.Logf("first client (this machine) refused %d times with 429 while the second (the validator's container) was answered %s", during, second)
+}

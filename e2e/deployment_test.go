@@ -19,8 +19,9 @@ import (
 // as clients would: the reclaim flow; 200 concurrent submits of 10 tickets
 // sent once each; an instance killed with SIGKILL mid-flow and restarted,
 // with every transaction confirmed and counted once; one rate limit across
-// the instances; a revoked key refused by both; and the trackers' calls to
-// the cluster the same with one, two and three instances.
+// the instances; a revoked key refused by both; the trackers' calls to the
+// cluster the same with one, two and three instances; and two clients
+// behind the balancer limited apart (its X-Forwarded-For).
 func TestDeployment(t *testing.T) {
 	// Every request of the test comes from one address (the balancer's, or
 	// this host's through a trusted balancer), and some steps poll as fast
@@ -40,6 +41,7 @@ func TestDeployment(t *testing.T) {
 	t.Run("rate limit across instances", d.rateLimit)
 	t.Run("revoked key", d.revokedKey)
 	t.Run("tracker calls by instance count", d.trackerCalls)
+	t.Run("clients behind the balancer limited apart", d.clientsApart)
 }
 
 // deployment is what the steps of TestDeployment share: one project and one

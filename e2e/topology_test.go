@@ -27,8 +27,9 @@ import (
 )
 
 // topology is deploy/compose.yaml brought up by a test under a project name
-// of its own (so it never meets a developer's `make compose-up`), every port
-// published on a loopback port Docker picks. It is taken down, volumes and
+// of its own, its images tagged with it (so it never meets a developer's
+// `make compose-up`, nor another checkout's test), every port published on
+// a loopback port Docker picks. It is taken down, volumes and
 // all, when the test ends; its logs are printed if the test failed.
 type topology struct {
 	t       testing.TB
@@ -107,7 +108,7 @@ func startTopology(t testing.TB, extraEnv ...string) *topology {
 	tp := &topology{t: t, project: "reclaime2e" + hex.EncodeToString(suffix)}
 	tp.env = append(os.Environ(), imageEnv()...)
 	tp.env = append(tp.env,
-		"RECLAIM_VALIDATOR_IMAGE="+validator,
+		"RECLAIM_VALIDATOR_IMAGE="+validator, "RECLAIM_IMAGE_TAG="+tp.project,
 		"RECLAIM_PORT=", "RECLAIM_LB_STATS_PORT=", "RECLAIM_VALIDATOR_PORT=", "RECLAIM_VALIDATOR_WS_PORT=",
 		"POSTGRES_PASSWORD="+hex.EncodeToString(suffix)+"pw", "RECLAIM_SIGNING_KEY="+randomBase64(32),
 		"RECLAIM_API_KEY_PEPPER="+randomBase64(32))
@@ -168,6 +169,11 @@ func (tp *topology) down() {
 	}
 	if _, err := tp.compose(ctx, "down", "-v", "--remove-orphans", "--timeout", "5"); err != nil {
 		tp.t.Errorf("take the topology down: %v", err)
+	}
+	// The images tagged for this topology (their layers stay cached).
+	out, err := exec.CommandContext(ctx, "docker", "rmi", "reclaim/reclaim:"+tp.project, "reclaim/haproxy:"+tp.project).CombinedOutput()
+	if err != nil {
+		tp.t.Errorf("remove the topology's images: %v\n%s", err, out)
 	}
 }
 

@@ -106,6 +106,8 @@ type Config struct {
 	CORSOrigins []string
 	// Operations: metrics, logs, stopping (operations.go).
 	Operations
+	// Edge: trusted proxies, Secure cookies (edge.go).
+	Edge
 }
 
 // Default returns the embedded defaults: a whole offline stack with
@@ -224,7 +226,8 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.ServiceFeeBPS > 0 && c.TreasuryWallet == "" {
 		errs = append(errs, "RECLAIM_SERVICE_FEE_BPS is set but RECLAIM_TREASURY_WALLET is empty: the fee needs a wallet to go to")
 	}
-	errs = append(errs, c.load(getenv)...)
+	errs = append(errs, c.Operations.load(getenv)...)
+	errs = append(errs, c.Edge.load(getenv)...)
 	if len(errs) > 0 {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}

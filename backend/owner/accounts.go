@@ -24,8 +24,9 @@ func ValidateEmail(email string) error {
 func NormalizeEmail(e string) string { return strings.ToLower(strings.TrimSpace(e)) }
 
 // CreateOwner validates email (trimmed) and password and stores a new owner
-// with the password hashed. A taken email gives ErrConflict. Sign-up and
-// `reclaim owner create` both use it.
+// with the password hashed (in the password budget: a *BusyError when it
+// has no room). A taken email gives ErrConflict. Sign-up and `reclaim owner
+// create` both use it.
 func (s *Service) CreateOwner(ctx context.Context, email, password string) (Owner, error) {
 	email = strings.TrimSpace(email)
 	if err := ValidateEmail(email); err != nil {
@@ -34,7 +35,11 @@ func (s *Service) CreateOwner(ctx context.Context, email, password string) (Owne
 	if err := ValidatePassword(password); err != nil {
 		return Owner{}, err
 	}
-	hash, err := s.passwords.Hash(password)
+	var hash string
+	var err error
+	if berr := s.budget.run(ctx, func() { hash, err = s.passwords.Hash(password) }); berr != nil {
+		return Owner{}, berr
+	}
 	if err != nil {
 		return Owner{}, fmt.Errorf("hash password: %w", err)
 	}
@@ -50,26 +55,23 @@ func (s *Service) OwnerByEmail(ctx context.Context, email string) (Owner, error)
 	return o, err
 }
 
-// SignIn checks email and password, tried from client (a network address),
-// under the throttling rules: per email and client, 3 free failures, then
-// waits of 1, 2, 4 ... 64 s, then a 15-minute lock after 10. It returns the
-// owner; *ThrottledError when the attempt is not heard; ErrBadCredentials
-// when the email or the password is wrong (an unknown email costs the same
-// work as a known one). A success forgets the failures.
+// SignIn checks email and password, tried from client (the key of a network
+// address), under the throttling rules of throttle.go, and with the
+// password check inside the password budget (budget.go). It returns the
+// owner; *ThrottledError when the attempt is not heard; *BusyError when the
+// budget has no room for it; ErrBadCredentials when the email or the
+// password is wrong (an unknown email costs the same work as a known one).
 func (s *Service) SignIn(ctx context.Context, email, password, client string) (Owner, error) {
-	key := throttleKey(email, client)
-	fails, err := s.store.SignInFailures(ctx, key)
+	now := s.now()
+	addr, err := s.failures(ctx, addressKey(client), now)
 	if err != nil {
 		return Owner{}, err
 	}
-	now := s.now()
-	if stale(fails, now) {
-		if err := s.store.ClearSignInFailures(ctx, key); err != nil {
-			return Owner{}, err
-		}
-		fails = SignInFailures{}
+	account, err := s.failures(ctx, accountKey(email), now)
+	if err != nil {
+		return Owner{}, err
 	}
-	if wait := retryAfter(fails, now); wait > 0 {
+	if wait := retryAfter(addr, account, now); wait > 0 {
 		return Owner{}, &ThrottledError{Wait: wait}
 	}
 	o, err := s.store.OwnerByEmail(ctx, email)
@@ -78,25 +80,33 @@ func (s *Service) SignIn(ctx context.Context, email, password, client string) (O
 	}
 	hash := o.PasswordHash
 	if hash == "" {
-		hash = s.dummyHash()
+		hash = s.dummy
 	}
-	if ok, _ := CheckPassword(hash, password); !ok || o.ID == "" {
-		if _, err := s.store.RecordSignInFailure(ctx, key, now); err != nil {
-			return Owner{}, err
+	var ok bool
+	if err := s.budget.run(ctx, func() { ok, _ = CheckPassword(hash, password) }); err != nil {
+		return Owner{}, err
+	}
+	if !ok || o.ID == "" {
+		for _, key := range []string{addressKey(client), accountKey(email)} {
+			if _, err := s.store.RecordSignInFailure(ctx, key, now); err != nil {
+				return Owner{}, err
+			}
 		}
+		s.sweep(ctx)
 		return Owner{}, ErrBadCredentials
 	}
-	if err := s.store.ClearSignInFailures(ctx, key); err != nil {
+	if err := s.store.ClearSignInFailures(ctx, accountKey(email)); err != nil {
 		return Owner{}, err
 	}
 	return o, nil
 }
 
-// dummyHash is a hash no password matches, checked for unknown emails.
-func (s *Service) dummyHash() string {
-	s.dummyOnce.Do(func() { s.dummy, _ = s.passwords.Hash(newToken()) })
-	return s.dummy
-}
+// PasswordsBusy returns a *BusyError when the password budget could take
+// no more work now (its slots and its queue are full), so that the console
+// refuses a sign-in or sign-up before it spends its form's token and reads
+// the database: under a flood most requests end here, cheaply. A nil error
+// promises nothing: the budget may fill meanwhile.
+func (s *Service) PasswordsBusy() error { return s.budget.full() }
 
 // newToken returns 32 random bytes, base64url: 43 characters.
 func newToken() string {

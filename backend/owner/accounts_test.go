@@ -3,6 +3,7 @@ package owner_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -54,33 +55,34 @@ func TestCreateOwner(t *testing.T) {
 	}
 }
 
-// Sign-in throttling: per email and client address, 3 free failures, then
-// doubling waits, then a 15-minute lock after 10; failures older than the
-// lock are forgotten, and a success forgets them too.
+// Sign-in throttling (throttle.go): failures counted per address and per
+// account; an address that failed often waits, an account that failed
+// often makes addresses that failed themselves wait; a success clears the
+// account's count, never the address's; stale counts are forgotten.
 func TestSignInThrottling(t *testing.T) {
 	t.Parallel()
-	const client = "192.0.2.1"
+	const client, attacker = "192.0.2.1", "203.0.113.9"
+	type counts struct{ addr, account int }
 	cases := []struct {
 		name     string
-		failures int           // recorded before the attempt
+		before   counts        // failures recorded before the attempt
 		ago      time.Duration // since the last of them
 		email    string
 		password string
 		wantErr  error
 		wantWait time.Duration // of the *ThrottledError
-		left     int           // failures recorded after the attempt
+		after    counts        // failures recorded after the attempt
 	}{
 		{name: "success", email: "alice@example.com", password: password},
-		{name: "success forgets failures", failures: 2, email: "Alice@Example.com", password: password},
-		{name: "wrong password", email: "alice@example.com", password: "wrong password!", wantErr: owner.ErrBadCredentials, left: 1},
-		{name: "unknown email", email: "nobody@example.com", password: password, wantErr: owner.ErrBadCredentials, left: 1},
-		{name: "third failure is free", failures: 2, email: "alice@example.com", password: "wrong password!", wantErr: owner.ErrBadCredentials, left: 3},
-		{name: "after three, wait a second", failures: 3, email: "alice@example.com", password: password, wantWait: time.Second, left: 3},
-		{name: "after three, a second later", failures: 3, ago: time.Second, email: "alice@example.com", password: password},
-		{name: "after five, four seconds", failures: 5, ago: time.Second, email: "alice@example.com", password: password, wantWait: 3 * time.Second, left: 5},
-		{name: "after nine, 64 seconds", failures: 9, email: "alice@example.com", password: "wrong password!", wantWait: 64 * time.Second, left: 9},
-		{name: "locked after ten", failures: 10, ago: time.Minute, email: "alice@example.com", password: password, wantWait: 14 * time.Minute, left: 10},
-		{name: "lock over", failures: 12, ago: 15 * time.Minute, email: "alice@example.com", password: "wrong password!", wantErr: owner.ErrBadCredentials, left: 1},
+		{name: "success clears the account's failures, not the address's", before: counts{2, 4}, email: "Alice@Example.com", password: password, after: counts{2, 0}},
+		{name: "wrong password", email: "alice@example.com", password: "wrong password!", wantErr: owner.ErrBadCredentials, after: counts{1, 1}},
+		{name: "unknown email", email: "nobody@example.com", password: password, wantErr: owner.ErrBadCredentials, after: counts{1, 1}},
+		{name: "fifth failure of an address is free", before: counts{4, 4}, email: "alice@example.com", password: "wrong password!", wantErr: owner.ErrBadCredentials, after: counts{5, 5}},
+		{name: "after five, the address waits a second", before: counts{5, 0}, email: "alice@example.com", password: password, wantWait: time.Second, after: counts{5, 0}},
+		{name: "after five, a second later", before: counts{5, 0}, ago: time.Second, email: "alice@example.com", password: password, after: counts{5, 0}},
+		{name: "a clean address is heard at once by an account under attack", before: counts{0, 500}, email: "alice@example.com", password: password},
+		{name: "an address that failed makes the account's wait", before: counts{3, 9}, ago: 10 * time.Second, email: "alice@example.com", password: password, wantWait: 6 * time.Second, after: counts{3, 9}},
+		{name: "forgotten after 15 minutes", before: counts{40, 40}, ago: 15 * time.Minute, email: "alice@example.com", password: "wrong password!", wantErr: owner.ErrBadCredentials, after: counts{1, 1}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -90,12 +92,15 @@ func TestSignInThrottling(t *testing.T) {
 			if _, err := s.CreateOwner(ctx, "alice@example.com", password); err != nil {
 				t.Fatal(err)
 			}
-			key := owner.NormalizeEmail(c.email) + "|" + client
-			if c.failures > 0 {
-				store.failures[key] = owner.SignInFailures{Key: key, Failures: c.failures, LastAt: clk.Now().Add(-c.ago)}
+			addrKey, accountKey := "address:"+client, "account:"+owner.NormalizeEmail(c.email)
+			last := clk.Now().Add(-c.ago)
+			for key, n := range map[string]int{addrKey: c.before.addr, accountKey: c.before.account} {
+				if n > 0 {
+					store.failures[key] = owner.SignInFailures{Key: key, Failures: n, LastAt: last}
+				}
 			}
-			// Another client's failures never count.
-			store.failures[owner.NormalizeEmail(c.email)+"|198.51.100.7"] = owner.SignInFailures{Failures: 10, LastAt: clk.Now()}
+			// Another address's failures never count against this one.
+			store.failures["address:"+attacker] = owner.SignInFailures{Failures: 1000, LastAt: clk.Now()}
 			o, err := s.SignIn(ctx, c.email, c.password, client)
 			var throttled *owner.ThrottledError
 			switch {
@@ -108,9 +113,40 @@ func TestSignInThrottling(t *testing.T) {
 			case err == nil && o.Email != "alice@example.com":
 				t.Errorf("signed in as %+v", o)
 			}
-			if got := store.failures[key].Failures; got != c.left {
-				t.Errorf("%d failures recorded after, want %d", got, c.left)
+			if got := (counts{store.failures[addrKey].Failures, store.failures[accountKey].Failures}); got != c.after {
+				t.Errorf("failures after (address, account) = %v, want %v", got, c.after)
 			}
 		})
+	}
+}
+
+// An attacker who keeps failing at an account, from one address or from
+// many, never keeps its owner out: from a clean address the right password
+// signs in at once, every time.
+func TestSignInOwnerNotLockedOut(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _, _, clk := newService()
+	if _, err := s.CreateOwner(ctx, "alice@example.com", password); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 20 {
+		for i := range 50 { // fifty addresses, each failing until it is made to wait
+			for {
+				_, err := s.SignIn(ctx, "alice@example.com", "guess guess guess", fmt.Sprintf("203.0.113.%d", i))
+				if errors.Is(err, owner.ErrBadCredentials) {
+					continue
+				}
+				var throttled *owner.ThrottledError
+				if !errors.As(err, &throttled) {
+					t.Fatalf("round %d, attacker %d: %v, want failures then a wait", round, i, err)
+				}
+				break
+			}
+		}
+		if o, err := s.SignIn(ctx, "alice@example.com", password, "198.51.100.7"); err != nil || o.Email != "alice@example.com" {
+			t.Fatalf("round %d: the owner from a clean address: %v, want signed in at once", round, err)
+		}
+		clk.Advance(30 * time.Second)
 	}
 }

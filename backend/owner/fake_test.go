@@ -20,6 +20,7 @@ type fakeStore struct {
 	members  map[string]owner.Membership // by project|owner
 	failures map[string]owner.SignInFailures
 	sessions map[string]owner.Session // by string(IDHash)
+	spent    map[string]time.Time     // by string(id): until when
 	audit    []owner.AuditEntry
 }
 
@@ -27,6 +28,7 @@ func newFakeStore() *fakeStore {
 	return &fakeStore{
 		owners: map[string]owner.Owner{}, members: map[string]owner.Membership{},
 		failures: map[string]owner.SignInFailures{}, sessions: map[string]owner.Session{},
+		spent: map[string]time.Time{},
 	}
 }
 
@@ -171,6 +173,38 @@ func (f *fakeStore) DeleteSession(_ context.Context, idHash []byte) error {
 }
 
 func (f *fakeStore) DeleteSessionsBefore(context.Context, time.Time, time.Time) error { return nil }
+
+func (f *fakeStore) DeleteSignInFailuresBefore(_ context.Context, t time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for k, v := range f.failures {
+		if v.LastAt.Before(t) {
+			delete(f.failures, k)
+		}
+	}
+	return nil
+}
+
+func (f *fakeStore) SpendToken(_ context.Context, id []byte, expires time.Time) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.spent[string(id)]; ok {
+		return false, nil
+	}
+	f.spent[string(id)] = expires
+	return true, nil
+}
+
+func (f *fakeStore) DeleteSpentTokensBefore(_ context.Context, t time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for k, v := range f.spent {
+		if v.Before(t) {
+			delete(f.spent, k)
+		}
+	}
+	return nil
+}
 
 // fakeProjects is the project domain with one project, prj_1, whose keys
 // are made on demand.

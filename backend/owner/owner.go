@@ -40,6 +40,10 @@ var ErrNoAccount = errors.New("no console account uses this email")
 // wrong; which one is never said.
 var ErrBadCredentials = errors.New("the email or the password is incorrect")
 
+// ErrSpent is returned by SpendToken for a single-use token that was used
+// already.
+var ErrSpent = errors.New("this token was used already")
+
 // InvalidError is input a person must correct: Field names it ("email",
 // "password", "role"), Message says what is wrong.
 type InvalidError struct {
@@ -123,8 +127,8 @@ type Session struct {
 	ExpiresAt time.Time
 }
 
-// SignInFailures is the throttling state of one key (an email and a client
-// address): how many sign-ins failed in a row, and when the last one did.
+// SignInFailures is the throttling state of one key (a client address, or
+// an account's email): how many sign-ins failed, and when the last one did.
 type SignInFailures struct {
 	Key      string
 	Failures int

@@ -42,22 +42,38 @@ func ValidatePassword(pw string) error {
 	return nil
 }
 
-// Hash returns the PHC string of password under a fresh salt.
+// Hash returns the PHC string of password under a fresh salt. It costs
+// MemoryKiB of memory while it runs: Service runs it in its password budget.
 func (p Passwords) Hash(password string) (string, error) {
 	salt := make([]byte, 16)
 	if _, err := rand.Read(salt); err != nil {
 		return "", err
 	}
-	sum := argon2.IDKey([]byte(password), salt, p.Time, p.MemoryKiB, p.Threads, 32)
+	return p.phc(salt, argon2.IDKey([]byte(password), salt, p.Time, p.MemoryKiB, p.Threads, 32)), nil
+}
+
+// dummy returns a hash under p's parameters that no password matches (its
+// sum is random): checking a password against it costs what checking one
+// against a real hash does, for the emails that have no account.
+func (p Passwords) dummy() string {
+	b := make([]byte, 48)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return p.phc(b[:16], b[16:])
+}
+
+func (p Passwords) phc(salt, sum []byte) string {
 	b64 := base64.RawStdEncoding
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s",
-		argon2.Version, p.MemoryKiB, p.Time, p.Threads, b64.EncodeToString(salt), b64.EncodeToString(sum)), nil
+		argon2.Version, p.MemoryKiB, p.Time, p.Threads, b64.EncodeToString(salt), b64.EncodeToString(sum))
 }
 
 var errBadHash = errors.New("malformed password hash")
 
 // CheckPassword reports whether password matches the PHC string hash, in
-// constant time.
+// constant time. It costs the hash's memory parameter while it runs:
+// Service runs it in its password budget.
 func CheckPassword(hash, password string) (bool, error) {
 	parts := strings.Split(hash, "$")
 	if len(parts) != 6 || parts[1] != "argon2id" {

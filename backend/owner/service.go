@@ -9,13 +9,14 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/project"
 )
 
-// Store keeps the console's accounts, sessions, sign-in failures,
-// memberships and audit log (storage.Store). A fake may embed Store and
+// Store keeps the console's accounts, sessions, sign-in failures, spent
+// form tokens, memberships and audit log (storage.Store). A fake may embed Store and
 // implement only what its test calls.
 type Store interface {
 	AccountStore
 	SessionStore
 	FailureStore
+	TokenStore
 	MemberStore
 	AuditStore
 }
@@ -46,6 +47,19 @@ type FailureStore interface {
 	SignInFailures(ctx context.Context, key string) (SignInFailures, error)
 	RecordSignInFailure(ctx context.Context, key string, at time.Time) (SignInFailures, error)
 	ClearSignInFailures(ctx context.Context, key string) error
+	// DeleteSignInFailuresBefore forgets every key whose last failure was
+	// before t.
+	DeleteSignInFailuresBefore(ctx context.Context, t time.Time) error
+}
+
+// TokenStore remembers the single-use tokens that were spent (the sign-in
+// forms'), until they expire.
+type TokenStore interface {
+	// SpendToken records id as spent until expires; it reports false when
+	// it was spent already.
+	SpendToken(ctx context.Context, id []byte, expires time.Time) (bool, error)
+	// DeleteSpentTokensBefore forgets the tokens that expired before t.
+	DeleteSpentTokensBefore(ctx context.Context, t time.Time) error
 }
 
 // MemberStore keeps who belongs to which project, with which role.
@@ -87,6 +101,13 @@ type Projects interface {
 type Options struct {
 	// Passwords hashes new passwords (DefaultPasswords when zero).
 	Passwords Passwords
+	// HashSlots bounds the password hashes and checks running at once
+	// (DefaultHashSlots when zero); HashQueue those waiting for a slot
+	// (DefaultHashQueuePerSlot per slot when zero), HashWait how long one
+	// waits (DefaultHashWait when zero).
+	HashSlots int
+	HashQueue int
+	HashWait  time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// Log receives what fails after the fact: an audit entry not written, a
@@ -101,11 +122,14 @@ type Service struct {
 	store     Store
 	projects  Projects
 	passwords Passwords
+	budget    *hashBudget
 	now       func() time.Time
 	log       *slog.Logger
+	// dummy is checked for emails without an account (Passwords.dummy).
+	dummy string
 
-	dummyOnce sync.Once
-	dummy     string
+	sweepMu   sync.Mutex
+	nextSweep time.Time
 }
 
 // NewService returns a Service over store and projects.
@@ -114,6 +138,18 @@ func NewService(store Store, projects Projects, opts Options) *Service {
 	if s.passwords == (Passwords{}) {
 		s.passwords = DefaultPasswords
 	}
+	s.dummy = s.passwords.dummy()
+	slots, queue, wait := opts.HashSlots, opts.HashQueue, opts.HashWait
+	if slots <= 0 {
+		slots = DefaultHashSlots()
+	}
+	if queue <= 0 {
+		queue = DefaultHashQueuePerSlot * slots
+	}
+	if wait <= 0 {
+		wait = DefaultHashWait
+	}
+	s.budget = newHashBudget(slots, queue, wait)
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -121,4 +157,33 @@ func NewService(store Store, projects Projects, opts Options) *Service {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	return s
+}
+
+// sweepEvery is how often, at most, a Service deletes what can no longer be
+// used.
+const sweepEvery = time.Minute
+
+// sweep deletes, at most once per sweepEvery, the sessions that ended, the
+// sign-in failures that are forgotten and the spent tokens that expired;
+// losing a race with another instance is harmless.
+func (s *Service) sweep(ctx context.Context) {
+	now := s.now()
+	s.sweepMu.Lock()
+	due := !now.Before(s.nextSweep)
+	if due {
+		s.nextSweep = now.Add(sweepEvery)
+	}
+	s.sweepMu.Unlock()
+	if !due {
+		return
+	}
+	if err := s.store.DeleteSessionsBefore(ctx, now, now.Add(-SessionIdle)); err != nil {
+		s.log.Warn("owner: sweep sessions", "err", err)
+	}
+	if err := s.store.DeleteSignInFailuresBefore(ctx, now.Add(-forgetAfter)); err != nil {
+		s.log.Warn("owner: sweep sign-in failures", "err", err)
+	}
+	if err := s.store.DeleteSpentTokensBefore(ctx, now); err != nil {
+		s.log.Warn("owner: sweep spent tokens", "err", err)
+	}
 }

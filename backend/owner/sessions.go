@@ -37,10 +37,7 @@ func (s *Service) StartSession(ctx context.Context, ownerID string) (string, Ses
 	if err := s.store.CreateSession(ctx, sess); err != nil {
 		return "", Session{}, err
 	}
-	// Sweep sessions that can no longer be used; losing the race is harmless.
-	if err := s.store.DeleteSessionsBefore(ctx, now, now.Add(-SessionIdle)); err != nil {
-		s.log.Warn("owner: sweep sessions", "err", err)
-	}
+	s.sweep(ctx)
 	return id, sess, nil
 }
 
@@ -74,4 +71,18 @@ func (s *Service) Session(ctx context.Context, id string) (Session, Owner, error
 // EndSession signs a session out, on the server: its id is useless after.
 func (s *Service) EndSession(ctx context.Context, sess Session) error {
 	return s.store.DeleteSession(ctx, sess.IDHash)
+}
+
+// SpendToken records the single-use token id (a sign-in form's) as used,
+// until expires: ErrSpent when it was used already.
+func (s *Service) SpendToken(ctx context.Context, id []byte, expires time.Time) error {
+	fresh, err := s.store.SpendToken(ctx, id, expires)
+	if err != nil {
+		return err
+	}
+	s.sweep(ctx)
+	if !fresh {
+		return ErrSpent
+	}
+	return nil
 }

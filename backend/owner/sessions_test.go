@@ -78,3 +78,38 @@ func TestSessions(t *testing.T) {
 		}
 	}
 }
+
+// A token is spent once; the sweep forgets it once it expired, with the
+// sign-in failures that are forgotten, at most once a minute.
+func TestSpendTokenAndSweep(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, store, _, clk := newService()
+	if err := s.SpendToken(ctx, []byte("t1"), clk.Now().Add(time.Hour)); err != nil {
+		t.Fatalf("first use: %v", err)
+	}
+	if err := s.SpendToken(ctx, []byte("t1"), clk.Now().Add(time.Hour)); !errors.Is(err, owner.ErrSpent) {
+		t.Fatalf("second use: %v, want ErrSpent", err)
+	}
+	if _, err := s.SignIn(ctx, "nobody@example.com", "wrong password!", "192.0.2.1"); !errors.Is(err, owner.ErrBadCredentials) {
+		t.Fatal(err)
+	}
+	clk.Advance(2 * time.Hour) // the token expired, the failures are forgotten
+	if err := s.SpendToken(ctx, []byte("t2"), clk.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := store.spent["t1"]; ok || len(store.failures) != 0 {
+		t.Errorf("after the sweep: spent %v, failures %v, want t1 and the failures gone", store.spent, store.failures)
+	}
+	if _, err := s.SignIn(ctx, "nobody@example.com", "wrong password!", "192.0.2.1"); !errors.Is(err, owner.ErrBadCredentials) {
+		t.Fatal(err)
+	}
+	clk.Advance(59 * time.Second)
+	store.spent["old"] = clk.Now().Add(-time.Second)
+	if err := s.SpendToken(ctx, []byte("t3"), clk.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := store.spent["old"]; !ok {
+		t.Error("swept twice within a minute")
+	}
+}

@@ -1,22 +1,40 @@
 package owner
 
 import (
+	"context"
 	"fmt"
 	"time"
 )
 
-// Sign-in throttling, per email and client address: the first freeFailures
-// failures cost nothing; each further one doubles the wait before the next
-// attempt is heard (1 s, 2 s, 4 s ...); after lockFailures the pair is locked
-// out for lockout. Failures older than lockout are forgotten.
+// Sign-in throttling. Failed sign-ins are counted under two keys: the
+// client's address, whatever emails it tried, and the account (the email,
+// known or not), wherever the attempts came from. Each count earns a
+// growing delay before the next attempt is heard, never a lock:
+//
+//   - an address: addressFree failures are free, then 1 s, 2 s, 4 s ... up
+//     to addressMaxWait between its attempts;
+//   - an account: accountFree failures are free, then 1 s, 2 s ... up to
+//     accountMaxWait between attempts at it, but only from addresses that
+//     have failed cleanFailures times or more themselves. A clean address
+//     (the owner's, somewhere the attacker is not) is heard at once, so an
+//     attacker slows the account's guessers down but never locks its owner
+//     out.
+//
+// A count is forgotten forgetAfter its last failure. An account's is
+// cleared when it signs in; an address's is not, or a client could clear
+// its own by signing in to an account of its own between guesses.
 const (
-	freeFailures = 3
-	lockFailures = 10
-	lockout      = 15 * time.Minute
+	addressFree    = 5
+	addressMaxWait = 5 * time.Minute
+	accountFree    = 5
+	accountMaxWait = time.Minute
+	cleanFailures  = 3
+	forgetAfter    = 15 * time.Minute
 )
 
-// ThrottledError is returned by SignIn when the email has failed too often
-// from the client: no attempt is heard before Wait has passed.
+// ThrottledError is returned by SignIn when the client's address, or the
+// account from an address that failed before, has failed too often: no
+// attempt is heard before Wait has passed.
 type ThrottledError struct {
 	Wait time.Duration
 }
@@ -26,30 +44,51 @@ func (e *ThrottledError) Error() string {
 	return fmt.Sprintf("too many failed sign-ins: retry in %v", e.Wait)
 }
 
-// throttleKey names the failures of one email from one client address.
-func throttleKey(email, client string) string {
-	return NormalizeEmail(email) + "|" + client
-}
+// addressKey names the failures of one client address.
+func addressKey(client string) string { return "address:" + client }
+
+// accountKey names the failures at one email.
+func accountKey(email string) string { return "account:" + NormalizeEmail(email) }
 
 // stale reports whether f is old enough to be forgotten.
 func stale(f SignInFailures, now time.Time) bool {
-	return f.Failures > 0 && now.Sub(f.LastAt) >= lockout
+	return f.Failures > 0 && now.Sub(f.LastAt) >= forgetAfter
 }
 
-// retryAfter returns how long the pair must wait before its next attempt is
-// heard, 0 when it may try now.
-func retryAfter(f SignInFailures, now time.Time) time.Duration {
-	if f.Failures < freeFailures || stale(f, now) {
+// delay returns how long f's key must wait before its next attempt is
+// heard, 0 when it may try now: free failures cost nothing, then the wait
+// doubles from a second up to maxWait.
+func delay(f SignInFailures, free int, maxWait time.Duration, now time.Time) time.Duration {
+	if f.Failures < free || stale(f, now) {
 		return 0
 	}
-	var wait time.Duration
-	if f.Failures >= lockFailures {
-		wait = lockout
-	} else {
-		wait = time.Second << (f.Failures - freeFailures)
+	wait := maxWait
+	if n := f.Failures - free; n < 30 {
+		wait = min(maxWait, time.Second<<n)
 	}
 	if left := f.LastAt.Add(wait).Sub(now); left > 0 {
 		return left
 	}
 	return 0
+}
+
+// retryAfter returns how long an attempt from an address with failures
+// addr at an account with failures account must wait, 0 when it is heard
+// now.
+func retryAfter(addr, account SignInFailures, now time.Time) time.Duration {
+	wait := delay(addr, addressFree, addressMaxWait, now)
+	if addr.Failures >= cleanFailures && !stale(addr, now) {
+		wait = max(wait, delay(account, accountFree, accountMaxWait, now))
+	}
+	return wait
+}
+
+// failures returns the live failures under key; stale ones are cleared, so
+// that the next failure counts from one.
+func (s *Service) failures(ctx context.Context, key string, now time.Time) (SignInFailures, error) {
+	f, err := s.store.SignInFailures(ctx, key)
+	if err != nil || !stale(f, now) {
+		return f, err
+	}
+	return SignInFailures{Key: key}, s.store.ClearSignInFailures(ctx, key)
 }

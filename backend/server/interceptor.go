@@ -5,13 +5,13 @@ import (
 	"errors"
 	"log/slog"
 	"math"
-	"net"
 	"net/http"
 	"strconv"
 
 	"connectrpc.com/connect"
 
 	"github.com/reclaim-sol/reclaim/backend/auth"
+	"github.com/reclaim-sol/reclaim/backend/clientip"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
@@ -46,6 +46,7 @@ type guard struct {
 	// limiter holds the credentials' buckets: one per API key, which the
 	// key's sessions share.
 	limiter ratelimit.Limiter
+	clients *clientip.Resolver
 	log     *slog.Logger
 }
 
@@ -63,7 +64,7 @@ func (g *guard) admit(ctx context.Context, procedure string, h http.Header, peer
 	// The client address first: checking an API key costs an HMAC and a
 	// database read, so a flood of made-up keys from one address must stop
 	// before them.
-	ipRes := g.allow(ctx, g.perIP, "ip:"+clientIP(peer))
+	ipRes := g.allow(ctx, g.perIP, "ip:"+g.clients.Key(peer, h.Values(clientip.Header)))
 	if ipRes != nil && !ipRes.Allowed {
 		return ctx, ipRes, limited(ipRes, "from this address")
 	}
@@ -130,14 +131,6 @@ func setRateHeaders(h http.Header, res *ratelimit.Result) {
 	}
 	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
-}
-
-func clientIP(peer string) string {
-	host, _, err := net.SplitHostPort(peer)
-	if err != nil {
-		return peer
-	}
-	return host
 }
 
 func (g *guard) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {

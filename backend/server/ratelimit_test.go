@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,9 +17,11 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"github.com/coder/websocket"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/reclaim-sol/reclaim/backend/auth"
+	"github.com/reclaim-sol/reclaim/backend/clientip"
 	"github.com/reclaim-sol/reclaim/backend/project"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit/redistest"
@@ -262,4 +267,39 @@ func TestRateLimitRedisOutage(t *testing.T) {
 	if n := logs.Count("rate limiter"); n != 1 {
 		t.Fatalf("%d log lines about the limiter for one outage, want 1:\n%s", n, logs.String())
 	}
+}
+
+// Behind a trusted balancer (RECLAIM_TRUSTED_PROXIES), each client without
+// valid credentials has its own bucket, named by the balancer's
+// X-Forwarded-For, over REST, Connect and the WebSocket stream alike; from
+// a peer nobody trusts the header is ignored, so a client cannot make
+// itself new buckets by writing one.
+func TestRateLimitPerClientBehindTrustedProxy(t *testing.T) {
+	guess := func(from string) cred {
+		return func(h http.Header) { h.Set("X-Api-Key", "ak_live_guess"); h.Set("X-Forwarded-For", from) }
+	}
+	trusted := newEnv(t, withIPLimiter(frozenLimiter(2)), withDeps(func(d *server.Deps) {
+		d.ClientIP = clientip.New([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")})
+	}))
+	for range 2 {
+		trusted.rest("GET", "/v1/stats", guess("203.0.113.9"), nil).restErr(401, "unauthenticated")
+	}
+	trusted.rest("GET", "/v1/stats", guess("203.0.113.9"), nil).restErr(429, "resource_exhausted")
+	// What a client wrote left of the balancer's entry is not read.
+	trusted.rest("GET", "/v1/stats", guess("6.6.6.6, 203.0.113.9"), nil).restErr(429, "resource_exhausted")
+	_, err := trusted.connectClients().project.GetStats(context.Background(), withCred(&reclaimv1.GetStatsRequest{}, guess("203.0.113.9")))
+	if ce := new(connect.Error); !errors.As(err, &ce) || ce.Code() != connect.CodeResourceExhausted {
+		t.Errorf("Connect from the limited client: %v, want resource_exhausted", err)
+	}
+	c := trusted.dialStream(t, newWallet(), "", &websocket.DialOptions{HTTPHeader: http.Header{"X-Forwarded-For": {"203.0.113.9"}}})
+	if res := readAll(t, c); res.close.Code != 4429 {
+		t.Errorf("the stream from the limited client: close %d %q, want 4429", res.close.Code, res.close.Reason)
+	}
+	trusted.rest("GET", "/v1/stats", guess("198.51.100.7"), nil).restErr(401, "unauthenticated")
+
+	untrusted := newEnv(t, withIPLimiter(frozenLimiter(2)))
+	for i := range 2 {
+		untrusted.rest("GET", "/v1/stats", guess(fmt.Sprintf("192.0.2.%d", i)), nil).restErr(401, "unauthenticated")
+	}
+	untrusted.rest("GET", "/v1/stats", guess("192.0.2.99"), nil).restErr(429, "resource_exhausted")
 }

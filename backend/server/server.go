@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/reclaim-sol/reclaim/backend/auth"
+	"github.com/reclaim-sol/reclaim/backend/clientip"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/reclaim"
@@ -38,6 +39,9 @@ type Deps struct {
 	// spends from before its credentials are checked (nil: none).
 	Limiter   ratelimit.Limiter
 	IPLimiter ratelimit.Limiter
+	// ClientIP tells a request's client, whose address is its per-address
+	// bucket (nil: the TCP peer).
+	ClientIP *clientip.Resolver
 	Ledger    *ledger.Service
 	// Wallet is the wallet service behind WalletService and the stream.
 	Wallet *reclaim.Service
@@ -68,7 +72,7 @@ func New(d Deps) (http.Handler, error) {
 	}
 	obs := newObserver(d)
 	codec := newJSONCodec(nil)
-	g := &guard{auth: d.Auth, perIP: d.IPLimiter, limiter: d.Limiter, log: d.Log}
+	g := &guard{auth: d.Auth, perIP: d.IPLimiter, limiter: d.Limiter, clients: d.ClientIP, log: d.Log}
 	origins := newOriginPolicy(d.CORS, d.Auth, d.DBTimeout, d.Log)
 	opts := connect.WithHandlerOptions(
 		connect.WithInterceptors(append(obs.interceptors(), g)...),

@@ -13,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/reclaim-sol/reclaim/backend/assets"
+	"github.com/reclaim-sol/reclaim/backend/clientip"
 	"github.com/reclaim-sol/reclaim/backend/reclaim"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
@@ -132,7 +133,7 @@ func (h *walletSocket) admit(ctx context.Context, r *http.Request, address strin
 	if err != nil {
 		return ctx, nil, err
 	}
-	hdr := http.Header{}
+	hdr := http.Header{clientip.Header: r.Header.Values(clientip.Header)}
 	hdr.Set("X-Api-Key", r.Header.Get("X-Api-Key"))
 	if token != "" {
 		hdr.Set("Authorization", "Bearer "+token)

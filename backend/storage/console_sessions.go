@@ -121,3 +121,43 @@ func (s *Store) ClearSignInFailures(ctx context.Context, key string) error {
 	}
 	return nil
 }
+
+// DeleteSignInFailuresBefore forgets the keys whose last failure was before
+// t.
+func (s *Store) DeleteSignInFailuresBefore(ctx context.Context, t time.Time) error {
+	if _, err := s.db.NewDelete().Model((*signInFailuresRow)(nil)).Where("last_at < ?", utc(t)).Exec(ctx); err != nil {
+		return fmt.Errorf("delete forgotten sign-in failures: %w", err)
+	}
+	return nil
+}
+
+type spentTokenRow struct {
+	bun.BaseModel `bun:"table:console_spent_tokens"`
+
+	ID        []byte    `bun:"id,pk"`
+	ExpiresAt time.Time `bun:"expires_at,notnull"`
+}
+
+// SpendToken records the single-use token id as spent until expires, in
+// one statement, so that of two requests spending one token at once, one
+// only is told it was fresh.
+func (s *Store) SpendToken(ctx context.Context, id []byte, expires time.Time) (bool, error) {
+	res, err := s.db.NewInsert().Model(&spentTokenRow{ID: id, ExpiresAt: utc(expires)}).
+		On("CONFLICT (id) DO NOTHING").Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("spend token: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("spend token: %w", err)
+	}
+	return n == 1, nil
+}
+
+// DeleteSpentTokensBefore forgets the spent tokens that expired before t.
+func (s *Store) DeleteSpentTokensBefore(ctx context.Context, t time.Time) error {
+	if _, err := s.db.NewDelete().Model((*spentTokenRow)(nil)).Where("expires_at < ?", utc(t)).Exec(ctx); err != nil {
+		return fmt.Errorf("delete expired spent tokens: %w", err)
+	}
+	return nil
+}

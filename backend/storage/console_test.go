@@ -3,6 +3,8 @@ package storage_test
 import (
 	"bytes"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -149,6 +151,62 @@ func TestBrowserSessionsAndThrottling(t *testing.T) {
 		}
 		if f, _ := s.SignInFailures(ctx, "k"); f.Failures != 0 {
 			t.Errorf("after clearing: %+v", f)
+		}
+		for key, at := range map[string]time.Time{"old": t0, "new": t0.Add(time.Minute)} {
+			if _, err := s.RecordSignInFailure(ctx, key, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.DeleteSignInFailuresBefore(ctx, t0.Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if f, _ := s.SignInFailures(ctx, "old"); f.Failures != 0 {
+			t.Errorf("a forgotten key kept: %+v", f)
+		}
+		if f, _ := s.SignInFailures(ctx, "new"); f.Failures != 1 {
+			t.Errorf("a live key swept: %+v", f)
+		}
+	})
+}
+
+// A token is spent once, even by requests racing for it; expired ones are
+// forgotten.
+func TestSpentTokens(t *testing.T) {
+	t.Parallel()
+	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+		t.Parallel()
+		ctx := ctxT(t)
+		t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+		var fresh atomic.Int32
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ok, err := s.SpendToken(ctx, []byte("token-1"), t0.Add(time.Hour))
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					fresh.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		if fresh.Load() != 1 {
+			t.Fatalf("one token spent by 8 requests at once: %d were told it was fresh, want 1", fresh.Load())
+		}
+		if ok, err := s.SpendToken(ctx, []byte("token-2"), t0.Add(time.Minute)); !ok || err != nil {
+			t.Fatalf("another token: %v, %v", ok, err)
+		}
+		if err := s.DeleteSpentTokensBefore(ctx, t0.Add(30*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if ok, _ := s.SpendToken(ctx, []byte("token-2"), t0.Add(time.Minute)); !ok {
+			t.Error("an expired token was not forgotten")
+		}
+		if ok, _ := s.SpendToken(ctx, []byte("token-1"), t0.Add(time.Hour)); ok {
+			t.Error("a live spent token was forgotten")
 		}
 	})
 }

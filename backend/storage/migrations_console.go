@@ -146,3 +146,32 @@ func moveMemberAudit(ctx context.Context, db bun.IDB) error {
 	}
 	return nil
 }
+
+// spentTokenV11 is a single-use token that was used, kept until it expires.
+type spentTokenV11 struct {
+	bun.BaseModel `bun:"table:console_spent_tokens"`
+
+	ID        []byte    `bun:"id,pk"`
+	ExpiresAt time.Time `bun:"expires_at,notnull"`
+}
+
+// upConsoleSpentTokens adds the spent sign-in form tokens, and the indexes
+// the sweep of expired tokens and forgotten sign-in failures reads.
+func upConsoleSpentTokens(ctx context.Context, db bun.IDB) error {
+	if _, err := db.NewCreateTable().Model((*spentTokenV11)(nil)).IfNotExists().Exec(ctx); err != nil {
+		return fmt.Errorf("create console_spent_tokens: %w", err)
+	}
+	for _, ix := range []struct {
+		model  any
+		name   string
+		column string
+	}{
+		{(*spentTokenV11)(nil), "console_spent_tokens_expires_idx", "expires_at"},
+		{(*signInFailuresV4)(nil), "console_signin_failures_last_idx", "last_at"},
+	} {
+		if _, err := db.NewCreateIndex().Model(ix.model).Index(ix.name).Column(ix.column).IfNotExists().Exec(ctx); err != nil {
+			return fmt.Errorf("create index %s: %w", ix.name, err)
+		}
+	}
+	return nil
+}

@@ -127,6 +127,33 @@ func (s *Server) CPU() time.Duration {
 	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
+// Memory is the server's resident memory now (VmRSS) and its peak so far
+// (VmHWM), in bytes, from /proc (Linux); zeros where /proc cannot tell.
+func (s *Server) Memory() (rss, peak int64) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		name, v, ok := strings.Cut(line, ":")
+		f := strings.Fields(v)
+		if !ok || len(f) != 2 || f[1] != "kB" {
+			continue
+		}
+		kb, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			continue
+		}
+		switch name {
+		case "VmRSS":
+			rss = kb << 10
+		case "VmHWM":
+			peak = kb << 10
+		}
+	}
+	return rss, peak
+}
+
 // Logs returns what the server has logged so far.
 func (s *Server) Logs() string {
 	s.mu.Lock()
@@ -229,7 +256,13 @@ func ServeBinary(t testing.TB, binary string, env []string, echo io.Writer) *Ser
 // output, trimmed. A failing command fails t with its standard error.
 func Run(t testing.TB, env []string, stdin string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(Binary(t), args...)
+	return RunBinary(t, Binary(t), env, stdin, args...)
+}
+
+// RunBinary is Run with another reclaim binary.
+func RunBinary(t testing.TB, binary string, env []string, stdin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
 	cmd.Env = env
 	cmd.Stdin = strings.NewReader(stdin)
 	var stderr bytes.Buffer

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reclaim-sol/reclaim/admin"
+	"github.com/reclaim-sol/reclaim/backend/clientip"
 	"github.com/reclaim-sol/reclaim/backend/config"
 	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/owner"
@@ -19,7 +20,9 @@ import (
 
 // newConsole wires the admin console (admin/) over the opened environment;
 // RECLAIM_CLUSTER picks the block explorer's cluster, RECLAIM_EXPLORER_URL
-// another explorer.
+// another explorer, RECLAIM_SECURE_COOKIES (or the listen address) its
+// cookies' Secure flag and HSTS, RECLAIM_TRUSTED_PROXIES whom it asks for a
+// client's address.
 func newConsole(cfg config.Config, e *env, log *slog.Logger) (http.Handler, error) {
 	return newConsoleFor(cfg, e, log, cfg.Cluster)
 }
@@ -31,13 +34,16 @@ func newConsoleFor(cfg config.Config, e *env, log *slog.Logger, cluster string) 
 	}
 	o := e.owners
 	return admin.New(admin.Deps{
-		Accounts: o, Sessions: o, Projects: o, Settings: o, Keys: e.projects, KeyChanges: o,
+		Accounts: o, FormTokens: o, Sessions: o, Projects: o, Settings: o, Keys: e.projects, KeyChanges: o,
 		Members: o, MemberChanges: o, Origins: e.projects, OriginChanges: o, Audit: o, Ledger: ledger.NewService(e.store), History: e.store,
-		Explorer:    explorer,
-		AllowSignup: cfg.AllowSignup,
-		Now:         time.Now,
-		Log:         log,
-		DBTimeout:   cfg.DBTimeout,
+		Explorer:      explorer,
+		AllowSignup:   cfg.AllowSignup,
+		SecureCookies: cfg.SecureCookiesOn(cfg.Addr),
+		FormKey:       e.formKey,
+		ClientIP:      clientip.New(cfg.TrustedProxies),
+		Now:           time.Now,
+		Log:           log,
+		DBTimeout:     cfg.DBTimeout,
 	}), nil
 }
 

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -17,6 +20,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/assets/jupiter"
 	"github.com/reclaim-sol/reclaim/backend/auth"
 	"github.com/reclaim-sol/reclaim/backend/bubblegum"
+	"github.com/reclaim-sol/reclaim/backend/clientip"
 	"github.com/reclaim-sol/reclaim/backend/config"
 	"github.com/reclaim-sol/reclaim/backend/das"
 	"github.com/reclaim-sol/reclaim/backend/internal/redact"
@@ -71,7 +75,22 @@ func serveFlags(cfg *config.Config) *flag.FlagSet {
 		f := fs.Lookup(name)
 		f.DefValue = redact.URL(f.DefValue)
 	}
+	edgeFlags(fs, &cfg.Edge)
 	return fs
+}
+
+// edgeFlags binds the edge settings (config.Edge).
+func edgeFlags(fs *flag.FlagSet, e *config.Edge) {
+	fs.Func("trusted-proxies", "balancers and proxies whose X-Forwarded-For names the client: addresses and CIDR networks, comma-separated (RECLAIM_TRUSTED_PROXIES)", func(v string) error {
+		p, err := clientip.ParsePrefixes(v)
+		e.TrustedProxies = p
+		return err
+	})
+	fs.BoolFunc("secure-cookies", "Secure console cookies and HSTS: true or false; default on unless -addr is loopback (RECLAIM_SECURE_COOKIES)", func(v string) error {
+		b, err := strconv.ParseBool(v)
+		e.SecureCookies = &b
+		return err
+	})
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -126,6 +145,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		tracker.Run(trackCtx)
 	}()
 	handler, err := server.New(server.Deps{
+		ClientIP:  clientip.New(cfg.TrustedProxies),
 		Admin:     console,
 		CORS:      server.CORS{Default: cfg.CORSOrigins, Origins: env.projects, Refresh: cfg.SessionCheckInterval},
 		Auth:      auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
@@ -250,6 +270,9 @@ type env struct {
 	keys     *signing.Keyring
 	projects *project.Service
 	owners   *owner.Service
+	// formKey signs the console's sign-in form tokens: derived from the
+	// pepper, which every instance sharing a database shares.
+	formKey []byte
 }
 
 // open opens storage (migrated) and the secrets, and builds the domain
@@ -278,5 +301,14 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*env, error
 	hasher := auth.NewHasher(pepper)
 	projects := project.NewService(store, hasher, time.Now)
 	owners := owner.NewService(store, projects, owner.Options{Now: time.Now, Log: log})
-	return &env{store: store, hasher: hasher, keys: keys, projects: projects, owners: owners}, nil
+	return &env{store: store, hasher: hasher, keys: keys, projects: projects, owners: owners, formKey: deriveKey(pepper, "reclaim console form tokens")}, nil
+}
+
+// deriveKey is the key for purpose under secret: HMAC-SHA256(secret,
+// purpose), so that one secret serves purposes that never see each other's
+// keys.
+func deriveKey(secret []byte, purpose string) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(purpose))
+	return m.Sum(nil)
 }
