@@ -36,7 +36,9 @@ var schema = []migration{
 	{name: "20260521000008", comment: "tracker_leases", up: upTrackerLeases},              // migrations_tracker.go
 	// migrations_rollups.go
 	{name: "20260521000009", comment: "rollups", up: upRollups, after: afterRollups},
-	{name: "20260521000010", comment: "ranking", up: upRanking, after: afterRanking}, // migrations_ranking.go
+	{name: "20260521000010", comment: "ranking", up: upRanking, after: afterRanking},    // migrations_ranking.go
+	{name: "20260521000011", comment: "attempts", up: upAttempts, after: afterAttempts}, // migrations_attempts.go
+	{name: "20260521000012", comment: "storage_probe", up: upProbe},                     // migrations_probe.go
 }
 
 // Migrate brings the schema up to date. It is idempotent, and safe when

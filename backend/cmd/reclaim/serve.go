@@ -121,20 +121,21 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		tracker.Run(trackCtx)
 	}()
 	handler, err := server.New(server.Deps{
-		Admin:     console,
-		CORS:      server.CORS{Default: cfg.CORSOrigins, Origins: env.projects, Refresh: cfg.SessionCheckInterval},
-		Auth:      auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
-		Issuer:    auth.NewIssuer(env.keys, time.Now),
-		Limiter:   limiter,
-		Ledger:    ledger.NewService(env.store),
-		Wallet:    wallet,
-		Ping:      env.store.Ping,
-		Log:       log,
-		DBTimeout: cfg.DBTimeout,
-		Cluster:   clusterReachable(ops.rpcClient(cfg.SolanaRPCURL, "readyz")),
-		Lifecycle: ops.life,
-		Metrics:   ops.metrics,
-		Tracing:   ops.tracing,
+		Admin:      console,
+		CORS:       server.CORS{Default: cfg.CORSOrigins, Origins: env.projects, Refresh: cfg.SessionCheckInterval},
+		Auth:       auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
+		Issuer:     auth.NewIssuer(env.keys, time.Now),
+		Limiter:    limiter,
+		Ledger:     ledger.NewService(env.store),
+		Wallet:     wallet,
+		Ping:       env.store.Ready,
+		Log:        log,
+		DBTimeout:  cfg.DBTimeout,
+		RPCTimeout: cfg.RPCTimeout,
+		Cluster:    clusterReachable(ops.rpcClient(cfg.SolanaRPCURL, "readyz")),
+		Lifecycle:  ops.life,
+		Metrics:    ops.metrics,
+		Tracing:    ops.tracing,
 	})
 	if err != nil {
 		return err
