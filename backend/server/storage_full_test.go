@@ -1,12 +1,9 @@
 package server_test
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
@@ -16,17 +13,7 @@ import (
 // neither the database nor its error.
 func TestStorageFullIsNotReady(t *testing.T) {
 	dir := storagetest.SmallDisk(t, 8<<20)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	store, err := storage.Open(ctx, "", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	if err := store.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	e := newEnv(t, withStore(store))
+	e := newEnv(t, withStore(storagetest.SQLiteAt(t, dir)))
 	wallet := newWallet()
 	tok := e.session(wallet)
 	free := storagetest.FillDisk(t, dir)

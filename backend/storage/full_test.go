@@ -28,14 +28,7 @@ func attempt(p string) ledger.Attempt {
 func TestStorageFull(t *testing.T) {
 	dir := storagetest.SmallDisk(t, 8<<20)
 	ctx := ctxT(t)
-	s, err := storage.Open(ctx, "", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s := storagetest.SQLiteAt(t, dir)
 	p, err := s.CreateProject(ctx, project.Project{Name: "p"})
 	if err != nil {
 		t.Fatal(err)

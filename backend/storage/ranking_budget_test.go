@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"runtime"
 	"testing"
 	"time"
 
@@ -82,16 +81,6 @@ func TestRankingBudget(t *testing.T) {
 				t.Fatalf("leaderboard of %s: %v, rows give %v", projectID, got, want)
 			}
 		}
-		// heapGrowth runs f and returns by how much it grew the heap.
-		heapGrowth := func(f func()) int64 {
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			f()
-			runtime.GC()
-			runtime.ReadMemStats(&after)
-			return int64(after.HeapAlloc) - int64(before.HeapAlloc)
-		}
 		check := func(stage string, grew int64) {
 			t.Helper()
 			held, _ := storage.RankingHeld(s)
@@ -124,7 +113,7 @@ func TestRankingBudget(t *testing.T) {
 		// Built with its throwaway wallets: ranked in SQL.
 		junk := record(rows(attacker, throwaways, throwaways))
 		served, builds := storage.RankedInMemory(s), storage.RankingBuilds(s)
-		check("built with throwaway wallets", heapGrowth(func() { board(attacker, junk) }))
+		check("built with throwaway wallets", storage.HeapGrowth(func() { board(attacker, junk) }))
 		if storage.RankingBuilds(s) != builds+1 {
 			t.Fatal("no ranking of the project of throwaway wallets was tried")
 		}
@@ -135,7 +124,7 @@ func TestRankingBudget(t *testing.T) {
 		// Joined later by throwaway wallets: the ranking that fit is let go.
 		record(rows(fits, throwaways, throwaways))
 		served = storage.RankedInMemory(s)
-		check("joined by throwaway wallets", heapGrowth(func() { board(fits, legit) }))
+		check("joined by throwaway wallets", storage.HeapGrowth(func() { board(fits, legit) }))
 		if storage.RankedInMemory(s) != served {
 			t.Error("the project joined by throwaway wallets was ranked in memory")
 		}

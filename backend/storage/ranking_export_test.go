@@ -51,3 +51,6 @@ func RankInline(s *Store) {
 
 // RankingHeld is what s's rankings hold, and reserve, in bytes and rows.
 func RankingHeld(s *Store) (bytes, rows int64) { return s.rank.budget.held() }
+
+// HeapGrowth is heapGrowth.
+func HeapGrowth(f func()) int64 { return heapGrowth(f) }

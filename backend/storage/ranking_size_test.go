@@ -56,13 +56,7 @@ func TestRankingMemory(t *testing.T) {
 			}
 			var r *ranking
 			measure := func(stage string, f func()) {
-				var before, after runtime.MemStats
-				runtime.GC()
-				runtime.ReadMemStats(&before)
-				f()
-				runtime.GC()
-				runtime.ReadMemStats(&after)
-				measured := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+				measured := float64(heapGrowth(f))
 				if stage != "built" {
 					measured += float64(r.charged) // what it held before
 				}
@@ -89,4 +83,16 @@ func TestRankingMemory(t *testing.T) {
 			runtime.KeepAlive(r)
 		})
 	}
+}
+
+// heapGrowth runs f and returns by how much it grew the live heap: the
+// heap allocated after a collection, before and after.
+func heapGrowth(f func()) int64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	return int64(after.HeapAlloc) - int64(before.HeapAlloc)
 }
