@@ -27,10 +27,6 @@ type Config struct {
 	// stream, a build) has in flight at once; its independent calls go out
 	// together up to this many.
 	RPCConcurrency int
-	// RankingMaxRows bounds the confirmed ledger rows this process keeps in
-	// memory to rank ranged leaderboards (about 20 bytes each); a project
-	// beyond it is ranked in SQL. Zero ranks every project in SQL.
-	RankingMaxRows int
 	// RedisURL, when set, keeps rate-limit buckets in Redis.
 	RedisURL string
 	// RateLimitRPS is the sustained requests per second of one bucket.
@@ -80,6 +76,9 @@ type Config struct {
 	CORSOrigins []string
 	// Operations: metrics, logs, stopping (operations.go).
 	Operations
+	// Storage: the rankings' memory, the submission log's retention
+	// (storage.go).
+	Storage
 }
 
 // Default returns the embedded defaults: a whole offline stack with
@@ -91,7 +90,6 @@ func Default() Config {
 		SolanaRPCURL:         "http://127.0.0.1:8899",
 		RPCTimeout:           3 * time.Second,
 		RPCConcurrency:       32,
-		RankingMaxRows:       20_000_000,
 		RateLimitRPS:         20,
 		RateLimitBurst:       40,
 		ServiceFeeBPS:        0,
@@ -102,6 +100,7 @@ func Default() Config {
 		DBTimeout:            5 * time.Second,
 		Cluster:              "localnet",
 		Operations:           defaultOperations(),
+		Storage:              defaultStorage(),
 	}
 }
 
@@ -164,7 +163,6 @@ func Load(getenv func(string) string) (Config, error) {
 	integer("RECLAIM_GUARD_HEADROOM_BYTES", &c.GuardHeadroomBytes, 0, 512)
 	integer("RECLAIM_GUARD_HEADROOM_UNITS", &c.GuardHeadroomUnits, 0, 200_000)
 	integer("RECLAIM_RPC_CONCURRENCY", &c.RPCConcurrency, 1, 1024)
-	integer("RECLAIM_RANKING_MAX_ROWS", &c.RankingMaxRows, 0, 1<<40)
 	seconds("RECLAIM_TICKET_TTL_SECONDS", &c.TicketTTL, 1, 3600)
 	if v := strings.TrimSpace(getenv("RECLAIM_ALLOW_SIGNUP")); v != "" {
 		b, err := strconv.ParseBool(v)
@@ -181,7 +179,8 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.ServiceFeeBPS > 0 && c.TreasuryWallet == "" {
 		errs = append(errs, "RECLAIM_SERVICE_FEE_BPS is set but RECLAIM_TREASURY_WALLET is empty: the fee needs a wallet to go to")
 	}
-	errs = append(errs, c.load(getenv)...)
+	errs = append(errs, c.Operations.load(getenv)...)
+	errs = append(errs, c.Storage.load(getenv)...)
 	if len(errs) > 0 {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
