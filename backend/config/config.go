@@ -29,10 +29,6 @@ type Config struct {
 	// stream, a build) has in flight at once; its independent calls go out
 	// together up to this many.
 	RPCConcurrency int
-	// RankingMaxRows bounds the confirmed ledger rows this process keeps in
-	// memory to rank ranged leaderboards (about 20 bytes each); a project
-	// beyond it is ranked in SQL. Zero ranks every project in SQL.
-	RankingMaxRows int
 	// RedisURL, when set, keeps rate-limit buckets in Redis.
 	RedisURL string
 	// RateLimitRPS is the sustained requests per second of an API key's
@@ -108,6 +104,9 @@ type Config struct {
 	Operations
 	// Edge: trusted proxies, Secure cookies (edge.go).
 	Edge
+	// Storage: the rankings' memory, the submission log's retention
+	// (storage.go).
+	Storage
 }
 
 // Default returns the embedded defaults: a whole offline stack with
@@ -119,7 +118,6 @@ func Default() Config {
 		SolanaRPCURL:         "http://127.0.0.1:8899",
 		RPCTimeout:           3 * time.Second,
 		RPCConcurrency:       32,
-		RankingMaxRows:       20_000_000,
 		RateLimitRPS:         20,
 		RateLimitBurst:       40,
 		ServiceFeeBPS:        0,
@@ -131,6 +129,7 @@ func Default() Config {
 		DBTimeout:            5 * time.Second,
 		Cluster:              "localnet",
 		Operations:           defaultOperations(),
+		Storage:              defaultStorage(),
 	}
 }
 
@@ -206,7 +205,6 @@ func Load(getenv func(string) string) (Config, error) {
 	integer("RECLAIM_GUARD_HEADROOM_UNITS", &c.GuardHeadroomUnits, 0, 200_000)
 	integer("RECLAIM_MAX_COMPUTE_UNIT_PRICE", &c.MaxComputeUnitPrice, 0, MaxComputeUnitPrice)
 	integer("RECLAIM_RPC_CONCURRENCY", &c.RPCConcurrency, 1, 1024)
-	integer("RECLAIM_RANKING_MAX_ROWS", &c.RankingMaxRows, 0, 1<<40)
 	seconds("RECLAIM_TICKET_TTL_SECONDS", &c.TicketTTL, 1, 3600)
 	if v := strings.TrimSpace(getenv("RECLAIM_ALLOW_SIGNUP")); v != "" {
 		b, err := strconv.ParseBool(v)
@@ -228,6 +226,7 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	errs = append(errs, c.Operations.load(getenv)...)
 	errs = append(errs, c.Edge.load(getenv)...)
+	errs = append(errs, c.Storage.load(getenv)...)
 	if len(errs) > 0 {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}

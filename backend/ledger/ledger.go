@@ -63,6 +63,15 @@ var ErrNotFound = errors.New("ledger entry not found")
 // signature already recorded: the ticket was consumed before.
 var ErrDuplicate = errors.New("ledger entry already recorded")
 
+// ErrStorageFull is a write the database refused for want of space
+// (SQLite's "database or disk is full", Postgres's disk_full): nothing was
+// written, and nothing will be until an operator frees space.
+var ErrStorageFull = errors.New("the ledger's storage is full")
+
+// ErrReadOnly is a write refused by a database that accepts none (a
+// read-only file, a Postgres standby or default_transaction_read_only).
+var ErrReadOnly = errors.New("the ledger's storage is read-only")
+
 // Entry is one reclaim transaction. Amounts are lamports:
 // NetRebate = GrossRebate - Fees - DonationAmount, Fees = NetworkFee + ServiceFee.
 // Until the entry is confirmed they are its ticket's promise; once it is,
@@ -119,7 +128,12 @@ type Attempt struct {
 	Status string
 	// Code and Message explain a failure.
 	Code, Message string
-	CreatedAt     time.Time
+	// Tickets is how many tickets the line stands for: 1 (0 counts as 1),
+	// or, on the one line of a request's tickets that failed their
+	// signature check (Code INVALID_TICKET, no TicketJTI), all of them,
+	// Message being the first one's reason.
+	Tickets   int
+	CreatedAt time.Time
 }
 
 // Stats are a project's totals over its confirmed entries.

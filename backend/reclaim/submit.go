@@ -2,7 +2,9 @@ package reclaim
 
 import (
 	"context"
+	"errors"
 
+	"github.com/reclaim-sol/reclaim/backend/ledger"
 	"github.com/reclaim-sol/reclaim/backend/relay"
 )
 
@@ -23,7 +25,19 @@ func (s *Service) Submit(ctx context.Context, projectID, wallet string, signed [
 	}
 	results, err := s.d.Relay.Submit(ctx, projectID, wallet, signed)
 	if err != nil {
-		return nil, &UnavailableError{msg: "the ledger did not answer; nothing more was sent, retry with the same tickets", cause: err}
+		return nil, &UnavailableError{msg: ledgerUnavailable(err), cause: err}
 	}
 	return results, nil
+}
+
+// ledgerUnavailable is the client's message for a submit the ledger could
+// not record: why, when the database said, and what to do.
+func ledgerUnavailable(err error) string {
+	switch {
+	case errors.Is(err, ledger.ErrStorageFull):
+		return "the service's storage is full, so nothing more was recorded or sent; retry with the same tickets once its operator has freed space"
+	case errors.Is(err, ledger.ErrReadOnly):
+		return "the service's storage is read-only for now, so nothing more was recorded or sent; retry with the same tickets later"
+	}
+	return "the ledger did not answer; nothing more was sent, retry with the same tickets"
 }

@@ -90,6 +90,8 @@ type Result struct {
 	Includes  []ticket.Item
 	Code      Code
 	Message   string
+	// cause is the ledger's error of a result that could not be decided.
+	cause error
 }
 
 // Relay submits signed transactions.
@@ -109,19 +111,41 @@ func New(r RPC, s Store, t Tickets, now func() time.Time) *Relay {
 	return &Relay{rpc: r, store: s, tickets: t, now: now, inFlightWait: 10 * time.Second, poll: 50 * time.Millisecond}
 }
 
-// ErrStore is a ledger that did not answer; the whole request is then 503.
+// ErrStore is a ledger that did not answer or could not write; the whole
+// request is then 503. When the ledger refused a write for want of space
+// or of write access, the error matches ledger.ErrStorageFull or
+// ledger.ErrReadOnly too.
 var ErrStore = errors.New("ledger unavailable")
 
 // Submit handles a submit request for wallet on behalf of project. Failures
 // of an entry are in its Result; only a ledger outage is an error.
+//
+// Every entry is logged in the submission log, but for the tickets that
+// fail their signature check: those the request holds share one line
+// (their count and the first one's reason), so a request of forged tickets
+// costs one write, not one per ticket.
 func (r *Relay) Submit(ctx context.Context, projectID, wallet string, entries []Signed) ([]Result, error) {
 	out := make([]Result, len(entries))
+	forged, first := 0, -1
 	for i, e := range entries {
-		res, err := r.one(ctx, projectID, wallet, e)
+		c, err := r.tickets.Verify(e.Ticket)
+		if err != nil {
+			out[i] = fail(CodeInvalidTicket, "the submission ticket was not issued by this service or was altered; rebuild the transactions")
+			if forged++; first < 0 {
+				first = i
+			}
+			continue
+		}
+		res, err := r.one(ctx, projectID, wallet, c, e)
 		if err != nil {
 			return nil, err
 		}
 		out[i] = res
+	}
+	if forged > 0 {
+		if _, err := r.log(ctx, projectID, wallet, ticket.Claims{}, forged, out[first]); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -130,17 +154,13 @@ func fail(code Code, format string, args ...any) Result {
 	return Result{Status: StatusFailed, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-func (r *Relay) one(ctx context.Context, projectID, wallet string, e Signed) (Result, error) {
-	c, err := r.tickets.Verify(e.Ticket)
-	if err != nil {
-		return r.log(ctx, projectID, wallet, ticket.Claims{}, fail(CodeInvalidTicket, "the submission ticket was not issued by this service or was altered; rebuild the transactions"))
-	}
+func (r *Relay) one(ctx context.Context, projectID, wallet string, c ticket.Claims, e Signed) (Result, error) {
 	if c.Project != projectID {
-		return r.log(ctx, projectID, wallet, ticket.Claims{}, fail(CodeInvalidTicket, "the submission ticket was issued to another project"))
+		return r.log(ctx, projectID, wallet, ticket.Claims{}, 1, fail(CodeInvalidTicket, "the submission ticket was issued to another project"))
 	}
 	res := r.check(ctx, c, wallet, e)
 	res.Includes = c.Includes
-	return r.log(ctx, projectID, wallet, c, res)
+	return r.log(ctx, projectID, wallet, c, 1, res)
 }
 
 // check runs the steps after the ticket's signature; errors from the ledger
@@ -307,22 +327,34 @@ func (r *Relay) waitForOther(ctx context.Context, jti string) Result {
 // storeFailure marks a result that could not be decided for want of the
 // ledger; log turns it into ErrStore.
 func storeFailure(err error) Result {
-	return Result{Status: "", Message: err.Error()}
+	return Result{Status: "", Message: err.Error(), cause: err}
 }
 
-// log records the result in the submission log and returns it.
-func (r *Relay) log(ctx context.Context, projectID, wallet string, c ticket.Claims, res Result) (Result, error) {
+// storeError is ErrStore for what the ledger failed to do. The store's
+// error stays text, but for its condition (ledger.ErrStorageFull,
+// ledger.ErrReadOnly): a context error inside it must not pick the status
+// instead of ErrStore.
+func storeError(err error) error {
+	for _, c := range []error{ledger.ErrStorageFull, ledger.ErrReadOnly} {
+		if errors.Is(err, c) {
+			return fmt.Errorf("%w: %w: %v", ErrStore, c, err) //nolint:errorlint // ErrStore and the condition alone are the identity
+		}
+	}
+	return fmt.Errorf("%w: %v", ErrStore, err) //nolint:errorlint // ErrStore alone is the identity
+}
+
+// log records the result of tickets tickets (one, or a request's forged
+// ones) in the submission log and returns it.
+func (r *Relay) log(ctx context.Context, projectID, wallet string, c ticket.Claims, tickets int, res Result) (Result, error) {
 	if res.Status == "" {
-		return Result{}, fmt.Errorf("%w: %s", ErrStore, res.Message)
+		return Result{}, storeError(res.cause)
 	}
 	err := r.store.LogAttempt(context.WithoutCancel(ctx), ledger.Attempt{
-		ProjectID: projectID, Payer: wallet, TicketJTI: c.ID, Signature: res.Signature,
-		Status: string(res.Status), Code: string(res.Code), Message: res.Message, CreatedAt: r.now().UTC(),
+		ProjectID: projectID, Payer: wallet, TicketJTI: c.ID, Signature: res.Signature, Status: string(res.Status),
+		Code: string(res.Code), Message: res.Message, Tickets: tickets, CreatedAt: r.now().UTC(),
 	})
 	if err != nil {
-		// The store's error stays text: wrapping it too would let a context
-		// error inside it pick the status instead of ErrStore.
-		return Result{}, fmt.Errorf("%w: %v", ErrStore, err) //nolint:errorlint // ErrStore alone is the identity
+		return Result{}, storeError(err)
 	}
 	return res, nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -34,6 +35,9 @@ type TrackerStore interface {
 	MarkSubmitted(ctx context.Context, jti string) (bool, error)
 	SetEntryStatus(ctx context.Context, jti string, status ledger.Status, errMsg string, at time.Time) (bool, error)
 	ConfirmEntry(ctx context.Context, jti string, landed ledger.Figures, at time.Time) (bool, error)
+	// PruneAttempts deletes up to limit lines of the submission log older
+	// than before, oldest first, and returns how many it deleted.
+	PruneAttempts(ctx context.Context, before time.Time, limit int) (int, error)
 }
 
 // Commitment is the commitment at which the tracker settles a transaction:
@@ -63,11 +67,16 @@ type Tracker struct {
 	// Lease bounds a pass: its entries are leased this long, and the pass
 	// stops when the lease ends.
 	Lease time.Duration
+	// Retention is how long the submission log keeps a line: older ones
+	// are pruned (retention.go); 0 keeps every line.
+	Retention time.Duration
 	// owner names this tracker in the leases and pass claims it holds.
 	owner string
 	// grace keeps a claim that is still being sent out of the tracker's way.
 	grace  time.Duration
 	counts counters
+	// pruneSlot is the last pruning pass this tracker asked for.
+	pruneSlot atomic.Int64
 }
 
 // batch is the most signatures getSignatureStatuses takes at once.
@@ -80,7 +89,7 @@ const passName = "confirmations"
 func NewTracker(r TrackerRPC, s TrackerStore, log *slog.Logger, now func() time.Time) *Tracker {
 	return &Tracker{
 		rpc: r, store: s, log: log, now: now, Interval: time.Second, Lease: 30 * time.Second,
-		owner: newOwner(), grace: SendGrace,
+		Retention: DefaultRetention, owner: newOwner(), grace: SendGrace,
 	}
 }
 
@@ -122,8 +131,14 @@ func (t *Tracker) Run(ctx context.Context) {
 }
 
 // Tick runs the pass of the current Interval when no tracker sharing the
-// ledger has claimed it yet, and reports whether it ran it.
+// ledger has claimed it yet, and reports whether it ran it; and, once a
+// minute, the pruning of the submission log (Prune) in the same way.
 func (t *Tracker) Tick(ctx context.Context) (bool, error) {
+	ran, err := t.confirmations(ctx)
+	return ran, errors.Join(err, t.tickPrune(ctx))
+}
+
+func (t *Tracker) confirmations(ctx context.Context) (bool, error) {
 	slot := t.now().UnixNano() / int64(t.Interval)
 	won, err := t.store.ClaimPass(ctx, passName, t.owner, slot)
 	if err != nil || !won {

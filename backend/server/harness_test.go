@@ -140,6 +140,9 @@ func withShared(store *storage.Store, keys *signing.Keyring, hasher *auth.Hasher
 	return func(o *options) { o.store, o.keys, o.hasher = store, keys, hasher }
 }
 
+// withStore serves from store (with keys of its own).
+func withStore(store *storage.Store) option { return func(o *options) { o.store = store } }
+
 // newEnv starts a server on SQLite with one project ("Acme", with a donation
 // wallet) and one API key.
 func newEnv(t testing.TB, opts ...option) *env {
@@ -155,6 +158,8 @@ func newEnv(t testing.TB, opts ...option) *env {
 	}
 	if o.store == nil {
 		o.store = storagetest.SQLite(t)
+	}
+	if o.keys == nil {
 		o.keys = newKeyring(t)
 		o.hasher = auth.NewHasher(bytes.Repeat([]byte{7}, 32))
 	}
@@ -183,7 +188,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 			Tickets: tickets, Relay: relay.New(rc, relayStore, tickets, clk.Now), Projects: o.store,
 			TicketTTL: time.Minute, RPCTimeout: o.rpcTimeout, DBTimeout: 2 * time.Second, Now: clk.Now,
 		}),
-		Ping:      o.store.Ping,
+		Ping:      o.store.Ready,
 		CORS:      corsOf(o),
 		Log:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 		DBTimeout: 2 * time.Second,

@@ -45,15 +45,21 @@ type Deps struct {
 	Ledger    *ledger.Service
 	// Wallet is the wallet service behind WalletService and the stream.
 	Wallet *reclaim.Service
-	// Ping checks the database for /readyz.
+	// Ping checks the database for /readyz: nil when it answers and can
+	// write, an error matching ledger.ErrStorageFull or ledger.ErrReadOnly
+	// when it cannot write (storage.Store.Ready).
 	Ping func(ctx context.Context) error
 	// Admin is the console, served under /admin/ (nil: none).
 	Admin http.Handler
 	// CORS is the browsers' cross-origin policy (zero: no origin allowed).
 	CORS CORS
 	Log  *slog.Logger
-	// DBTimeout bounds the database work of stats and leaderboards.
+	// DBTimeout bounds the database work of stats and leaderboards, and
+	// /readyz's database check.
 	DBTimeout time.Duration
+	// RPCTimeout bounds /readyz's cluster check: what a request waits for
+	// one cluster call (reclaim.Deps.RPCTimeout).
+	RPCTimeout time.Duration
 
 	// Operations (observe.go, lifecycle.go, probes.go). Cluster checks the
 	// cluster for /readyz (nil: not checked); Lifecycle drains and stops

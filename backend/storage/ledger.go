@@ -153,8 +153,9 @@ func (s *Store) InsertEntry(ctx context.Context, e ledger.Entry) error {
 		if isUniqueViolation(err) {
 			return fmt.Errorf("insert ledger entry for ticket %s: %w", e.TicketJTI, ledger.ErrDuplicate)
 		}
-		return fmt.Errorf("insert ledger entry: %w", err)
+		return fmt.Errorf("insert ledger entry: %w", s.writeErr(err))
 	}
+	s.health.wrote()
 	return nil
 }
 
@@ -224,7 +225,7 @@ func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, er
 		return nil
 	})
 	if err != nil {
-		return false, fmt.Errorf("set ledger entry status for ticket %s: %w", jti, err)
+		return false, fmt.Errorf("set ledger entry status for ticket %s: %w", jti, s.writeErr(err))
 	}
 	if changed {
 		return true, nil

@@ -48,12 +48,12 @@ type rankings struct {
 	// every and mergeAt, when set (tests), space the checkpoints of new
 	// rankings and size the delta they merge at (ranking.every, mergeAt).
 	every, mergeAt int
-	// maxRows bounds the rows of every ranking together (SetRankingLimit),
-	// checked when one is built; held is what the built ones hold.
-	maxRows, held atomic.Int64
-	wg            sync.WaitGroup
-	ctx           context.Context
-	cancel        context.CancelFunc
+	// budget bounds what every ranking holds together, and what building,
+	// merging and paging take on top (SetRankingBudget, ranking_size.go).
+	budget budget
+	wg     sync.WaitGroup
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // rankingSlot is a project's ranking: ready once built, nil while it is
@@ -65,29 +65,46 @@ type rankingSlot struct {
 }
 
 // After a failed build, the next starts rankingRetry later, or
-// rankingFullRetry later when the rows were over the limit.
+// rankingFullRetry later when the rows were over the budget.
 const (
 	rankingRetry     = time.Minute
 	rankingFullRetry = 10 * time.Minute
 )
 
-// defaultRankingMaxRows is SetRankingLimit's default: config.Default's.
-const defaultRankingMaxRows = 20_000_000
+// defaultRankingMaxBytes is SetRankingBudget's default: config.Default's.
+const defaultRankingMaxBytes = 512 << 20
 
-// errRankingFull is a build that would take the rankings over their limit.
-var errRankingFull = errors.New("the in-memory rankings are full (RECLAIM_RANKING_MAX_ROWS)")
+// errRankingFull is a build that would take the rankings over their budget.
+var errRankingFull = errors.New("the in-memory rankings are full (RECLAIM_RANKING_MAX_BYTES)")
 
-// SetRankingLimit bounds the confirmed rows the in-memory rankings of
-// ranged leaderboards hold together (about 20 bytes each); a project that
-// would take them over it is ranked in SQL. Zero ranks every project in SQL.
-func (s *Store) SetRankingLimit(rows int) { s.rank.maxRows.Store(int64(rows)) }
+// SetRankingBudget bounds the memory the in-memory rankings of ranged
+// leaderboards hold together, in bytes: rows, checkpoints, wallets, and
+// what building, merging and ranking a page take while they run. A project
+// that would take them over it is ranked in SQL. Zero ranks every project
+// in SQL.
+func (s *Store) SetRankingBudget(bytes int64) {
+	s.rank.budget.mu.Lock()
+	defer s.rank.budget.mu.Unlock()
+	s.rank.budget.maxBytes = bytes
+}
+
+// SetRankingLimit bounds the confirmed rows the in-memory rankings hold
+// together, on top of SetRankingBudget; -1 sets no bound, zero ranks every
+// project in SQL. Deprecated: rows do not say how much memory they take
+// (their wallets' checkpoints and addresses do too); SetRankingBudget
+// bounds that.
+func (s *Store) SetRankingLimit(rows int) {
+	s.rank.budget.mu.Lock()
+	defer s.rank.budget.mu.Unlock()
+	s.rank.budget.maxRows = int64(rows)
+}
 
 // defaultDeepOffset is rankings.deepOffset.
 const defaultDeepOffset = 5_000
 
 func (rs *rankings) init() {
 	rs.deepOffset = defaultDeepOffset
-	rs.maxRows.Store(defaultRankingMaxRows)
+	rs.budget.maxBytes, rs.budget.maxRows = defaultRankingMaxBytes, -1
 	rs.projects = map[string]*rankingSlot{}
 	rs.ctx, rs.cancel = context.WithCancel(context.Background())
 }
@@ -102,8 +119,34 @@ func (rs *rankings) stop() {
 func (rs *rankings) reset() {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
+	for _, slot := range rs.projects {
+		if slot.ready != nil {
+			rs.release(slot.ready)
+		}
+	}
 	rs.projects = map[string]*rankingSlot{}
-	rs.held.Store(0)
+}
+
+// release gives back what r holds, once: r is no longer a project's.
+func (rs *rankings) release(r *ranking) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.dropped {
+		r.dropped = true
+		rs.budget.give(r.charged, r.chargedRows)
+	}
+}
+
+// recharge brings what the budget holds for r to what r holds now plus
+// extra, and reports whether that fit (if not, the budget holds what it
+// held); its caller holds r.mu.
+func (rs *rankings) recharge(r *ranking, extra int64) bool {
+	b, n := r.bytes()+extra, r.count
+	if !rs.budget.take(b-r.charged, n-r.chargedRows) {
+		return false
+	}
+	r.charged, r.chargedRows = b, n
+	return true
 }
 
 // claim returns projectID's slot and its ranking, if built; start reports
@@ -130,7 +173,7 @@ func (rs *rankings) claim(projectID string, now bool) (slot *rankingSlot, r *ran
 // background unless inline.
 func (s *Store) rankingOf(ctx context.Context, projectID string) (*ranking, error) {
 	rs := &s.rank
-	if rs.off || rs.maxRows.Load() == 0 {
+	if rs.off || rs.budget.off() {
 		return nil, nil
 	}
 	slot, r, start := rs.claim(projectID, false)
@@ -157,9 +200,7 @@ func (s *Store) rankingOf(ctx context.Context, projectID string) (*ranking, erro
 		rs.mu.Lock()
 		if slot.ready == r {
 			slot.ready = nil // built again by the next query
-			r.mu.RLock()
-			rs.held.Add(-r.count)
-			r.mu.RUnlock()
+			rs.release(r)
 		}
 		rs.mu.Unlock()
 		return nil, nil
@@ -184,42 +225,66 @@ func (s *Store) WarmRanking(ctx context.Context, projectID string) error {
 }
 
 // buildRanking reads projectID's confirmed rows into a new ranking and
-// makes it the project's. A failure leaves the project without one until
-// rankingRetry has passed; then the next query tries again.
+// makes it the project's. What it takes comes out of the budget as it
+// grows, its checkpoints included before they are taken: a project that
+// does not fit is left to SQL. A failure leaves the project without a
+// ranking until rankingRetry (rankingFullRetry) has passed; then the next
+// query tries again.
 func (s *Store) buildRanking(ctx context.Context, projectID string, slot *rankingSlot) error {
-	s.rank.builds.Add(1)
+	rs := &s.rank
+	rs.builds.Add(1)
 	r := newRanking()
-	r.every, r.mergeAt = s.rank.every, s.rank.mergeAt
+	r.every, r.mergeAt = rs.every, rs.mergeAt
+	// fits charges r with the checkpoints it will take and their working
+	// copy, and checks there is room for a page too: a ranking no page
+	// could use is not built.
+	fits := func() bool {
+		held, working := baseBytes(len(r.delta), len(r.payers), r.every)
+		return rs.recharge(r, held+working+int64(len(r.payers))*pageBytes)
+	}
 	var count int64
-	room := s.rank.maxRows.Load() - s.rank.held.Load()
 	err := s.readRanked(ctx, projectID, -1, func(payer, typ string, at, gross, _ int64) error {
-		if r.count >= room {
+		if err := r.add(payer, typ, at, gross); err != nil {
+			return err
+		}
+		if r.count%buildCheck == 0 && !fits() {
 			return errRankingFull
 		}
-		return r.add(payer, typ, at, gross)
+		return nil
 	}, func(v, c int64) { r.version, count = v, c })
 	if err == nil && r.count != count {
 		// The rollups do not count the rows they should: the SQL sums
 		// answer, and the page check would reject this ranking anyway.
 		err = fmt.Errorf("ranking of %s: %d confirmed rows, the totals count %d", projectID, r.count, count)
 	}
+	if err == nil && !fits() {
+		err = errRankingFull
+	}
 	if err == nil {
 		r.finish()
+		rs.recharge(r, 0) // less: the working copy is gone
 	}
-	s.rank.mu.Lock()
-	defer s.rank.mu.Unlock()
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
 	slot.building = false
+	if err == nil && rs.projects[projectID] != slot {
+		err = fmt.Errorf("ranking of %s: the rankings were reset meanwhile", projectID)
+	}
 	if err != nil {
+		rs.release(r)
 		slot.retryAt = time.Now().Add(rankingRetry)
 		if errors.Is(err, errRankingFull) {
 			slot.retryAt = time.Now().Add(rankingFullRetry)
 		}
 		return err
 	}
-	s.rank.held.Add(r.count)
 	slot.ready = r
 	return nil
 }
+
+// buildCheck is how many rows a build reads between two checks of its
+// budget: at most that many rows (about 150 KB at most) over it.
+const buildCheck = 1024
 
 // catchUpRanking adds to r the rows counted since its version; current is
 // false when r no longer counts what the project's totals count. A delta
@@ -242,7 +307,6 @@ func (s *Store) catchUpRanking(ctx context.Context, projectID string, r *ranking
 		return false, err
 	}
 	r.mu.Lock()
-	before := r.count
 	if version < r.version {
 		r.mu.Unlock()
 		return true, nil // another query caught up further meanwhile
@@ -256,22 +320,48 @@ func (s *Store) catchUpRanking(ctx context.Context, projectID string, r *ranking
 		}
 	}
 	r.version = version
-	s.rank.held.Add(r.count - before)
+	if !s.rank.recharge(r, 0) {
+		r.mu.Unlock()
+		return false, nil // over the budget: SQL ranks
+	}
 	current = r.count == count
-	merge := current && r.needsMerge()
+	var need int64
+	if current && r.needsMerge() {
+		// The new base's rows and checkpoints, and their working copy,
+		// beside the old base until it replaces it.
+		held, working := baseBytes(len(r.base.rows)+len(r.delta), len(r.payers), r.every)
+		need = int64(len(r.base.rows)+len(r.delta))*rowBytes + held + working
+		if !s.rank.budget.take(need, 0) {
+			r.merging, need = false, 0 // merged once there is room; the delta grows meanwhile
+		}
+	}
 	r.mu.Unlock()
 	switch {
-	case !merge:
+	case need == 0:
 	case s.rank.inline:
-		r.merge()
+		s.rank.merge(r, need)
 	default:
 		s.rank.wg.Add(1)
 		go func() {
 			defer s.rank.wg.Done()
-			r.merge()
+			s.rank.merge(r, need)
 		}()
 	}
 	return current, nil
+}
+
+// merge merges r's delta into its base, need having been taken from the
+// budget for it, and then charges r with what it holds.
+func (rs *rankings) merge(r *ranking, need int64) {
+	r.merge()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rs.budget.give(need, 0)
+	if !r.dropped {
+		// Less than it held with need: never over the budget.
+		rs.budget.give(r.charged-r.bytes(), 0)
+		r.charged = r.bytes()
+	}
 }
 
 // readRanked reads, in one statement (one snapshot), projectID's version

@@ -54,7 +54,7 @@ func benchRankingPage(b *testing.B, perWallet int) {
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				if p, _ := r.page(c.from, c.to, c.typ, c.offset, c.limit); len(p) == 0 {
+				if p, _, _ := r.page(c.from, c.to, c.typ, c.offset, c.limit, nil); len(p) == 0 {
 					b.Fatal("empty page")
 				}
 			}

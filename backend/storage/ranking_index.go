@@ -3,6 +3,7 @@ package storage
 import (
 	"cmp"
 	"errors"
+	"hash/maphash"
 	"slices"
 	"sync"
 
@@ -69,14 +70,37 @@ const (
 	minEvery       = 1 << 16
 )
 
+// spacing is the rows between checkpoints of n rows: every, or by default
+// as many as keeps them under maxCheckpoints.
+func spacing(n, every int) int {
+	if every > 0 {
+		return every
+	}
+	return max(minEvery, (n+maxCheckpoints-1)/maxCheckpoints)
+}
+
+// checkpoints is how many newBase takes of n rows of wallets wallets. By
+// default it takes none when there are as many wallets as rows between two
+// checkpoints: one would take at least three times the memory of the rows
+// it spares reading (12 bytes a wallet and type, against 16 a row), and
+// reading it (every wallet's sums) would cost as much as reading them.
+func checkpoints(n, wallets, every int) int {
+	e := spacing(n, every)
+	if n == 0 || every == 0 && wallets >= e {
+		return 0
+	}
+	return (n - 1) / e
+}
+
 // newBase sorts rows by time and takes their checkpoints, for wallets
 // wallets; every is 0 for the default spacing.
 func newBase(rows []rankRow, wallets, every int) *rankBase {
 	slices.SortFunc(rows, func(a, b rankRow) int { return cmp.Compare(a.at, b.at) })
-	if every == 0 {
-		every = max(minEvery, (len(rows)+maxCheckpoints-1)/maxCheckpoints)
+	b := &rankBase{rows: rows, wallets: wallets, every: spacing(len(rows), every)}
+	if checkpoints(len(rows), wallets, every) == 0 {
+		return b
 	}
-	b := &rankBase{rows: rows, wallets: wallets, every: every}
+	every = b.every
 	g := make([]int64, wallets*len(slots))
 	c := make([]int32, wallets*len(slots))
 	for i, r := range rows {
@@ -158,18 +182,74 @@ type ranking struct {
 	version int64 // reclaim_project_totals.version it counts up to
 	count   int64 // confirmed rows it counted, those without time included
 	payers  []string
-	wallets map[string]int
+	index   walletIndex // of payers
 	base    *rankBase
 	delta   []rankRow // counted since base, in no order
 	merging bool
 	// every and mergeAt, when set (tests), replace the checkpoints'
 	// spacing and the delta's size that starts a merge.
 	every, mergeAt int
+	// payerBytes is the heap the payers' strings take.
+	payerBytes int64
+	// charged and chargedRows are what the budget holds for r; dropped, r
+	// is no longer a project's, and has given them back.
+	charged, chargedRows int64
+	dropped              bool
 }
 
 func newRanking() *ranking {
-	return &ranking{wallets: map[string]int{}, base: &rankBase{}}
+	return &ranking{base: &rankBase{}, index: walletIndex{seed: maphash.MakeSeed()}}
 }
+
+// walletIndex finds a wallet's number by its address: open addressing over
+// the wallets' numbers (plus one: 0 is a free slot), probed linearly from
+// the address's hash, in a table at most half full. It takes 8 to 16 bytes
+// a wallet, exactly known; a map's size depends on its history of growth.
+type walletIndex struct {
+	seed  maphash.Seed
+	slots []uint32
+}
+
+// find returns the number of the wallet payer among payers.
+func (x *walletIndex) find(payers []string, payer string) (int, bool) {
+	if len(x.slots) == 0 {
+		return 0, false
+	}
+	mask := uint64(len(x.slots) - 1)
+	for i := maphash.String(x.seed, payer) & mask; ; i = (i + 1) & mask {
+		switch w := x.slots[i]; {
+		case w == 0:
+			return 0, false
+		case payers[w-1] == payer:
+			return int(w - 1), true
+		}
+	}
+}
+
+// add indexes wallet w, the last of payers.
+func (x *walletIndex) add(payers []string, w int) {
+	if 2*(w+1) > len(x.slots) {
+		old := x.slots
+		x.slots = make([]uint32, max(16, 2*len(old)))
+		for _, v := range old {
+			if v != 0 {
+				x.put(payers[v-1], v)
+			}
+		}
+	}
+	x.put(payers[w], uint32(w+1))
+}
+
+func (x *walletIndex) put(payer string, v uint32) {
+	mask := uint64(len(x.slots) - 1)
+	i := maphash.String(x.seed, payer) & mask
+	for x.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	x.slots[i] = v
+}
+
+func (x *walletIndex) bytes() int64 { return int64(cap(x.slots)) * 4 }
 
 // add counts one confirmed row (at < 0: without confirmation time) in the
 // delta.
@@ -182,11 +262,12 @@ func (r *ranking) add(payer, typ string, at, gross int64) error {
 	if slot < 0 {
 		return errUnranked
 	}
-	w, ok := r.wallets[payer]
+	w, ok := r.index.find(r.payers, payer)
 	if !ok {
 		w = len(r.payers)
-		r.wallets[payer] = w
 		r.payers = append(r.payers, payer)
+		r.payerBytes += allocBytes(int64(len(payer)))
+		r.index.add(r.payers, w)
 	}
 	v, err := packRow(w, slot, gross)
 	if err != nil {
@@ -239,23 +320,31 @@ type ranked struct {
 
 // page returns the wallets ranked offset to offset+limit-1 among those with
 // rows of typ ("" for every type) confirmed in [from, to) (microseconds), by
-// gross descending then payer byte-wise, as the leaderboard ranks them.
-func (r *ranking) page(from, to int64, typ string, offset, limit int) (payers []string, gross []int64) {
+// gross descending then payer byte-wise, as the leaderboard ranks them. The
+// memory it takes while it runs (pageBytes a wallet) comes out of b, if not
+// nil: ok is false when b has not that much left.
+func (r *ranking) page(from, to int64, typ string, offset, limit int, b *budget) (payers []string, gross []int64, ok bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
+	if cost := int64(len(r.payers)) * pageBytes; b != nil {
+		if !b.take(cost, 0) {
+			return nil, nil, false
+		}
+		defer b.give(cost, 0)
+	}
 	s := sums{slot: -1, gross: make([]int64, len(r.payers)), count: make([]int32, len(r.payers))}
 	if typ != "" {
 		if s.slot = slices.Index(slots, typ); s.slot < 0 {
-			return nil, nil
+			return nil, nil, true
 		}
 	}
-	b := r.base
-	p1, p2 := b.lowerBound(from), b.lowerBound(to)
-	if len(b.gross) == 0 || p2-p1 <= b.every {
-		s.addRows(b.rows[p1:p2], 1)
+	base := r.base
+	p1, p2 := base.lowerBound(from), base.lowerBound(to)
+	if len(base.gross) == 0 || p2-p1 <= base.every {
+		s.addRows(base.rows[p1:p2], 1)
 	} else {
-		s.addBefore(b, p2, 1)
-		s.addBefore(b, p1, -1)
+		s.addBefore(base, p2, 1)
+		s.addBefore(base, p1, -1)
 	}
 	for _, d := range r.delta {
 		if d.at >= from && d.at < to && (s.slot < 0 || d.slot() == s.slot) {
@@ -263,7 +352,13 @@ func (r *ranking) page(from, to int64, typ string, offset, limit int) (payers []
 			s.count[d.wallet()]++
 		}
 	}
-	var cands []ranked
+	active := 0
+	for _, c := range s.count {
+		if c > 0 {
+			active++
+		}
+	}
+	cands := make([]ranked, 0, active)
 	for w, c := range s.count {
 		if c > 0 {
 			cands = append(cands, ranked{wallet: w, gross: s.gross[w]})
@@ -273,7 +368,7 @@ func (r *ranking) page(from, to int64, typ string, offset, limit int) (payers []
 		return a.gross > b.gross || a.gross == b.gross && r.payers[a.wallet] < r.payers[b.wallet]
 	}
 	if offset >= len(cands) {
-		return nil, nil
+		return nil, nil, true
 	}
 	top := cands[:selectBest(cands, offset+limit, better)]
 	pg := top[selectBest(top, offset, better):]
@@ -287,7 +382,7 @@ func (r *ranking) page(from, to int64, typ string, offset, limit int) (payers []
 		payers = append(payers, r.payers[e.wallet])
 		gross = append(gross, e.gross)
 	}
-	return payers, gross
+	return payers, gross, true
 }
 
 // selectBest moves the k best of a (by better, a strict order) to a[:k], in

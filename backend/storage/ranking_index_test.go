@@ -96,7 +96,7 @@ func TestRankingPage(t *testing.T) {
 			return strings.Compare(a, b)
 		})
 		want = want[min(offset, len(want)):min(offset+limit, len(want))]
-		got, gross := r.page(from, to, typ, offset, limit)
+		got, gross, _ := r.page(from, to, typ, offset, limit, nil)
 		if !slices.Equal(got, want) {
 			t.Fatalf("[%d, %d) type %q offset %d limit %d: %v, want %v", from, to, typ, offset, limit, got, want)
 		}

@@ -30,8 +30,9 @@ func (s *Store) insertWithStatus(ctx context.Context, e ledger.Entry, status led
 		if isUniqueViolation(err) {
 			return fmt.Errorf("claim ticket %s: %w", e.TicketJTI, ledger.ErrDuplicate)
 		}
-		return fmt.Errorf("claim ticket: %w", err)
+		return fmt.Errorf("claim ticket: %w", s.writeErr(err))
 	}
+	s.health.wrote()
 	return nil
 }
 
@@ -55,7 +56,7 @@ func (s *Store) MarkSubmitted(ctx context.Context, jti string) (bool, error) {
 		Where("status = ?", ledger.StatusSending).
 		Exec(ctx)
 	if err != nil {
-		return false, fmt.Errorf("mark ticket %s submitted: %w", jti, err)
+		return false, fmt.Errorf("mark ticket %s submitted: %w", jti, s.writeErr(err))
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
@@ -69,7 +70,7 @@ func (s *Store) ReleaseClaim(ctx context.Context, jti string) error {
 		Where("status = ?", ledger.StatusSending).
 		Exec(ctx)
 	if err != nil {
-		return fmt.Errorf("release ticket %s: %w", jti, err)
+		return fmt.Errorf("release ticket %s: %w", jti, s.writeErr(err))
 	}
 	return nil
 }
@@ -122,7 +123,7 @@ func (s *Store) LeaseInFlight(ctx context.Context, owner string, limit int, now,
 		Returning("id").
 		Scan(ctx, &ids)
 	if err != nil {
-		return nil, fmt.Errorf("lease entries in flight: %w", err)
+		return nil, fmt.Errorf("lease entries in flight: %w", s.writeErr(err))
 	}
 	if len(ids) == 0 {
 		return nil, nil
@@ -148,7 +149,7 @@ func (s *Store) ReleaseLeases(ctx context.Context, owner string, now time.Time) 
 		Where("lease_owner = ?", owner).
 		Exec(ctx)
 	if err != nil {
-		return fmt.Errorf("release leases: %w", err)
+		return fmt.Errorf("release leases: %w", s.writeErr(err))
 	}
 	return nil
 }
@@ -174,23 +175,57 @@ func (s *Store) ClaimPass(ctx context.Context, name, owner string, slot int64) (
 		Where("?TableAlias.slot < EXCLUDED.slot").
 		Exec(ctx)
 	if err != nil {
-		return false, fmt.Errorf("claim pass %d of %s: %w", slot, name, err)
+		return false, fmt.Errorf("claim pass %d of %s: %w", slot, name, s.writeErr(err))
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
 }
 
-// LogAttempt records one submission result.
+// attemptRow is a line of the submission log (submission_attempts).
+type attemptRow struct {
+	bun.BaseModel `bun:"table:submission_attempts"`
+
+	ID        string    `bun:"id,pk"`
+	ProjectID string    `bun:"project_id,notnull"`
+	Payer     string    `bun:"payer,notnull"`
+	TicketJTI string    `bun:"ticket_jti,notnull"`
+	Signature string    `bun:"signature,notnull"`
+	Status    string    `bun:"status,notnull"`
+	Code      string    `bun:"code,notnull"`
+	Message   string    `bun:"message,notnull"`
+	Tickets   int       `bun:"tickets,notnull"`
+	CreatedAt time.Time `bun:"created_at,notnull"`
+}
+
+// LogAttempt records one submission result, or one line for several
+// tickets (a.Tickets; 0 counts as 1).
 func (s *Store) LogAttempt(ctx context.Context, a ledger.Attempt) error {
-	row := attemptV3{
-		ID: NewID("att"), ProjectID: a.ProjectID, Payer: a.Payer, TicketJTI: a.TicketJTI,
-		Signature: a.Signature, Status: a.Status, Code: a.Code, Message: a.Message, CreatedAt: utc(a.CreatedAt),
+	row := attemptRow{
+		ID: NewID("att"), ProjectID: a.ProjectID, Payer: a.Payer, TicketJTI: a.TicketJTI, Signature: a.Signature,
+		Status: a.Status, Code: a.Code, Message: a.Message, Tickets: max(a.Tickets, 1), CreatedAt: utc(a.CreatedAt),
 	}
 	if a.CreatedAt.IsZero() {
 		row.CreatedAt = now()
 	}
 	if _, err := s.db.NewInsert().Model(&row).Exec(ctx); err != nil {
-		return fmt.Errorf("log submission attempt: %w", err)
+		return fmt.Errorf("log submission attempt: %w", s.writeErr(err))
 	}
+	s.health.wrote()
 	return nil
+}
+
+// PruneAttempts deletes up to limit lines of the submission log written
+// before before, oldest first, in one statement, and returns how many it
+// deleted: fewer than limit when no older line is left.
+func (s *Store) PruneAttempts(ctx context.Context, before time.Time, limit int) (int, error) {
+	oldest := s.db.NewSelect().Model((*attemptRow)(nil)).Column("id").
+		Where("created_at < ?", utc(before)).
+		OrderExpr("created_at ASC").
+		Limit(limit)
+	res, err := s.db.NewDelete().Model((*attemptRow)(nil)).Where("id IN (?)", oldest).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("prune submission attempts: %w", s.writeErr(err))
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
 }

@@ -147,8 +147,11 @@ func (s *Store) fromRanking(ctx context.Context, projectID string, f ledger.Filt
 	if err != nil || r == nil {
 		return nil, nil, false, err
 	}
+	payers, gross, ok := r.page(ceilMicros(from), ceilMicros(to), f.Type, f.Offset, f.Limit, &s.rank.budget)
+	if !ok {
+		return nil, nil, false, nil // no room to rank it: SQL does
+	}
 	s.rank.served.Add(1)
-	payers, gross := r.page(ceilMicros(from), ceilMicros(to), f.Type, f.Offset, f.Limit)
 	if len(payers) == 0 {
 		return nil, nil, true, nil
 	}

@@ -62,6 +62,8 @@ type Store struct {
 	planCosts *rollupCosts
 	// rank holds the in-memory rankings of ranged leaderboards (ranking.go).
 	rank rankings
+	// health is what writes met lately, for Ready (health.go).
+	health health
 }
 
 // Open connects to databaseURL when it is a postgres:// or postgresql:// URL,
@@ -192,11 +194,6 @@ func (s *Store) Close() error {
 	s.stopBackfill()
 	s.rank.stop()
 	return s.db.Close()
-}
-
-// Ping checks that the database answers within ctx; for readiness probes.
-func (s *Store) Ping(ctx context.Context) error {
-	return s.db.PingContext(ctx)
 }
 
 // NewID returns a random identifier: prefix, an underscore and 26 lowercase

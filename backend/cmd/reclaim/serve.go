@@ -45,7 +45,6 @@ func serveFlags(cfg *config.Config) *flag.FlagSet {
 	fs.StringVar(&cfg.DatabaseURL, "database-url", cfg.DatabaseURL, "postgres:// URL (DATABASE_URL)")
 	fs.StringVar(&cfg.SolanaRPCURL, "solana-rpc-url", cfg.SolanaRPCURL, "cluster JSON-RPC (SOLANA_RPC_URL)")
 	fs.IntVar(&cfg.RPCConcurrency, "rpc-concurrency", cfg.RPCConcurrency, "cluster calls one request has in flight at most (RECLAIM_RPC_CONCURRENCY)")
-	fs.IntVar(&cfg.RankingMaxRows, "ranking-max-rows", cfg.RankingMaxRows, "ledger rows kept in memory to rank leaderboards over date ranges; 0: rank in SQL (RECLAIM_RANKING_MAX_ROWS)")
 	fs.StringVar(&cfg.RedisURL, "redis-url", cfg.RedisURL, "Redis for rate limits (REDIS_URL)")
 	fs.Float64Var(&cfg.RateLimitRPS, "rate-limit-rps", cfg.RateLimitRPS, "requests per second per API key, shared by its sessions (RECLAIM_RATE_LIMIT_RPS)")
 	fs.IntVar(&cfg.RateLimitBurst, "rate-limit-burst", cfg.RateLimitBurst, "bucket capacity (RECLAIM_RATE_LIMIT_BURST)")
@@ -76,6 +75,7 @@ func serveFlags(cfg *config.Config) *flag.FlagSet {
 		f.DefValue = redact.URL(f.DefValue)
 	}
 	edgeFlags(fs, &cfg.Edge)
+	storageFlags(fs, &cfg.Storage)
 	return fs
 }
 
@@ -145,22 +145,23 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		tracker.Run(trackCtx)
 	}()
 	handler, err := server.New(server.Deps{
-		ClientIP:  clientip.New(cfg.TrustedProxies),
-		Admin:     console,
-		CORS:      server.CORS{Default: cfg.CORSOrigins, Origins: env.projects, Refresh: cfg.SessionCheckInterval},
-		Auth:      auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
-		Issuer:    auth.NewIssuer(env.keys, time.Now),
-		Limiter:   limits.keys,
-		IPLimiter: limits.ips,
-		Ledger:    ledger.NewService(env.store),
-		Wallet:    wallet,
-		Ping:      env.store.Ping,
-		Log:       log,
-		DBTimeout: cfg.DBTimeout,
-		Cluster:   clusterReachable(ops.rpcClient(cfg.SolanaRPCURL, "readyz")),
-		Lifecycle: ops.life,
-		Metrics:   ops.metrics,
-		Tracing:   ops.tracing,
+		ClientIP:   clientip.New(cfg.TrustedProxies),
+		Admin:      console,
+		CORS:       server.CORS{Default: cfg.CORSOrigins, Origins: env.projects, Refresh: cfg.SessionCheckInterval},
+		Auth:       auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
+		Issuer:     auth.NewIssuer(env.keys, time.Now),
+		Limiter:    limits.keys,
+		IPLimiter:  limits.ips,
+		Ledger:     ledger.NewService(env.store),
+		Wallet:     wallet,
+		Ping:       env.store.Ready,
+		RPCTimeout: cfg.RPCTimeout,
+		Log:        log,
+		DBTimeout:  cfg.DBTimeout,
+		Cluster:    clusterReachable(ops.rpcClient(cfg.SolanaRPCURL, "readyz")),
+		Lifecycle:  ops.life,
+		Metrics:    ops.metrics,
+		Tracing:    ops.tracing,
 	})
 	if err != nil {
 		return err
@@ -258,7 +259,9 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*r
 		DBTimeout:     cfg.DBTimeout,
 		Now:           time.Now,
 	})
-	return w, relay.NewTracker(ops.rpcClient(cfg.SolanaRPCURL, "tracker"), e.store, log, time.Now), nil
+	tracker := relay.NewTracker(ops.rpcClient(cfg.SolanaRPCURL, "tracker"), e.store, log, time.Now)
+	tracker.Retention = cfg.AttemptsRetention
+	return w, tracker, nil
 }
 
 // env is what every command opens: storage, the secrets kept beside it, and
@@ -283,7 +286,7 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*env, error
 	if err != nil {
 		return nil, err
 	}
-	store.SetRankingLimit(cfg.RankingMaxRows)
+	applyStorage(store, cfg.Storage, log)
 	if err := store.Migrate(ctx); err != nil {
 		store.Close()
 		return nil, fmt.Errorf("migrate: %w", err)

@@ -45,9 +45,16 @@ func Run(t *testing.T, fn func(t *testing.T, s *storage.Store)) {
 // SQLite returns a fresh migrated store on a SQLite file in t.TempDir().
 func SQLite(t testing.TB) *storage.Store {
 	t.Helper()
+	return SQLiteAt(t, t.TempDir())
+}
+
+// SQLiteAt returns a migrated store on the SQLite file of the data
+// directory dir (SmallDisk's, for one), closed when the test ends.
+func SQLiteAt(t testing.TB, dir string) *storage.Store {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
 	defer cancel()
-	s, err := storage.Open(ctx, "", t.TempDir())
+	s, err := storage.Open(ctx, "", dir)
 	if err != nil {
 		t.Fatalf("open sqlite store: %v", err)
 	}
