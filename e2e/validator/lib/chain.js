@@ -12,6 +12,7 @@ const errors = require('./errors');
 const { tokenAccount, mintDecimals, uiAmount, TOKEN_PROGRAM, TOKEN_2022_PROGRAM } = require('./accounts');
 const { OwnerIndex } = require('./ownerindex');
 const { AccountCache } = require('./accountcache');
+const ed25519 = require('./ed25519');
 
 const MAX_PROCESSING_AGE = 150;
 const CONFIRMATION_DEPTH = 1;
@@ -76,7 +77,7 @@ class Chain extends EventEmitter {
     this.txs = new Map(); // signature (base58) -> landed transaction record
     this.owners = new OwnerIndex(this.svm); // token accounts by owner
     this.accounts = new AccountCache(this.svm); // token-program accounts, encoded
-    this.faucet = makeFaucet();
+    this.faucet = ed25519.generate();
     this.svm.setAccount(this.faucet.pubkey, new Account(FAUCET_LAMPORTS, new Uint8Array(0), SYSTEM_PROGRAM, false, 0n));
     this.openBlock();
   }
@@ -309,12 +310,6 @@ function blockPrices(block) {
   }
   block.prices = { min: min ?? 0n, byAccount };
   return block.prices;
-}
-
-function makeFaucet() {
-  const { publicKey, privateKey } = crypto.generateKeyPairSync('ed25519');
-  const jwk = publicKey.export({ format: 'jwk' });
-  return { pubkey: Buffer.from(jwk.x, 'base64url'), privateKey };
 }
 
 module.exports = { Chain, TxFailure, MAX_PROCESSING_AGE };

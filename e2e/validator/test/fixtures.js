@@ -5,6 +5,7 @@
 
 const crypto = require('crypto');
 const bs58 = require('../lib/base58');
+const ed25519 = require('../lib/ed25519');
 const { encodeShortvec } = require('../lib/wire');
 const { TOKEN_PROGRAM, TOKEN_2022_PROGRAM } = require('../lib/accounts');
 
@@ -14,8 +15,7 @@ const TOKEN_ACCOUNT_SIZE = 165;
 const MINT_SIZE = 82;
 
 function keypair() {
-  const { publicKey, privateKey } = crypto.generateKeyPairSync('ed25519');
-  const pubkey = Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url');
+  const { pubkey, privateKey } = ed25519.generate();
   return { pubkey, address: bs58.encode(pubkey), privateKey };
 }
 
