@@ -91,8 +91,9 @@ function createServer(chain, { log = () => {}, profile = false } = {}) {
   const subs = new Subscriptions(chain, rpc);
   const server = http.createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/health') {
+      // As a node's /health: "ok", "behind" or "unknown" (validator_setHealth).
       res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end('ok');
+      res.end(rpc.health.status);
       return;
     }
     if (req.method !== 'POST') {

@@ -2,20 +2,49 @@
 // Chain: a LiteSVM bank that behaves like a single-node cluster. Slots advance on a
 // timer; each slot has its own blockhash, valid for 150 blocks; transactions land in
 // the current slot and are kept with their metadata for status and history queries.
+//
+// Commitment follows block heights: `confirmed` is one block behind the newest,
+// `finalized` (a root) 32 behind, as a lone validator that votes on every block
+// sees them. Epochs are solana-test-validator's (432,000 slots, no warmup:
+// EpochSchedule::without_warmup): one passes in 48 hours of slots, or at once
+// by warpTo (the validator_warp* test methods); each passed epoch gets its
+// StakeHistory entry as a bank writes it.
 
 const crypto = require('crypto');
 const { EventEmitter } = require('events');
-const { LiteSvm, Account, FailedTransactionMetadata } = require('litesvm/dist/internal.js');
+const {
+  LiteSvm, Account, FailedTransactionMetadata, Rent, EpochSchedule, StakeHistory, StakeHistoryEntry,
+} = require('litesvm/dist/internal.js');
 const bs58 = require('./base58');
 const wire = require('./wire');
 const errors = require('./errors');
 const { tokenAccount, mintDecimals, uiAmount, TOKEN_PROGRAM, TOKEN_2022_PROGRAM } = require('./accounts');
 const { OwnerIndex } = require('./ownerindex');
 const { AccountCache } = require('./accountcache');
+const stake = require('./stake');
+const ed25519 = require('./ed25519');
 
+// A blockhash is valid for 150 blocks after its own (solana-clock
+// MAX_PROCESSING_AGE); a node's preflight and simulateTransaction take 6
+// fewer (MAX_PROCESSING_AGE - MAX_TRANSACTION_FORWARDING_DELAY, Agave
+// runtime/src/bank.rs simulate_transaction_unchecked), leaving the leader
+// time to receive what it forwards.
 const MAX_PROCESSING_AGE = 150;
+const MAX_TRANSACTION_FORWARDING_DELAY = 6;
+const PREFLIGHT_MAX_AGE = MAX_PROCESSING_AGE - MAX_TRANSACTION_FORWARDING_DELAY;
+// The status cache keeps a blockhash's transactions while the newest block
+// that used it is among the last 300 roots (Agave runtime/src/status_cache.rs
+// MAX_CACHE_ENTRIES = MAX_RECENT_BLOCKHASHES, purge_roots).
+const MAX_CACHE_ENTRIES = 300;
 const CONFIRMATION_DEPTH = 1;
 const FINALIZATION_DEPTH = 32;
+const SLOTS_PER_EPOCH = 432_000;
+const MAX_STAKE_HISTORY = 512; // solana-stake-interface MAX_ENTRIES
+const VOTE_ACCOUNT_SIZE = 3762; // VoteStateV3::size_of()
+const NONCE_ACCOUNT_SIZE = 80; // nonce::state::Versions
+const SYSVAR_RENT = 'SysvarRent111111111111111111111111111111111';
+const SYSVAR_CLOCK = 'SysvarC1ock11111111111111111111111111111111';
+const SYSTEM = '11111111111111111111111111111111';
 const FAUCET_LAMPORTS = 500_000_000n * 1_000_000_000n;
 const SYSTEM_PROGRAM = Buffer.alloc(32);
 const LOOKUP_TABLE_META_SIZE = 56;
@@ -66,19 +95,59 @@ class Chain extends EventEmitter {
     this.svm.setBlockhashCheck(false); // we check the 150-block window ourselves
     this.svm.setTransactionHistory(0n); // duplicates are caught by our own status cache
     this.svm.withNativeMints();
+    this.svm.setEpochSchedule(new EpochSchedule(BigInt(SLOTS_PER_EPOCH), BigInt(SLOTS_PER_EPOCH), false, 0n, 0n));
     this.programs = programsDir ? loadPrograms(this.svm, programsDir) : [];
     this.slotMs = slotMs;
     this.slot = 0;
     this.blockHeight = 0;
+    this.rootFloor = 0; // a warp's block is a root at once
     this.transactionCount = 0;
     this.blocks = []; // index = block height: { slot, blockHeight, blockhash, blockTime, prio: [] }
     this.blockhashes = new Map(); // blockhash -> block height
     this.txs = new Map(); // signature (base58) -> landed transaction record
+    this.processed = new Map(); // message hash -> landed transaction record (the status cache's key)
+    this.blockhashUse = new Map(); // recent blockhash -> height of the newest block a transaction of it landed in
+    this.stakeHistory = new Map(); // epoch (bigint) -> { effective, activating, deactivating }
     this.owners = new OwnerIndex(this.svm); // token accounts by owner
     this.accounts = new AccountCache(this.svm); // token-program accounts, encoded
-    this.faucet = makeFaucet();
+    this.faucet = ed25519.generate();
     this.svm.setAccount(this.faucet.pubkey, new Account(FAUCET_LAMPORTS, new Uint8Array(0), SYSTEM_PROGRAM, false, 0n));
     this.openBlock();
+    this.genesisValidator();
+  }
+
+  // genesisValidator gives the cluster its validator, as
+  // solana-test-validator's genesis does: the faucet's key is the node's
+  // identity, with a vote account (made by a real vote-program
+  // InitializeAccount, recorded as genesis: no ledger entry) and a bootstrap
+  // stake of 1,000,000 SOL delegated to it, effective from the start
+  // (activation epoch u64::MAX), which the StakeHistory entries count.
+  genesisValidator() {
+    const vote = ed25519.generate();
+    const identity = this.faucet.pubkey;
+    const u32 = (n) => { const b = Buffer.alloc(4); b.writeUInt32LE(n); return b; };
+    const u64 = (n) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(n)); return b; };
+    const voteProgram = bs58.decodePubkey(stake.VOTE_PROGRAM);
+    const create = Buffer.concat([u32(0), u64(this.svm.minimumBalanceForRentExemption(BigInt(VOTE_ACCOUNT_SIZE))), u64(VOTE_ACCOUNT_SIZE), voteProgram]);
+    const init = Buffer.concat([u32(0), identity, identity, identity, Buffer.from([0])]); // VoteInit: node, voter, withdrawer, commission 0
+    // keys: identity (payer, node), vote, Rent, Clock, Vote program, System program
+    const message = Buffer.concat([
+      Buffer.from([2, 0, 4, 6]), identity, vote.pubkey, bs58.decodePubkey(SYSVAR_RENT), bs58.decodePubkey(SYSVAR_CLOCK), voteProgram, SYSTEM_PROGRAM,
+      bs58.decodePubkey(this.svm.latestBlockhash()),
+      Buffer.from([2, 5, 2, 0, 1, create.length]), create,
+      Buffer.from([4, 4, 1, 2, 3, 0, init.length]), init,
+    ]);
+    const sigs = [this.faucet, vote].map((k) => crypto.sign(null, message, k.privateKey));
+    const res = this.svm.sendLegacyTransaction(Buffer.concat([Buffer.from([2]), ...sigs, message]));
+    if (res instanceof FailedTransactionMetadata) throw new Error(`genesis vote account: ${errors.display(errors.toJSON(res.err()))}`);
+    this.voteAccount = bs58.encode(vote.pubkey);
+    const reserve = this.svm.minimumBalanceForRentExemption(BigInt(stake.STAKE_ACCOUNT_SIZE));
+    const data = stake.encodeStake({
+      rentExemptReserve: reserve, staker: bs58.encode(identity), withdrawer: bs58.encode(identity), voter: this.voteAccount,
+      stake: stake.BOOTSTRAP_STAKE, activationEpoch: stake.U64_MAX,
+    });
+    this.bootstrapStake = bs58.encode(ed25519.generate().pubkey);
+    this.svm.setAccount(bs58.decodePubkey(this.bootstrapStake), new Account(stake.BOOTSTRAP_STAKE + reserve, data, bs58.decodePubkey(stake.STAKE_PROGRAM), false, 0n));
   }
 
   start() {
@@ -88,10 +157,18 @@ class Chain extends EventEmitter {
 
   stop() { clearInterval(this.timer); }
 
+  // epoch is the epoch of slot (the current one by default).
+  epoch(slot = this.slot) { return Math.floor(slot / SLOTS_PER_EPOCH); }
+
   openBlock() {
     const clock = this.svm.getClock();
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    const epoch = BigInt(this.epoch());
+    if (this.blocks.length === 0 || clock.epoch !== epoch) clock.epochStartTimestamp = now;
     clock.slot = BigInt(this.slot);
-    clock.unixTimestamp = BigInt(Math.floor(Date.now() / 1000));
+    clock.epoch = epoch;
+    clock.leaderScheduleEpoch = epoch + 1n; // without warmup the schedule is known one epoch ahead
+    clock.unixTimestamp = now;
     this.svm.setClock(clock);
     if (this.blocks.length > 0) this.svm.expireBlockhash();
     const blockhash = this.svm.latestBlockhash();
@@ -101,36 +178,115 @@ class Chain extends EventEmitter {
   }
 
   // advance closes the current slot and opens the next one.
-  advance() {
-    this.slot++;
+  advance() { this.moveTo(this.slot + 1); }
+
+  // warpTo jumps to a later slot in one block, as solana-test-validator
+  // --warp-slot starts from a snapshot at that slot: the new block is a root
+  // at once (every commitment sees it, everything before it is finalized),
+  // blockhashes stay valid by block height, and each epoch passed gets its
+  // StakeHistory entry. Test-only (validator_warpSlot, validator_warpEpochs).
+  warpTo(slot) {
+    if (!Number.isSafeInteger(slot) || slot <= this.slot) throw new RangeError(`warp slot ${slot} is not after the current slot ${this.slot}`);
+    this.moveTo(slot);
+    this.rootFloor = this.blockHeight;
+  }
+
+  moveTo(slot) {
+    for (let e = this.epoch(); e < this.epoch(slot); e++) this.closeEpoch(BigInt(e));
+    this.slot = slot;
     this.blockHeight++;
     this.openBlock();
+    if (this.blockHeight % 1000 === 0) this.pruneStatusCache();
     this.emit('slot', this.slot);
   }
 
-  // block returns the newest block visible at a commitment level.
-  block(commitment) {
+  // closeEpoch adds StakeHistory's entry for epoch, as a bank crossing into
+  // the next one does (Agave runtime/src/stakes.rs activate_epoch): the sum of
+  // every delegation's status at epoch, with the history before it.
+  closeEpoch(epoch) {
+    const delegations = [];
+    for (const entry of this.svm.getProgramAccounts(bs58.decodePubkey(stake.STAKE_PROGRAM))) {
+      const st = stake.parseStake(Buffer.from(entry.account().data()));
+      if (st?.delegation) delegations.push(st.delegation);
+    }
+    this.stakeHistory.set(epoch, stake.historyEntry(delegations, epoch, this.stakeHistory));
+    const sysvar = new StakeHistory();
+    for (const [e, v] of [...this.stakeHistory].slice(-MAX_STAKE_HISTORY)) sysvar.add(e, new StakeHistoryEntry(v.effective, v.activating, v.deactivating));
+    this.svm.setStakeHistory(sysvar);
+  }
+
+  // heightAt is the height of the newest block a commitment level sees.
+  heightAt(commitment) {
     let h = this.blockHeight;
     if (commitment === 'confirmed') h -= CONFIRMATION_DEPTH;
     else if (commitment === 'finalized' || commitment === undefined || commitment === 'max' || commitment === 'root') h -= FINALIZATION_DEPTH;
-    return this.blocks[Math.max(0, h)];
+    return Math.max(0, this.rootFloor, h);
   }
+
+  // block returns the newest block visible at a commitment level.
+  block(commitment) { return this.blocks[this.heightAt(commitment)]; }
 
   lastValidBlockHeight(blockhash) {
     const h = this.blockhashes.get(blockhash);
     return h === undefined ? null : h + MAX_PROCESSING_AGE;
   }
 
-  isBlockhashValid(blockhash) {
-    const last = this.lastValidBlockHeight(blockhash);
-    return last !== null && this.blockHeight <= last;
+  // isBlockhashValid tells whether a bank at height (the newest block by
+  // default) accepts blockhash: it knows it and it is at most maxAge blocks
+  // old (Agave BlockhashQueue::is_hash_valid_for_age).
+  isBlockhashValid(blockhash, height = this.blockHeight, maxAge = MAX_PROCESSING_AGE) {
+    const h = this.blockhashes.get(blockhash);
+    return h !== undefined && h <= height && height - h <= maxAge;
+  }
+
+  // durableNonce tells whether message is a durable-nonce transaction that
+  // may use its recent blockhash (Agave check_age ->
+  // check_load_and_advance_message_nonce_account): its first instruction is
+  // System AdvanceNonceAccount on an initialized nonce account whose stored
+  // nonce is the message's blockhash, signed by the nonce's authority.
+  durableNonce(message) {
+    const ix = message.instructions[0];
+    if (!ix || message.accountKeys[ix.programIdIndex] !== SYSTEM || ix.data.length < 4 || ix.data.readUInt32LE(0) !== 4) return false;
+    const index = ix.accounts[0];
+    if (index === undefined || index >= message.accountKeys.length || !wire.isWritableStatic(message, index)) return false;
+    const acct = this.account(message.accountKeys[index]);
+    const data = acct && Buffer.from(acct.data());
+    if (!data || !Buffer.from(acct.owner()).equals(SYSTEM_PROGRAM) || data.length !== NONCE_ACCOUNT_SIZE || data.readUInt32LE(4) !== 1) return false;
+    if (!data.subarray(40, 72).equals(bs58.decodePubkey(message.recentBlockhash))) return false;
+    const authority = bs58.encode(data.subarray(8, 40));
+    return ix.accounts.some((i) => i < message.header.numRequiredSignatures && message.accountKeys[i] === authority);
+  }
+
+  // ageOk is the bank's age check at height: a valid blockhash or a durable nonce.
+  ageOk(message, height = this.blockHeight, maxAge = MAX_PROCESSING_AGE) {
+    return this.isBlockhashValid(message.recentBlockhash, height, maxAge) || this.durableNonce(message);
+  }
+
+  // alreadyProcessed is the landed record of a message, as the status cache
+  // of a bank at height knows it (Agave Bank::check_status_cache, keyed by
+  // message hash and blockhash), or null.
+  alreadyProcessed(tx, height = this.blockHeight) {
+    const rec = this.processed.get(messageHash(tx));
+    return rec && rec.blockHeight <= height && this.inStatusCache(rec) ? rec : null;
+  }
+
+  // inStatusCache tells whether the status cache still holds a landed
+  // transaction: while the newest block that landed a transaction of its
+  // blockhash is among the last MAX_CACHE_ENTRIES roots.
+  inStatusCache(rec) {
+    const newest = this.blockhashUse.get(rec.tx.message.recentBlockhash) ?? rec.blockHeight;
+    return newest > this.heightAt('finalized') - MAX_CACHE_ENTRIES;
+  }
+
+  pruneStatusCache() {
+    const oldest = this.heightAt('finalized') - MAX_CACHE_ENTRIES;
+    for (const [blockhash, h] of this.blockhashUse) if (h <= oldest) this.blockhashUse.delete(blockhash);
   }
 
   // commitmentOf says how settled a landed transaction is now.
   commitmentOf(rec) {
-    const depth = this.slot - rec.slot;
-    if (depth >= FINALIZATION_DEPTH) return 'finalized';
-    if (depth >= CONFIRMATION_DEPTH) return 'confirmed';
+    if (rec.blockHeight <= this.heightAt('finalized')) return 'finalized';
+    if (rec.blockHeight <= this.heightAt('confirmed')) return 'confirmed';
     return 'processed';
   }
 
@@ -138,6 +294,17 @@ class Chain extends EventEmitter {
     const order = { processed: 0, confirmed: 1, finalized: 2 };
     const want = order[commitment ?? 'finalized'] ?? 2;
     return order[this.commitmentOf(rec)] >= want;
+  }
+
+  // setRent replaces the Rent sysvar's lamports per byte (the exemption
+  // threshold and burn share stay), as a SIMD-0437 feature activation does:
+  // the sysvar account, getMinimumBalanceForRentExemption and every program
+  // see the new value; accounts keep their lamports. Test-only
+  // (validator_setRent).
+  setRent(lamportsPerByteYear) {
+    const r = this.svm.getRent();
+    this.svm.setRent(new Rent(BigInt(lamportsPerByteYear), r.exemptionThreshold, r.burnPercent));
+    return this.svm.getRent();
   }
 
   account(pubkey) { return this.svm.getAccount(typeof pubkey === 'string' ? bs58.decodePubkey(pubkey) : pubkey); }
@@ -190,21 +357,30 @@ class Chain extends EventEmitter {
     return out;
   }
 
-  // run executes (or simulates) a serialized transaction. It returns the execution
-  // outcome; it throws TxFailure when the bank refuses the transaction outright.
-  run(bytes, { simulate = false, sigVerify = true, replaceRecentBlockhash = false } = {}) {
-    let tx = wire.parseTransaction(bytes);
+  // run executes (or simulates) a serialized transaction (tx, when given, is
+  // its wire.parseTransaction). It returns the execution outcome; it throws
+  // TxFailure when the bank refuses the transaction outright.
+  //
+  // A simulation runs as a node's does on the bank a commitment level sees
+  // (its blockhash for replaceRecentBlockhash, its age check with 144
+  // blocks, its status cache), over the newest accounts (this LiteSVM keeps
+  // no older state); checkAge false leaves the age check to the caller
+  // (preflight makes it on its own bank). Executing is the leader: the
+  // newest block, 150 blocks, every landed transaction.
+  run(bytes, { tx = null, simulate = false, sigVerify = true, replaceRecentBlockhash = false, commitment = 'processed', checkAge = true } = {}) {
+    tx ??= wire.parseTransaction(bytes);
     let replacement = null;
+    const height = simulate ? this.heightAt(commitment) : this.blockHeight;
     if (replaceRecentBlockhash) {
-      const blockhash = this.svm.latestBlockhash();
+      const { blockhash } = this.blocks[height];
       bytes = wire.withBlockhash(tx, blockhash);
-      tx = wire.parseTransaction(bytes);
+      tx = wire.reparsed(tx, bytes, blockhash);
       replacement = { blockhash, lastValidBlockHeight: this.lastValidBlockHeight(blockhash) };
     }
     const { message } = tx;
     const signature = bs58.encode(tx.signatures[0]);
-    if (!simulate && this.txs.has(signature)) throw new TxFailure('AlreadyProcessed');
-    if (!this.isBlockhashValid(message.recentBlockhash)) throw new TxFailure('BlockhashNotFound');
+    if (checkAge && !this.ageOk(message, height, simulate ? PREFLIGHT_MAX_AGE : MAX_PROCESSING_AGE)) throw new TxFailure('BlockhashNotFound');
+    if (simulate ? this.alreadyProcessed(tx, height) : this.txs.has(signature) || this.processed.has(messageHash(tx))) throw new TxFailure('AlreadyProcessed');
     const { keys, loaded } = this.resolveAccounts(message);
     const fee = wire.fee(message);
     // Balances are what a landed transaction's record shows; a simulation
@@ -249,8 +425,10 @@ class Chain extends EventEmitter {
     block.prio.push({ price, writable });
     this.owners.update(writable);
     this.accounts.forget(writable);
-    const rec = { ...outcome, slot: this.slot, blockTime: block.blockTime };
+    const rec = { ...outcome, slot: this.slot, blockHeight: this.blockHeight, blockTime: block.blockTime };
     this.txs.set(outcome.signature, rec);
+    this.processed.set(messageHash(outcome.tx), rec);
+    this.blockhashUse.set(message.recentBlockhash, this.blockHeight);
     this.transactionCount++;
     this.emit('transaction', rec);
   }
@@ -311,10 +489,10 @@ function blockPrices(block) {
   return block.prices;
 }
 
-function makeFaucet() {
-  const { publicKey, privateKey } = crypto.generateKeyPairSync('ed25519');
-  const jwk = publicKey.export({ format: 'jwk' });
-  return { pubkey: Buffer.from(jwk.x, 'base64url'), privateKey };
+// messageHash keys the status cache: a transaction is its message (its
+// signatures follow from it).
+function messageHash(tx) {
+  return crypto.createHash('sha256').update(tx.messageBytes).digest('base64');
 }
 
-module.exports = { Chain, TxFailure, MAX_PROCESSING_AGE };
+module.exports = { Chain, TxFailure, MAX_PROCESSING_AGE, PREFLIGHT_MAX_AGE, SLOTS_PER_EPOCH };

@@ -45,6 +45,10 @@ const TX_DISPLAY = {
   SignatureFailure: 'Transaction did not pass signature verification',
   SanitizeFailure: 'Transaction failed to sanitize accounts offsets correctly',
   AddressLookupTableNotFound: 'Transaction loads an address table account that doesn\'t exist',
+  InvalidAddressLookupTableOwner: 'Transaction loads an address table account with an invalid owner',
+  InvalidAddressLookupTableData: 'Transaction loads an address table account with invalid data',
+  InvalidAddressLookupTableIndex: 'Transaction address table lookup uses an invalid index',
+  AccountLoadedTwice: 'Account loaded twice',
   InvalidRentPayingAccount: 'Transaction leaves an account with a lower balance than rent-exempt minimum',
 };
 

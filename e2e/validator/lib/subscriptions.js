@@ -94,7 +94,7 @@ class Subscriptions {
   onSlot() {
     const slot = this.chain.slot;
     for (const [id, s] of this.subs) {
-      if (s.kind === 'slot') this.notify(id, s, 'slotNotification', { parent: slot - 1, root: Math.max(0, slot - 32), slot });
+      if (s.kind === 'slot') this.notify(id, s, 'slotNotification', { parent: this.chain.blocks[this.chain.blockHeight - 1]?.slot ?? 0, root: this.chain.block('finalized').slot, slot });
       if (s.kind === 'account') {
         const now = this.accountJSON(s);
         if (now !== s.last) {

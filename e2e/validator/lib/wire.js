@@ -120,6 +120,17 @@ function withBlockhash(tx, blockhash) {
   return out;
 }
 
+// reparsed is what parseTransaction gives for bytes, a copy of tx's with its
+// recent blockhash replaced (withBlockhash), without parsing them again.
+function reparsed(tx, bytes, blockhash) {
+  return {
+    ...tx,
+    bytes,
+    messageBytes: bytes.subarray(tx.messageOffset),
+    message: { ...tx.message, recentBlockhash: blockhash },
+  };
+}
+
 // isWritableStatic tells whether static account key i is writable by the header.
 function isWritableStatic(message, i) {
   const h = message.header;
@@ -169,6 +180,6 @@ function fee(message) {
 }
 
 module.exports = {
-  parseMessage, parseTransaction, withBlockhash, isWritableStatic, computeBudget, fee,
+  parseMessage, parseTransaction, withBlockhash, reparsed, isWritableStatic, computeBudget, fee,
   encodeShortvec, LAMPORTS_PER_SIGNATURE,
 };

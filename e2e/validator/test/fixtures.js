@@ -5,23 +5,41 @@
 
 const crypto = require('crypto');
 const bs58 = require('../lib/base58');
+const ed25519 = require('../lib/ed25519');
 const { encodeShortvec } = require('../lib/wire');
 const { TOKEN_PROGRAM, TOKEN_2022_PROGRAM } = require('../lib/accounts');
 
 const SYSTEM = '11111111111111111111111111111111';
 const COMPUTE_BUDGET = 'ComputeBudget111111111111111111111111111111';
+const LOADER = 'BPFLoaderUpgradeab1e11111111111111111111111';
+const STAKE = 'Stake11111111111111111111111111111111111111';
+const SYSVAR = {
+  rent: 'SysvarRent111111111111111111111111111111111',
+  clock: 'SysvarC1ock11111111111111111111111111111111',
+  recentBlockhashes: 'SysvarRecentB1ockHashes11111111111111111111',
+  stakeHistory: 'SysvarStakeHistory1111111111111111111111111',
+};
+const STAKE_CONFIG = 'StakeConfig11111111111111111111111111111111';
 const TOKEN_ACCOUNT_SIZE = 165;
 const MINT_SIZE = 82;
+const NONCE_SIZE = 80;
+const STAKE_SIZE = 200;
+const BUFFER_METADATA_SIZE = 37; // UpgradeableLoaderState::Buffer: u32 tag, Option<Pubkey> authority
 
 function keypair() {
-  const { publicKey, privateKey } = crypto.generateKeyPairSync('ed25519');
-  const pubkey = Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url');
+  const { pubkey, privateKey } = ed25519.generate();
   return { pubkey, address: bs58.encode(pubkey), privateKey };
 }
 
 function u64(n) {
   const b = Buffer.alloc(8);
   b.writeBigUInt64LE(BigInt(n));
+  return b;
+}
+
+function u32(n) {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n);
   return b;
 }
 
@@ -91,6 +109,43 @@ const ix = {
     programId: program, keys: [w(account), w(destination), r(owner, true)], data: Buffer.from([9]),
   }),
   computeUnitPrice: (microLamports) => ({ programId: COMPUTE_BUDGET, keys: [], data: Buffer.concat([Buffer.from([3]), u64(microLamports)]) }),
+  transfer: (from, to, lamports) => ({ programId: SYSTEM, keys: [w(from, true), w(to)], data: Buffer.concat([u32(2), u64(lamports)]) }),
+  // withdrawExcessLamports is Token-2022's (and p-token's) instruction 38:
+  // source (a token account, a mint or a multisig), destination, authority.
+  withdrawExcessLamports: (program, source, destination, authority) => ({
+    programId: program, keys: [w(source), w(destination), r(authority, true)], data: Buffer.from([38]),
+  }),
+  // The upgradeable BPF loader's InitializeBuffer (0), Write (1: offset u32,
+  // bytes as a u64-length vector) and Close (5: account, recipient, authority).
+  initializeBuffer: (buffer, authority) => ({ programId: LOADER, keys: [w(buffer), r(authority)], data: u32(0) }),
+  writeBuffer: (buffer, authority, offset, bytes) => ({
+    programId: LOADER, keys: [w(buffer), r(authority, true)], data: Buffer.concat([u32(1), u32(offset), u64(bytes.length), bytes]),
+  }),
+  closeBuffer: (buffer, recipient, authority) => ({ programId: LOADER, keys: [w(buffer), w(recipient), r(authority, true)], data: u32(5) }),
+  // The System program's nonce instructions: AdvanceNonceAccount (4),
+  // WithdrawNonceAccount (5), InitializeNonceAccount (6).
+  initializeNonce: (nonce, authority) => ({
+    programId: SYSTEM, keys: [w(nonce), r(SYSVAR.recentBlockhashes), r(SYSVAR.rent)], data: Buffer.concat([u32(6), bs58.decodePubkey(authority)]),
+  }),
+  advanceNonce: (nonce, authority) => ({
+    programId: SYSTEM, keys: [w(nonce), r(SYSVAR.recentBlockhashes), r(authority, true)], data: u32(4),
+  }),
+  withdrawNonce: (nonce, to, authority, lamports) => ({
+    programId: SYSTEM, keys: [w(nonce), w(to), r(SYSVAR.recentBlockhashes), r(SYSVAR.rent), r(authority, true)], data: Buffer.concat([u32(5), u64(lamports)]),
+  }),
+  // The stake program's Initialize (0: Authorized, Lockup none), DelegateStake
+  // (2), Withdraw (4: lamports) and Deactivate (5).
+  initializeStake: (account, staker, withdrawer) => ({
+    programId: STAKE, keys: [w(account), r(SYSVAR.rent)],
+    data: Buffer.concat([u32(0), bs58.decodePubkey(staker), bs58.decodePubkey(withdrawer), Buffer.alloc(48)]),
+  }),
+  delegateStake: (account, vote, staker) => ({
+    programId: STAKE, keys: [w(account), r(vote), r(SYSVAR.clock), r(SYSVAR.stakeHistory), r(STAKE_CONFIG), r(staker, true)], data: u32(2),
+  }),
+  deactivateStake: (account, staker) => ({ programId: STAKE, keys: [w(account), r(SYSVAR.clock), r(staker, true)], data: u32(5) }),
+  withdrawStake: (account, to, withdrawer, lamports) => ({
+    programId: STAKE, keys: [w(account), w(to), r(SYSVAR.clock), r(SYSVAR.stakeHistory), r(withdrawer, true)], data: Buffer.concat([u32(4), u64(lamports)]),
+  }),
 };
 
 // Fixtures sends fixture transactions to a chain, paid by a funded wallet.
@@ -140,4 +195,7 @@ class Fixtures {
   }
 }
 
-module.exports = { Fixtures, keypair, transaction, ix, TOKEN_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_ACCOUNT_SIZE };
+module.exports = {
+  Fixtures, keypair, transaction, ix, TOKEN_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_ACCOUNT_SIZE, MINT_SIZE,
+  NONCE_SIZE, STAKE_SIZE, BUFFER_METADATA_SIZE, SYSTEM, LOADER, STAKE, SYSVAR,
+};
