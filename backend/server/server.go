@@ -42,7 +42,7 @@ type Deps struct {
 	// ClientIP tells a request's client, whose address is its per-address
 	// bucket (nil: the TCP peer).
 	ClientIP *clientip.Resolver
-	Ledger    *ledger.Service
+	Ledger   *ledger.Service
 	// Wallet is the wallet service behind WalletService and the stream.
 	Wallet *reclaim.Service
 	// Ping checks the database for /readyz: nil when it answers and can
