@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reclaim-sol/reclaim/backend/project"
-	"github.com/reclaim-sol/reclaim/backend/signing"
-	"github.com/reclaim-sol/reclaim/backend/walletguard"
+	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
+	"github.com/reclaim-sol/reclaim/backend/pkg/signing"
 )
 
 // Config is the whole configuration of one reclaim process.

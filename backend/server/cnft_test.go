@@ -12,13 +12,13 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	"github.com/reclaim-sol/reclaim/backend/assets"
-	"github.com/reclaim-sol/reclaim/backend/bubblegum"
-	"github.com/reclaim-sol/reclaim/backend/ledger"
-	"github.com/reclaim-sol/reclaim/backend/ticket"
+	"github.com/reclaim-sol/reclaim/backend/chain/bubblegum"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
+	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 )
 
-// The recorded DAS answers (backend/das/testdata): a cNFT of recordedOwner in
+// The recorded DAS answers (backend/upstream/das/testdata): a cNFT of recordedOwner in
 // a depth-14 tree whose canopy (11 levels) leaves 3 proof nodes to send.
 const (
 	recordedOwner = "3GSXQm66NE2wDpw31q7uC9DDoMjG2c2LvHgVnjmTgkuv"
@@ -33,7 +33,7 @@ const (
 func fakeDAS(t *testing.T, owner, frozen string) string {
 	t.Helper()
 	read := func(name string) []byte {
-		b, err := os.ReadFile("../das/testdata/" + name)
+		b, err := os.ReadFile("../upstream/das/testdata/" + name)
 		if err != nil {
 			t.Fatal(err)
 		}

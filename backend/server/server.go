@@ -16,11 +16,11 @@ import (
 	"connectrpc.com/vanguard"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/reclaim-sol/reclaim/backend/auth"
-	"github.com/reclaim-sol/reclaim/backend/clientip"
-	"github.com/reclaim-sol/reclaim/backend/ledger"
-	"github.com/reclaim-sol/reclaim/backend/ratelimit"
-	"github.com/reclaim-sol/reclaim/backend/reclaim"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
+	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/service/auth"
+	"github.com/reclaim-sol/reclaim/backend/service/wallet"
 	"github.com/reclaim-sol/reclaim/backend/telemetry"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
@@ -42,7 +42,7 @@ type Deps struct {
 	// ClientIP tells a request's client, whose address is its per-address
 	// bucket (nil: the TCP peer).
 	ClientIP *clientip.Resolver
-	Ledger    *ledger.Service
+	Ledger   *ledger.Service
 	// Wallet is the wallet service behind WalletService and the stream.
 	Wallet *reclaim.Service
 	// Ping checks the database for /readyz: nil when it answers and can

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 )
 
 // The in-memory ranking alone, on the benchmark ledgers' shape: 50,000

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 )
 
 // A ranking holds a project's confirmed rows in confirmation order (the

@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 )
 
 // rankingRows sizes TestRankingMemory's rankings; the figures of

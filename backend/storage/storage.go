@@ -27,7 +27,7 @@ import (
 	"github.com/uptrace/bun/driver/pgdriver"
 	"github.com/uptrace/bun/driver/sqliteshim"
 
-	"github.com/reclaim-sol/reclaim/backend/internal/redact"
+	"github.com/reclaim-sol/reclaim/backend/pkg/redact"
 )
 
 // SQLiteFile is the name of the SQLite database inside the data directory.
