@@ -10,15 +10,16 @@
 // indexer (getAsset: data_hash, creator_hash, leaf_id; getAssetProof: root,
 // proof, node_index). The tree keeps the top canopy-depth levels of nodes
 // on chain, so only the first maxDepth - canopyDepth siblings go into the
-// instruction, as remaining accounts: Planner reads the canopy depth from the
-// tree account's header and size (an indexer's proof always has maxDepth
-// nodes), exactly as mpl-bubblegum's getAssetWithProof({truncateCanopy: true}).
+// instruction, as remaining accounts: ParseTree reads the canopy depth from
+// the tree account's header and size (an indexer's proof always has maxDepth
+// nodes; package cnft, which plans a burn, truncates it, exactly as
+// mpl-bubblegum's getAssetWithProof({truncateCanopy: true})).
 //
 // A V2 leaf also has flags (frozen by its owner's delegate or a permanent
 // delegate: then it cannot burn), an asset-data hash and the hash of its MPL
 // Core collection, which burn_v2 must name (the program decrements the
-// collection's size). Planner builds burn_v2 from the indexer's V2 fields and
-// grouping.
+// collection's size). Package cnft builds burn_v2 from the indexer's V2
+// fields and grouping.
 //
 // The encoding is pinned byte for byte against @metaplex-foundation/mpl-bubblegum
 // (e2e/bubblegumclient): testdata/burn.golden, checked against node when it

@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/gagliardetto/solana-go"
-
-	"github.com/reclaim-sol/reclaim/backend/upstream/das"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/burn.golden from e2e/bubblegumclient (needs node)")
@@ -236,9 +234,6 @@ func TestBubblegumBurnNode(t *testing.T) {
 
 func TestBubblegumProgramIDs(t *testing.T) {
 	t.Parallel()
-	if das.BubblegumProgramID != ProgramID {
-		t.Errorf("das.BubblegumProgramID = %s", das.BubblegumProgramID)
-	}
 	// The tree config PDA mpl-bubblegum derived for the first golden case.
 	if got := TreeConfig(solana.MustPublicKeyFromBase58("4SdqgFcQzs6C5XrYF5SaPQrcsLKwip4CLEF8qDGnzsLG")).String(); got != "BViTbotieBREtS7AuxmuqU8dRDpL2hwLdJbv7WVwzont" {
 		t.Errorf("tree config = %s", got)

@@ -2,13 +2,11 @@ package bubblegum
 
 import (
 	"encoding/binary"
-	"fmt"
 
 	"github.com/gagliardetto/solana-go"
 	"golang.org/x/crypto/sha3"
 
 	"github.com/reclaim-sol/reclaim/backend/chain/mplcore"
-	"github.com/reclaim-sol/reclaim/backend/upstream/das"
 )
 
 // BurnV2Discriminator is the Anchor discriminator of `burn_v2`.
@@ -108,43 +106,4 @@ func Keccak(parts ...[]byte) [32]byte {
 	var out [32]byte
 	h.Sum(out[:0])
 	return out
-}
-
-// burnV2Of is the burn_v2 of the V2 leaf b was decoded from: with the
-// indexer's asset data hash and flags, and the collection the indexer
-// groups it in, which must hash to the leaf's collection hash (the program
-// hashes the account it is given into the leaf it proves).
-func burnV2Of(b Burn, a *das.Asset) (BurnV2, error) {
-	c := a.Compression
-	out := BurnV2{
-		LeafOwner: b.LeafOwner, LeafDelegate: b.LeafDelegate, MerkleTree: b.MerkleTree, Root: b.Root,
-		DataHash: b.DataHash, CreatorHash: b.CreatorHash, AssetDataHash: DefaultAssetDataHash,
-		Nonce: b.Nonce, Index: b.Index, Proof: b.Proof,
-	}
-	if c.Flags != nil {
-		out.Flags = *c.Flags
-	}
-	if c.AssetDataHash != nil {
-		h, err := solana.PublicKeyFromBase58(*c.AssetDataHash)
-		if err != nil {
-			return BurnV2{}, fmt.Errorf("asset_data_hash: %w", err)
-		}
-		out.AssetDataHash = h
-	}
-	collectionHash := DefaultCollectionHash
-	for _, g := range a.Grouping {
-		if g.Key != "collection" {
-			continue
-		}
-		key, err := solana.PublicKeyFromBase58(g.Value)
-		if err != nil {
-			return BurnV2{}, fmt.Errorf("collection: %w", err)
-		}
-		out.CoreCollection, collectionHash = &key, Keccak(key[:])
-		break
-	}
-	if c.CollectionHash != nil && *c.CollectionHash != solana.PublicKeyFromBytes(collectionHash[:]).String() {
-		return BurnV2{}, fmt.Errorf("collection_hash %s is not the hash of the collection grouped (%v)", *c.CollectionHash, out.CoreCollection)
-	}
-	return out, nil
 }

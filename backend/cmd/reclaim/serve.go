@@ -15,13 +15,14 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	"github.com/reclaim-sol/reclaim/backend/chain/bubblegum"
 	"github.com/reclaim-sol/reclaim/backend/config"
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets/images"
+	"github.com/reclaim-sol/reclaim/backend/engine/assets/indexers"
+	"github.com/reclaim-sol/reclaim/backend/engine/cnft"
 	"github.com/reclaim-sol/reclaim/backend/engine/txbuild"
 	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
 	"github.com/reclaim-sol/reclaim/backend/pkg/redact"
@@ -30,7 +31,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/backend/service/owner"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
-	"github.com/reclaim-sol/reclaim/backend/service/wallet"
+	reclaim "github.com/reclaim-sol/reclaim/backend/service/wallet"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/upstream/das"
 	"github.com/reclaim-sol/reclaim/backend/upstream/jupiter"
@@ -234,13 +235,13 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*r
 	}
 	if cfg.DASRPCURL != "" {
 		dasClient := das.New(cfg.DASRPCURL, ops.httpClient("das"), das.Options{})
-		sources = append(sources, das.NewSource(dasClient))
+		sources = append(sources, indexers.NewDASSource(dasClient))
 		// cNFTs listed from DAS burn with Bubblegum; without DAS a cnft
 		// selection is a 400.
-		buildOpts = append(buildOpts, txbuild.WithCNFTPlanner(bubblegum.NewPlanner(dasClient, rc)))
+		buildOpts = append(buildOpts, txbuild.WithCNFTPlanner(cnft.NewPlanner(dasClient, rc)))
 	}
 	if cfg.PhotonRPCURL != "" {
-		sources = append(sources, photon.NewSource(photon.New(cfg.PhotonRPCURL, ops.httpClient("photon"), photon.Options{})))
+		sources = append(sources, indexers.NewPhotonSource(photon.New(cfg.PhotonRPCURL, ops.httpClient("photon"), photon.Options{})))
 	}
 	discoverer := assets.NewDiscoverer(rc, prices, sources...).WithImages(images.New(images.Options{}))
 	tickets := ticket.NewIssuer(e.keys)

@@ -13,13 +13,14 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/chain/bubblegum"
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
-	"github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
+	walletguard "github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
+	"github.com/reclaim-sol/reclaim/backend/engine/cnft"
 )
 
 // fakePlanner is a hand-written CNFTPlanner: each asset's burn carries
 // proof[asset] distinct proof nodes (default 3) in one tree; refuse and fail
-// make it answer a *bubblegum.Error or another error.
+// make it answer a *cnft.Error or another error.
 type fakePlanner struct {
 	mu     sync.Mutex
 	proof  map[solana.PublicKey]int
@@ -33,7 +34,7 @@ func (p *fakePlanner) BurnInstruction(_ context.Context, w, asset solana.PublicK
 	defer p.mu.Unlock()
 	p.asked = append(p.asked, asset)
 	if reason, ok := p.refuse[asset]; ok {
-		return nil, &bubblegum.Error{Asset: asset.String(), Reason: reason}
+		return nil, &cnft.Error{Asset: asset.String(), Reason: reason}
 	}
 	if err, ok := p.fail[asset]; ok {
 		return nil, err
@@ -49,8 +50,8 @@ func (p *fakePlanner) BurnInstruction(_ context.Context, w, asset solana.PublicK
 	return b.Instruction(), nil
 }
 
-// cnft is a compressed NFT of wallet, as the server resolves a selection.
-func cnft(name string) Selected {
+// cnftSelected is a compressed NFT of wallet, as the server resolves a selection.
+func cnftSelected(name string) Selected {
 	return Selected{Action: assets.ActionBurn, Item: assets.Item{
 		Type: assets.TypeCNFT, Address: key(name), Owner: wallet, Actions: []assets.Action{assets.ActionBurn},
 	}}
@@ -79,7 +80,7 @@ func TestBuildCNFTOnly(t *testing.T) {
 		return []rpc.PriorizationFeeResult{{PrioritizationFee: 300}, {PrioritizationFee: 100}}, nil
 	}
 	pl := &fakePlanner{}
-	items := []Selected{cnft("c1"), cnft("c2")}
+	items := []Selected{cnftSelected("c1"), cnftSelected("c2")}
 	p := fullParams(items, 0) // donation 10%, service fee 5%, medium priority
 	res, err := NewBuilder(f, WithCNFTPlanner(pl)).Build(context.Background(), p)
 	if err != nil {
@@ -122,7 +123,7 @@ func TestBuildCNFTWithNFTs(t *testing.T) {
 			items = append(items, nft(fmt.Sprintf("n%d", i)))
 			continue
 		}
-		c := cnft(fmt.Sprintf("c%d", i))
+		c := cnftSelected(fmt.Sprintf("c%d", i))
 		pl.proof[c.Item.Address] = 14 // a depth-14 tree without canopy: 448 bytes of proof
 		items = append(items, c)
 	}
@@ -199,7 +200,7 @@ func TestBuildCNFTMixedNetMustBePositive(t *testing.T) {
 	n := nft("cheap")
 	n.Item.Lamports = 1_000
 	_, err := NewBuilder(newFake(), WithCNFTPlanner(&fakePlanner{})).Build(context.Background(),
-		Params{Wallet: wallet, Items: []Selected{n, cnft("c")}, PriorityLevel: PriorityNone})
+		Params{Wallet: wallet, Items: []Selected{n, cnftSelected("c")}, PriorityLevel: PriorityNone})
 	var e *Error
 	if !errors.As(err, &e) || !strings.Contains(e.Message, "cost more than it returns") {
 		t.Fatalf("err = %v, want a refusal of the negative net", err)
@@ -217,8 +218,8 @@ func TestBuildCNFTRefusals(t *testing.T) {
 		item    string // "-": not an *Error
 		message string
 	}{
-		{"refused", &fakePlanner{refuse: map[solana.PublicKey]string{key("c2"): bubblegum.ReasonFrozen}}, key("c2").String(), bubblegum.ReasonFrozen},
-		{"first refusal in request order", &fakePlanner{refuse: map[solana.PublicKey]string{key("c2"): bubblegum.ReasonBurnt, key("c1"): bubblegum.ReasonOtherWallet}}, key("c1").String(), bubblegum.ReasonOtherWallet},
+		{"refused", &fakePlanner{refuse: map[solana.PublicKey]string{key("c2"): cnft.ReasonFrozen}}, key("c2").String(), cnft.ReasonFrozen},
+		{"first refusal in request order", &fakePlanner{refuse: map[solana.PublicKey]string{key("c2"): cnft.ReasonBurnt, key("c1"): cnft.ReasonOtherWallet}}, key("c1").String(), cnft.ReasonOtherWallet},
 		{"indexer down", &fakePlanner{fail: map[solana.PublicKey]error{key("c1"): down}}, "-", "503"},
 		{"no planner", nil, key("c1").String(), "no DAS indexer"},
 		{"proof too long to fit", &fakePlanner{proof: map[solana.PublicKey]int{key("c2"): 30}}, key("c2").String(), "does not fit alone"},
@@ -231,7 +232,7 @@ func TestBuildCNFTRefusals(t *testing.T) {
 				opts = append(opts, WithCNFTPlanner(tc.planner))
 			}
 			f := newFake()
-			_, err := NewBuilder(f, opts...).Build(context.Background(), fullParams([]Selected{cnft("c1"), cnft("c2")}, 0))
+			_, err := NewBuilder(f, opts...).Build(context.Background(), fullParams([]Selected{cnftSelected("c1"), cnftSelected("c2")}, 0))
 			var e *Error
 			if err == nil || errors.As(err, &e) != (tc.item != "-") {
 				t.Fatalf("err = %T %v", err, err)

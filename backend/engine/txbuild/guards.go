@@ -3,7 +3,7 @@ package txbuild
 import (
 	"fmt"
 
-	"github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
+	walletguard "github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	"github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
+	walletguard "github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
 )
 
 // phantomGuards are the data of the four assertions Phantom adds (x402 #3318:

@@ -9,8 +9,8 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	"github.com/reclaim-sol/reclaim/backend/chain/bubblegum"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
+	"github.com/reclaim-sol/reclaim/backend/engine/cnft"
 	"github.com/reclaim-sol/reclaim/backend/pkg/rpclimit"
 )
 
@@ -22,7 +22,7 @@ import (
 // and an estimate in estimateUnits.
 //
 // Compressed NFTs are the one kind whose instruction comes from outside
-// discovery: a CNFTPlanner (bubblegum.Planner) builds Bubblegum's burn or
+// discovery: a CNFTPlanner (cnft.Planner) builds Bubblegum's burn or
 // burn_v2 from the indexer's asset and proof when Build starts (planCNFTs),
 // and the item carries it (Selected.burn). Their Lamports are 0.
 
@@ -57,7 +57,7 @@ var ErrCNFTPlanner = errors.New("txbuild: planning a compressed NFT burn failed"
 // at once, each in a slot of ctx's rpclimit.Limit (one planning is a few
 // calls in a row, to the indexer and the cluster), and stores it with the
 // item. The error returned is that of the
-// first failing item in request order; a refusal (*bubblegum.Error) becomes
+// first failing item in request order; a refusal (*cnft.Error) becomes
 // an *Error naming the item, anything else stops the rest.
 func (b *Builder) planCNFTs(ctx context.Context, r *request) error {
 	var idx []int
@@ -86,7 +86,7 @@ func (b *Builder) planCNFTs(ctx context.Context, r *request) error {
 			ix, err := rpclimit.Call(ctx, func(ctx context.Context) (*solana.GenericInstruction, error) {
 				return b.cnft.BurnInstruction(ctx, r.Wallet, addr)
 			})
-			var ie *bubblegum.Error
+			var ie *cnft.Error
 			switch {
 			case errors.As(err, &ie):
 				errs[k] = itemError(addr, "%s", ie.Reason)

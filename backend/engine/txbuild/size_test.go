@@ -25,7 +25,7 @@ func TestSizerMatchesCompiled(t *testing.T) {
 		func(i int) Selected { return pnft(fmt.Sprint("p", i), 1) },
 		func(i int) Selected { return core(fmt.Sprint("c", i), 1) },
 		func(i int) Selected {
-			s := cnft(fmt.Sprint("cnft ", i))
+			s := cnftSelected(fmt.Sprint("cnft ", i))
 			ix, _ := (&fakePlanner{}).BurnInstruction(t.Context(), wallet, s.Item.Address)
 			s.burn = ix
 			return s

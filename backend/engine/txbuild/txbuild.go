@@ -62,7 +62,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
-	"github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
+	walletguard "github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 )
@@ -234,8 +234,8 @@ type RPC interface {
 }
 
 // CNFTPlanner builds the burn of a compressed NFT (cNFT) from an indexer's
-// proof; *bubblegum.Planner is one. A selection the wallet cannot burn is a
-// *bubblegum.Error; an indexer or cluster failing is any other error.
+// proof; *cnft.Planner is one. A selection the wallet cannot burn is a
+// *cnft.Error; an indexer or cluster failing is any other error.
 type CNFTPlanner interface {
 	BurnInstruction(ctx context.Context, wallet, assetID solana.PublicKey) (*solana.GenericInstruction, error)
 }

@@ -3,27 +3,8 @@
 // QuickNode serve it (DAS_RPC_URL): getAssetsByOwner, getAsset and
 // getAssetProof.
 //
-// Source lists what the token-account discovery of package assets cannot see:
-//
-//   - cnft: compressed NFTs (Bubblegum leaves of V1 and V2 trees:
-//     compression.compressed true), owned by the wallet and not burnt, with
-//     the action burn unless frozen (ownership.frozen, or a V2 leaf's flags:
-//     Bubblegum refuses their burn). Burning a cnft
-//     returns no rent: the leaf lives in a Merkle tree account the tree's
-//     creator paid for, not in an account of the wallet. Item.Lamports is 0,
-//     so a cnft burn's gross rebate is 0; it tidies the wallet, and the wallet
-//     pays the network fee. The address is the asset id.
-//   - fungible_asset: fungible assets DAS reports (interface FungibleAsset or
-//     FungibleToken, with token_info) held in a token account of a program the
-//     token-account discovery does not read (Options.ListedTokenPrograms, SPL
-//     Token and Token-2022 by default). Every fungible a mainnet indexer
-//     reports today sits in an SPL Token or Token-2022 account, which package
-//     assets already lists as token or nft with its rent and balance, so by
-//     default this yields nothing: listing them again would count them twice.
-//     They are listed without actions.
-//
-// Everything else DAS reports (uncompressed NFTs, MPL Core assets, editions) is
-// left to the discovery that reads it from the cluster.
+// The assets.Source that lists cnft and fungible_asset items from it is
+// package indexers (backend/engine/assets/indexers).
 //
 // Client bounds each call by Options.Timeout and each response body by
 // Options.MaxBody; a JSON-RPC error comes back as *RPCError, which matches

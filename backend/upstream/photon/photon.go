@@ -3,18 +3,8 @@
 // JSON-RPC on its mainnet endpoint): getCompressedTokenAccountsByOwner, paged
 // with its cursor.
 //
-// Source lists them as zk_compressed_token items with no actions. Reclaiming
-// them returns nothing: a compressed token account is a hash in a state tree
-// whose account the tree's operator paid for, not a rent-exempt account of
-// the wallet, so there is no rent locked in it (its lamports field is 0 in
-// practice and is reported as Item.Lamports as is). Burning or decompressing
-// one needs a validity proof (Photon's getValidityProof) and the Light
-// compressed token program's instructions, which this service does not build;
-// decompressing would even cost rent (it creates or fills an SPL token
-// account). So they are listed for completeness, never offered for
-// reclaiming. The item's address is the compressed account's hash, which
-// changes whenever the account is spent; Decimals and UIBalance stay 0
-// (Photon does not report the mint's decimals).
+// The assets.Source that lists them as zk_compressed_token items is package
+// indexers (backend/engine/assets/indexers).
 package photon
 
 import (

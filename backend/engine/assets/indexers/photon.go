@@ -1,4 +1,4 @@
-package photon
+package indexers
 
 import (
 	"context"
@@ -7,30 +7,34 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
+	"github.com/reclaim-sol/reclaim/backend/upstream/photon"
 )
 
 // CompressedTokenProgramID is Light Protocol's compressed token program: the
 // TokenProgram of a zk_compressed_token item.
 var CompressedTokenProgramID = solana.MustPublicKeyFromBase58("cTokenmWW8bLPjZEBAUgYy3zKxQZW6VKi7bqNFEVv3m")
 
-// Accounts lists a wallet's compressed token accounts; *Client is one.
-type Accounts interface {
-	TokenAccountsByOwner(ctx context.Context, owner string) ([]TokenAccount, error)
+// PhotonAccounts lists a wallet's compressed token accounts; *photon.Client
+// is one.
+type PhotonAccounts interface {
+	TokenAccountsByOwner(ctx context.Context, owner string) ([]photon.TokenAccount, error)
 }
 
-// Source is the assets.Source of a Photon indexer.
-type Source struct{ accounts Accounts }
+// PhotonSource is the assets.Source of a Photon indexer.
+type PhotonSource struct{ accounts PhotonAccounts }
 
-// NewSource lists through accounts.
-func NewSource(accounts Accounts) *Source { return &Source{accounts: accounts} }
+// NewPhotonSource lists through accounts.
+func NewPhotonSource(accounts PhotonAccounts) *PhotonSource {
+	return &PhotonSource{accounts: accounts}
+}
 
 // Name implements assets.Source.
-func (s *Source) Name() string { return "photon" }
+func (s *PhotonSource) Name() string { return "photon" }
 
 // Items implements assets.Source: zk_compressed_token items without actions
 // (see the package comment). Accounts of another owner, or whose hash or mint
 // is not 32 bytes of base58, are skipped.
-func (s *Source) Items(ctx context.Context, wallet solana.PublicKey) ([]assets.Item, error) {
+func (s *PhotonSource) Items(ctx context.Context, wallet solana.PublicKey) ([]assets.Item, error) {
 	accs, err := s.accounts.TokenAccountsByOwner(ctx, wallet.String())
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package das
+package indexers
 
 import (
 	"context"
@@ -8,30 +8,27 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/reclaim-sol/reclaim/backend/chain/bubblegum"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
+	"github.com/reclaim-sol/reclaim/backend/upstream/das"
 )
 
-// BubblegumProgramID owns compressed NFTs: a cnft item's TokenProgram. (It is
-// bubblegum.ProgramID; this package does not import bubblegum, which imports
-// this one.)
-var BubblegumProgramID = solana.MustPublicKeyFromBase58("BGUMAp9Gq7iTEuizy4pqaxsTyUCBK68MDfK752saRPUY")
-
-// Owners lists a wallet's assets; *Client is one.
-type Owners interface {
-	AssetsByOwner(ctx context.Context, owner string) ([]Asset, error)
+// DASOwners lists a wallet's assets; *das.Client is one.
+type DASOwners interface {
+	AssetsByOwner(ctx context.Context, owner string) ([]das.Asset, error)
 }
 
-// Source is the assets.Source of a DAS indexer: cnft and fungible_asset items
-// (see the package comment for what is listed and why).
-type Source struct {
-	owners Owners
+// DASSource is the assets.Source of a DAS indexer: cnft and fungible_asset
+// items (see the package comment for what is listed and why).
+type DASSource struct {
+	owners DASOwners
 	listed map[solana.PublicKey]bool
 }
 
-// NewSource lists through owners. listedTokenPrograms are the programs whose
-// token accounts another discovery lists already; none given means SPL Token
-// and Token-2022.
-func NewSource(owners Owners, listedTokenPrograms ...solana.PublicKey) *Source {
+// NewDASSource lists through owners. listedTokenPrograms are the programs
+// whose token accounts another discovery lists already; none given means SPL
+// Token and Token-2022.
+func NewDASSource(owners DASOwners, listedTokenPrograms ...solana.PublicKey) *DASSource {
 	if len(listedTokenPrograms) == 0 {
 		listedTokenPrograms = []solana.PublicKey{solana.TokenProgramID, solana.Token2022ProgramID}
 	}
@@ -39,15 +36,15 @@ func NewSource(owners Owners, listedTokenPrograms ...solana.PublicKey) *Source {
 	for _, p := range listedTokenPrograms {
 		listed[p] = true
 	}
-	return &Source{owners: owners, listed: listed}
+	return &DASSource{owners: owners, listed: listed}
 }
 
 // Name implements assets.Source.
-func (s *Source) Name() string { return "das" }
+func (s *DASSource) Name() string { return "das" }
 
 // Items implements assets.Source. Assets with an id or address that is not a
 // public key are skipped: one malformed entry must not hide the rest.
-func (s *Source) Items(ctx context.Context, wallet solana.PublicKey) ([]assets.Item, error) {
+func (s *DASSource) Items(ctx context.Context, wallet solana.PublicKey) ([]assets.Item, error) {
 	all, err := s.owners.AssetsByOwner(ctx, wallet.String())
 	if err != nil {
 		return nil, err
@@ -76,13 +73,13 @@ func (s *Source) Items(ctx context.Context, wallet solana.PublicKey) ([]assets.I
 // cnftItem maps a compressed NFT, of a Bubblegum V1 or V2 tree. Its action is
 // burn unless the leaf is frozen (DAS's ownership.frozen, or a V2 leaf's
 // flags).
-func cnftItem(a *Asset, wallet solana.PublicKey) (assets.Item, bool) {
+func cnftItem(a *das.Asset, wallet solana.PublicKey) (assets.Item, bool) {
 	id, err := solana.PublicKeyFromBase58(a.ID)
 	if err != nil {
 		return assets.Item{}, false
 	}
 	it := assets.Item{
-		Type: assets.TypeCNFT, Address: id, Owner: wallet, Mint: id, TokenProgram: BubblegumProgramID,
+		Type: assets.TypeCNFT, Address: id, Owner: wallet, Mint: id, TokenProgram: bubblegum.ProgramID,
 		Name: a.Content.Metadata.Name, Symbol: a.Content.Metadata.Symbol, URI: a.Content.JSONURI,
 		ImageURI: Image(a.Content), Collection: collection(a.Grouping), IsFrozen: a.Ownership.Frozen || a.Compression.Frozen(),
 		Actions: []assets.Action{},
@@ -93,13 +90,13 @@ func cnftItem(a *Asset, wallet solana.PublicKey) (assets.Item, bool) {
 	return it, true
 }
 
-func isFungible(a *Asset) bool {
+func isFungible(a *das.Asset) bool {
 	return (a.Interface == "FungibleAsset" || a.Interface == "FungibleToken") && a.TokenInfo != nil
 }
 
 // fungibleItem maps a fungible held in a token account no other discovery
 // lists; it has no actions.
-func (s *Source) fungibleItem(a *Asset, wallet solana.PublicKey) (assets.Item, bool) {
+func (s *DASSource) fungibleItem(a *das.Asset, wallet solana.PublicKey) (assets.Item, bool) {
 	ti := a.TokenInfo
 	program, err1 := solana.PublicKeyFromBase58(ti.TokenProgram)
 	account, err2 := solana.PublicKeyFromBase58(ti.AssociatedTokenAddress)
@@ -123,7 +120,7 @@ func (s *Source) fungibleItem(a *Asset, wallet solana.PublicKey) (assets.Item, b
 // Image picks an asset's image: content.links.image, else the first file
 // whose MIME type is an image, each only if assets.ImageURI lets it through
 // (http, https, ipfs, ar), else "".
-func Image(c Content) string {
+func Image(c das.Content) string {
 	if img := assets.ImageURI(c.Links.Image); img != "" {
 		return img
 	}
@@ -138,7 +135,7 @@ func Image(c Content) string {
 // collection is the asset's collection group. DAS leaves unverified
 // collections out unless asked (and then marks them verified: false): those
 // are skipped, as package assets does, since anyone can claim one.
-func collection(groups []Group) *assets.Collection {
+func collection(groups []das.Group) *assets.Collection {
 	for _, g := range groups {
 		if g.Key != "collection" || (g.Verified != nil && !*g.Verified) {
 			continue

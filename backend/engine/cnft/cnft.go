@@ -1,4 +1,16 @@
-package bubblegum
+// Package cnft plans the burn of a compressed NFT (cNFT): it reads the leaf
+// and its proof from a DAS indexer (package das) and the tree's header from
+// the cluster, and encodes Bubblegum's `burn` or `burn_v2` (package
+// bubblegum).
+//
+// An indexer's proof always has maxDepth nodes; the tree keeps the top
+// canopy-depth levels on chain, so Planner reads the canopy depth from the
+// tree account's header and size and passes only the first maxDepth -
+// canopyDepth siblings, exactly as mpl-bubblegum's
+// getAssetWithProof({truncateCanopy: true}). A V2 leaf's burn_v2 is built
+// from the indexer's V2 fields (flags, asset data hash) and the MPL Core
+// collection it is grouped in.
+package cnft
 
 import (
 	"context"
@@ -8,6 +20,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/reclaim-sol/reclaim/backend/chain/bubblegum"
 	"github.com/reclaim-sol/reclaim/backend/upstream/das"
 )
 
@@ -149,23 +162,23 @@ func refuse(a *das.Asset, wallet solana.PublicKey) string {
 	return ""
 }
 
-// burnOf decodes the indexer's answer into a Burn with the full proof. The
-// index is node_index - 2^depth, as mpl-bubblegum computes it.
-func burnOf(a *das.Asset, pr *das.AssetProof, wallet solana.PublicKey) (Burn, error) {
-	b := Burn{LeafOwner: wallet, LeafDelegate: wallet, Nonce: a.Compression.LeafID}
+// burnOf decodes the indexer's answer into a bubblegum.Burn with the full
+// proof. The index is node_index - 2^depth, as mpl-bubblegum computes it.
+func burnOf(a *das.Asset, pr *das.AssetProof, wallet solana.PublicKey) (bubblegum.Burn, error) {
+	b := bubblegum.Burn{LeafOwner: wallet, LeafDelegate: wallet, Nonce: a.Compression.LeafID}
 	if a.Ownership.Delegate != nil && *a.Ownership.Delegate != "" {
 		d, err := solana.PublicKeyFromBase58(*a.Ownership.Delegate)
 		if err != nil {
-			return Burn{}, fmt.Errorf("delegate: %w", err)
+			return bubblegum.Burn{}, fmt.Errorf("delegate: %w", err)
 		}
 		b.LeafDelegate = d
 	}
 	if pr.TreeID != a.Compression.Tree {
-		return Burn{}, fmt.Errorf("proof of tree %s for a leaf of tree %s", pr.TreeID, a.Compression.Tree)
+		return bubblegum.Burn{}, fmt.Errorf("proof of tree %s for a leaf of tree %s", pr.TreeID, a.Compression.Tree)
 	}
 	depth := len(pr.Proof)
-	if depth < 1 || depth > MaxTreeDepth || pr.NodeIndex < 1<<depth || pr.NodeIndex >= 2<<depth {
-		return Burn{}, fmt.Errorf("proof of %d nodes with node index %d", depth, pr.NodeIndex)
+	if depth < 1 || depth > bubblegum.MaxTreeDepth || pr.NodeIndex < 1<<depth || pr.NodeIndex >= 2<<depth {
+		return bubblegum.Burn{}, fmt.Errorf("proof of %d nodes with node index %d", depth, pr.NodeIndex)
 	}
 	b.Index = uint32(pr.NodeIndex - 1<<depth)
 	var err error
@@ -176,13 +189,13 @@ func burnOf(a *das.Asset, pr *das.AssetProof, wallet solana.PublicKey) (Burn, er
 	}{{"tree", pr.TreeID, (*[32]byte)(&b.MerkleTree)}, {"root", pr.Root, &b.Root}, {"data_hash", a.Compression.DataHash, &b.DataHash}, {"creator_hash", a.Compression.CreatorHash, &b.CreatorHash}}
 	for _, f := range fields {
 		if *f.out, err = solana.PublicKeyFromBase58(f.in); err != nil {
-			return Burn{}, fmt.Errorf("%s: %w", f.name, err)
+			return bubblegum.Burn{}, fmt.Errorf("%s: %w", f.name, err)
 		}
 	}
 	b.Proof = make([]solana.PublicKey, depth)
 	for i, s := range pr.Proof {
 		if b.Proof[i], err = solana.PublicKeyFromBase58(s); err != nil {
-			return Burn{}, fmt.Errorf("proof node %d: %w", i, err)
+			return bubblegum.Burn{}, fmt.Errorf("proof node %d: %w", i, err)
 		}
 	}
 	return b, nil
@@ -190,37 +203,76 @@ func burnOf(a *das.Asset, pr *das.AssetProof, wallet solana.PublicKey) (Burn, er
 
 // tree reads the tree's header and size. With the size known (the cluster
 // reports "space") only the header is read; otherwise the whole account.
-func (p *Planner) tree(ctx context.Context, key solana.PublicKey) (Tree, error) {
-	length := uint64(TreeHeaderSize)
+func (p *Planner) tree(ctx context.Context, key solana.PublicKey) (bubblegum.Tree, error) {
+	length := uint64(bubblegum.TreeHeaderSize)
 	opts := &rpc.GetAccountInfoOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed,
 		DataSlice: &rpc.DataSlice{Offset: new(uint64), Length: &length}}
 	res, err := p.rpc.GetAccountInfoWithOpts(ctx, key, opts)
 	if errors.Is(err, rpc.ErrNotFound) || (err == nil && (res == nil || res.Value == nil)) {
-		return Tree{}, &Error{Reason: fmt.Sprintf("merkle tree %s not found", key)}
+		return bubblegum.Tree{}, &Error{Reason: fmt.Sprintf("merkle tree %s not found", key)}
 	}
 	if err != nil {
-		return Tree{}, fmt.Errorf("read merkle tree %s: %w", key, err)
+		return bubblegum.Tree{}, fmt.Errorf("read merkle tree %s: %w", key, err)
 	}
 	acc := res.Value
 	size := int(acc.Space)
 	if size == 0 {
 		full := &rpc.GetAccountInfoOpts{Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed}
 		if res, err = p.rpc.GetAccountInfoWithOpts(ctx, key, full); err != nil {
-			return Tree{}, fmt.Errorf("read merkle tree %s: %w", key, err)
+			return bubblegum.Tree{}, fmt.Errorf("read merkle tree %s: %w", key, err)
 		}
 		if res == nil || res.Value == nil {
-			return Tree{}, fmt.Errorf("read merkle tree %s: gone between two reads", key)
+			return bubblegum.Tree{}, fmt.Errorf("read merkle tree %s: gone between two reads", key)
 		}
 		acc = res.Value
 		size = len(acc.Data.GetBinary())
 	}
-	if acc.Owner != CompressionProgramID && acc.Owner != MPLCompressionProgramID {
-		return Tree{}, fmt.Errorf("merkle tree %s is owned by %s", key, acc.Owner)
+	if acc.Owner != bubblegum.CompressionProgramID && acc.Owner != bubblegum.MPLCompressionProgramID {
+		return bubblegum.Tree{}, fmt.Errorf("merkle tree %s is owned by %s", key, acc.Owner)
 	}
-	t, err := ParseTree(acc.Data.GetBinary(), size)
+	t, err := bubblegum.ParseTree(acc.Data.GetBinary(), size)
 	if err != nil {
-		return Tree{}, fmt.Errorf("merkle tree %s: %w", key, err)
+		return bubblegum.Tree{}, fmt.Errorf("merkle tree %s: %w", key, err)
 	}
-	t.V2 = acc.Owner == MPLCompressionProgramID
+	t.V2 = acc.Owner == bubblegum.MPLCompressionProgramID
 	return t, nil
+}
+
+// burnV2Of is the burn_v2 of the V2 leaf b was decoded from: with the
+// indexer's asset data hash and flags, and the collection the indexer
+// groups it in, which must hash to the leaf's collection hash (the program
+// hashes the account it is given into the leaf it proves).
+func burnV2Of(b bubblegum.Burn, a *das.Asset) (bubblegum.BurnV2, error) {
+	c := a.Compression
+	out := bubblegum.BurnV2{
+		LeafOwner: b.LeafOwner, LeafDelegate: b.LeafDelegate, MerkleTree: b.MerkleTree, Root: b.Root,
+		DataHash: b.DataHash, CreatorHash: b.CreatorHash, AssetDataHash: bubblegum.DefaultAssetDataHash,
+		Nonce: b.Nonce, Index: b.Index, Proof: b.Proof,
+	}
+	if c.Flags != nil {
+		out.Flags = *c.Flags
+	}
+	if c.AssetDataHash != nil {
+		h, err := solana.PublicKeyFromBase58(*c.AssetDataHash)
+		if err != nil {
+			return bubblegum.BurnV2{}, fmt.Errorf("asset_data_hash: %w", err)
+		}
+		out.AssetDataHash = h
+	}
+	collectionHash := bubblegum.DefaultCollectionHash
+	for _, g := range a.Grouping {
+		if g.Key != "collection" {
+			continue
+		}
+		key, err := solana.PublicKeyFromBase58(g.Value)
+		if err != nil {
+			return bubblegum.BurnV2{}, fmt.Errorf("collection: %w", err)
+		}
+		out.CoreCollection, collectionHash = &key, bubblegum.Keccak(key[:])
+		break
+	}
+	if c.CollectionHash != nil && *c.CollectionHash != solana.PublicKeyFromBytes(collectionHash[:]).String() {
+		return bubblegum.BurnV2{}, fmt.Errorf("collection_hash %s is not the hash of the collection grouped (%v)", *c.CollectionHash, out.CoreCollection)
+	}
+	return out, nil
 }

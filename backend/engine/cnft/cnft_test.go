@@ -1,7 +1,8 @@
-package bubblegum
+package cnft
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/reclaim-sol/reclaim/backend/chain/bubblegum"
 	"github.com/reclaim-sol/reclaim/backend/upstream/das"
 )
 
@@ -56,8 +58,8 @@ func (f *fakeRPC) GetAccountInfoWithOpts(_ context.Context, key solana.PublicKey
 
 // treeAccount is a tree account of the given shape; whole includes every byte.
 func treeAccount(owner solana.PublicKey, depth, buffer, canopy int, whole bool) *rpc.GetAccountInfoResult {
-	size := AccountSize(depth, buffer, canopy)
-	data := make([]byte, TreeHeaderSize)
+	size := bubblegum.AccountSize(depth, buffer, canopy)
+	data := make([]byte, bubblegum.TreeHeaderSize)
 	if whole {
 		data = make([]byte, size)
 	}
@@ -71,16 +73,15 @@ func treeAccount(owner solana.PublicKey, depth, buffer, canopy int, whole bool) 
 
 func TestBubblegumPlannerBurn(t *testing.T) {
 	t.Parallel()
-	golden, _ := readGolden(t)
-	want := golden.Burns[0] // the same leaf, canopy 11 of depth 14
+	want := goldenBurn(t) // the same leaf, canopy 11 of depth 14
 	tree := solana.MustPublicKeyFromBase58("4SdqgFcQzs6C5XrYF5SaPQrcsLKwip4CLEF8qDGnzsLG")
 	t.Run("header and space", func(t *testing.T) {
 		t.Parallel()
 		f := &fakeRPC{get: func(key solana.PublicKey, opts *rpc.GetAccountInfoOpts) (*rpc.GetAccountInfoResult, error) {
-			if key != tree || opts.DataSlice == nil || *opts.DataSlice.Length != TreeHeaderSize {
+			if key != tree || opts.DataSlice == nil || *opts.DataSlice.Length != bubblegum.TreeHeaderSize {
 				t.Errorf("read %s %+v", key, opts.DataSlice)
 			}
-			return treeAccount(CompressionProgramID, 14, 64, 11, false), nil
+			return treeAccount(bubblegum.CompressionProgramID, 14, 64, 11, false), nil
 		}}
 		ix, err := NewPlanner(indexerServer(t), f).BurnInstruction(context.Background(), owner, assetID)
 		if err != nil {
@@ -94,9 +95,9 @@ func TestBubblegumPlannerBurn(t *testing.T) {
 		t.Parallel()
 		f := &fakeRPC{get: func(key solana.PublicKey, opts *rpc.GetAccountInfoOpts) (*rpc.GetAccountInfoResult, error) {
 			if opts.DataSlice != nil {
-				return &rpc.GetAccountInfoResult{Value: &rpc.Account{Owner: CompressionProgramID, Data: rpc.DataBytesOrJSONFromBytes(make([]byte, TreeHeaderSize))}}, nil
+				return &rpc.GetAccountInfoResult{Value: &rpc.Account{Owner: bubblegum.CompressionProgramID, Data: rpc.DataBytesOrJSONFromBytes(make([]byte, bubblegum.TreeHeaderSize))}}, nil
 			}
-			return treeAccount(CompressionProgramID, 14, 64, 11, true), nil
+			return treeAccount(bubblegum.CompressionProgramID, 14, 64, 11, true), nil
 		}}
 		ix, err := NewPlanner(indexerServer(t), f).BurnInstruction(context.Background(), owner, assetID)
 		if err != nil {
@@ -142,11 +143,11 @@ func TestBubblegumPlannerRefusals(t *testing.T) {
 	t.Parallel()
 	base := func() fakeIndexer { return recorded(t) }
 	v1Tree := func(solana.PublicKey, *rpc.GetAccountInfoOpts) (*rpc.GetAccountInfoResult, error) {
-		return treeAccount(CompressionProgramID, 14, 64, 11, false), nil
+		return treeAccount(bubblegum.CompressionProgramID, 14, 64, 11, false), nil
 	}
 	flags, frozenFlags := uint8(0), uint8(das.FlagFrozenByPermDelegate)
 	v2Tree := func(solana.PublicKey, *rpc.GetAccountInfoOpts) (*rpc.GetAccountInfoResult, error) {
-		return treeAccount(MPLCompressionProgramID, 14, 64, 11, false), nil
+		return treeAccount(bubblegum.MPLCompressionProgramID, 14, 64, 11, false), nil
 	}
 	cases := []struct {
 		name   string
@@ -179,7 +180,7 @@ func TestBubblegumPlannerRefusals(t *testing.T) {
 			return treeAccount(solana.SystemProgramID, 14, 64, 11, false), nil
 		}, ""},
 		{"proof shorter than the tree", func(*fakeIndexer) {}, func(solana.PublicKey, *rpc.GetAccountInfoOpts) (*rpc.GetAccountInfoResult, error) {
-			return treeAccount(CompressionProgramID, 20, 64, 11, false), nil
+			return treeAccount(bubblegum.CompressionProgramID, 20, 64, 11, false), nil
 		}, ""},
 		{"proof of another tree", func(f *fakeIndexer) { f.proof.TreeID = "GYYLhQiU9Sjbo6ZmyD97U8f5tu8aDfrA91Ef5FJuCURF" }, v1Tree, ""},
 		{"node index outside the leaves", func(f *fakeIndexer) { f.proof.NodeIndex = 5 }, v1Tree, ""},
@@ -217,18 +218,18 @@ func TestBubblegumPlannerBurnV2(t *testing.T) {
 	idx := recorded(t)
 	asset, proof := idx.asset, idx.proof
 	collection := solana.MustPublicKeyFromBase58(asset.Grouping[0].Value)
-	collectionHash := Keccak(collection[:])
+	collectionHash := bubblegum.Keccak(collection[:])
 	c := &asset.Compression
 	nonTransferable, assetData, colHash := uint8(das.FlagNonTransferable), "EGcoh4Mz6wzxK2vqDdfu9rDJKsW6fzGS6wkc3BDqtGvW", solana.PublicKeyFromBytes(collectionHash[:]).String()
 	c.Flags, c.AssetDataHash, c.CollectionHash = &nonTransferable, &assetData, &colHash
 	tree := func(solana.PublicKey, *rpc.GetAccountInfoOpts) (*rpc.GetAccountInfoResult, error) {
-		return treeAccount(MPLCompressionProgramID, 14, 64, 11, false), nil
+		return treeAccount(bubblegum.MPLCompressionProgramID, 14, 64, 11, false), nil
 	}
 	ix, err := NewPlanner(idx, &fakeRPC{get: tree}).BurnInstruction(context.Background(), owner, assetID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := BurnV2{
+	want := bubblegum.BurnV2{
 		LeafOwner: owner, LeafDelegate: owner, MerkleTree: solana.MustPublicKeyFromBase58(proof.TreeID), CoreCollection: &collection,
 		Root: solana.MustPublicKeyFromBase58(proof.Root), DataHash: solana.MustPublicKeyFromBase58(c.DataHash),
 		CreatorHash: solana.MustPublicKeyFromBase58(c.CreatorHash), AssetDataHash: solana.MustPublicKeyFromBase58(assetData),
@@ -240,4 +241,44 @@ func TestBubblegumPlannerBurnV2(t *testing.T) {
 	if got, exp := encode(ix), encode(want.Instruction()); !reflect.DeepEqual(got, exp) {
 		t.Errorf("got %+v\nwant %+v", got, exp)
 	}
+}
+
+// builtBurn is an instruction as e2e/bubblegumclient/burn.js prints it.
+type builtBurn struct {
+	ProgramID string `json:"programId"`
+	Keys      []meta `json:"keys"`
+	Data      string `json:"data"`
+}
+
+type meta struct {
+	Pubkey     string `json:"pubkey"`
+	IsSigner   bool   `json:"isSigner"`
+	IsWritable bool   `json:"isWritable"`
+}
+
+func encode(ix solana.Instruction) builtBurn {
+	data, _ := ix.Data()
+	out := builtBurn{ProgramID: ix.ProgramID().String(), Data: base64.StdEncoding.EncodeToString(data), Keys: []meta{}}
+	for _, a := range ix.Accounts() {
+		out.Keys = append(out.Keys, meta{a.PublicKey.String(), a.IsSigner, a.IsWritable})
+	}
+	return out
+}
+
+// goldenBurn is the first burn mpl-bubblegum built in package bubblegum's
+// testdata/burn.golden: the leaf of das's recorded getAsset, canopy 11 of
+// depth 14.
+func goldenBurn(t *testing.T) builtBurn {
+	t.Helper()
+	raw, err := os.ReadFile("../../chain/bubblegum/testdata/burn.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Burns []builtBurn `json:"burns"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil || len(out.Burns) == 0 {
+		t.Fatalf("burn.golden: %v", err)
+	}
+	return out.Burns[0]
 }
