@@ -50,7 +50,7 @@ func invalidParam(param, format string, args ...any) error {
 
 // dependencyError is a dependency (database, cluster, indexer) that failed
 // or did not answer: 503 with Error as the message; Cause is logged, never
-// shown. reclaim.UnavailableError is one; unavailableError the server's own.
+// shown. wallet.UnavailableError is one; unavailableError the server's own.
 type dependencyError interface {
 	error
 	Cause() error

@@ -32,7 +32,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/server"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
-	reclaim "github.com/reclaim-sol/reclaim/backend/service/wallet"
+	"github.com/reclaim-sol/reclaim/backend/service/wallet"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 	"github.com/reclaim-sol/reclaim/backend/upstream/das"
@@ -183,7 +183,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 		Limiter:   o.limiter,
 		IPLimiter: o.ipLimiter,
 		Ledger:    ledger.NewService(o.store),
-		Wallet: reclaim.New(reclaim.Deps{
+		Wallet: wallet.New(wallet.Deps{
 			Discoverer: assets.NewDiscoverer(rc, nil), Builder: txbuild.NewBuilder(rc, buildOpts...),
 			Tickets: tickets, Relay: relay.New(rc, relayStore, tickets, clk.Now), Projects: o.store,
 			TicketTTL: time.Minute, RPCTimeout: o.rpcTimeout, DBTimeout: 2 * time.Second, Now: clk.Now,

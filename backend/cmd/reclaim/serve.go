@@ -31,7 +31,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/backend/service/owner"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
-	reclaim "github.com/reclaim-sol/reclaim/backend/service/wallet"
+	"github.com/reclaim-sol/reclaim/backend/service/wallet"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/upstream/das"
 	"github.com/reclaim-sol/reclaim/backend/upstream/jupiter"
@@ -215,7 +215,7 @@ func endpoints(cfg config.Config) []any {
 
 // newWallet wires the reclaim core: discovery, building, tickets, relay and
 // the confirmation tracker, over one JSON-RPC client.
-func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*reclaim.Service, *relay.Tracker, error) {
+func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*wallet.Service, *relay.Tracker, error) {
 	rc := ops.rpcClient(cfg.SolanaRPCURL, "api")
 	var treasury *solana.PublicKey
 	if cfg.TreasuryWallet != "" {
@@ -245,7 +245,7 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*r
 	}
 	discoverer := assets.NewDiscoverer(rc, prices, sources...).WithImages(images.New(images.Options{}))
 	tickets := ticket.NewIssuer(e.keys)
-	w := reclaim.New(reclaim.Deps{
+	w := wallet.New(wallet.Deps{
 		Discoverer:    discoverer,
 		Builder:       txbuild.NewBuilder(rc, buildOpts...),
 		Tickets:       tickets,

@@ -1,4 +1,4 @@
-package walletguard
+package signedcheck
 
 // diagnose says how the signed instructions own (at positions in the
 // message) differ from the built ones, once their sums differ. The digest's

@@ -1,4 +1,4 @@
-package walletguard
+package signedcheck
 
 import (
 	"crypto/sha256"
@@ -36,7 +36,8 @@ type Digest struct {
 func (d Digest) Empty() bool { return d.Sum == "" }
 
 // digestVersion starts the canonical form, so that a change of the form can
-// never be mistaken for a change of the transaction.
+// never be mistaken for a change of the transaction. It keeps the package's
+// former name: tickets in flight carry digests of this form.
 const digestVersion = "reclaim/walletguard/v1\x00"
 
 // DigestOf digests a built message (the bytes the wallet signs). Its bounds
@@ -45,10 +46,10 @@ const digestVersion = "reclaim/walletguard/v1\x00"
 func DigestOf(msg []byte) (Digest, error) {
 	m, err := parse(msg)
 	if err != nil {
-		return Digest{}, fmt.Errorf("walletguard: digest: %w", err)
+		return Digest{}, fmt.Errorf("signedcheck: digest: %w", err)
 	}
 	if err := m.checkIndexes(); err != nil {
-		return Digest{}, fmt.Errorf("walletguard: digest: %w", err)
+		return Digest{}, fmt.Errorf("signedcheck: digest: %w", err)
 	}
 	own := m.own()
 	b := m.budget()

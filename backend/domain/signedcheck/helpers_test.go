@@ -1,4 +1,4 @@
-package walletguard
+package signedcheck
 
 import (
 	"crypto/sha256"

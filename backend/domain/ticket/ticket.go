@@ -1,9 +1,9 @@
 // Package ticket issues and verifies submission tickets: signed statements
 // that the service built one transaction, for one project and wallet, with
 // the accounting it reported. A ticket carries the SHA-256 of the built
-// message and a digest of its instructions (Built), so a signed transaction
-// can be checked against what was built, also once a wallet added its
-// guards, and a unique jti, so a ticket is consumed at most once.
+// message and a digest of its instructions (TxSummary), so a signed
+// transaction can be checked against what was built, also once a wallet
+// added its guards, and a unique jti, so a ticket is consumed at most once.
 package ticket
 
 import (
@@ -56,19 +56,19 @@ type Claims struct {
 	Fees           uint64 `json:"fees"`
 	// LastValidBlockHeight of the transaction's blockhash.
 	LastValidBlockHeight uint64 `json:"lvbh"`
-	// Built describes the built transaction for the submit check and for
+	// Summary describes the built transaction for the submit check and for
 	// reading its landing; tickets issued before it have none.
-	Built     Built `json:"blt"`
-	IssuedAt  int64 `json:"iat"`
-	ExpiresAt int64 `json:"exp"`
+	Summary   TxSummary `json:"blt"`
+	IssuedAt  int64     `json:"iat"`
+	ExpiresAt int64     `json:"exp"`
 }
 
-// Built is what a ticket states about its transaction beyond the money: the
-// digest of its instructions, against which submit checks a message a
-// wallet changed by adding guards (walletguard.Check), and the recipients
+// TxSummary is what a ticket states about its transaction beyond the money:
+// the digest of its instructions, against which submit checks a message a
+// wallet changed by adding guards (signedcheck.Check), and the recipients
 // of its transfers, whose balance changes the tracker reads once it lands.
-type Built struct {
-	walletguard.Digest
+type TxSummary struct {
+	signedcheck.Digest
 	// DonationWallet and Treasury receive the donation and the service fee,
 	// base58; "" when the transaction has no such transfer.
 	DonationWallet string `json:"dw,omitempty"`

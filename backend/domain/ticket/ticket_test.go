@@ -17,11 +17,11 @@ func TestIssueVerify(t *testing.T) {
 	keys := signing.NewKeyring(priv)
 	iss := ticket.NewIssuer(keys)
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	built := ticket.Built{
-		Digest:         walletguard.Digest{Blockhash: "bh", Sum: "sum", Instructions: []string{"f1", "f2"}},
+	built := ticket.TxSummary{
+		Digest:         signedcheck.Digest{Blockhash: "bh", Sum: "sum", Instructions: []string{"f1", "f2"}},
 		DonationWallet: "dw", Treasury: "tr",
 	}
-	tok, c, err := iss.Issue(ticket.Claims{Project: "p", Wallet: "w", GrossRebate: 2_039_280, Includes: []ticket.Item{{Type: "empty_account", Address: "a", Action: "close"}}, Built: built}, now, 60*time.Second)
+	tok, c, err := iss.Issue(ticket.Claims{Project: "p", Wallet: "w", GrossRebate: 2_039_280, Includes: []ticket.Item{{Type: "empty_account", Address: "a", Action: "close"}}, Summary: built}, now, 60*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,8 +29,8 @@ func TestIssueVerify(t *testing.T) {
 	if err != nil || got.ID != c.ID || len(got.ID) != 32 || got.GrossRebate != 2_039_280 || got.Includes[0].Address != "a" {
 		t.Fatalf("verify: %+v %v", got, err)
 	}
-	if got.Built.Sum != "sum" || got.Built.Blockhash != "bh" || len(got.Built.Instructions) != 2 || got.Built.DonationWallet != "dw" || got.Built.Treasury != "tr" {
-		t.Fatalf("built: %+v", got.Built)
+	if got.Summary.Sum != "sum" || got.Summary.Blockhash != "bh" || len(got.Summary.Instructions) != 2 || got.Summary.DonationWallet != "dw" || got.Summary.Treasury != "tr" {
+		t.Fatalf("built: %+v", got.Summary)
 	}
 	if got.Expired(now.Add(59*time.Second)) || !got.Expired(now.Add(60*time.Second)) {
 		t.Fatal("expiry at exactly 60 s")

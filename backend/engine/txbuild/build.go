@@ -13,7 +13,7 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	walletguard "github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
+	"github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/pkg/rpclimit"
 )
@@ -174,7 +174,7 @@ func (b *Builder) build(ctx context.Context, r *request, bt batch, rc rentCheck,
 		ServiceFee:       m.fee,
 		ComputeUnits:     f.units,
 		ComputeUnitPrice: f.price,
-		PriorityFee:      walletguard.PriorityFee(f.price, f.units),
+		PriorityFee:      signedcheck.PriorityFee(f.price, f.units),
 	}
 	out.NetworkFee = SignatureFee*uint64(tx.Message.Header.NumRequiredSignatures) + out.PriorityFee
 	out.Fees = out.NetworkFee + out.ServiceFee

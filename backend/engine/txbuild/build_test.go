@@ -12,7 +12,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
-	walletguard "github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
+	"github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 )
 
@@ -69,7 +69,7 @@ func TestBuildMoney(t *testing.T) {
 	want.Fees = want.NetworkFee + want.ServiceFee
 	want.NetRebate = int64(gross - want.Fees - want.DonationAmount)
 	got := tx
-	got.Transaction, got.Base64, got.Message, got.MessageHash, got.Includes, got.Built = nil, "", nil, [32]byte{}, nil, ticket.Built{}
+	got.Transaction, got.Base64, got.Message, got.MessageHash, got.Includes, got.Summary = nil, "", nil, [32]byte{}, nil, ticket.TxSummary{}
 	if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
 		t.Errorf("money\n got %+v\nwant %+v", got, want)
 	}
@@ -127,7 +127,7 @@ func TestBuildPriorityLevels(t *testing.T) {
 			if tx.ComputeUnitPrice != tc.price || price != tc.price {
 				t.Errorf("price %d (instruction %d), want %d", tx.ComputeUnitPrice, price, tc.price)
 			}
-			if tx.PriorityFee != walletguard.PriorityFee(tc.price, tx.ComputeUnits) || tx.NetworkFee != SignatureFee+tx.PriorityFee {
+			if tx.PriorityFee != signedcheck.PriorityFee(tc.price, tx.ComputeUnits) || tx.NetworkFee != SignatureFee+tx.PriorityFee {
 				t.Errorf("priority fee %d, network fee %d", tx.PriorityFee, tx.NetworkFee)
 			}
 			if asked := f.calls["getRecentPrioritizationFees"]; (tc.price == 0) != (asked == 0) {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/chain/bubblegum"
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
-	walletguard "github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
+	"github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/engine/cnft"
 )
@@ -92,7 +92,7 @@ func TestBuildCNFTOnly(t *testing.T) {
 	tx := res.Txs[0]
 	// limit, price, 2 burns: 1000 + 4*300 = 2200 consumed, limit 2200+220+1000.
 	const units = 3_420
-	wantFee := uint64(SignatureFee) + walletguard.PriorityFee(100, units)
+	wantFee := uint64(SignatureFee) + signedcheck.PriorityFee(100, units)
 	if tx.LedgerType != ledger.TypeNFTBurn || tx.GrossRebate != 0 || tx.DonationAmount != 0 || tx.ServiceFee != 0 ||
 		tx.ComputeUnits != units || tx.NetworkFee != wantFee || tx.Fees != wantFee || tx.NetRebate != -int64(wantFee) {
 		t.Errorf("money %+v, want gross 0, no donation or service fee, net -%d", tx, wantFee)

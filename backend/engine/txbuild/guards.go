@@ -3,16 +3,16 @@ package txbuild
 import (
 	"fmt"
 
-	walletguard "github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
+	"github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 )
 
 // Wallet guards: Phantom and Solflare add Lighthouse assertions to the
-// transactions they sign (see package walletguard). The bytes they take are
+// transactions they sign (see package signedcheck). The bytes they take are
 // kept free by Params.HeadroomBytes; the compute units they consume by the
 // Builder's guard headroom, added to every transaction's limit. A wallet may
 // also change the compute budget, within the bounds each ticket states
-// (walletguard.Allowance): the limit up to the guard headroom more, the
+// (signedcheck.Allowance): the limit up to the guard headroom more, the
 // price up to WithMaxComputeUnitPrice, the fee never past half the net
 // rebate.
 
@@ -25,14 +25,14 @@ func WithGuardHeadroomUnits(units uint32) Option {
 
 // WithMaxComputeUnitPrice is the highest compute unit price, in
 // micro-lamports, a wallet may set when it signs, if the built price is
-// lower (default walletguard.DefaultMaxPrice).
+// lower (default signedcheck.DefaultMaxPrice).
 func WithMaxComputeUnitPrice(microLamports uint64) Option {
 	return func(b *Builder) { b.maxPrice = microLamports }
 }
 
 // allowance is what a wallet may raise of the compute budget.
-func (b *Builder) allowance() walletguard.Allowance {
-	return walletguard.Allowance{HeadroomUnits: b.guardUnits, MaxPrice: b.maxPrice}
+func (b *Builder) allowance() signedcheck.Allowance {
+	return signedcheck.Allowance{HeadroomUnits: b.guardUnits, MaxPrice: b.maxPrice}
 }
 
 // limits are the packing limits: the bytes less the caller's headroom, and
@@ -51,21 +51,21 @@ func (b *Builder) guardedLimit(consumed uint64) uint32 {
 	return uint32(min(uint64(computeLimit(consumed))+uint64(b.guardUnits), MaxComputeUnits))
 }
 
-// describe fills t.Built from its serialized message and frame: the digest
-// walletguard checks signed messages against, with the bounds a of its
+// describe fills t.Summary from its serialized message and frame: the digest
+// signedcheck checks signed messages against, with the bounds a of its
 // compute budget, and the transfer recipients.
-func (t *Tx) describe(f frame, a walletguard.Allowance) error {
-	d, err := walletguard.DigestOf(t.Message)
+func (t *Tx) describe(f frame, a signedcheck.Allowance) error {
+	d, err := signedcheck.DigestOf(t.Message)
 	if err != nil {
 		return fmt.Errorf("txbuild: %w", err)
 	}
 	d.Allow(a, t.NetRebate)
-	t.Built = ticket.Built{Digest: d}
+	t.Summary = ticket.TxSummary{Digest: d}
 	if f.donation > 0 {
-		t.Built.DonationWallet = f.donationTo.String()
+		t.Summary.DonationWallet = f.donationTo.String()
 	}
 	if f.fee > 0 {
-		t.Built.Treasury = f.treasury.String()
+		t.Summary.Treasury = f.treasury.String()
 	}
 	return nil
 }

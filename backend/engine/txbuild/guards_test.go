@@ -8,7 +8,7 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	walletguard "github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
+	"github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
 )
 
 // phantomGuards are the data of the four assertions Phantom adds (x402 #3318:
@@ -25,7 +25,7 @@ var phantomGuards = [][]byte{make([]byte, 16), make([]byte, 47), make([]byte, 26
 func guard(t *testing.T, tx *solana.Transaction, datas [][]byte) *solana.Transaction {
 	t.Helper()
 	m := tx.Message
-	m.AccountKeys = append(append(solana.PublicKeySlice{}, m.AccountKeys...), walletguard.LighthouseProgramID, key("not in the message"))
+	m.AccountKeys = append(append(solana.PublicKeySlice{}, m.AccountKeys...), signedcheck.LighthouseProgramID, key("not in the message"))
 	m.Header.NumReadonlyUnsignedAccounts += 2
 	program, stranger := uint16(len(m.AccountKeys)-2), uint16(len(m.AccountKeys)-1)
 	ixs := append([]solana.CompiledInstruction{}, m.Instructions...)
@@ -67,7 +67,7 @@ func TestGuardedTransactionsFit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := walletguard.Check(tx.Built.Digest, wallet, msg); err != nil {
+			if _, err := signedcheck.Check(tx.Summary.Digest, wallet, msg); err != nil {
 				t.Fatalf("headroom %d, transaction %d: %v", c.headroom, i, err)
 			}
 			fits = fits && len(raw) <= MaxTransactionSize
@@ -99,26 +99,26 @@ func TestGuardHeadroomUnits(t *testing.T) {
 	if limit, _ := computeBudget(t, guarded.Transaction); limit != guarded.ComputeUnits {
 		t.Fatalf("transaction sets %d units, Tx says %d", limit, guarded.ComputeUnits)
 	}
-	if guarded.PriorityFee != walletguard.PriorityFee(guarded.ComputeUnitPrice, guarded.ComputeUnits) {
+	if guarded.PriorityFee != signedcheck.PriorityFee(guarded.ComputeUnitPrice, guarded.ComputeUnits) {
 		t.Fatal("the priority fee is not charged on the guarded limit")
 	}
 	b := NewBuilder(nil, WithGuardHeadroomUnits(6_000))
 	if lim := b.limits(0); uint64(b.guardedLimit(lim.units)) > MaxComputeUnits {
 		t.Fatalf("packing allows %d estimated units, whose limit %d exceeds the maximum", lim.units, b.guardedLimit(lim.units))
 	}
-	d, err := walletguard.DigestOf(guarded.Message)
+	d, err := signedcheck.DigestOf(guarded.Message)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if guarded.Built.Sum != d.Sum || guarded.Built.Blockhash != res.Blockhash.String() || len(guarded.Built.Instructions) != 4+2 {
-		t.Fatalf("built %+v, digest %+v", guarded.Built, d)
+	if guarded.Summary.Sum != d.Sum || guarded.Summary.Blockhash != res.Blockhash.String() || len(guarded.Summary.Instructions) != 4+2 {
+		t.Fatalf("built %+v, digest %+v", guarded.Summary, d)
 	}
-	if guarded.Built.DonationWallet != donee.String() || guarded.Built.Treasury != treasury.String() {
-		t.Fatalf("recipients %+v", guarded.Built)
+	if guarded.Summary.DonationWallet != donee.String() || guarded.Summary.Treasury != treasury.String() {
+		t.Fatalf("recipients %+v", guarded.Summary)
 	}
 	noFee := fullParams(empties(4), 0)
 	noFee.DonationPercentage, noFee.ServiceFeeBPS = 0, 0
-	if b := build(t, newFake(), noFee).Txs[0].Built; b.DonationWallet != "" || b.Treasury != "" {
+	if b := build(t, newFake(), noFee).Txs[0].Summary; b.DonationWallet != "" || b.Treasury != "" {
 		t.Fatalf("recipients without transfers: %+v", b)
 	}
 }
@@ -130,17 +130,17 @@ func TestGuardHeadroomUnits(t *testing.T) {
 func TestBuiltBounds(t *testing.T) {
 	t.Parallel()
 	p := fullParams(empties(4), 0)
-	for _, maxPrice := range []uint64{walletguard.DefaultMaxPrice, 0} {
+	for _, maxPrice := range []uint64{signedcheck.DefaultMaxPrice, 0} {
 		res, err := NewBuilder(newFake(), WithGuardHeadroomUnits(6_000), WithMaxComputeUnitPrice(maxPrice)).Build(context.Background(), p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		tx := res.Txs[0]
 		units := tx.ComputeUnits + 6_000
-		fee := min(walletguard.PriorityFee(max(tx.ComputeUnitPrice, maxPrice), units), tx.PriorityFee+uint64(tx.NetRebate)/2)
-		want := walletguard.Bounds{MaxUnits: units, MaxPrice: max(tx.ComputeUnitPrice, maxPrice), MaxPriorityFee: fee}
-		if tx.Built.Bounds != want {
-			t.Fatalf("cap %d: bounds %+v, want %+v", maxPrice, tx.Built.Bounds, want)
+		fee := min(signedcheck.PriorityFee(max(tx.ComputeUnitPrice, maxPrice), units), tx.PriorityFee+uint64(tx.NetRebate)/2)
+		want := signedcheck.Bounds{MaxUnits: units, MaxPrice: max(tx.ComputeUnitPrice, maxPrice), MaxPriorityFee: fee}
+		if tx.Summary.Bounds != want {
+			t.Fatalf("cap %d: bounds %+v, want %+v", maxPrice, tx.Summary.Bounds, want)
 		}
 		raised := *tx.Transaction
 		raised.Message.Instructions = append([]solana.CompiledInstruction{}, tx.Transaction.Message.Instructions...)
@@ -149,7 +149,7 @@ func TestBuiltBounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := walletguard.Check(tx.Built.Digest, wallet, msg); err == nil || !strings.Contains(err.Error(), "compute unit price") {
+		if _, err := signedcheck.Check(tx.Summary.Digest, wallet, msg); err == nil || !strings.Contains(err.Error(), "compute unit price") {
 			t.Fatalf("cap %d: a price past the bound: %v", maxPrice, err)
 		}
 	}

@@ -62,7 +62,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
-	walletguard "github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
+	"github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 )
@@ -158,9 +158,9 @@ type Tx struct {
 	// ComputeUnitPrice is in micro-lamports per compute unit; 0 when no price
 	// is set.
 	ComputeUnitPrice uint64
-	// Built is what its ticket states about it beyond the money: the digest
+	// Summary is what its ticket states about it beyond the money: the digest
 	// of its instructions and the recipients of its transfers.
-	Built ticket.Built
+	Summary ticket.TxSummary
 }
 
 // Result is the outcome of a Build.
@@ -261,7 +261,7 @@ func WithCNFTPlanner(p CNFTPlanner) Option {
 
 // NewBuilder returns a Builder that reads the cluster through rpc.
 func NewBuilder(rpc RPC, opts ...Option) *Builder {
-	b := &Builder{rpc: rpc, maxPrice: walletguard.DefaultMaxPrice}
+	b := &Builder{rpc: rpc, maxPrice: signedcheck.DefaultMaxPrice}
 	for _, o := range opts {
 		o(b)
 	}

@@ -7,7 +7,7 @@
 // context, makes those calls wait for one of its slots, so that a large
 // wallet does not send a provider hundreds of requests at once. Discovery
 // (package assets) and building (package txbuild) take their slots from the
-// same Limit when the caller put one in the context (package reclaim does,
+// same Limit when the caller put one in the context (package wallet does,
 // one per request); an operation called without one gets a Limit of Default
 // slots of its own.
 //

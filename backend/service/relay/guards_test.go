@@ -27,16 +27,16 @@ func (f *fixture) buildGuarded(t *testing.T, donation solana.PublicKey) ([]solan
 		system.NewTransferInstruction(203_928, f.wallet.PublicKey(), donation).Build(),
 	}
 	msg := f.message(t, ixs)
-	d, err := walletguard.DigestOf(msg)
+	d, err := signedcheck.DigestOf(msg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.Allow(walletguard.Allowance{HeadroomUnits: 6_000, MaxPrice: walletguard.DefaultMaxPrice}, 1_830_352)
+	d.Allow(signedcheck.Allowance{HeadroomUnits: 6_000, MaxPrice: signedcheck.DefaultMaxPrice}, 1_830_352)
 	tok, _, err := f.issuer.Issue(ticket.Claims{
 		Project: f.project.ID, Wallet: f.wallet.PublicKey().String(), MessageHash: ticket.Hash(sha256.Sum256(msg)),
 		Type: ledger.TypeTokenAccountClosure, GrossRebate: 2_039_280, NetRebate: 1_830_352, DonationAmount: 203_928,
 		NetworkFee: 5100, Fees: 5100, Includes: []ticket.Item{{Type: "empty_account", Address: "A", Action: "close"}},
-		LastValidBlockHeight: 100, Built: ticket.Built{Digest: d, DonationWallet: donation.String()},
+		LastValidBlockHeight: 100, Summary: ticket.TxSummary{Digest: d, DonationWallet: donation.String()},
 	}, f.now, time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +75,7 @@ func (f *fixture) signed(t *testing.T, ixs ...solana.Instruction) string {
 // assertion is a Lighthouse AssertAccountInfoMulti (KnownOwner == System)
 // on the wallet, as Solflare adds it.
 func (f *fixture) assertion() solana.Instruction {
-	return solana.NewInstruction(walletguard.LighthouseProgramID, solana.AccountMetaSlice{solana.Meta(f.wallet.PublicKey())}, []byte{6, 4, 1, 3, 0, 0})
+	return solana.NewInstruction(signedcheck.LighthouseProgramID, solana.AccountMetaSlice{solana.Meta(f.wallet.PublicKey())}, []byte{6, 4, 1, 3, 0, 0})
 }
 
 func TestSubmitGuarded(t *testing.T) {

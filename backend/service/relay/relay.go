@@ -6,7 +6,7 @@
 // wallet), whether it was consumed already (then `duplicate` with the first
 // signature, even past expiry), its expiry, the message (the exact built
 // one by its hash, or the built one plus a wallet's guards and compute
-// budget, by walletguard.Check against the ticket's digest), the wallet's
+// budget, by signedcheck.Check against the ticket's digest), the wallet's
 // signature, then a claim in the database (which decides between concurrent
 // submits on every instance) and sendTransaction with preflight. Only an
 // accepted transaction consumes its ticket: a refused one releases the claim.
@@ -191,9 +191,9 @@ func (r *Relay) check(ctx context.Context, c ticket.Claims, wallet string, e Sig
 	if sum := sha256.Sum256(msg); ticket.Hash(sum) != c.MessageHash {
 		// Not the exact message: accepted if a wallet's guards and compute
 		// budget are all that changed.
-		if _, err := walletguard.Check(c.Built.Digest, walletKey, msg); err != nil {
+		if _, err := signedcheck.Check(c.Summary.Digest, walletKey, msg); err != nil {
 			reason := err.Error()
-			var r *walletguard.MismatchError
+			var r *signedcheck.MismatchError
 			if errors.As(err, &r) {
 				reason = r.Reason
 			}
@@ -207,7 +207,7 @@ func (r *Relay) check(ctx context.Context, c ticket.Claims, wallet string, e Sig
 	claim := ledger.Entry{
 		ProjectID: c.Project, Payer: wallet, Type: c.Type, ItemCount: len(c.Includes),
 		Signature: sig, TicketJTI: c.ID, CreatedAt: r.now().UTC(), LastValidBlockHeight: int64(c.LastValidBlockHeight),
-		DonationWallet: c.Built.DonationWallet, Treasury: c.Built.Treasury,
+		DonationWallet: c.Summary.DonationWallet, Treasury: c.Summary.Treasury,
 	}
 	claim.SetFigures(ledger.Figures{
 		GrossRebate: int64(c.GrossRebate), NetRebate: c.NetRebate, DonationAmount: int64(c.DonationAmount),

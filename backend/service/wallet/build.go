@@ -1,4 +1,4 @@
-package reclaim
+package wallet
 
 import (
 	"context"
@@ -29,8 +29,9 @@ type BuildRequest struct {
 	PriorityFeeLevel   *string
 }
 
-// Built is a build's transactions, each with its submission ticket.
-type Built struct {
+// TicketedBuild is a build's transactions, each with its submission
+// ticket.
+type TicketedBuild struct {
 	txbuild.Result
 	// Tickets has one signed ticket per transaction of Result.Txs.
 	Tickets []string
@@ -38,24 +39,24 @@ type Built struct {
 
 // Build checks the request, reads the selected items from the chain now,
 // builds the transactions and issues their tickets.
-func (s *Service) Build(ctx context.Context, req BuildRequest) (Built, error) {
+func (s *Service) Build(ctx context.Context, req BuildRequest) (TicketedBuild, error) {
 	wallet, err := signer(req.Wallet)
 	if err != nil {
-		return Built{}, err
+		return TicketedBuild{}, err
 	}
 	if err := validateBuild(req); err != nil {
-		return Built{}, err
+		return TicketedBuild{}, err
 	}
 	p, err := s.project(ctx, req.ProjectID)
 	if err != nil {
-		return Built{}, err
+		return TicketedBuild{}, err
 	}
 	donation := 0.0
 	if req.DonationPercentage != nil {
 		donation = *req.DonationPercentage
 	}
 	if donation > 0 && p.DonationWallet == "" {
-		return Built{}, invalidf("donationPercentage", "project %s has no donation wallet: set one in the dashboard or leave donationPercentage out", p.ID)
+		return TicketedBuild{}, invalidf("donationPercentage", "project %s has no donation wallet: set one in the dashboard or leave donationPercentage out", p.ID)
 	}
 	params := txbuild.Params{
 		Wallet: wallet, DonationPercentage: donation,
@@ -76,18 +77,18 @@ func (s *Service) Build(ctx context.Context, req BuildRequest) (Built, error) {
 	pf := s.d.Builder.Prefetch(bctx, params, onChain(req.Items))
 	selected, err := s.resolve(ctx, wallet, req.Items)
 	if err != nil {
-		return Built{}, err
+		return TicketedBuild{}, err
 	}
 	params.Items = selected
 	res, err := s.d.Builder.BuildWith(bctx, params, pf)
 	var berr *txbuild.Error
 	switch {
 	case errors.As(err, &berr):
-		return Built{}, buildError(berr, req.Items)
+		return TicketedBuild{}, buildError(berr, req.Items)
 	case errors.Is(err, txbuild.ErrCNFTPlanner):
-		return Built{}, &UnavailableError{msg: "the DAS indexer (or the cluster, reading a merkle tree) failed or did not answer while planning a compressed NFT burn; retry shortly", cause: err}
+		return TicketedBuild{}, &UnavailableError{msg: "the DAS indexer (or the cluster, reading a merkle tree) failed or did not answer while planning a compressed NFT burn; retry shortly", cause: err}
 	case err != nil:
-		return Built{}, s.clusterError(err)
+		return TicketedBuild{}, s.clusterError(err)
 	}
 	return s.issue(req.ProjectID, req.Wallet, res)
 }
@@ -190,10 +191,10 @@ func buildError(e *txbuild.Error, sel []Selection) error {
 }
 
 // issue signs a ticket per built transaction.
-func (s *Service) issue(projectID, wallet string, res txbuild.Result) (Built, error) {
+func (s *Service) issue(projectID, wallet string, res txbuild.Result) (TicketedBuild, error) {
 	ttl := min(s.d.TicketTTL, ticket.MaxTTL)
 	now := s.d.Now()
-	out := Built{Result: res, Tickets: make([]string, len(res.Txs))}
+	out := TicketedBuild{Result: res, Tickets: make([]string, len(res.Txs))}
 	for i, tx := range res.Txs {
 		items := make([]ticket.Item, len(tx.Includes))
 		for j, in := range tx.Includes {
@@ -203,10 +204,10 @@ func (s *Service) issue(projectID, wallet string, res txbuild.Result) (Built, er
 			Project: projectID, Wallet: wallet, MessageHash: ticket.Hash(tx.MessageHash), Includes: items,
 			Type: string(tx.LedgerType), GrossRebate: tx.GrossRebate, NetRebate: tx.NetRebate, DonationAmount: tx.DonationAmount,
 			NetworkFee: tx.NetworkFee, ServiceFee: tx.ServiceFee, Fees: tx.Fees, LastValidBlockHeight: res.LastValidBlockHeight,
-			Built: tx.Built,
+			Summary: tx.Summary,
 		}, now, ttl)
 		if err != nil {
-			return Built{}, err
+			return TicketedBuild{}, err
 		}
 		out.Tickets[i] = tok
 	}

@@ -1,4 +1,4 @@
-// Package walletguard decides whether a wallet-signed message is the
+// Package signedcheck decides whether a wallet-signed message is the
 // transaction Reclaim built, allowing for what wallets add when they sign.
 //
 // Phantom and Solflare add Lighthouse assertion instructions (program
@@ -32,7 +32,7 @@
 //
 // The built side is a Digest the ticket carries (DigestOf, at build), so
 // submit needs nothing but the ticket and the signed bytes.
-package walletguard
+package signedcheck
 
 import (
 	"fmt"
@@ -58,7 +58,7 @@ type MismatchError struct {
 	Reason string
 }
 
-func (r *MismatchError) Error() string { return "walletguard: " + r.Reason }
+func (r *MismatchError) Error() string { return "signedcheck: " + r.Reason }
 
 func refuse(format string, args ...any) *MismatchError {
 	return &MismatchError{Reason: fmt.Sprintf(format, args...)}

@@ -1,4 +1,4 @@
-// Package reclaim is the wallet service the API offers, whatever face calls
+// Package wallet is the wallet service the API offers, whatever face calls
 // it: list a wallet's items (paged, or streamed in chunks), build
 // transactions for a selection (checked against the chain now, with a
 // signed submission ticket each), and submit the wallet-signed
@@ -10,7 +10,7 @@
 // (Param); *UnavailableError is a dependency (cluster, database, indexer)
 // that failed or did not answer; project.ErrNotFound a caller whose project
 // is gone. Anything else is a bug.
-package reclaim
+package wallet
 
 import (
 	"context"

@@ -22,8 +22,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// gate checks what can be checked of a request before vanguard and connect-go
-// see it, and answers in the request's own protocol (a REST error body, or a
+// requestCheck is the REST and Connect request check: it checks what can be
+// checked of a request before vanguard and connect-go see it, and answers in the request's own protocol (a REST error body, or a
 // Connect/gRPC error through connect's ErrorWriter):
 //   - a body over maxRequestBytes is refused (REST: 413) before it is decoded;
 //   - a REST GET's Content-Type is ignored (a GET has no body: some clients
@@ -34,7 +34,7 @@ import (
 //     path parameters. Without this, vanguard decodes the body of a route with
 //     path parameters itself and reports a decoding error as 500, while
 //     connect-go words it "unmarshal message: proto: ...".
-type gate struct {
+type requestCheck struct {
 	next       http.Handler
 	procedures map[string]protoreflect.MessageDescriptor
 	routes     []restRoute
@@ -53,8 +53,8 @@ type restRoute struct {
 	input    protoreflect.MessageDescriptor
 }
 
-func newGate(next http.Handler, services []protoreflect.ServiceDescriptor, errw *connect.ErrorWriter, others ...string) *gate {
-	g := &gate{next: next, procedures: map[string]protoreflect.MessageDescriptor{}, errw: errw}
+func newRequestCheck(next http.Handler, services []protoreflect.ServiceDescriptor, errw *connect.ErrorWriter, others ...string) *requestCheck {
+	g := &requestCheck{next: next, procedures: map[string]protoreflect.MessageDescriptor{}, errw: errw}
 	for _, p := range others {
 		g.others = append(g.others, parseTemplate(http.MethodGet, p))
 	}
@@ -153,7 +153,7 @@ var errNoRoute = errors.New("no route for this path: it has an empty segment, '.
 // clean form (a 307 or 301 that no API client expects, and that drops a
 // POST's purpose): a route's variable left empty, as in
 // /v1/wallet//transactions, is a 400 naming it; any other unclean path a 404.
-func (g *gate) checkPath(p string) error {
+func (g *requestCheck) checkPath(p string) error {
 	if cleanPath(p) == p {
 		return nil
 	}
@@ -176,7 +176,7 @@ func cleanPath(p string) string {
 	return c
 }
 
-func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (g *requestCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/v1/") {
 		if err := g.checkPath(r.URL.Path); err != nil {
 			g.refuse(w, r, true, err)
@@ -232,7 +232,7 @@ func readBody(r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-func (g *gate) checkREST(r *http.Request, body []byte) error {
+func (g *requestCheck) checkREST(r *http.Request, body []byte) error {
 	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodDelete {
 		if len(body) > 0 {
 			return invalidParam("", "%s %s takes no body: send its parameters in the query string", r.Method, r.URL.Path)
@@ -294,8 +294,8 @@ func checkConnect(r *http.Request, body []byte, md protoreflect.MessageDescripto
 	return nil
 }
 
-// refuse answers a request the gate stopped.
-func (g *gate) refuse(w http.ResponseWriter, r *http.Request, rest bool, err error) {
+// refuse answers a request the check stopped.
+func (g *requestCheck) refuse(w http.ResponseWriter, r *http.Request, rest bool, err error) {
 	var ce *connect.Error
 	var pe paramError
 	status := 0

@@ -37,8 +37,8 @@ func principalFrom(ctx context.Context) auth.Principal {
 // addressed is every request that names a wallet in its path.
 type addressed interface{ GetAddress() string }
 
-// guard authenticates, authorises and rate-limits every procedure.
-type guard struct {
+// authInterceptor authenticates, authorises and rate-limits every procedure.
+type authInterceptor struct {
 	auth *auth.Authenticator
 	// perIP is the bucket of a client address, which every request spends
 	// from before its credentials cost anything; nil: none.
@@ -50,13 +50,13 @@ type guard struct {
 	log     *slog.Logger
 }
 
-var _ connect.Interceptor = (*guard)(nil)
+var _ connect.Interceptor = (*authInterceptor)(nil)
 
 // admit runs the checks shared by unary and streaming calls. It returns the
 // context carrying the principal, and the rate-limit decision whose headers
 // the response must carry: the bucket that refused, or else the tighter of
 // the two (the one with fewer requests left).
-func (g *guard) admit(ctx context.Context, procedure string, h http.Header, peer string, msg any) (context.Context, *ratelimit.Result, error) {
+func (g *authInterceptor) admit(ctx context.Context, procedure string, h http.Header, peer string, msg any) (context.Context, *ratelimit.Result, error) {
 	rule, ok := requirements[procedure]
 	if !ok {
 		return ctx, nil, connect.NewError(connect.CodeUnimplemented, errors.New("unknown procedure"))
@@ -94,7 +94,7 @@ func (g *guard) admit(ctx context.Context, procedure string, h http.Header, peer
 // become an outage of the API. The one serve wires never fails: it falls
 // back to memory while Redis is down (ratelimit.Fallback), and logs that
 // once.
-func (g *guard) allow(ctx context.Context, l ratelimit.Limiter, key string) *ratelimit.Result {
+func (g *authInterceptor) allow(ctx context.Context, l ratelimit.Limiter, key string) *ratelimit.Result {
 	if l == nil {
 		return nil
 	}
@@ -133,7 +133,7 @@ func setRateHeaders(h http.Header, res *ratelimit.Result) {
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
 }
 
-func (g *guard) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+func (g *authInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
 		ctx, res, err := g.admit(ctx, req.Spec().Procedure, req.Header(), req.Peer().Addr, req.Any())
 		if err != nil {
@@ -157,11 +157,11 @@ func (g *guard) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 	}
 }
 
-func (g *guard) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+func (g *authInterceptor) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
 	return next
 }
 
-func (g *guard) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+func (g *authInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
 	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
 		// A server stream's one request arrives with the headers; the wallet
 		// binding is checked against it by the handler (requireWallet).
