@@ -1,4 +1,4 @@
-package storage
+package ranking
 
 import (
 	"cmp"
@@ -35,8 +35,8 @@ const (
 	rowMaxWallet  = 1<<rowWalletBits - 1
 )
 
-// errUnranked is a row the packing cannot hold: the project is ranked in
-// SQL.
+// errUnranked is a row the packing cannot hold: the project is not ranked
+// in memory (the store ranks it in SQL).
 var errUnranked = errors.New("a row outside the in-memory ranking's limits")
 
 func packRow(wallet, slot int, gross int64) (uint64, error) {
@@ -176,10 +176,10 @@ func (s *sums) addBefore(b *rankBase, p int, sign int64) {
 	}
 }
 
-// ranking is one project's in-memory ranking at a version of its rollups.
+// ranking is one project's in-memory ranking at a version of its source.
 type ranking struct {
 	mu      sync.RWMutex
-	version int64 // reclaim_project_totals.version it counts up to
+	version int64 // the source's version it counts up to
 	count   int64 // confirmed rows it counted, those without time included
 	payers  []string
 	index   walletIndex // of payers

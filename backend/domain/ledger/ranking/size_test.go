@@ -1,4 +1,4 @@
-package storage
+package ranking
 
 import (
 	"flag"
@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger/ranking/rankingtest"
 )
 
 // rankingRows sizes TestRankingMemory's rankings; the figures of
 // docs/decisions.md ("ranking memory") are those of
 //
-//	go test ./backend/storage -run TestRankingMemory -v -ranking.rows 1000000 -ranking.wallets 50000
+//	go test ./backend/domain/ledger/ranking -run TestRankingMemory -v -ranking.rows 1000000 -ranking.wallets 50000
 var (
 	rankingRows    = flag.Int("ranking.rows", 200_000, "rows of TestRankingMemory's rankings")
 	rankingWallets = flag.Int("ranking.wallets", 0, "wallets of TestRankingMemory's ranking of few wallets (0: a 200th of its rows)")
@@ -56,7 +57,7 @@ func TestRankingMemory(t *testing.T) {
 			}
 			var r *ranking
 			measure := func(stage string, f func()) {
-				measured := float64(heapGrowth(f))
+				measured := float64(rankingtest.HeapGrowth(f))
 				if stage != "built" {
 					measured += float64(r.charged) // what it held before
 				}
@@ -83,16 +84,4 @@ func TestRankingMemory(t *testing.T) {
 			runtime.KeepAlive(r)
 		})
 	}
-}
-
-// heapGrowth runs f and returns by how much it grew the live heap: the
-// heap allocated after a collection, before and after.
-func heapGrowth(f func()) int64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	return int64(after.HeapAlloc) - int64(before.HeapAlloc)
 }

@@ -1,4 +1,4 @@
-package storage
+package ranking
 
 import (
 	"fmt"

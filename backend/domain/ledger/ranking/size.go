@@ -1,4 +1,4 @@
-package storage
+package ranking
 
 import (
 	"sync"
@@ -84,8 +84,8 @@ type budget struct {
 	bytes, rows       int64 // held and reserved
 }
 
-// off reports whether no ranking may be held: every project is ranked in
-// SQL.
+// off reports whether no ranking may be held: no project is ranked in
+// memory.
 func (b *budget) off() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()

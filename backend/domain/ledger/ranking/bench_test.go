@@ -1,4 +1,4 @@
-package storage
+package ranking
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 // wallets, 20 or 200 rows each over 2025 (1M or 10M rows), every wallet
 // active in most months.
 //
-//	go test ./backend/storage -run '^$' -bench RankingPage -benchtime 50x
+//	go test ./backend/domain/ledger/ranking -run '^$' -bench RankingPage -benchtime 50x
 func BenchmarkRankingPage1M(b *testing.B)  { benchRankingPage(b, 20) }
 func BenchmarkRankingPage10M(b *testing.B) { benchRankingPage(b, 200) }
 
