@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 )
 
 // chart is the daily history drawn as two server-rendered SVG bar charts.

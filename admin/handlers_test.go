@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reclaim-sol/reclaim/backend/ledger"
-	"github.com/reclaim-sol/reclaim/backend/owner"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/service/owner"
 )
 
 func TestSignedOutVisitorsAreSentToSignIn(t *testing.T) {

@@ -16,11 +16,11 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/reclaim-sol/reclaim/admin"
-	"github.com/reclaim-sol/reclaim/backend/auth"
-	"github.com/reclaim-sol/reclaim/backend/clientip"
-	"github.com/reclaim-sol/reclaim/backend/ledger"
-	"github.com/reclaim-sol/reclaim/backend/owner"
-	"github.com/reclaim-sol/reclaim/backend/project"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
+	"github.com/reclaim-sol/reclaim/backend/service/auth"
+	"github.com/reclaim-sol/reclaim/backend/service/owner"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )

@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/reclaim-sol/reclaim/backend/owner"
-	"github.com/reclaim-sol/reclaim/backend/project"
+	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/service/owner"
 )
 
 // auditShown is how many audit entries the keys page lists.

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/reclaim-sol/reclaim/backend/owner"
+	"github.com/reclaim-sol/reclaim/backend/service/owner"
 )
 
 // The messages of rejected member forms.

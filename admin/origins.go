@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/reclaim-sol/reclaim/backend/owner"
-	"github.com/reclaim-sol/reclaim/backend/project"
+	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/service/owner"
 )
 
 // The messages of rejected origin forms.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reclaim-sol/reclaim/backend/owner"
+	"github.com/reclaim-sol/reclaim/backend/service/owner"
 )
 
 // origins returns the settings page's allowed origins.

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 )
 
 // The overview shows chartDays days of history, boardPageSize wallets per

@@ -9,7 +9,7 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 import "strconv"
-import "github.com/reclaim-sol/reclaim/backend/ledger"
+import "github.com/reclaim-sol/reclaim/backend/domain/ledger"
 
 func overviewView(p page, d overviewData) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {

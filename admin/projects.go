@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/reclaim-sol/reclaim/backend/owner"
-	"github.com/reclaim-sol/reclaim/backend/project"
+	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/service/owner"
 )
 
 // projectForm is the project form (create and settings) as filled in, with a

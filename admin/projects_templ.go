@@ -8,7 +8,7 @@ package admin
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "github.com/reclaim-sol/reclaim/backend/owner"
+import "github.com/reclaim-sol/reclaim/backend/service/owner"
 
 func projectsView(p page, list []projectItem, f projectForm) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {

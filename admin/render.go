@@ -7,8 +7,8 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/reclaim-sol/reclaim/backend/owner"
-	"github.com/reclaim-sol/reclaim/backend/project"
+	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/service/owner"
 )
 
 // page is what the layout needs: who is signed in, where they are.

@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/reclaim-sol/reclaim/backend/clientip"
-	"github.com/reclaim-sol/reclaim/backend/owner"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
+	"github.com/reclaim-sol/reclaim/backend/service/owner"
 )
 
 // Cookies. Both are HttpOnly, SameSite=Lax, scoped to /admin, and Secure on

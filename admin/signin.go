@@ -10,8 +10,8 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/reclaim-sol/reclaim/backend/owner"
-	"github.com/reclaim-sol/reclaim/backend/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/service/owner"
 )
 
 // Per-client limits of the sign-in and sign-up forms, whatever the emails

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/reclaim-sol/reclaim/admin"
-	"github.com/reclaim-sol/reclaim/backend/owner"
+	"github.com/reclaim-sol/reclaim/backend/service/owner"
 )
 
 // The sign-in forms' tokens are single-use and last an hour; each answer's

@@ -15,9 +15,9 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
-	"github.com/reclaim-sol/reclaim/backend/assets"
-	"github.com/reclaim-sol/reclaim/backend/assets/jupiter"
-	"github.com/reclaim-sol/reclaim/backend/spltoken"
+	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
+	"github.com/reclaim-sol/reclaim/backend/engine/assets"
+	"github.com/reclaim-sol/reclaim/backend/upstream/jupiter"
 	"github.com/reclaim-sol/reclaim/e2e/harness"
 )
 

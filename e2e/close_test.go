@@ -7,7 +7,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
-	"github.com/reclaim-sol/reclaim/backend/spltoken"
+	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
 	"github.com/reclaim-sol/reclaim/e2e/harness"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	"github.com/reclaim-sol/reclaim/backend/bubblegum"
+	"github.com/reclaim-sol/reclaim/backend/chain/bubblegum"
 	"github.com/reclaim-sol/reclaim/e2e/harness"
 )
 

@@ -7,7 +7,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/programs/system"
 
-	"github.com/reclaim-sol/reclaim/backend/bubblegum"
+	"github.com/reclaim-sol/reclaim/backend/chain/bubblegum"
 	"github.com/reclaim-sol/reclaim/e2e/harness"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	"github.com/reclaim-sol/reclaim/backend/mplcore"
+	"github.com/reclaim-sol/reclaim/backend/chain/mplcore"
 	"github.com/reclaim-sol/reclaim/e2e/harness"
 )
 

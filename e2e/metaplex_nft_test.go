@@ -6,9 +6,9 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	"github.com/reclaim-sol/reclaim/backend/borsh"
-	"github.com/reclaim-sol/reclaim/backend/metaplex"
-	"github.com/reclaim-sol/reclaim/backend/spltoken"
+	"github.com/reclaim-sol/reclaim/backend/chain/borsh"
+	"github.com/reclaim-sol/reclaim/backend/chain/metaplex"
+	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
 	"github.com/reclaim-sol/reclaim/e2e/harness"
 )
 

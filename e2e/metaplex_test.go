@@ -14,9 +14,9 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
-	"github.com/reclaim-sol/reclaim/backend/bubblegum"
-	"github.com/reclaim-sol/reclaim/backend/metaplex"
-	"github.com/reclaim-sol/reclaim/backend/mplcore"
+	"github.com/reclaim-sol/reclaim/backend/chain/bubblegum"
+	"github.com/reclaim-sol/reclaim/backend/chain/metaplex"
+	"github.com/reclaim-sol/reclaim/backend/chain/mplcore"
 	"github.com/reclaim-sol/reclaim/e2e/harness"
 )
 

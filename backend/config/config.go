@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reclaim-sol/reclaim/backend/project"
-	"github.com/reclaim-sol/reclaim/backend/signing"
-	"github.com/reclaim-sol/reclaim/backend/walletguard"
+	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
+	"github.com/reclaim-sol/reclaim/backend/pkg/signing"
 )
 
 // Config is the whole configuration of one reclaim process.
@@ -61,7 +61,7 @@ type Config struct {
 	// is lower): a page that changes the transaction before the wallet
 	// shows it cannot spend the rebate on fees. The limit may grow by
 	// GuardHeadroomUnits at most, and the priority fee by half the net
-	// rebate at most (walletguard).
+	// rebate at most (signedcheck).
 	MaxComputeUnitPrice int
 	// PriceURL is a Jupiter-compatible price endpoint.
 	PriceURL string
@@ -124,7 +124,7 @@ func Default() Config {
 		TicketTTL:            90 * time.Second,
 		GuardHeadroomBytes:   200,
 		GuardHeadroomUnits:   6_000,
-		MaxComputeUnitPrice:  walletguard.DefaultMaxPrice,
+		MaxComputeUnitPrice:  signedcheck.DefaultMaxPrice,
 		SessionCheckInterval: 2 * time.Second,
 		DBTimeout:            5 * time.Second,
 		Cluster:              "localnet",

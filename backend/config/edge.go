@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reclaim-sol/reclaim/backend/clientip"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
 )
 
 // Edge are the settings of what stands between the service and its

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/reclaim-sol/reclaim/backend/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
 )
 
 // Benchmarks of whole REST round trips through the real mux, vanguard, auth,

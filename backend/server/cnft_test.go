@@ -12,13 +12,14 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	"github.com/reclaim-sol/reclaim/backend/assets"
-	"github.com/reclaim-sol/reclaim/backend/bubblegum"
-	"github.com/reclaim-sol/reclaim/backend/ledger"
-	"github.com/reclaim-sol/reclaim/backend/ticket"
+	"github.com/reclaim-sol/reclaim/backend/chain/bubblegum"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
+	"github.com/reclaim-sol/reclaim/backend/engine/assets"
+	"github.com/reclaim-sol/reclaim/backend/engine/cnft"
 )
 
-// The recorded DAS answers (backend/das/testdata): a cNFT of recordedOwner in
+// The recorded DAS answers (backend/upstream/das/testdata): a cNFT of recordedOwner in
 // a depth-14 tree whose canopy (11 levels) leaves 3 proof nodes to send.
 const (
 	recordedOwner = "3GSXQm66NE2wDpw31q7uC9DDoMjG2c2LvHgVnjmTgkuv"
@@ -33,7 +34,7 @@ const (
 func fakeDAS(t *testing.T, owner, frozen string) string {
 	t.Helper()
 	read := func(name string) []byte {
-		b, err := os.ReadFile("../das/testdata/" + name)
+		b, err := os.ReadFile("../upstream/das/testdata/" + name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,12 +179,12 @@ func TestBuildCNFT(t *testing.T) {
 	t.Run("refused asset", func(t *testing.T) {
 		e := e.with(t)
 		msg := e.rest("POST", path, apiKey(e.apiKey), sel(cnftAsset, frozen)).restErr(400, "invalid_argument")
-		if !strings.Contains(msg, "items[1]") || !strings.Contains(msg, frozen) || !strings.Contains(msg, bubblegum.ReasonFrozen) {
+		if !strings.Contains(msg, "items[1]") || !strings.Contains(msg, frozen) || !strings.Contains(msg, cnft.ReasonFrozen) {
 			t.Errorf("message %q", msg)
 		}
 		unknown := solana.NewWallet().PublicKey().String()
 		msg = e.rest("POST", path, apiKey(e.apiKey), sel(unknown)).restErr(400, "invalid_argument")
-		if !strings.Contains(msg, "items[0]") || !strings.Contains(msg, bubblegum.ReasonNotFound) {
+		if !strings.Contains(msg, "items[0]") || !strings.Contains(msg, cnft.ReasonNotFound) {
 			t.Errorf("message %q", msg)
 		}
 	})
@@ -191,7 +192,7 @@ func TestBuildCNFT(t *testing.T) {
 	t.Run("another wallet's", func(t *testing.T) {
 		e := e.with(t)
 		msg := e.rest("POST", "/v1/wallet/"+newWallet()+"/transactions", apiKey(e.apiKey), sel(cnftAsset)).restErr(400, "invalid_argument")
-		if !strings.Contains(msg, "items[0]") || !strings.Contains(msg, bubblegum.ReasonOtherWallet) {
+		if !strings.Contains(msg, "items[0]") || !strings.Contains(msg, cnft.ReasonOtherWallet) {
 			t.Errorf("message %q", msg)
 		}
 	})

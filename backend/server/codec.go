@@ -84,8 +84,8 @@ func (c connectCodec) MarshalStable(v any) ([]byte, error) { return c.Marshal(v)
 // IsBinary implements connect's stable codec.
 func (c connectCodec) IsBinary() bool { return false }
 
-// Unmarshal implements connect.Codec. The gate has checked the body's shape
-// already, so connect-go (which prefixes "unmarshal message: ") rarely
+// Unmarshal implements connect.Codec. The request check (requestCheck) has
+// checked the body's shape already, so connect-go (which prefixes "unmarshal message: ") rarely
 // words an error of ours.
 func (c connectCodec) Unmarshal(data []byte, v any) error {
 	msg, ok := v.(proto.Message)

@@ -12,7 +12,7 @@ import (
 	connectcors "connectrpc.com/cors"
 	"github.com/rs/cors"
 
-	"github.com/reclaim-sol/reclaim/backend/project"
+	"github.com/reclaim-sol/reclaim/backend/domain/project"
 )
 
 // OriginSource lists the browser origins of every project

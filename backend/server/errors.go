@@ -10,8 +10,8 @@ import (
 	"connectrpc.com/connect"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 
-	"github.com/reclaim-sol/reclaim/backend/auth"
-	"github.com/reclaim-sol/reclaim/backend/project"
+	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/service/auth"
 )
 
 // paramError is a domain error the caller must fix. Error is the message for
@@ -50,7 +50,7 @@ func invalidParam(param, format string, args ...any) error {
 
 // dependencyError is a dependency (database, cluster, indexer) that failed
 // or did not answer: 503 with Error as the message; Cause is logged, never
-// shown. reclaim.UnavailableError is one; unavailableError the server's own.
+// shown. wallet.UnavailableError is one; unavailableError the server's own.
 type dependencyError interface {
 	error
 	Cause() error

@@ -19,9 +19,9 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"golang.org/x/net/http/httpguts"
 
-	"github.com/reclaim-sol/reclaim/backend/ledger"
-	"github.com/reclaim-sol/reclaim/backend/ratelimit"
-	"github.com/reclaim-sol/reclaim/backend/relay"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/service/relay"
 )
 
 // The fuzz targets send arbitrary input through the real mux (real SQLite,

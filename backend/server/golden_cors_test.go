@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/reclaim-sol/reclaim/backend/project"
+	"github.com/reclaim-sol/reclaim/backend/domain/project"
 )
 
 // What browsers receive: preflights, and the CORS headers of requests from

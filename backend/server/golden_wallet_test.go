@@ -17,10 +17,10 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/mr-tron/base58"
 
-	"github.com/reclaim-sol/reclaim/backend/auth"
-	"github.com/reclaim-sol/reclaim/backend/project"
-	"github.com/reclaim-sol/reclaim/backend/ratelimit"
-	"github.com/reclaim-sol/reclaim/backend/signing"
+	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/pkg/signing"
+	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 

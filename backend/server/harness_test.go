@@ -21,21 +21,21 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
-	"github.com/reclaim-sol/reclaim/backend/assets"
-	"github.com/reclaim-sol/reclaim/backend/auth"
-	"github.com/reclaim-sol/reclaim/backend/bubblegum"
-	"github.com/reclaim-sol/reclaim/backend/das"
-	"github.com/reclaim-sol/reclaim/backend/ledger"
-	"github.com/reclaim-sol/reclaim/backend/project"
-	"github.com/reclaim-sol/reclaim/backend/ratelimit"
-	"github.com/reclaim-sol/reclaim/backend/reclaim"
-	"github.com/reclaim-sol/reclaim/backend/relay"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
+	"github.com/reclaim-sol/reclaim/backend/engine/assets"
+	"github.com/reclaim-sol/reclaim/backend/engine/cnft"
+	"github.com/reclaim-sol/reclaim/backend/engine/txbuild"
+	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/pkg/signing"
 	"github.com/reclaim-sol/reclaim/backend/server"
-	"github.com/reclaim-sol/reclaim/backend/signing"
+	"github.com/reclaim-sol/reclaim/backend/service/auth"
+	"github.com/reclaim-sol/reclaim/backend/service/relay"
+	"github.com/reclaim-sol/reclaim/backend/service/wallet"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
-	"github.com/reclaim-sol/reclaim/backend/ticket"
-	"github.com/reclaim-sol/reclaim/backend/txbuild"
+	"github.com/reclaim-sol/reclaim/backend/upstream/das"
 	"github.com/reclaim-sol/reclaim/gen/openapi/openapitest"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
@@ -175,7 +175,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 	}
 	var buildOpts []txbuild.Option
 	if o.dasURL != "" {
-		buildOpts = append(buildOpts, txbuild.WithCNFTPlanner(bubblegum.NewPlanner(das.New(o.dasURL, nil, das.Options{}), rc)))
+		buildOpts = append(buildOpts, txbuild.WithCNFTPlanner(cnft.NewPlanner(das.New(o.dasURL, nil, das.Options{}), rc)))
 	}
 	d := server.Deps{
 		Auth:      auth.NewAuthenticator(o.store, o.hasher, o.keys, o.keyTTL, clk.Now),
@@ -183,7 +183,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 		Limiter:   o.limiter,
 		IPLimiter: o.ipLimiter,
 		Ledger:    ledger.NewService(o.store),
-		Wallet: reclaim.New(reclaim.Deps{
+		Wallet: wallet.New(wallet.Deps{
 			Discoverer: assets.NewDiscoverer(rc, nil), Builder: txbuild.NewBuilder(rc, buildOpts...),
 			Tickets: tickets, Relay: relay.New(rc, relayStore, tickets, clk.Now), Projects: o.store,
 			TicketTTL: time.Minute, RPCTimeout: o.rpcTimeout, DBTimeout: 2 * time.Second, Now: clk.Now,

@@ -19,7 +19,7 @@ import (
 
 // Every request is counted once, labelled with the procedure it reached,
 // its protocol and its Connect code, whatever answered it: a handler
-// through any of the four faces, the WebSocket, the request gate, routing.
+// through any of the four faces, the WebSocket, the request check, routing.
 func TestRequestMetrics(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	metrics := telemetry.NewMetrics(reg)

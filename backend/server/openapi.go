@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/reclaim-sol/reclaim/backend/auth"
+	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/gen/openapi"
 )
 

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 )
 
 // Probes: GET /healthz answers 200 while the process serves (liveness: a

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
-	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 )

@@ -16,11 +16,11 @@ import (
 	"connectrpc.com/vanguard"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/reclaim-sol/reclaim/backend/auth"
-	"github.com/reclaim-sol/reclaim/backend/clientip"
-	"github.com/reclaim-sol/reclaim/backend/ledger"
-	"github.com/reclaim-sol/reclaim/backend/ratelimit"
-	"github.com/reclaim-sol/reclaim/backend/reclaim"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
+	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/service/auth"
+	"github.com/reclaim-sol/reclaim/backend/service/wallet"
 	"github.com/reclaim-sol/reclaim/backend/telemetry"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
@@ -44,7 +44,7 @@ type Deps struct {
 	ClientIP *clientip.Resolver
 	Ledger   *ledger.Service
 	// Wallet is the wallet service behind WalletService and the stream.
-	Wallet *reclaim.Service
+	Wallet *wallet.Service
 	// Ping checks the database for /readyz: nil when it answers and can
 	// write, an error matching ledger.ErrStorageFull or ledger.ErrReadOnly
 	// when it cannot write (storage.Store.Ready).
@@ -58,7 +58,7 @@ type Deps struct {
 	// /readyz's database check.
 	DBTimeout time.Duration
 	// RPCTimeout bounds /readyz's cluster check: what a request waits for
-	// one cluster call (reclaim.Deps.RPCTimeout).
+	// one cluster call (wallet.Deps.RPCTimeout).
 	RPCTimeout time.Duration
 
 	// Operations (observe.go, lifecycle.go, probes.go). Cluster checks the
@@ -78,7 +78,7 @@ func New(d Deps) (http.Handler, error) {
 	}
 	obs := newObserver(d)
 	codec := newJSONCodec(nil)
-	g := &guard{auth: d.Auth, perIP: d.IPLimiter, limiter: d.Limiter, clients: d.ClientIP, log: d.Log}
+	g := &authInterceptor{auth: d.Auth, perIP: d.IPLimiter, limiter: d.Limiter, clients: d.ClientIP, log: d.Log}
 	origins := newOriginPolicy(d.CORS, d.Auth, d.DBTimeout, d.Log)
 	opts := connect.WithHandlerOptions(
 		connect.WithInterceptors(append(obs.interceptors(), g)...),
@@ -112,7 +112,7 @@ func New(d Deps) (http.Handler, error) {
 		mux.Handle("GET /admin", http.RedirectHandler("/admin/", http.StatusFound))
 	}
 	// The wallet stream's WebSocket, before the REST routes (vanguard cannot
-	// upgrade); it checks credentials through the interceptor's guard.
+	// upgrade); it checks credentials through the auth interceptor.
 	mux.Handle(streamPath, newWalletSocket(g, wallet, codec, origins))
 	mux.Handle("/v1/", transcoder)
 	mux.HandleFunc("/", notFound)
@@ -122,7 +122,7 @@ func New(d Deps) (http.Handler, error) {
 		reclaimv1.File_reclaim_v1_project_proto.Services().ByName("ProjectService"),
 	}
 	obs.known(descriptors, mountOps(mux, newReadiness(d), descriptors, connect.WithInterceptors(obs.interceptors()...)))
-	return obs.wrap(origins.handler(newGate(restErrors(mux), descriptors, connect.NewErrorWriter(opts), streamPath))), nil
+	return obs.wrap(origins.handler(newRequestCheck(restErrors(mux), descriptors, connect.NewErrorWriter(opts), streamPath))), nil
 }
 
 // streamPath is the wallet stream's WebSocket.

@@ -12,9 +12,9 @@ import (
 	"connectrpc.com/connect"
 	"github.com/coder/websocket"
 
-	"github.com/reclaim-sol/reclaim/backend/assets"
-	"github.com/reclaim-sol/reclaim/backend/clientip"
-	"github.com/reclaim-sol/reclaim/backend/reclaim"
+	"github.com/reclaim-sol/reclaim/backend/engine/assets"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
+	"github.com/reclaim-sol/reclaim/backend/service/wallet"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
@@ -50,17 +50,17 @@ func (e *streamSendError) Error() string { return "send chunk: " + e.err.Error()
 func (e *streamSendError) Unwrap() error { return e.err }
 
 // walletSocket serves the stream as a WebSocket. Credentials, rate limit and
-// the requirement table are the Connect interceptor's (guard.admit) for the
-// StreamWalletAssets procedure.
+// the requirement table are the Connect auth interceptor's
+// (authInterceptor.admit) for the StreamWalletAssets procedure.
 type walletSocket struct {
-	guard   *guard
+	auth    *authInterceptor
 	wallet  *walletServer
 	codec   *jsonCodec
 	origins *originPolicy
 }
 
-func newWalletSocket(g *guard, w *walletServer, codec *jsonCodec, origins *originPolicy) http.Handler {
-	return &walletSocket{guard: g, wallet: w, codec: codec, origins: origins}
+func newWalletSocket(g *authInterceptor, w *walletServer, codec *jsonCodec, origins *originPolicy) http.Handler {
+	return &walletSocket{auth: g, wallet: w, codec: codec, origins: origins}
 }
 
 func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -138,7 +138,7 @@ func (h *walletSocket) admit(ctx context.Context, r *http.Request, address strin
 	if token != "" {
 		hdr.Set("Authorization", "Bearer "+token)
 	}
-	ctx, _, err = h.guard.admit(ctx, reclaimv1connect.WalletServiceStreamWalletAssetsProcedure, hdr, r.RemoteAddr,
+	ctx, _, err = h.auth.admit(ctx, reclaimv1connect.WalletServiceStreamWalletAssetsProcedure, hdr, r.RemoteAddr,
 		&reclaimv1.StreamWalletAssetsRequest{Address: address})
 	if err != nil {
 		return ctx, nil, err
@@ -164,7 +164,7 @@ func (h *walletSocket) admit(ctx context.Context, r *http.Request, address strin
 		u32 := uint32(u)
 		n = &u32
 	}
-	return ctx, n, reclaim.CheckStream(address, n)
+	return ctx, n, wallet.CheckStream(address, n)
 }
 
 // socketToken finds the session token: ?token=, a "bearer.<token>"
@@ -226,14 +226,14 @@ func (h *walletSocket) closeWith(ctx context.Context, c *websocket.Conn, err err
 	if errors.As(err, &ae) {
 		err = connect.NewError(connect.CodeUnauthenticated, errors.New(ae.msg))
 	}
-	ce := toConnectError(ctx, h.guard, err)
+	ce := toConnectError(ctx, h.auth, err)
 	settle(ctx, "", ce)
 	body := restErrorOf(ce)
 	_ = writeEvent(ctx, c, "error", body.encode())
 	_ = c.Close(websocket.StatusCode(4000+body.StatusCode), closeReason(body.Message))
 }
 
-func toConnectError(ctx context.Context, g *guard, err error) *connect.Error {
+func toConnectError(ctx context.Context, g *authInterceptor, err error) *connect.Error {
 	var ce *connect.Error
 	if errors.As(toConnect(ctx, g.log, err), &ce) {
 		return ce

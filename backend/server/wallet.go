@@ -6,28 +6,28 @@ import (
 
 	"connectrpc.com/connect"
 
-	"github.com/reclaim-sol/reclaim/backend/assets"
-	"github.com/reclaim-sol/reclaim/backend/auth"
-	"github.com/reclaim-sol/reclaim/backend/reclaim"
-	"github.com/reclaim-sol/reclaim/backend/relay"
-	"github.com/reclaim-sol/reclaim/backend/ticket"
+	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
+	"github.com/reclaim-sol/reclaim/backend/engine/assets"
+	"github.com/reclaim-sol/reclaim/backend/service/auth"
+	"github.com/reclaim-sol/reclaim/backend/service/relay"
+	"github.com/reclaim-sol/reclaim/backend/service/wallet"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
 
-// walletServer is the WalletService face of reclaim.Service: it converts
+// walletServer is the WalletService face of wallet.Service: it converts
 // requests and responses, nothing more.
 type walletServer struct {
-	svc *reclaim.Service
+	svc *wallet.Service
 }
 
 var _ reclaimv1connect.WalletServiceHandler = (*walletServer)(nil)
 
-func newWalletServer(svc *reclaim.Service) *walletServer { return &walletServer{svc: svc} }
+func newWalletServer(svc *wallet.Service) *walletServer { return &walletServer{svc: svc} }
 
 func (s *walletServer) ListAssets(ctx context.Context, req *connect.Request[reclaimv1.ListAssetsRequest]) (*connect.Response[reclaimv1.ListAssetsResponse], error) {
 	m := req.Msg
-	l, err := s.svc.List(ctx, m.GetAddress(), reclaim.Page{Limit: m.Limit, Cursor: m.GetCursor()})
+	l, err := s.svc.List(ctx, m.GetAddress(), wallet.Page{Limit: m.Limit, Cursor: m.GetCursor()})
 	if err != nil {
 		return nil, err
 	}
@@ -79,12 +79,12 @@ func walletItem(it assets.Item) *reclaimv1.WalletItem {
 
 func (s *walletServer) BuildTransactions(ctx context.Context, req *connect.Request[reclaimv1.BuildTransactionsRequest]) (*connect.Response[reclaimv1.BuildTransactionsResponse], error) {
 	m := req.Msg
-	in := reclaim.BuildRequest{
-		ProjectID: principalFrom(ctx).ProjectID, Wallet: m.GetAddress(), Items: make([]reclaim.Selection, len(m.GetItems())),
+	in := wallet.BuildRequest{
+		ProjectID: principalFrom(ctx).ProjectID, Wallet: m.GetAddress(), Items: make([]wallet.Selection, len(m.GetItems())),
 		DonationPercentage: m.DonationPercentage, PriorityFeeLevel: m.PriorityFeeLevel,
 	}
 	for i, it := range m.GetItems() {
-		in.Items[i] = reclaim.Selection{Type: assets.ItemType(it.GetType()), Address: it.GetAddress(), Action: assets.Action(it.GetAction())}
+		in.Items[i] = wallet.Selection{Type: assets.ItemType(it.GetType()), Address: it.GetAddress(), Action: assets.Action(it.GetAction())}
 	}
 	built, err := s.svc.Build(ctx, in)
 	if err != nil {
@@ -112,9 +112,9 @@ func (s *walletServer) BuildTransactions(ctx context.Context, req *connect.Reque
 
 func (s *walletServer) SubmitTransactions(ctx context.Context, req *connect.Request[reclaimv1.SubmitTransactionsRequest]) (*connect.Response[reclaimv1.SubmitTransactionsResponse], error) {
 	m := req.Msg
-	signed := make([]reclaim.Signed, len(m.GetSigned()))
+	signed := make([]wallet.Signed, len(m.GetSigned()))
 	for i, sg := range m.GetSigned() {
-		signed[i] = reclaim.Signed{TransactionBase64: sg.GetTransactionBase64(), Ticket: sg.GetSubmissionTicket()}
+		signed[i] = wallet.Signed{TransactionBase64: sg.GetTransactionBase64(), Ticket: sg.GetSubmissionTicket()}
 	}
 	results, err := s.svc.Submit(ctx, principalFrom(ctx).ProjectID, m.GetAddress(), signed)
 	if err != nil {
@@ -151,7 +151,7 @@ func (s *walletServer) StreamWalletAssets(ctx context.Context, req *connect.Requ
 	if err := requireWallet(ctx, req.Msg.GetAddress()); err != nil {
 		return err
 	}
-	if err := reclaim.CheckStream(req.Msg.GetAddress(), req.Msg.ChunkSize); err != nil {
+	if err := wallet.CheckStream(req.Msg.GetAddress(), req.Msg.ChunkSize); err != nil {
 		return err
 	}
 	// Headers now: an HTTP/1.1 client waits for them before it reads on.
@@ -164,7 +164,7 @@ func (s *walletServer) StreamWalletAssets(ctx context.Context, req *connect.Requ
 // streamChunks sends the wallet's chunks as stream messages; a failed send is
 // a *streamSendError (the client is gone or too slow).
 func (s *walletServer) streamChunks(ctx context.Context, address string, size *uint32, send func(*reclaimv1.StreamWalletAssetsResponse) error) error {
-	return s.svc.Stream(ctx, address, size, func(c reclaim.Chunk) error {
+	return s.svc.Stream(ctx, address, size, func(c wallet.Chunk) error {
 		msg := &reclaimv1.StreamWalletAssetsResponse{
 			WalletAddress: address, ChunkIndex: c.Index, Complete: c.Last, Items: walletItems(c.Items),
 			Counts: make(map[string]uint32, len(c.Counts)),

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 )
 
 // DailyTotals returns, for each UTC day in [from, to) with confirmed entries,

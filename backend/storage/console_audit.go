@@ -7,7 +7,7 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/reclaim-sol/reclaim/backend/owner"
+	"github.com/reclaim-sol/reclaim/backend/service/owner"
 )
 
 type auditRow struct {

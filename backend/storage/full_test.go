@@ -11,8 +11,8 @@ import (
 	"github.com/uptrace/bun/driver/pgdriver"
 	"github.com/uptrace/bun/driver/sqliteshim"
 
-	"github.com/reclaim-sol/reclaim/backend/ledger"
-	"github.com/reclaim-sol/reclaim/backend/project"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )

@@ -11,7 +11,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/driver/pgdriver"
 
-	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 )
 
 // A database that cannot write must not pass for ready, and its callers

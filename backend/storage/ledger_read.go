@@ -7,7 +7,7 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 )
 
 var _ ledger.Store = (*Store)(nil)
@@ -76,7 +76,7 @@ func (s *Store) Leaderboard(ctx context.Context, projectID string, f ledger.Filt
 		f.Limit = ledger.DefaultLimit
 	}
 	undated := f.Start == nil && f.End == nil
-	if undated && (f.Offset < s.rank.deepOffset || f.Payer != "") {
+	if undated && (f.Offset < s.deepOffset || f.Payer != "") {
 		return s.leaderboardPage(ctx, projectID, s.rankedTotals("reclaim_payer_totals", projectID, f), f)
 	}
 	ok, err := s.rollupsUsable(ctx, projectID)

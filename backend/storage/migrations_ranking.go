@@ -9,7 +9,8 @@ import (
 )
 
 // Migration 10 lets each process keep a project's ranking in memory
-// (ranking.go) and bring it up to date with what other processes confirmed:
+// (package ranking, fed by ranking.go) and bring it up to date with what
+// other processes confirmed:
 //
 //   - reclaim_project_totals.version counts the changes to a project's
 //     rollups. Every statement that adds to them increments it, under the

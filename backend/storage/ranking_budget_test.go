@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reclaim-sol/reclaim/backend/ledger"
-	"github.com/reclaim-sol/reclaim/backend/project"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger/ranking/rankingtest"
+	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
@@ -113,7 +114,7 @@ func TestRankingBudget(t *testing.T) {
 		// Built with its throwaway wallets: ranked in SQL.
 		junk := record(rows(attacker, throwaways, throwaways))
 		served, builds := storage.RankedInMemory(s), storage.RankingBuilds(s)
-		check("built with throwaway wallets", storage.HeapGrowth(func() { board(attacker, junk) }))
+		check("built with throwaway wallets", rankingtest.HeapGrowth(func() { board(attacker, junk) }))
 		if storage.RankingBuilds(s) != builds+1 {
 			t.Fatal("no ranking of the project of throwaway wallets was tried")
 		}
@@ -124,7 +125,7 @@ func TestRankingBudget(t *testing.T) {
 		// Joined later by throwaway wallets: the ranking that fit is let go.
 		record(rows(fits, throwaways, throwaways))
 		served = storage.RankedInMemory(s)
-		check("joined by throwaway wallets", storage.HeapGrowth(func() { board(fits, legit) }))
+		check("joined by throwaway wallets", rankingtest.HeapGrowth(func() { board(fits, legit) }))
 		if storage.RankedInMemory(s) != served {
 			t.Error("the project joined by throwaway wallets was ranked in memory")
 		}

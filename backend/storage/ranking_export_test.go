@@ -5,7 +5,8 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger/ranking"
 )
 
 // InsertCounted records es in bulk, counts them as RebuildPayerTotals
@@ -45,12 +46,9 @@ func insertUncounted(ctx context.Context, s *Store, es []ledger.Entry) error {
 // RankInline makes s build a project's ranking in the query that first
 // needs it, spaced and merged as in production.
 func RankInline(s *Store) {
-	s.rank.inline, s.rank.off, s.rank.deepOffset = true, false, defaultDeepOffset
-	s.rank.every, s.rank.mergeAt = 0, 0
+	s.rank.Tune(ranking.Tuning{Inline: true})
+	s.deepOffset = defaultDeepOffset
 }
 
 // RankingHeld is what s's rankings hold, and reserve, in bytes and rows.
-func RankingHeld(s *Store) (bytes, rows int64) { return s.rank.budget.held() }
-
-// HeapGrowth is heapGrowth.
-func HeapGrowth(f func()) int64 { return heapGrowth(f) }
+func RankingHeld(s *Store) (bytes, rows int64) { return s.rank.Held() }

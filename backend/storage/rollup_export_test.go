@@ -7,7 +7,8 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger/ranking"
 )
 
 // The row-by-row answers, as the store gave them before rollups: what the
@@ -52,7 +53,7 @@ func RollupsUsable(ctx context.Context, s *Store, projectID string) (bool, error
 // it: no rollups, every final row legacy, the backfill not started.
 func ForgetRollups(ctx context.Context, s *Store) error {
 	s.rollupsReady.Store(false)
-	s.rank.reset() // a process that never saw them
+	s.rank.Reset() // a process that never saw them
 	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		for _, t := range rollupTablesByName[1:] { // the per-wallet totals stay: every version keeps them
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
@@ -155,15 +156,16 @@ func PlanAs(s *Store, perDay, wallets float64) {
 // and merging every 5 new rows, and ranks pages from the fourth on of all
 // time, a month or a year in memory too (inMemory); or in SQL alone.
 func RankIn(s *Store, inMemory bool) {
-	s.rank.inline, s.rank.off, s.rank.deepOffset = inMemory, !inMemory, defaultDeepOffset
-	s.rank.every, s.rank.mergeAt = 0, 0
+	t := ranking.Tuning{Inline: inMemory, Off: !inMemory}
+	s.deepOffset = defaultDeepOffset
 	if inMemory { // and with checkpoints, and merges, however small the ledger
-		s.rank.deepOffset, s.rank.every, s.rank.mergeAt = 3, 7, 5
+		s.deepOffset, t.Every, t.MergeAt = 3, 7, 5
 	}
+	s.rank.Tune(t)
 }
 
 // RankedInMemory is how many pages s ranked in memory.
-func RankedInMemory(s *Store) int64 { return s.rank.served.Load() }
+func RankedInMemory(s *Store) int64 { return s.rank.Served() }
 
 // ConfirmWithoutRanking confirms the entry of a ticket as a version with
 // rollups but without migration 10 did: counted everywhere, but neither
@@ -182,4 +184,4 @@ func ConfirmWithoutRanking(ctx context.Context, s *Store, jti string, landed led
 }
 
 // RankingBuilds is how many rankings s built.
-func RankingBuilds(s *Store) int64 { return s.rank.builds.Load() }
+func RankingBuilds(s *Store) int64 { return s.rank.Builds() }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/reclaim-sol/reclaim/backend/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 )
 
 // rollupsUsable reports whether the rollups of projectID count every
@@ -85,7 +85,7 @@ func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f 
 			totals := func(payers []string) *bun.SelectQuery {
 				return s.rankedTotals("reclaim_payer_totals", projectID, f).Where(s.payerList(payers))
 			}
-			if inMemory && f.Offset >= s.rank.deepOffset {
+			if inMemory && f.Offset >= s.deepOffset {
 				if q, check, ok, err := s.fromRanking(ctx, projectID, f, from, to, totals); ok || err != nil {
 					return q, true, check, err
 				}
@@ -104,7 +104,7 @@ func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f 
 		costs = *s.planCosts
 	}
 	ps := planRange(from, to, costs)
-	if inMemory && (len(ps) > 1 || !ps[0].isBase() || f.Offset >= s.rank.deepOffset) {
+	if inMemory && (len(ps) > 1 || !ps[0].isBase() || f.Offset >= s.deepOffset) {
 		sums := func(payers []string) *bun.SelectQuery { return s.summedWallets(projectID, f, ps, payers) }
 		if q, check, ok, err := s.fromRanking(ctx, projectID, f, from, to, sums); ok || err != nil {
 			return q, true, check, err
@@ -143,15 +143,10 @@ func (s *Store) fromRanking(ctx context.Context, projectID string, f ledger.Filt
 	if f.Payer != "" {
 		return nil, nil, false, nil
 	}
-	r, err := s.rankingOf(ctx, projectID)
-	if err != nil || r == nil {
-		return nil, nil, false, err
+	payers, gross, ok, err := s.rank.Page(ctx, projectID, ceilMicros(from), ceilMicros(to), f.Type, f.Offset, f.Limit)
+	if err != nil || !ok {
+		return nil, nil, false, err // no ranking yet, or no room to rank it: SQL does
 	}
-	payers, gross, ok := r.page(ceilMicros(from), ceilMicros(to), f.Type, f.Offset, f.Limit, &s.rank.budget)
-	if !ok {
-		return nil, nil, false, nil // no room to rank it: SQL does
-	}
-	s.rank.served.Add(1)
 	if len(payers) == 0 {
 		return nil, nil, true, nil
 	}

@@ -27,7 +27,8 @@ import (
 	"github.com/uptrace/bun/driver/pgdriver"
 	"github.com/uptrace/bun/driver/sqliteshim"
 
-	"github.com/reclaim-sol/reclaim/backend/internal/redact"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger/ranking"
+	"github.com/reclaim-sol/reclaim/backend/pkg/redact"
 )
 
 // SQLiteFile is the name of the SQLite database inside the data directory.
@@ -61,7 +62,11 @@ type Store struct {
 	// leaderboards are planned with.
 	planCosts *rollupCosts
 	// rank holds the in-memory rankings of ranged leaderboards (ranking.go).
-	rank rankings
+	rank *ranking.Rankings
+	// deepOffset is the offset from which a page of all time, a month or a
+	// year is ranked in memory rather than read from its ranking index: the
+	// index reads every row before the page, the ranking every wallet.
+	deepOffset int
 	// health is what writes met lately, for Ready (health.go).
 	health health
 }
@@ -104,7 +109,7 @@ func openPostgres(ctx context.Context, databaseURL string) (*Store, error) {
 	sqldb.SetMaxIdleConns(20)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	s := &Store{db: bun.NewDB(sqldb, pgdialect.New()), postgres: true, pgURL: databaseURL}
-	s.rank.init()
+	s.initRankings()
 	if err := s.db.PingContext(ctx); err != nil {
 		_ = s.db.Close()
 		return nil, fmt.Errorf("storage: connect to postgres: %w", err)
@@ -138,7 +143,7 @@ func openSQLite(ctx context.Context, dataDir string) (*Store, error) {
 	sqldb.SetMaxIdleConns(8)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	s := &Store{db: bun.NewDB(sqldb, sqlitedialect.New()), lockPath: path + ".migrate.lock"}
-	s.rank.init()
+	s.initRankings()
 	if err := pingSQLite(ctx, s.db); err != nil {
 		_ = s.db.Close()
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
@@ -192,7 +197,7 @@ func (s *Store) maintenanceDB() (db *bun.DB, done func()) {
 // Close closes the database.
 func (s *Store) Close() error {
 	s.stopBackfill()
-	s.rank.stop()
+	s.rank.Stop()
 	return s.db.Close()
 }
 

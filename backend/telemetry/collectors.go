@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"github.com/reclaim-sol/reclaim/backend/relay"
+	"github.com/reclaim-sol/reclaim/backend/service/relay"
 )
 
 // buildInfo is reclaim_build_info: 1, labelled with what the binary knows

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/reclaim-sol/reclaim/backend/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
 )
 
 // Limiter wraps l to count its refusals by bucket kind, and its failures.
@@ -32,7 +32,7 @@ func (c *countingLimiter) Allow(ctx context.Context, key string) (ratelimit.Resu
 }
 
 // bucketKind names a rate-limit key's kind by its prefix (see
-// backend/ratelimit): never the key itself, which identifies a caller.
+// backend/pkg/ratelimit): never the key itself, which identifies a caller.
 func bucketKind(key string) string {
 	prefix, _, _ := strings.Cut(key, ":")
 	switch prefix {

@@ -9,7 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/reclaim-sol/reclaim/backend/internal/redact"
+	"github.com/reclaim-sol/reclaim/backend/pkg/redact"
 )
 
 // Log formats (RECLAIM_LOG_FORMAT).

@@ -18,8 +18,8 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/reclaim-sol/reclaim/backend/ratelimit"
-	"github.com/reclaim-sol/reclaim/backend/relay"
+	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/service/relay"
 	"github.com/reclaim-sol/reclaim/backend/telemetry"
 	"github.com/reclaim-sol/reclaim/backend/telemetry/telemetrytest"
 )

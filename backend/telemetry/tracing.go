@@ -16,7 +16,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/reclaim-sol/reclaim/backend/internal/redact"
+	"github.com/reclaim-sol/reclaim/backend/pkg/redact"
 )
 
 // tracerName is the instrumentation scope of the spans made here.

@@ -1,6 +1,6 @@
 // Builds Bubblegum `burn` and `burn_v2` instructions and Merkle tree accounts
 // with @metaplex-foundation/mpl-bubblegum and spl-account-compression (umi, no
-// RPC call is made), so backend/bubblegum can be compared with them byte for
+// RPC call is made), so backend/chain/bubblegum can be compared with them byte for
 // byte.
 //
 // stdin: {"burns": [{leafOwner, leafDelegate, merkleTree, root, dataHash,

@@ -8,7 +8,7 @@ import (
 	"github.com/gagliardetto/solana-go/programs/system"
 	"github.com/gagliardetto/solana-go/rpc"
 
-	"github.com/reclaim-sol/reclaim/backend/spltoken"
+	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
 )
 
 // Fixture helpers for wallets with many token accounts and Token-2022

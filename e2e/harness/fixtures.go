@@ -9,7 +9,7 @@ import (
 	"github.com/gagliardetto/solana-go/programs/system"
 	"github.com/gagliardetto/solana-go/rpc"
 
-	"github.com/reclaim-sol/reclaim/backend/spltoken"
+	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
 )
 
 // Rent-exempt minimums under the default rent (what a real cluster charges too).

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/reclaim-sol/reclaim/admin"
-	"github.com/reclaim-sol/reclaim/backend/clientip"
 	"github.com/reclaim-sol/reclaim/backend/config"
-	"github.com/reclaim-sol/reclaim/backend/ledger"
-	"github.com/reclaim-sol/reclaim/backend/owner"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
+	"github.com/reclaim-sol/reclaim/backend/service/owner"
 )
 
 // newConsole wires the admin console (admin/) over the opened environment;

@@ -13,10 +13,10 @@ import (
 	"github.com/gagliardetto/solana-go/programs/system"
 	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
 	"github.com/reclaim-sol/reclaim/backend/config"
-	"github.com/reclaim-sol/reclaim/backend/internal/redact"
-	"github.com/reclaim-sol/reclaim/backend/project"
-	"github.com/reclaim-sol/reclaim/backend/spltoken"
+	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/pkg/redact"
 )
 
 // demoFile is what `reclaim demo` writes beside the data, for `make

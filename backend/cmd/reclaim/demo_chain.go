@@ -10,12 +10,12 @@ import (
 	"github.com/gagliardetto/solana-go/programs/system"
 	"github.com/gagliardetto/solana-go/rpc"
 
-	"github.com/reclaim-sol/reclaim/backend/spltoken"
+	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
 )
 
 // demoChain sends the demo's setup transactions to a cluster (the local
 // validator) and waits for each to be confirmed; the token instructions come
-// from backend/spltoken, as the builder's and the e2e harness's do.
+// from backend/chain/spltoken, as the builder's and the e2e harness's do.
 type demoChain struct {
 	rpc *rpc.Client
 }

@@ -6,10 +6,10 @@ import (
 	"io"
 	"time"
 
-	"github.com/reclaim-sol/reclaim/backend/auth"
 	"github.com/reclaim-sol/reclaim/backend/config"
-	"github.com/reclaim-sol/reclaim/backend/signing"
-	"github.com/reclaim-sol/reclaim/backend/ticket"
+	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
+	"github.com/reclaim-sol/reclaim/backend/pkg/signing"
+	"github.com/reclaim-sol/reclaim/backend/service/auth"
 )
 
 // defaultGrace is how long after `reclaim keys rotate` the old key retires:

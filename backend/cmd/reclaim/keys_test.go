@@ -15,7 +15,7 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	"github.com/reclaim-sol/reclaim/backend/signing"
+	"github.com/reclaim-sol/reclaim/backend/pkg/signing"
 )
 
 // startServerEnv runs `reclaim serve` in the environment env, which names

@@ -9,8 +9,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/reclaim-sol/reclaim/backend/config"
-	"github.com/reclaim-sol/reclaim/backend/internal/redact"
-	"github.com/reclaim-sol/reclaim/backend/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/pkg/redact"
 	"github.com/reclaim-sol/reclaim/backend/telemetry"
 )
 

@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/reclaim-sol/reclaim/backend/config"
-	"github.com/reclaim-sol/reclaim/backend/ratelimit/redistest"
+	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit/redistest"
 	"github.com/reclaim-sol/reclaim/backend/telemetry"
 	"github.com/reclaim-sol/reclaim/backend/telemetry/telemetrytest"
 )

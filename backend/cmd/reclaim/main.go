@@ -29,7 +29,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/reclaim-sol/reclaim/backend/internal/redact"
+	"github.com/reclaim-sol/reclaim/backend/pkg/redact"
 )
 
 func main() {

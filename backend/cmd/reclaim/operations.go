@@ -16,9 +16,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/reclaim-sol/reclaim/backend/config"
-	"github.com/reclaim-sol/reclaim/backend/internal/redact"
-	"github.com/reclaim-sol/reclaim/backend/relay"
+	"github.com/reclaim-sol/reclaim/backend/pkg/redact"
 	"github.com/reclaim-sol/reclaim/backend/server"
+	"github.com/reclaim-sol/reclaim/backend/service/relay"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/telemetry"
 )

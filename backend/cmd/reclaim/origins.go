@@ -7,7 +7,7 @@ import (
 	"io"
 
 	"github.com/reclaim-sol/reclaim/backend/config"
-	"github.com/reclaim-sol/reclaim/backend/project"
+	"github.com/reclaim-sol/reclaim/backend/domain/project"
 )
 
 // projectOrigin adds (or with --remove, removes) a browser origin of a

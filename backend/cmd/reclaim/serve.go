@@ -15,26 +15,27 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	"github.com/reclaim-sol/reclaim/backend/assets"
-	"github.com/reclaim-sol/reclaim/backend/assets/images"
-	"github.com/reclaim-sol/reclaim/backend/assets/jupiter"
-	"github.com/reclaim-sol/reclaim/backend/auth"
-	"github.com/reclaim-sol/reclaim/backend/bubblegum"
-	"github.com/reclaim-sol/reclaim/backend/clientip"
 	"github.com/reclaim-sol/reclaim/backend/config"
-	"github.com/reclaim-sol/reclaim/backend/das"
-	"github.com/reclaim-sol/reclaim/backend/internal/redact"
-	"github.com/reclaim-sol/reclaim/backend/ledger"
-	"github.com/reclaim-sol/reclaim/backend/owner"
-	"github.com/reclaim-sol/reclaim/backend/photon"
-	"github.com/reclaim-sol/reclaim/backend/project"
-	"github.com/reclaim-sol/reclaim/backend/reclaim"
-	"github.com/reclaim-sol/reclaim/backend/relay"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
+	"github.com/reclaim-sol/reclaim/backend/engine/assets"
+	"github.com/reclaim-sol/reclaim/backend/engine/assets/images"
+	"github.com/reclaim-sol/reclaim/backend/engine/assets/indexers"
+	"github.com/reclaim-sol/reclaim/backend/engine/cnft"
+	"github.com/reclaim-sol/reclaim/backend/engine/txbuild"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
+	"github.com/reclaim-sol/reclaim/backend/pkg/redact"
+	"github.com/reclaim-sol/reclaim/backend/pkg/signing"
 	"github.com/reclaim-sol/reclaim/backend/server"
-	"github.com/reclaim-sol/reclaim/backend/signing"
+	"github.com/reclaim-sol/reclaim/backend/service/auth"
+	"github.com/reclaim-sol/reclaim/backend/service/owner"
+	"github.com/reclaim-sol/reclaim/backend/service/relay"
+	"github.com/reclaim-sol/reclaim/backend/service/wallet"
 	"github.com/reclaim-sol/reclaim/backend/storage"
-	"github.com/reclaim-sol/reclaim/backend/ticket"
-	"github.com/reclaim-sol/reclaim/backend/txbuild"
+	"github.com/reclaim-sol/reclaim/backend/upstream/das"
+	"github.com/reclaim-sol/reclaim/backend/upstream/jupiter"
+	"github.com/reclaim-sol/reclaim/backend/upstream/photon"
 )
 
 // serveFlags binds every setting to a flag whose default is the environment's.
@@ -214,7 +215,7 @@ func endpoints(cfg config.Config) []any {
 
 // newWallet wires the reclaim core: discovery, building, tickets, relay and
 // the confirmation tracker, over one JSON-RPC client.
-func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*reclaim.Service, *relay.Tracker, error) {
+func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*wallet.Service, *relay.Tracker, error) {
 	rc := ops.rpcClient(cfg.SolanaRPCURL, "api")
 	var treasury *solana.PublicKey
 	if cfg.TreasuryWallet != "" {
@@ -234,17 +235,17 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*r
 	}
 	if cfg.DASRPCURL != "" {
 		dasClient := das.New(cfg.DASRPCURL, ops.httpClient("das"), das.Options{})
-		sources = append(sources, das.NewSource(dasClient))
+		sources = append(sources, indexers.NewDASSource(dasClient))
 		// cNFTs listed from DAS burn with Bubblegum; without DAS a cnft
 		// selection is a 400.
-		buildOpts = append(buildOpts, txbuild.WithCNFTPlanner(bubblegum.NewPlanner(dasClient, rc)))
+		buildOpts = append(buildOpts, txbuild.WithCNFTPlanner(cnft.NewPlanner(dasClient, rc)))
 	}
 	if cfg.PhotonRPCURL != "" {
-		sources = append(sources, photon.NewSource(photon.New(cfg.PhotonRPCURL, ops.httpClient("photon"), photon.Options{})))
+		sources = append(sources, indexers.NewPhotonSource(photon.New(cfg.PhotonRPCURL, ops.httpClient("photon"), photon.Options{})))
 	}
 	discoverer := assets.NewDiscoverer(rc, prices, sources...).WithImages(images.New(images.Options{}))
 	tickets := ticket.NewIssuer(e.keys)
-	w := reclaim.New(reclaim.Deps{
+	w := wallet.New(wallet.Deps{
 		Discoverer:    discoverer,
 		Builder:       txbuild.NewBuilder(rc, buildOpts...),
 		Tickets:       tickets,

@@ -1,0 +1,128 @@
+package assets
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
+)
+
+func TestAssetsActionsTable(t *testing.T) {
+	t.Parallel()
+	want := []ItemType{"empty_account", "token", "nft", "fungible_asset", "zk_compressed_token", "cnft"}
+	if got := ItemTypes(); !slices.Equal(got, want) {
+		t.Fatalf("ItemTypes = %v, want the contract's %v", got, want)
+	}
+	for _, typ := range want {
+		if !typ.Known() || ActionsFor(typ) == nil {
+			t.Errorf("%s has no row", typ)
+		}
+		for _, a := range []Action{ActionClose, ActionBurn} {
+			if ValidAction(typ, a) != slices.Contains(ActionsFor(typ), a) {
+				t.Errorf("ValidAction(%s, %s) disagrees with ActionsFor", typ, a)
+			}
+		}
+	}
+	if ItemType("nfts").Known() || ActionsFor("nfts") != nil || ValidAction("nfts", ActionBurn) || ValidAction(TypeToken, "swap") {
+		t.Error("an unknown type or action accepted")
+	}
+	// Callers get copies: the table stays as it is.
+	ActionsFor(TypeToken)[0] = "swap"
+	ItemTypes()[0] = "swap"
+	if !ValidAction(TypeToken, ActionBurn) || ItemTypes()[0] != TypeEmptyAccount {
+		t.Error("the table changed through a returned slice")
+	}
+}
+
+// TestAssetsClassifyOffersOnlyTableActions classifies every kind of token
+// account: an item's actions are always some of its type's.
+func TestAssetsClassifyOffersOnlyTableActions(t *testing.T) {
+	t.Parallel()
+	owner, other := solana.NewWallet().PublicKey(), solana.NewWallet().PublicKey()
+	for _, amount := range []uint64{0, 1, 5} {
+		for _, native := range []bool{false, true} {
+			for _, frozen := range []bool{false, true} {
+				for _, closeAuth := range []*solana.PublicKey{nil, &owner, &other} {
+					for _, m := range []spltoken.Mint{{Decimals: 0, Supply: 1}, {Decimals: 6, Supply: 9}} {
+						st := spltoken.Account{Owner: owner, Amount: amount, Native: native, Frozen: frozen, CloseAuthority: closeAuth}
+						typ, actions := classify(st, m)
+						for _, a := range actions {
+							if !ValidAction(typ, a) {
+								t.Errorf("%+v: %s offered for a %s", st, a, typ)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAssetsDocsAgreeWithActions reads docs/decisions.md: the build row of
+// "Validation and limits" must state the table, and the rows on wrapped SOL,
+// fungible assets and ZK-compressed tokens must agree with it.
+func TestAssetsDocsAgreeWithActions(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("../../../docs/decisions.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if cells := strings.Split(line, "|"); len(cells) >= 4 && strings.HasPrefix(line, "|") {
+			rows[strings.TrimSpace(cells[1])] = line
+		}
+	}
+
+	build := regexp.MustCompile("`action` allowed for the type \\(([^)]*)\\)").FindStringSubmatch(rows["build"])
+	if build == nil {
+		t.Fatalf("the build row does not state the actions per type: %q", rows["build"])
+	}
+	stated := map[ItemType][]Action{}
+	quoted := regexp.MustCompile("^`([a-z_]+)`$")
+	for _, part := range strings.Split(build[1], "; ") {
+		typ, acts, _ := strings.Cut(part, ": ")
+		m := quoted.FindStringSubmatch(typ)
+		if m == nil {
+			t.Fatalf("docs: %q in the build row is not \"`type`: actions\"", part)
+		}
+		list := []Action{}
+		if acts != "none" {
+			for _, a := range strings.Split(acts, " or ") {
+				am := quoted.FindStringSubmatch(a)
+				if am == nil {
+					t.Fatalf("docs: %q in the build row is not an action", a)
+				}
+				list = append(list, Action(am[1]))
+			}
+		}
+		stated[ItemType(m[1])] = list
+	}
+	for _, typ := range ItemTypes() {
+		got, ok := stated[typ]
+		if !ok {
+			t.Errorf("docs: the build row does not name %s", typ)
+			continue
+		}
+		if want := ActionsFor(typ); !slices.Equal(got, want) {
+			t.Errorf("docs: %s takes %v, the table %v", typ, got, want)
+		}
+	}
+	if len(stated) != len(ItemTypes()) {
+		t.Errorf("docs: the build row names %d types, the table has %d", len(stated), len(ItemTypes()))
+	}
+
+	if !strings.Contains(rows["wrapped SOL"], "`close` is valid for `token` selections") || !ValidAction(TypeToken, ActionClose) {
+		t.Errorf("docs: the wrapped SOL row and the table disagree on closing a token: %q", rows["wrapped SOL"])
+	}
+	for row, typ := range map[string]ItemType{"fungible assets": TypeFungibleAsset, "ZK-compressed tokens": TypeZKCompressedToken} {
+		if strings.Contains(rows[row], "without actions") != (len(ActionsFor(typ)) == 0) {
+			t.Errorf("docs: the %s row and the table (%v) disagree: %q", row, ActionsFor(typ), rows[row])
+		}
+	}
+}

@@ -1,0 +1,247 @@
+// Package assets discovers the reclaimable items of a wallet on the cluster:
+// its token accounts under SPL Token and Token-2022, their mints and on-chain
+// metadata, classified as the contract's WalletItemTypes with the actions the
+// token program would accept. It reads the cluster through the small RPC
+// interface it declares; it knows nothing of HTTP or storage.
+//
+// Reads are batched: one getTokenAccountsByOwner per token program, then
+// getMultipleAccounts in chunks of 100 keys for the mints together with their
+// Metaplex metadata PDAs, and one more chunked read for the metadata of NFT
+// collections. The number of calls grows with ceil(accounts / 100), never with
+// the number of accounts. Calls that do not depend on each other go out
+// together (both getTokenAccountsByOwner, every chunk of a read, the
+// Sources), each waiting for a slot of the request's rpclimit.Limit, so a
+// listing costs two round trips to the cluster (three with NFTs) whatever the
+// wallet's size, as long as the Limit has a slot for every chunk. Account
+// data is read as base64 and parsed here, so a real cluster and the local
+// validator give the same items.
+//
+// The actions each type can take are one table (actions.go: ActionsFor),
+// which request validation shares; an item offers those of its type that the
+// chain would accept now.
+//
+// Classification: a zero balance is empty_account (close); a wrapped SOL account
+// with a balance is token (close: closing returns its lamports, and the token
+// programs refuse Burn on native accounts); decimals 0 and supply 1 is nft
+// (burn); any other balance is token (burn). Burn means burn then close. Actions
+// hold only what the token program would accept from the owner now: a frozen
+// account cannot burn (an empty frozen account still closes: CloseAccount does
+// not check the frozen state), and an account whose close authority is another
+// key offers nothing (the owner cannot close it, and a burn alone reclaims no
+// rent). Such items are listed all the same, with no actions. Not checked yet:
+// Token-2022 confidential-transfer balances and paused mints, which can also
+// make the program refuse CloseAccount or Burn.
+//
+// Names: Metaplex Token Metadata first, then Token-2022's TokenMetadata extension
+// on the mint; wrapped SOL without metadata is "Wrapped SOL" ("SOL"); otherwise
+// Name, Symbol and URI are "" and the client chooses what to show. Token-2022
+// metadata kept outside the mint (a metadata pointer to another account) is not
+// followed.
+// Collections are named only when the Metaplex collection is verified: anyone
+// can claim an unverified one. ImageURI needs the off-chain JSON behind URI,
+// which this package does not fetch.
+//
+// USD values come from a PriceSource, only for items of type token, and stay nil
+// when no price is known; a failing source means no prices, never a failed list.
+package assets
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/chain/mplcore"
+	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
+	"github.com/reclaim-sol/reclaim/backend/pkg/rpclimit"
+)
+
+// RPC is the part of solana-go's *rpc.Client that discovery calls.
+type RPC interface {
+	GetTokenAccountsByOwner(ctx context.Context, owner solana.PublicKey, conf *rpc.GetTokenAccountsConfig, opts *rpc.GetTokenAccountsOpts) (*rpc.GetTokenAccountsResult, error)
+	GetMultipleAccountsWithOpts(ctx context.Context, accounts []solana.PublicKey, opts *rpc.GetMultipleAccountsOpts) (*rpc.GetMultipleAccountsResult, error)
+}
+
+// PriceSource gives USD prices per mint (base58). A mint without a known price is
+// absent from the map. An error means no prices at all.
+type PriceSource interface {
+	Prices(ctx context.Context, mints []string) (map[string]float64, error)
+}
+
+// Source lists items that are not SPL token accounts: MPL Core assets,
+// compressed NFTs from a DAS indexer, ZK-compressed tokens from Photon.
+type Source interface {
+	// Name names the source in errors ("das", "photon", ...).
+	Name() string
+	// Items lists the wallet's items of this source.
+	Items(ctx context.Context, wallet solana.PublicKey) ([]Item, error)
+}
+
+// ImageFiller sets ImageURI from the metadata JSON behind each item's URI,
+// within ctx's budget (backend/engine/assets/images).
+type ImageFiller interface {
+	Fill(ctx context.Context, items []Item)
+}
+
+// Discoverer lists and resolves a wallet's reclaimable items.
+type Discoverer struct {
+	rpc     RPC
+	prices  PriceSource
+	sources []Source
+	images  ImageFiller
+}
+
+// WithImages makes listings fill ImageURI through f; it returns d.
+func (d *Discoverer) WithImages(f ImageFiller) *Discoverer {
+	d.images = f
+	return d
+}
+
+// NewDiscoverer reads the cluster through rpc; prices may be nil (no USD
+// values). Sources add items beyond the token accounts.
+func NewDiscoverer(rpc RPC, prices PriceSource, sources ...Source) *Discoverer {
+	return &Discoverer{rpc: rpc, prices: prices, sources: sources}
+}
+
+// Listing is every reclaimable item of a wallet.
+type Listing struct {
+	// Items in discovery order (see Stream): the TokenAccounts token accounts
+	// by address, then the Sources' items by address.
+	Items []Item
+	// TokenAccounts is how many of Items are SPL Token and Token-2022 accounts.
+	TokenAccounts int
+	// Counts has one key per type of ItemTypes, zeros included.
+	Counts map[ItemType]int
+}
+
+// ItemError names the first address Resolve cannot build for.
+type ItemError struct {
+	Address string
+	// Reason is a sentence for the client, e.g. "account not found".
+	Reason string
+}
+
+// Error implements error: the address and the reason.
+func (e *ItemError) Error() string { return fmt.Sprintf("%s: %s", e.Address, e.Reason) }
+
+// Item is the address of the item at fault (base58).
+func (e *ItemError) Item() string { return e.Address }
+
+// The reasons of ItemError.
+const (
+	reasonNotFound    = "account not found"
+	reasonNotToken    = "not a token account of SPL Token or Token-2022"
+	reasonOtherWallet = "token account is owned by another wallet"
+	// An account of the MPL Core program that is not an asset (a collection,
+	// a burned asset's stub), and an asset of another owner.
+	reasonNotCore         = "not an MPL Core asset"
+	reasonOtherWalletCore = "MPL Core asset is owned by another wallet"
+)
+
+// List reads every token account of wallet with its mint and metadata, and
+// the Sources' items, in the order of Stream. Errors talking to the cluster
+// are returned wrapped.
+func (d *Discoverer) List(ctx context.Context, wallet solana.PublicKey) (Listing, error) {
+	items := []Item{}
+	n, err := d.discover(ctx, wallet, 0, 0, func(more []Item, _, _ bool) error {
+		items = append(items, more...)
+		return nil
+	})
+	if err != nil {
+		return Listing{}, err
+	}
+	return Listing{Items: items, TokenAccounts: n, Counts: countItems(items)}, nil
+}
+
+// Resolve reads the current state of exactly these items of wallet, for
+// building: items in the given order, without Metaplex display metadata,
+// collections or prices (names from Token-2022's metadata extension come with
+// the mint). The mints of empty accounts are not read (a close needs nothing
+// of them): such items have Decimals 0 and no name, so a selection of empty
+// accounts resolves in one round trip. Token accounts of NFTs carry what a Token Metadata burn needs
+// (one more chunked read for them; see metaplex.go), planned as burned
+// together in the given order (metaplex.BurnPlan.Together). An address owned by
+// the MPL Core program resolves as a Core asset (one more read, for the Rent
+// sysvar, only when there is one).
+// An address that does not exist, is neither a token account nor a Core asset,
+// or belongs to another wallet gives an *ItemError (the first one in order).
+func (d *Discoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addresses []solana.PublicKey) ([]Item, error) {
+	ctx = rpclimit.Ensure(ctx)
+	accs, err := d.accounts(ctx, addresses)
+	if err != nil {
+		return nil, err
+	}
+	var owned []ownedAccount
+	var cores []coreAccount
+	for i, addr := range addresses {
+		a := accs[i]
+		if a == nil {
+			return nil, &ItemError{Address: addr.String(), Reason: reasonNotFound}
+		}
+		if a.Owner.Equals(mplcore.ProgramID) {
+			ca, err := mplcore.ParseAsset(data(a))
+			if err != nil {
+				return nil, &ItemError{Address: addr.String(), Reason: reasonNotCore}
+			}
+			if !ca.Owner.Equals(wallet) {
+				return nil, &ItemError{Address: addr.String(), Reason: reasonOtherWalletCore}
+			}
+			cores = append(cores, coreAccount{address: addr, asset: ca, size: uint64(len(data(a)))})
+			continue
+		}
+		st, err := spltoken.ParseAccount(data(a))
+		if !spltoken.IsProgram(a.Owner) || err != nil {
+			return nil, &ItemError{Address: addr.String(), Reason: reasonNotToken}
+		}
+		if !st.Owner.Equals(wallet) {
+			return nil, &ItemError{Address: addr.String(), Reason: reasonOtherWallet}
+		}
+		owned = append(owned, ownedAccount{address: addr, program: a.Owner, lamports: a.Lamports, state: st})
+	}
+	// An empty account's type and actions do not depend on its mint, nor
+	// does its close: its mint is not read.
+	var held []ownedAccount
+	for _, a := range owned {
+		if a.state.Amount > 0 {
+			held = append(held, a)
+		}
+	}
+	mints, err := d.mints(ctx, held, false)
+	if err != nil {
+		return nil, err
+	}
+	tokens := make([]Item, len(owned))
+	for i, a := range owned {
+		var m mintInfo
+		if a.state.Amount > 0 {
+			m = mints[a.state.Mint]
+		}
+		tokens[i] = newItem(a, m)
+	}
+	if plan, at := planMetaplex(tokens, mints, false); len(plan.Keys) > 0 {
+		// The selection burns together: prints sharing an edition marker
+		// close it between them.
+		plan.Together = true
+		accs, err := d.accounts(ctx, plan.Keys)
+		if err != nil {
+			return nil, err
+		}
+		if err := d.applyBurns(ctx, plan, at, accs, tokens); err != nil {
+			return nil, err
+		}
+	}
+	coreList, err := coreItems(ctx, d, cores)
+	if err != nil {
+		return nil, err
+	}
+	byAddress := make(map[solana.PublicKey]Item, len(addresses))
+	for _, it := range append(tokens, coreList...) {
+		byAddress[it.Address] = it
+	}
+	items := make([]Item, len(addresses))
+	for i, addr := range addresses {
+		items[i] = byAddress[addr]
+	}
+	return items, nil
+}

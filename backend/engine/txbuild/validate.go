@@ -1,0 +1,185 @@
+package txbuild
+
+import (
+	"fmt"
+	"math/big"
+	"slices"
+
+	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/chain/mplcore"
+	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/engine/assets"
+)
+
+// request is a checked Params with what the checks derived.
+type request struct {
+	Params
+	donation   *big.Rat      // exact DonationPercentage
+	percentile int           // of recent prioritization fees; 0: no price
+	types      []ledger.Type // of each item, index-aligned with Items
+}
+
+// check validates p. Mistakes of the request are *Error; a configuration the
+// server should never send (fee out of range, no treasury) is a plain error.
+func (p Params) check() (*request, error) {
+	if p.Wallet.IsZero() {
+		return nil, requestError("no wallet")
+	}
+	if len(p.Items) == 0 {
+		return nil, requestError("no items selected")
+	}
+	donation, err := parseFraction(p.DonationPercentage)
+	if err != nil {
+		return nil, requestError("%v", err)
+	}
+	if donation.Sign() > 0 {
+		if p.DonationWallet == nil {
+			return nil, requestError("a donation needs a donation wallet, and the project has none")
+		}
+		if p.DonationWallet.Equals(p.Wallet) {
+			return nil, requestError("the donation wallet is the wallet itself")
+		}
+	}
+	if p.ServiceFeeBPS < 0 || p.ServiceFeeBPS > 10_000 {
+		return nil, fmt.Errorf("txbuild: service fee of %d basis points is not between 0 and 10000", p.ServiceFeeBPS)
+	}
+	if p.ServiceFeeBPS > 0 {
+		if p.Treasury == nil {
+			return nil, fmt.Errorf("txbuild: a service fee of %d basis points needs a treasury", p.ServiceFeeBPS)
+		}
+		if p.Treasury.Equals(p.Wallet) {
+			return nil, requestError("the wallet is the service's treasury")
+		}
+	}
+	if p.HeadroomBytes < 0 || p.HeadroomBytes >= MaxTransactionSize {
+		return nil, fmt.Errorf("txbuild: headroom of %d bytes is not between 0 and %d", p.HeadroomBytes, MaxTransactionSize-1)
+	}
+	if p.PriorityLevel == "" {
+		p.PriorityLevel = PriorityMedium
+	}
+	pct, ok := priorityPercentiles[p.PriorityLevel]
+	if !ok {
+		return nil, requestError("priority fee level %q is not one of none, low, medium, high", p.PriorityLevel)
+	}
+	r := &request{Params: p, donation: donation, percentile: pct, types: make([]ledger.Type, len(p.Items))}
+	seen := make(map[solana.PublicKey]bool, len(p.Items))
+	for i, s := range p.Items {
+		if seen[s.Item.Address] {
+			return nil, itemError(s.Item.Address, "selected twice")
+		}
+		seen[s.Item.Address] = true
+		if r.types[i], err = ledgerType(s, p.Wallet); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// ledgerType checks that the token program would accept the action from the
+// wallet and says which ledger type its transaction has.
+func ledgerType(s Selected, wallet solana.PublicKey) (ledger.Type, error) {
+	it := s.Item
+	switch {
+	case it.Address.IsZero():
+		return "", requestError("an item has no address")
+	case it.Type == assets.TypeZKCompressedToken:
+		return "", itemError(it.Address, "%s items cannot be reclaimed yet", it.Type)
+	case it.Type == assets.TypeCNFT:
+		return cnftLedgerType(s, wallet)
+	case it.Core != nil:
+		return coreLedgerType(s, wallet)
+	case !spltoken.IsProgram(it.TokenProgram):
+		return "", itemError(it.Address, "is not an SPL Token or Token-2022 account (program %s)", it.TokenProgram)
+	case !it.Owner.Equals(wallet):
+		return "", itemError(it.Address, "is owned by %s, not by the wallet", it.Owner)
+	case it.HasCloseAuthority:
+		return "", itemError(it.Address, "has a close authority other than the wallet, so the wallet cannot close it")
+	case it.WithheldAmount > 0 && !it.TokenProgram.Equals(solana.Token2022ProgramID):
+		return "", itemError(it.Address, "has withheld transfer fees but is not a Token-2022 account")
+	case len(it.Actions) > 0 && !slices.Contains(it.Actions, s.Action):
+		return "", itemError(it.Address, "action %q is not available for this item (available: %v)", s.Action, it.Actions)
+	}
+	switch s.Action {
+	case assets.ActionClose:
+		if !it.IsNative && it.Amount > 0 {
+			return "", itemError(it.Address, "holds %d base units of its token; burn them (action burn) to close it", it.Amount)
+		}
+		return ledger.TypeTokenAccountClosure, nil
+	case assets.ActionBurn:
+		switch {
+		case it.IsNative:
+			return "", itemError(it.Address, "is wrapped SOL: close it (action close) and its balance returns with the rent")
+		case it.IsFrozen && !(it.Metaplex != nil && it.Metaplex.Standard.Programmable()):
+			// A pNFT's account is frozen by design: Token Metadata thaws it.
+			return "", itemError(it.Address, "is frozen: the token program refuses to burn from it")
+		case it.Type == assets.TypeToken:
+			return ledger.TypeTokenBurn, nil
+		case it.Type == assets.TypeNFT:
+			return ledger.TypeNFTBurn, nil
+		}
+		return "", itemError(it.Address, "action burn is for token and nft items, not %s", it.Type)
+	}
+	return "", itemError(it.Address, "action %q is not one of close, burn", s.Action)
+}
+
+// coreLedgerType checks an MPL Core asset: the wallet owns it, and burn is
+// its one action.
+func coreLedgerType(s Selected, wallet solana.PublicKey) (ledger.Type, error) {
+	it := s.Item
+	switch {
+	case !it.TokenProgram.Equals(mplcore.ProgramID):
+		return "", itemError(it.Address, "is not an MPL Core asset (program %s)", it.TokenProgram)
+	case !it.Owner.Equals(wallet):
+		return "", itemError(it.Address, "is owned by %s, not by the wallet", it.Owner)
+	case s.Action != assets.ActionBurn:
+		return "", itemError(it.Address, "action %q is not available for an MPL Core asset (available: [burn])", s.Action)
+	case len(it.Actions) > 0 && !slices.Contains(it.Actions, s.Action):
+		return "", itemError(it.Address, "action %q is not available for this item (available: %v)", s.Action, it.Actions)
+	}
+	return ledger.TypeNFTBurn, nil
+}
+
+// cnftLedgerType checks a cNFT selection as far as the item tells; the
+// CNFTPlanner checks the leaf itself (owner, burnt, frozen, tree) with the
+// indexer. Burn is its one action, and it returns nothing: an item claiming
+// lamports is not one discovery or the server made.
+func cnftLedgerType(s Selected, wallet solana.PublicKey) (ledger.Type, error) {
+	it := s.Item
+	switch {
+	case !it.Owner.IsZero() && !it.Owner.Equals(wallet):
+		return "", itemError(it.Address, "is owned by %s, not by the wallet", it.Owner)
+	case s.Action != assets.ActionBurn:
+		return "", itemError(it.Address, "action %q is not available for a compressed NFT (available: [burn])", s.Action)
+	case it.Lamports != 0:
+		return "", itemError(it.Address, "a compressed NFT returns no lamports, but the item claims %d", it.Lamports)
+	}
+	return ledger.TypeNFTBurn, nil
+}
+
+// itemInstructions reclaims one item: harvest withheld Token-2022 fees, burn
+// the whole balance when burning, close to the wallet. Wrapped SOL is closed,
+// never burned: closing returns its balance with its rent. A Metaplex NFT
+// burns with Token Metadata's BurnV1 and an MPL Core asset with Core's BurnV1
+// (programs.go): each closes what it burns to the wallet.
+func itemInstructions(s Selected, wallet solana.PublicKey) []solana.Instruction {
+	it := s.Item
+	if it.Type == assets.TypeCNFT {
+		return []solana.Instruction{s.burn}
+	}
+	if it.Core != nil {
+		return []solana.Instruction{coreBurn(it, wallet)}
+	}
+	var ixs []solana.Instruction
+	if it.WithheldAmount > 0 {
+		ixs = append(ixs, spltoken.HarvestWithheldTokensToMint(it.Mint, it.Address))
+	}
+	if it.Metaplex != nil && s.Action == assets.ActionBurn {
+		return append(ixs, metaplexBurn(it, wallet))
+	}
+	if s.Action == assets.ActionBurn && !it.IsNative {
+		ixs = append(ixs, spltoken.BurnChecked(it.TokenProgram, it.Address, it.Mint, wallet, it.Amount, it.Decimals))
+	}
+	return append(ixs, spltoken.CloseAccount(it.TokenProgram, it.Address, wallet, wallet))
+}

@@ -1,0 +1,134 @@
+package auth
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/pkg/signing"
+)
+
+// Session lifetimes of the contract.
+const (
+	DefaultSessionTTL = 300 * time.Second
+	MaxSessionTTL     = 3600 * time.Second
+)
+
+// sessionType is the JWS type of session tokens: no key, current or
+// retired, makes one that claims a longer life than a session may have.
+var sessionType = signing.Type{Name: "reclaim-session+jwt", MaxLife: MaxSessionTTL}
+
+// sessionClaims are the claims of a session token.
+type sessionClaims struct {
+	Issuer    string   `json:"iss"`
+	Subject   string   `json:"sub"` // wallet
+	Project   string   `json:"prj"`
+	APIKeyID  string   `json:"akid"`
+	Scopes    []string `json:"scp"`
+	IssuedAt  int64    `json:"iat"`
+	ExpiresAt int64    `json:"exp"`
+	ID        string   `json:"jti"`
+}
+
+const issuer = "reclaim"
+
+// SessionRequest is a validated request for a session token.
+type SessionRequest struct {
+	Wallet string
+	Scopes []Scope
+	TTL    time.Duration
+}
+
+// InvalidError is a request field the caller must fix (a 400).
+type InvalidError struct {
+	// Name is the field's JSON name, e.g. "ttlSeconds".
+	Name    string
+	Message string
+}
+
+func (e *InvalidError) Error() string { return e.Name + ": " + e.Message }
+
+// Param names the field to fix.
+func (e *InvalidError) Param() string { return e.Name }
+
+// NewSessionRequest validates the fields of POST /v1/sessions. ttlSeconds is
+// nil when the caller left it out.
+func NewSessionRequest(wallet string, scopes []string, ttlSeconds *int64) (SessionRequest, error) {
+	if wallet == "" {
+		return SessionRequest{}, &InvalidError{"walletAddress", "is required"}
+	}
+	if err := ValidateWallet(wallet); err != nil {
+		return SessionRequest{}, &InvalidError{"walletAddress", err.Error()}
+	}
+	sc, err := ParseScopes(scopes)
+	if err != nil {
+		return SessionRequest{}, &InvalidError{"scopes", err.Error()}
+	}
+	ttl := DefaultSessionTTL
+	if ttlSeconds != nil {
+		if *ttlSeconds < 1 || *ttlSeconds > int64(MaxSessionTTL/time.Second) {
+			return SessionRequest{}, &InvalidError{"ttlSeconds", fmt.Sprintf("must be from 1 to %d, got %d", int64(MaxSessionTTL/time.Second), *ttlSeconds)}
+		}
+		ttl = time.Duration(*ttlSeconds) * time.Second
+	}
+	return SessionRequest{Wallet: wallet, Scopes: sc, TTL: ttl}, nil
+}
+
+// ValidateWallet checks that s is a wallet address: base58 of a 32-byte
+// Ed25519 public key on the curve (a program-derived address cannot sign,
+// so it cannot be a wallet).
+func ValidateWallet(s string) error {
+	if err := ValidateAddress(s); err != nil {
+		return err
+	}
+	if !solana.MustPublicKeyFromBase58(s).IsOnCurve() {
+		return fmt.Errorf("%q is not an Ed25519 public key (it is off the curve, like a program-derived address): a wallet must be able to sign", s)
+	}
+	return nil
+}
+
+// ValidateAddress checks that s is the base58 of 32 bytes.
+func ValidateAddress(s string) error {
+	if _, err := solana.PublicKeyFromBase58(s); err != nil {
+		return fmt.Errorf("%q is not a Solana address (base58 of 32 bytes)", s)
+	}
+	return nil
+}
+
+// Issuer mints session tokens.
+type Issuer struct {
+	keys *signing.Keyring
+	now  func() time.Time
+}
+
+// NewIssuer returns an Issuer signing with keys.
+func NewIssuer(keys *signing.Keyring, now func() time.Time) *Issuer {
+	return &Issuer{keys: keys, now: now}
+}
+
+// Issue mints a session token for req on behalf of the API key caller.
+func (i *Issuer) Issue(caller Principal, req SessionRequest) (token string, expiresAt time.Time, err error) {
+	if caller.Kind != KindAPIKey {
+		return "", time.Time{}, deny("sessions are created with an API key")
+	}
+	now := i.now()
+	expiresAt = now.Add(req.TTL).UTC().Truncate(time.Second)
+	id := make([]byte, 16)
+	if _, err := rand.Read(id); err != nil {
+		return "", time.Time{}, err
+	}
+	token, err = i.keys.Sign(sessionType, sessionClaims{
+		Issuer:    issuer,
+		Subject:   req.Wallet,
+		Project:   caller.ProjectID,
+		APIKeyID:  caller.APIKeyID,
+		Scopes:    req.Scopes,
+		IssuedAt:  now.Unix(),
+		ExpiresAt: expiresAt.Unix(),
+		ID:        hex.EncodeToString(id),
+	})
+	return token, expiresAt, err
+}

@@ -1,0 +1,152 @@
+package owner_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reclaim-sol/reclaim/backend/service/owner"
+)
+
+const password = "correct horse battery staple"
+
+func TestCreateOwner(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _, _, _ := newService()
+	o, err := s.CreateOwner(ctx, " Alice@Example.com ", password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Email != "alice@example.com" || !strings.HasPrefix(o.PasswordHash, "$argon2id$v=19$m=64,t=1,p=1$") {
+		t.Errorf("owner = %+v, want the email lowercased and an argon2id hash with the service's parameters", o)
+	}
+	if ok, err := owner.CheckPassword(o.PasswordHash, password); !ok || err != nil {
+		t.Errorf("CheckPassword(right password) = %v, %v", ok, err)
+	}
+	if ok, _ := owner.CheckPassword(o.PasswordHash, password+"!"); ok {
+		t.Error("CheckPassword accepts a wrong password")
+	}
+	cases := []struct {
+		name, email, password string
+		field                 string // of the *InvalidError; "" for wantErr
+		wantErr               error
+	}{
+		{name: "not an email", email: "alice", password: password, field: "email"},
+		{name: "a display name", email: "Alice <a@example.com>", password: password, field: "email"},
+		{name: "short password", email: "b@example.com", password: "short", field: "password"},
+		{name: "long password", email: "b@example.com", password: strings.Repeat("x", 257), field: "password"},
+		{name: "taken", email: "ALICE@example.com", password: password, wantErr: owner.ErrConflict},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := s.CreateOwner(ctx, c.email, c.password)
+			var invalid *owner.InvalidError
+			switch {
+			case c.field != "" && (!errors.As(err, &invalid) || invalid.Field != c.field):
+				t.Errorf("err = %v, want an *InvalidError on %s", err, c.field)
+			case c.field == "" && !errors.Is(err, c.wantErr):
+				t.Errorf("err = %v, want %v", err, c.wantErr)
+			}
+		})
+	}
+}
+
+// Sign-in throttling (throttle.go): failures counted per address and per
+// account; an address that failed often waits, an account that failed
+// often makes addresses that failed themselves wait; a success clears the
+// account's count, never the address's; stale counts are forgotten.
+func TestSignInThrottling(t *testing.T) {
+	t.Parallel()
+	const client, attacker = "192.0.2.1", "203.0.113.9"
+	type counts struct{ addr, account int }
+	cases := []struct {
+		name     string
+		before   counts        // failures recorded before the attempt
+		ago      time.Duration // since the last of them
+		email    string
+		password string
+		wantErr  error
+		wantWait time.Duration // of the *ThrottledError
+		after    counts        // failures recorded after the attempt
+	}{
+		{name: "success", email: "alice@example.com", password: password},
+		{name: "success clears the account's failures, not the address's", before: counts{2, 4}, email: "Alice@Example.com", password: password, after: counts{2, 0}},
+		{name: "wrong password", email: "alice@example.com", password: "wrong password!", wantErr: owner.ErrBadCredentials, after: counts{1, 1}},
+		{name: "unknown email", email: "nobody@example.com", password: password, wantErr: owner.ErrBadCredentials, after: counts{1, 1}},
+		{name: "fifth failure of an address is free", before: counts{4, 4}, email: "alice@example.com", password: "wrong password!", wantErr: owner.ErrBadCredentials, after: counts{5, 5}},
+		{name: "after five, the address waits a second", before: counts{5, 0}, email: "alice@example.com", password: password, wantWait: time.Second, after: counts{5, 0}},
+		{name: "after five, a second later", before: counts{5, 0}, ago: time.Second, email: "alice@example.com", password: password, after: counts{5, 0}},
+		{name: "a clean address is heard at once by an account under attack", before: counts{0, 500}, email: "alice@example.com", password: password},
+		{name: "an address that failed makes the account's wait", before: counts{3, 9}, ago: 10 * time.Second, email: "alice@example.com", password: password, wantWait: 6 * time.Second, after: counts{3, 9}},
+		{name: "forgotten after 15 minutes", before: counts{40, 40}, ago: 15 * time.Minute, email: "alice@example.com", password: "wrong password!", wantErr: owner.ErrBadCredentials, after: counts{1, 1}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			s, store, _, clk := newService()
+			if _, err := s.CreateOwner(ctx, "alice@example.com", password); err != nil {
+				t.Fatal(err)
+			}
+			addrKey, accountKey := "address:"+client, "account:"+owner.NormalizeEmail(c.email)
+			last := clk.Now().Add(-c.ago)
+			for key, n := range map[string]int{addrKey: c.before.addr, accountKey: c.before.account} {
+				if n > 0 {
+					store.failures[key] = owner.SignInFailures{Key: key, Failures: n, LastAt: last}
+				}
+			}
+			// Another address's failures never count against this one.
+			store.failures["address:"+attacker] = owner.SignInFailures{Failures: 1000, LastAt: clk.Now()}
+			o, err := s.SignIn(ctx, c.email, c.password, client)
+			var throttled *owner.ThrottledError
+			switch {
+			case c.wantWait > 0:
+				if !errors.As(err, &throttled) || throttled.Wait != c.wantWait {
+					t.Errorf("err = %v, want a wait of %v", err, c.wantWait)
+				}
+			case !errors.Is(err, c.wantErr):
+				t.Errorf("err = %v, want %v", err, c.wantErr)
+			case err == nil && o.Email != "alice@example.com":
+				t.Errorf("signed in as %+v", o)
+			}
+			if got := (counts{store.failures[addrKey].Failures, store.failures[accountKey].Failures}); got != c.after {
+				t.Errorf("failures after (address, account) = %v, want %v", got, c.after)
+			}
+		})
+	}
+}
+
+// An attacker who keeps failing at an account, from one address or from
+// many, never keeps its owner out: from a clean address the right password
+// signs in at once, every time.
+func TestSignInOwnerNotLockedOut(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _, _, clk := newService()
+	if _, err := s.CreateOwner(ctx, "alice@example.com", password); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 20 {
+		for i := range 50 { // fifty addresses, each failing until it is made to wait
+			for {
+				_, err := s.SignIn(ctx, "alice@example.com", "guess guess guess", fmt.Sprintf("203.0.113.%d", i))
+				if errors.Is(err, owner.ErrBadCredentials) {
+					continue
+				}
+				var throttled *owner.ThrottledError
+				if !errors.As(err, &throttled) {
+					t.Fatalf("round %d, attacker %d: %v, want failures then a wait", round, i, err)
+				}
+				break
+			}
+		}
+		if o, err := s.SignIn(ctx, "alice@example.com", password, "198.51.100.7"); err != nil || o.Email != "alice@example.com" {
+			t.Fatalf("round %d: the owner from a clean address: %v, want signed in at once", round, err)
+		}
+		clk.Advance(30 * time.Second)
+	}
+}

@@ -1,0 +1,240 @@
+package relay
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+)
+
+// TrackerRPC is what the tracker needs of the cluster.
+type TrackerRPC interface {
+	GetSignatureStatuses(ctx context.Context, searchTransactionHistory bool, sigs ...solana.Signature) (*rpc.GetSignatureStatusesResult, error)
+	GetBlockHeight(ctx context.Context, commitment rpc.CommitmentType) (uint64, error)
+	GetTransaction(ctx context.Context, sig solana.Signature, opts *rpc.GetTransactionOpts) (*rpc.GetTransactionResult, error)
+}
+
+// TrackerStore is what the tracker needs of the ledger. Its updates are
+// conditional on the entry's current status, so trackers on several
+// instances, or a tracker restarted mid-way, count each confirmation once;
+// its leases and pass claims keep them from repeating each other's work.
+type TrackerStore interface {
+	LeaseInFlight(ctx context.Context, owner string, limit int, now, until time.Time) ([]ledger.Entry, error)
+	ReleaseLeases(ctx context.Context, owner string, now time.Time) error
+	ClaimPass(ctx context.Context, name, owner string, slot int64) (bool, error)
+	MarkSubmitted(ctx context.Context, jti string) (bool, error)
+	SetEntryStatus(ctx context.Context, jti string, status ledger.Status, errMsg string, at time.Time) (bool, error)
+	ConfirmEntry(ctx context.Context, jti string, landed ledger.Figures, at time.Time) (bool, error)
+	// PruneAttempts deletes up to limit lines of the submission log older
+	// than before, oldest first, and returns how many it deleted.
+	PruneAttempts(ctx context.Context, before time.Time, limit int) (int, error)
+}
+
+// Commitment is the commitment at which the tracker settles a transaction:
+// finalized, so that the ledger never counts a transaction a fork dropped
+// (a confirmed block can still be). Stats follow landings by the
+// finalization delay, about 13 seconds on mainnet.
+const Commitment = rpc.CommitmentFinalized
+
+// Tracker follows submitted transactions until they are confirmed (at
+// Commitment), failed or expired, and records what a landed one did. Its
+// state is the ledger, so it survives restarts.
+//
+// Every instance runs one, and they share the work through the ledger
+// rather than repeat it: one pass per Interval runs, on whichever instance
+// claims it first (ClaimPass), so the cluster sees the calls of one tracker
+// however many instances there are; a pass leases the entries it follows
+// (LeaseInFlight) and releases them when it ends, so passes that overlap
+// never follow the same entry, and the entries of an instance that died
+// mid-pass are followed again once their lease ends.
+type Tracker struct {
+	rpc   TrackerRPC
+	store TrackerStore
+	log   *slog.Logger
+	now   func() time.Time
+	// Interval between passes, across every instance sharing the ledger.
+	Interval time.Duration
+	// Lease bounds a pass: its entries are leased this long, and the pass
+	// stops when the lease ends.
+	Lease time.Duration
+	// Retention is how long the submission log keeps a line: older ones
+	// are pruned (retention.go); 0 keeps every line.
+	Retention time.Duration
+	// owner names this tracker in the leases and pass claims it holds.
+	owner string
+	// grace keeps a claim that is still being sent out of the tracker's way.
+	grace  time.Duration
+	counts counters
+	// pruneSlot is the last pruning pass this tracker asked for.
+	pruneSlot atomic.Int64
+}
+
+// batch is the most signatures getSignatureStatuses takes at once.
+const batch = 256
+
+// passName names the tracker's passes in the ledger's schedule.
+const passName = "confirmations"
+
+// NewTracker returns a Tracker.
+func NewTracker(r TrackerRPC, s TrackerStore, log *slog.Logger, now func() time.Time) *Tracker {
+	return &Tracker{
+		rpc: r, store: s, log: log, now: now, Interval: time.Second, Lease: 30 * time.Second,
+		Retention: DefaultRetention, owner: newOwner(), grace: SendGrace,
+	}
+}
+
+// newOwner names a tracker: the host (the container, under Docker) and a
+// random suffix, unique across restarts.
+func newOwner() string {
+	host, _ := os.Hostname()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return host + "-" + hex.EncodeToString(b[:])
+}
+
+// stopGrace bounds how long a pass under way when Run's context ends may
+// still take.
+const stopGrace = 10 * time.Second
+
+// Run tracks until ctx is done: at the start of every Interval (of the
+// clock), it runs the pass unless another instance claimed it first. It
+// stops between passes: a pass under way when ctx ends runs to its end (for
+// at most stopGrace more), so a stopping process leaves no batch
+// half-settled.
+func (t *Tracker) Run(ctx context.Context) {
+	passCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	defer context.AfterFunc(ctx, func() { time.AfterFunc(stopGrace, cancel) })()
+	for {
+		if _, err := t.Tick(passCtx); err != nil && passCtx.Err() == nil {
+			t.log.WarnContext(ctx, "confirmation tracker pass failed", "err", err)
+		}
+		wait := t.Interval - time.Duration(t.now().UnixNano()%int64(t.Interval))
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-timer.C:
+		}
+	}
+}
+
+// Tick runs the pass of the current Interval when no tracker sharing the
+// ledger has claimed it yet, and reports whether it ran it; and, once a
+// minute, the pruning of the submission log (Prune) in the same way.
+func (t *Tracker) Tick(ctx context.Context) (bool, error) {
+	ran, err := t.confirmations(ctx)
+	return ran, errors.Join(err, t.tickPrune(ctx))
+}
+
+func (t *Tracker) confirmations(ctx context.Context) (bool, error) {
+	slot := t.now().UnixNano() / int64(t.Interval)
+	won, err := t.store.ClaimPass(ctx, passName, t.owner, slot)
+	if err != nil || !won {
+		return false, err
+	}
+	_, err = t.Pass(ctx)
+	return true, err
+}
+
+// Pass leases up to 1024 entries in flight, settles those the cluster has
+// decided, and releases the rest. It returns how many entries it moved.
+func (t *Tracker) Pass(ctx context.Context) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, t.Lease)
+	defer cancel()
+	now := t.now().UTC()
+	entries, err := t.store.LeaseInFlight(ctx, t.owner, 4*batch, now, now.Add(t.Lease))
+	if err != nil || len(entries) == 0 {
+		return 0, err
+	}
+	defer t.release(ctx)
+	height, err := t.rpc.GetBlockHeight(ctx, rpc.CommitmentConfirmed)
+	if err != nil {
+		return 0, fmt.Errorf("block height: %w", err)
+	}
+	moved := 0
+	for start := 0; start < len(entries); start += batch {
+		chunk := entries[start:min(start+batch, len(entries))]
+		n, err := t.settle(ctx, chunk, height)
+		moved += n
+		if err != nil {
+			return moved, err
+		}
+	}
+	return moved, nil
+}
+
+// release frees the entries of a pass for the next one, on any instance;
+// if it fails, their lease ends by itself.
+func (t *Tracker) release(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := t.store.ReleaseLeases(ctx, t.owner, t.now().UTC()); err != nil {
+		t.log.WarnContext(ctx, "confirmation tracker could not release its leases; they end by themselves",
+			"lease", t.Lease, "err", err)
+	}
+}
+
+func (t *Tracker) settle(ctx context.Context, entries []ledger.Entry, height uint64) (int, error) {
+	sigs := make([]solana.Signature, len(entries))
+	for i, e := range entries {
+		s, err := solana.SignatureFromBase58(e.Signature)
+		if err != nil {
+			return 0, fmt.Errorf("entry %s: bad signature: %w", e.TicketJTI, err)
+		}
+		sigs[i] = s
+	}
+	res, err := t.rpc.GetSignatureStatuses(ctx, true, sigs...)
+	if err != nil {
+		return 0, fmt.Errorf("signature statuses: %w", err)
+	}
+	if len(res.Value) != len(entries) {
+		return 0, errors.New("signature statuses: answer of the wrong length")
+	}
+	moved := 0
+	now := t.now().UTC()
+	for i, e := range entries {
+		st := res.Value[i]
+		var status ledger.Status
+		var reason string
+		switch {
+		case st != nil && st.ConfirmationStatus != rpc.ConfirmationStatusFinalized:
+			continue // processed or confirmed: a fork may still drop it
+		case st != nil && st.Err != nil:
+			status, reason = ledger.StatusFailed, fmt.Sprint(st.Err)
+		case st != nil:
+			status = ledger.StatusConfirmed
+		case height > uint64(e.LastValidBlockHeight) && e.LastValidBlockHeight > 0:
+			status, reason = ledger.StatusExpired, "the blockhash expired before the transaction landed"
+		default:
+			continue // still within its blockhash's life
+		}
+		if e.Status == ledger.StatusSending {
+			if now.Sub(e.CreatedAt) < t.grace && st == nil {
+				continue // its submit is still talking to the cluster
+			}
+			if _, err := t.store.MarkSubmitted(ctx, e.TicketJTI); err != nil {
+				return moved, err
+			}
+		}
+		changed, err := t.record(ctx, e, sigs[i], status, reason, now)
+		if err != nil {
+			return moved, err
+		}
+		if changed {
+			moved++
+		}
+	}
+	return moved, nil
+}

@@ -1,0 +1,71 @@
+package wallet
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/engine/assets"
+)
+
+func TestValidateBuildUsesTheActionsTable(t *testing.T) {
+	addr := solana.NewWallet().PublicKey().String()
+	cases := []struct {
+		name  string
+		sel   Selection
+		param string
+		want  string
+	}{
+		{"token closes (wrapped SOL)", Selection{assets.TypeToken, addr, assets.ActionClose}, "", ""},
+		{"empty account burns", Selection{assets.TypeEmptyAccount, addr, assets.ActionBurn}, "items[0].action", "want close"},
+		{"fungible asset takes nothing", Selection{assets.TypeFungibleAsset, addr, assets.ActionBurn}, "items[0].action", "takes no action yet"},
+		{"unknown type", Selection{"coin", addr, assets.ActionBurn}, "items[0].type", `unknown item type "coin"`},
+		{"bad address", Selection{assets.TypeNFT, "0OIl", assets.ActionBurn}, "items[0].address", "is not a Solana address"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := validateBuild(BuildRequest{Items: []Selection{tc.sel}})
+			if tc.param == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			ie, ok := err.(*InvalidError)
+			if !ok || ie.Param() != tc.param || !strings.Contains(ie.Error(), tc.want) {
+				t.Fatalf("got %v, want %s naming %q", err, tc.param, tc.want)
+			}
+		})
+	}
+}
+
+func TestCursorsRoundTrip(t *testing.T) {
+	for _, k := range []listingKey{{false, "A"}, {true, "zz"}} {
+		got, err := parseCursor(k.cursor())
+		if err != nil || *got != k {
+			t.Fatalf("%+v: got %+v, %v", k, got, err)
+		}
+	}
+	for _, bad := range []string{"!", "eDp5", "YTo"} {
+		if _, err := parseCursor(bad); err == nil {
+			t.Fatalf("cursor %q accepted", bad)
+		}
+	}
+}
+
+func TestCheckStream(t *testing.T) {
+	w := solana.NewWallet().PublicKey().String()
+	zero, big := uint32(0), uint32(assets.MaxChunkSize+1)
+	if err := CheckStream(w, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []*uint32{&zero, &big} {
+		if err := CheckStream(w, n); err == nil || err.(*InvalidError).Param() != "chunkSize" {
+			t.Fatalf("chunk size %d: %v", *n, err)
+		}
+	}
+	if err := CheckStream("nope", nil); err == nil || err.(*InvalidError).Param() != "address" {
+		t.Fatalf("bad address: %v", err)
+	}
+}

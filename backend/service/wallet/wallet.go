@@ -1,0 +1,144 @@
+// Package wallet is the wallet service the API offers, whatever face calls
+// it: list a wallet's items (paged, or streamed in chunks), build
+// transactions for a selection (checked against the chain now, with a
+// signed submission ticket each), and submit the wallet-signed
+// transactions. The Connect/REST adapter (backend/server) only converts to
+// and from the wire; every rule lives here or in the packages it calls:
+// assets (discovery), txbuild (building), ticket (tickets), relay (submit).
+//
+// Errors: *InvalidError is the caller's to fix and names the field
+// (Param); *UnavailableError is a dependency (cluster, database, indexer)
+// that failed or did not answer; project.ErrNotFound a caller whose project
+// is gone. Anything else is a bug.
+package wallet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
+	"github.com/reclaim-sol/reclaim/backend/engine/assets"
+	"github.com/reclaim-sol/reclaim/backend/engine/txbuild"
+	"github.com/reclaim-sol/reclaim/backend/pkg/rpclimit"
+	"github.com/reclaim-sol/reclaim/backend/service/relay"
+)
+
+// Projects reads the caller's project (its donation wallet).
+type Projects interface {
+	GetProject(ctx context.Context, id string) (project.Project, error)
+}
+
+// Deps are the service's parts and settings.
+type Deps struct {
+	Discoverer *assets.Discoverer
+	Builder    *txbuild.Builder
+	Tickets    *ticket.Issuer
+	Relay      *relay.Relay
+	Projects   Projects
+	// ServiceFeeBPS and Treasury: the operator's fee and where it goes.
+	ServiceFeeBPS int
+	Treasury      *solana.PublicKey
+	// HeadroomBytes are kept free in each transaction for wallet guards.
+	HeadroomBytes int
+	// TicketTTL is the longest life of a ticket (at most ticket.MaxTTL).
+	TicketTTL time.Duration
+	// RPCTimeout bounds a cluster call; a listing, and each step of a
+	// stream, get twice as long.
+	RPCTimeout time.Duration
+	// RPCInFlight bounds the cluster calls one request has in flight
+	// (rpclimit.Default when 0): discovery and building share it.
+	RPCInFlight int
+	// DBTimeout bounds a database read.
+	DBTimeout time.Duration
+	// BuildTimeout bounds a whole build (one simulation per transaction).
+	BuildTimeout time.Duration
+	Now          func() time.Time
+}
+
+// Service is the wallet service.
+type Service struct{ d Deps }
+
+// New returns the service; zero timeouts get defaults.
+func New(d Deps) *Service {
+	if d.RPCTimeout == 0 {
+		d.RPCTimeout = 3 * time.Second
+	}
+	if d.DBTimeout == 0 {
+		d.DBTimeout = 5 * time.Second
+	}
+	if d.BuildTimeout == 0 {
+		d.BuildTimeout = 20 * time.Second
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.RPCInFlight == 0 {
+		d.RPCInFlight = rpclimit.Default
+	}
+	return &Service{d: d}
+}
+
+// limited gives the request of ctx its own limit of cluster calls in flight.
+func (s *Service) limited(ctx context.Context) context.Context {
+	return rpclimit.With(ctx, rpclimit.New(s.d.RPCInFlight))
+}
+
+// InvalidError is a request field the caller must fix (a 400).
+type InvalidError struct {
+	param, msg string
+}
+
+// Error is the message for a person, naming the field.
+func (e *InvalidError) Error() string { return e.msg }
+
+// Param names the field to fix, as the client spells it (items[0].address).
+func (e *InvalidError) Param() string { return e.param }
+
+func invalidf(field, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if field != "" {
+		msg = field + ": " + msg
+	}
+	return &InvalidError{param: field, msg: msg}
+}
+
+// UnavailableError is a dependency that failed or did not answer: the
+// request may succeed if retried. Error is the message for the client; the
+// cause is for the log.
+type UnavailableError struct {
+	msg   string
+	cause error
+}
+
+func (e *UnavailableError) Error() string { return e.msg }
+
+// Cause is what failed, for the log.
+func (e *UnavailableError) Cause() error { return e.cause }
+
+// Unwrap returns the cause.
+func (e *UnavailableError) Unwrap() error { return e.cause }
+
+// clusterError reports a cluster that failed or did not answer.
+func (s *Service) clusterError(err error) error {
+	return &UnavailableError{msg: fmt.Sprintf("the Solana cluster did not answer within %s or failed; retry shortly", s.d.RPCTimeout), cause: err}
+}
+
+// project reads the caller's project; a database that does not answer is
+// unavailable, a project that is gone is project.ErrNotFound.
+func (s *Service) project(ctx context.Context, id string) (project.Project, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.d.DBTimeout)
+	defer cancel()
+	p, err := s.d.Projects.GetProject(ctx, id)
+	switch {
+	case err == nil:
+		return p, nil
+	case errors.Is(err, project.ErrNotFound):
+		return p, fmt.Errorf("project %s: %w", id, err)
+	}
+	return p, &UnavailableError{msg: "the database did not answer in time; retry shortly", cause: err}
+}
