@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -19,6 +18,8 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/wait"
+
+	"github.com/reclaim-sol/reclaim/backend/pkg/npmci"
 )
 
 const (
@@ -228,20 +229,16 @@ func EnsureImage(ctx context.Context, logw io.Writer) (string, error) {
 	return image, nil
 }
 
-// EnsureNodeModules runs `npm ci` in dir when its node_modules is missing.
+// EnsureNodeModules runs `npm ci` in dir unless its packages are installed
+// (once, however many tests and test binaries ask at the same time).
 func EnsureNodeModules(ctx context.Context, dir string, logw io.Writer) error {
-	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err == nil {
+	if npmci.Installed(dir) {
 		return nil
 	}
 	fmt.Fprintf(logw, "harness: npm ci in %s\n", dir)
-	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = dir
-	cmd.Stdout = logw
-	cmd.Stderr = logw
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("npm ci in %s: %w", dir, err)
-	}
-	return nil
+	out, err := npmci.Ensure(ctx, dir)
+	_, _ = logw.Write(out)
+	return err
 }
 
 // sourceHash hashes what goes into the image: the Dockerfile, the base image name,

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/pkg/npmci"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/burn.golden from e2e/bubblegumclient (needs node)")
@@ -206,12 +208,8 @@ func TestBubblegumBurnNode(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
-		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
-		}
+	if _, err := npmci.Ensure(ctx, dir); err != nil {
+		t.Fatal(err)
 	}
 	_, raw := readInput(t)
 	cmd := exec.CommandContext(ctx, "node", "burn.js")

@@ -5,6 +5,7 @@ package mplref
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -12,10 +13,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/pkg/npmci"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from Metaplex's JS clients")
@@ -78,7 +80,7 @@ func runJS(t testing.TB, requests []map[string]any) []Result {
 		}
 		return nil
 	}
-	if !installed(dir) {
+	if !npmci.Installed(dir) {
 		if !ci && !*update {
 			return nil
 		}
@@ -104,34 +106,11 @@ func runJS(t testing.TB, requests []map[string]any) []Result {
 	return res
 }
 
-// installed tells whether npm ci finished in dir: npm writes
-// node_modules/.package-lock.json last.
-func installed(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json"))
-	return err == nil
-}
-
-// install runs npm ci in dir under an exclusive file lock: test binaries of
-// several packages (metaplex, mplcore) run at once and share the directory,
-// and one npm ci must not delete what another is about to use.
+// install runs npm ci in dir once, whichever test binary asks first.
 func install(t testing.TB, dir string) {
 	t.Helper()
-	f, err := os.OpenFile(filepath.Join(dir, ".npm-ci.lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
+	if _, err := npmci.Ensure(context.Background(), dir); err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatalf("lock %s: %v", f.Name(), err)
-	}
-	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN) //nolint:errcheck // released on close anyway
-	if installed(dir) {
-		return // another test binary installed them while we waited
-	}
-	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
 	}
 }
 
