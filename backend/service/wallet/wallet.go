@@ -5,6 +5,10 @@
 // transactions. The Connect/REST adapter (backend/server) only converts to
 // and from the wire; every rule lives here or in the packages it calls:
 // assets (discovery), txbuild (building), ticket (tickets), relay (submit).
+// Requests take typed values: the face decodes each address once as it
+// converts the request (ParseAddress, ParseSigner, ParseStream,
+// SelectionOf), with this package's messages, and errors about an item name
+// it by its position (items[i]).
 //
 // Errors: *InvalidError is the caller's to fix and names the field
 // (Param); *UnavailableError is a dependency (cluster, database, indexer)
