@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/gagliardetto/solana-go"
 
@@ -146,7 +147,7 @@ func (s *Service) resolve(ctx context.Context, wallet solana.PublicKey, sel []Se
 	for k, it := range items {
 		i := onChain[k]
 		if it.Type != sel[i].Type {
-			return nil, invalidf(itemField(i), "%s is a %s on chain now, not a %s: list the assets again", it.Address, it.Type, sel[i].Type)
+			return nil, invalidf(itemField(i), "%s is %s on chain now, not %s: list the assets again", it.Address, withArticle(it.Type), withArticle(sel[i].Type))
 		}
 		if !slices.Contains(it.Actions, sel[i].Action) {
 			return nil, invalidf(itemField(i), "%s cannot be %s now: %s", it.Address, pastTense(sel[i].Action), whyNot(it))
@@ -154,6 +155,15 @@ func (s *Service) resolve(ctx context.Context, wallet solana.PublicKey, sel []Se
 		out[i] = txbuild.Selected{Item: it, Action: sel[i].Action}
 	}
 	return out, nil
+}
+
+// withArticle is a type with its indefinite article as it is read aloud:
+// an nft, an empty_account, a token, a cnft.
+func withArticle(t assets.ItemType) string {
+	if t == assets.TypeNFT || (t != "" && strings.ContainsRune("aeiou", rune(t[0]))) {
+		return "an " + string(t)
+	}
+	return "a " + string(t)
 }
 
 func pastTense(a assets.Action) string {

@@ -201,7 +201,11 @@ func TestBuildChecksTheChainNow(t *testing.T) {
 		},
 		{
 			name: "another type now", items: []Selection{sel("nft", assets.TypeToken, assets.ActionBurn)},
-			param: "items[0]", want: "items[0]: " + key("nft").String() + " is a nft on chain now, not a token: list the assets again",
+			param: "items[0]", want: "items[0]: " + key("nft").String() + " is an nft on chain now, not a token: list the assets again",
+		},
+		{
+			name: "another type now, read aloud", items: []Selection{sel("token", assets.TypeEmptyAccount, assets.ActionClose)},
+			param: "items[0]", want: "items[0]: " + key("token").String() + " is a token on chain now, not an empty_account: list the assets again",
 		},
 		{
 			name: "frozen", items: []Selection{sel("empty", assets.TypeEmptyAccount, assets.ActionClose), sel("frozen", assets.TypeToken, assets.ActionBurn)},
@@ -433,5 +437,19 @@ func TestNewDefaults(t *testing.T) {
 	d := New(Deps{}).d
 	if d.RPCTimeout != 3*time.Second || d.DBTimeout != 5*time.Second || d.BuildTimeout != 20*time.Second || d.Now == nil || d.RPCInFlight != rpclimit.Default {
 		t.Errorf("defaults %+v", d)
+	}
+}
+
+// TestWithArticle: each type reads with the article a person says.
+func TestWithArticle(t *testing.T) {
+	t.Parallel()
+	want := map[assets.ItemType]string{
+		assets.TypeEmptyAccount: "an empty_account", assets.TypeToken: "a token", assets.TypeNFT: "an nft",
+		assets.TypeFungibleAsset: "a fungible_asset", assets.TypeZKCompressedToken: "a zk_compressed_token", assets.TypeCNFT: "a cnft",
+	}
+	for _, typ := range assets.ItemTypes() {
+		if got := withArticle(typ); got != want[typ] {
+			t.Errorf("%s: %q, want %q", typ, got, want[typ])
+		}
 	}
 }
