@@ -26,9 +26,10 @@ run: build ## run the service on its embedded defaults (127.0.0.1:8080, SQLite i
 	cd $* && npm ci --no-audit --no-fund
 
 .PHONY: generate
-generate: gen/ts/node_modules/.package-lock.json ## regenerate gen/ (Go, Connect, OpenAPI, the TypeScript client) and the console's templ views
+generate: gen/ts/node_modules/.package-lock.json ## regenerate gen/ (Go, Connect, OpenAPI, /llms.txt, the TypeScript client) and the console's templ views
 	go tool buf generate
 	go run ./backend/cmd/openapifix gen/openapi/reclaim.openapi.json
+	go run ./backend/cmd/llmstxt gen/llms/llms.txt
 	go tool buf generate --template buf.gen.ts.yaml
 	go tool templ generate -path admin
 

@@ -94,13 +94,13 @@ func (p *originPolicy) handler(next http.Handler) http.Handler {
 	c := cors.New(cors.Options{
 		AllowOriginVaryRequestFunc: p.allow,
 		AllowedMethods:             connectcors.AllowedMethods(),
-		AllowedHeaders:             append(connectcors.AllowedHeaders(), "Authorization"),
-		ExposedHeaders:             exposedHeaders,
+		AllowedHeaders:             append(connectcors.AllowedHeaders(), "Authorization", "Mcp-Protocol-Version", "Mcp-Session-Id", "Last-Event-Id"),
+		ExposedHeaders:             append(exposedHeaders, "Mcp-Session-Id"),
 		MaxAge:                     7200,
 	})
 	api := c.Handler(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/v1/") || strings.HasPrefix(r.URL.Path, "/reclaim.v1.") {
+		if strings.HasPrefix(r.URL.Path, "/v1/") || strings.HasPrefix(r.URL.Path, "/reclaim.v1.") || r.URL.Path == mcpPath {
 			api.ServeHTTP(w, r)
 			return
 		}
