@@ -62,6 +62,7 @@ func serveFlags(cfg *config.Config) *flag.FlagSet {
 	fs.StringVar(&cfg.PhotonRPCURL, "photon-rpc-url", cfg.PhotonRPCURL, "Photon endpoint (PHOTON_RPC_URL)")
 	fs.BoolVar(&cfg.AllowSignup, "allow-signup", cfg.AllowSignup, "console sign-up (RECLAIM_ALLOW_SIGNUP)")
 	fs.StringVar(&cfg.Cluster, "cluster", cfg.Cluster, "explorer links: mainnet-beta, devnet, testnet, localnet (RECLAIM_CLUSTER)")
+	fs.StringVar(&cfg.SignURL, "sign-url", cfg.SignURL, "the signing page MCP builds link to, e.g. http://127.0.0.1:5173/sign (RECLAIM_SIGN_URL)")
 	fs.StringVar(&cfg.ExplorerURL, "explorer-url", cfg.ExplorerURL, "explorer link template with {kind} (tx, address) and {id} (RECLAIM_EXPLORER_URL)")
 	fs.Func("cors-origins", "browser origins allowed for every project, comma-separated, or * (RECLAIM_CORS_ORIGINS)", func(v string) error {
 		origins, err := config.CORSOrigins(v)
@@ -100,6 +101,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	if err := serveFlags(&cfg).Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	if err := cfg.CheckRates(); err != nil {
 		return usageError{err.Error()}
 	}
 	if cfg.GuardHeadroomUnits < 0 || cfg.GuardHeadroomUnits > 200_000 {
@@ -163,6 +167,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Lifecycle:  ops.life,
 		Metrics:    ops.metrics,
 		Tracing:    ops.tracing,
+		SignURL:    cfg.SignURL,
 	})
 	if err != nil {
 		return err
