@@ -96,6 +96,11 @@ func edgeFlags(fs *flag.FlagSet, e *config.Edge) {
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	return serveListening(ctx, args, getenv, stdout, stderr, nil)
+}
+
+// serveListening is serve, calling listening (when set) once the server listens.
+func serveListening(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, listening func(net.Addr)) error {
 	cfg, err := config.Load(getenv)
 	if err != nil {
 		return err
@@ -193,6 +198,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	log.Info("listening", append([]any{"addr", ln.Addr().String()}, endpoints(cfg)...)...)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	if listening != nil {
+		listening(ln.Addr())
+	}
 	select {
 	case err := <-errc:
 		return err
