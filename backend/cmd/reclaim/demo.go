@@ -32,6 +32,9 @@ type demoFile struct {
 	// demo project's owner.
 	ConsoleEmail    string `json:"consoleEmail,omitempty"`
 	ConsolePassword string `json:"consolePassword,omitempty"`
+	// SolanaRPCURL is the cluster the wallet is on (the sample app's
+	// explorer links point there).
+	SolanaRPCURL string `json:"solanaRpcUrl,omitempty"`
 }
 
 // demo sets up a local demonstration: a wallet funded by airdrop on the
@@ -94,6 +97,7 @@ func demo(ctx context.Context, args []string, getenv func(string) string, stdout
 		return err
 	}
 	out.Wallet, out.WalletFile, out.ReclaimURL = wallet.PublicKey().String(), filepath.Join(cfg.DataDir, "demo-wallet.json"), *reclaimURL
+	out.SolanaRPCURL = cfg.SolanaRPCURL
 	if err := writeDemoFiles(cfg.DataDir, wallet, out); err != nil {
 		return err
 	}

@@ -182,6 +182,7 @@ func seedDev(ctx context.Context, cfg config.Config, rpcURL, origin string) (dem
 	d.Wallet = wallet.PublicKey().String()
 	d.WalletFile = filepath.Join(cfg.DataDir, "demo-wallet.json")
 	d.ReclaimURL = "http://" + cfg.Addr
+	d.SolanaRPCURL = rpcURL
 	var items []string
 	bal, err := chain.rpc.GetBalance(ctx, wallet.PublicKey(), rpc.CommitmentConfirmed)
 	if err != nil {
