@@ -36,7 +36,7 @@ type buildStash struct {
 type stashedBuild struct {
 	project, wallet string
 	build, request  json.RawMessage
-	expires         time.Time
+	built, expires  time.Time
 }
 
 // stashTTL is how long a link works: long enough to open it and sign; a
@@ -67,7 +67,7 @@ func (s *buildStash) put(project, wallet string, build, request json.RawMessage)
 		return "", time.Time{}, false
 	}
 	expires = now.Add(s.ttl)
-	s.builds[id] = stashedBuild{project: project, wallet: wallet, build: build, request: request, expires: expires}
+	s.builds[id] = stashedBuild{project: project, wallet: wallet, build: build, request: request, built: now, expires: expires}
 	s.bytes += size
 	return id, expires, true
 }
@@ -120,7 +120,7 @@ func (m *mcpFace) serveBuild(origins *originPolicy) http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{
 			"walletAddress": b.wallet, "build": b.build, "request": b.request,
-			"expiresAt": b.expires.UTC().Format(time.RFC3339),
+			"builtAt": b.built.UTC().Format(time.RFC3339), "expiresAt": b.expires.UTC().Format(time.RFC3339),
 		})
 	})
 }

@@ -7,120 +7,33 @@
 //  3. with the generated client (@reclaim-sol/client over connect-web), call
 //     Reclaim on its own origin (CORS): list the items with their rebates,
 //     build transactions for the selected ones with a donation, have the
-//     wallet sign them, submit them, and show the results and the project's
-//     stats.
-import { ConnectError, createClient, type Client } from "@connectrpc/connect";
-import { createConnectTransport } from "@connectrpc/connect-web";
+//     wallet sign them, submit them, follow them until confirmed, and list
+//     the wallet again (what was reclaimed is gone).
+import type { BuildTransactionsResponse, WalletItem } from "@reclaim-sol/client";
 import {
-  ProjectService,
-  WalletService,
-  formatSol,
-  sessionToken,
-  type BuildTransactionsResponse,
-  type GetStatsResponse,
-  type WalletItem,
-} from "@reclaim-sol/client";
-import { SolanaSignTransaction, type SolanaSignTransactionFeature } from "@solana/wallet-standard-features";
-import { getWallets } from "@wallet-standard/app";
-import type { Wallet, WalletAccount } from "@wallet-standard/base";
-import { StandardConnect, type StandardConnectFeature } from "@wallet-standard/features";
-
-/** What the integrator's backend tells the page (/api/config). */
-interface Config {
-  reclaimUrl: string;
-}
+  $, actionName, confirm, connectWallet, el, fail, loadConfig, offerWallets, showResults, showStats, short, signAll, sol, status,
+  typeName, type Config, type Connected,
+} from "./common";
 
 /** The state of one visit. */
-interface Session {
-  account: WalletAccount;
-  wallet: Wallet;
-  wallets: Client<typeof WalletService>;
-  project: Client<typeof ProjectService>;
+interface Session extends Connected {
+  config: Config;
   items: WalletItem[];
   quote?: BuildTransactionsResponse;
 }
 
-const $ = <T extends HTMLElement>(id: string) => document.querySelector<T>(`[data-testid="${id}"]`)!;
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  e.append(...children);
-  return e;
-}
-
-function status(msg: string) {
-  $("status").textContent = msg;
-}
-
-// fail shows what went wrong. A request the browser blocked (this origin is
-// not allowed by the project, or Reclaim is down) reaches connect-web as a
-// network error with no status.
-function fail(what: string, err: unknown) {
-  let msg = err instanceof Error ? err.message : String(err);
-  if (err instanceof ConnectError && err.rawMessage.includes("fetch")) {
-    msg = `the browser could not reach Reclaim (${err.rawMessage}). If Reclaim is running, this page's origin ` +
-      `(${location.origin}) is probably not allowed: add it to the project's allowed origins in the console's Settings.`;
-  }
-  $("error").textContent = `${what}: ${msg}`;
-  status("");
-}
-
 async function main() {
-  const config: Config = await (await fetch("/api/config")).json();
-  const found = getWallets();
-  const show = () => renderWallets(config, found.get());
-  found.on("register", show);
-  show();
-}
-
-function renderWallets(config: Config, wallets: readonly Wallet[]) {
-  const usable = wallets.filter((w) => StandardConnect in w.features && SolanaSignTransaction in w.features);
-  const list = $("wallets");
-  list.replaceChildren(...usable.map((w) => {
-    const b = el("button", { "data-testid": "connect-wallet", type: "button" }, `Connect ${w.name}`);
-    b.onclick = () => connect(config, w).catch((err) => fail("connect", err));
-    return b;
-  }));
-  if (usable.length === 0) list.textContent = "No Solana wallet found: install one (Phantom, Solflare) or run make demo's wallet.";
-}
-
-async function connect(config: Config, wallet: Wallet) {
-  $("error").textContent = "";
-  status("Connecting…");
-  const { accounts } = await (wallet.features as StandardConnectFeature)[StandardConnect].connect();
-  const account = accounts[0];
-  if (!account) throw new Error("the wallet gave no account");
-  const token = await newSession(account.address);
-  // The token expires (10 min here): a longer visit would ask for a new one
-  // when a call answers unauthenticated.
-  const transport = createConnectTransport({ baseUrl: config.reclaimUrl, interceptors: [sessionToken(() => token)] });
-  const s: Session = {
-    account, wallet, items: [],
-    wallets: createClient(WalletService, transport),
-    project: createClient(ProjectService, transport),
-  };
-  $("account").textContent = account.address;
-  $("account").dataset.address = account.address;
-  await list(s);
-  $<HTMLButtonElement>("build").onclick = () => build(s).catch((err) => fail("build", err));
-  $<HTMLButtonElement>("submit").onclick = () => submit(s).catch((err) => fail("submit", err));
-  $<HTMLButtonElement>("select-all").onclick = () => {
-    for (const box of document.querySelectorAll<HTMLInputElement>('[data-testid="select"]:not(:disabled)')) box.checked = true;
-  };
-  await stats(s);
-}
-
-// newSession asks the integrator's backend for a session token: the backend
-// holds the API key (and, in a real app, checks who is asking).
-async function newSession(wallet: string): Promise<string> {
-  const resp = await fetch("/api/session", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ walletAddress: wallet }),
+  const config = await loadConfig();
+  offerWallets(async (w) => {
+    const s: Session = { ...(await connectWallet(config, w)), config, items: [] };
+    await list(s);
+    $<HTMLButtonElement>("build").onclick = () => build(s).catch((err) => fail("build", err));
+    $<HTMLButtonElement>("submit").onclick = () => submit(s).catch((err) => fail("submit", err));
+    $<HTMLButtonElement>("select-all").onclick = () => {
+      for (const box of document.querySelectorAll<HTMLInputElement>('[data-testid="select"]:not(:disabled)')) box.checked = true;
+    };
+    await showStats(s);
   });
-  if (!resp.ok) throw new Error(`the backend refused a session: ${resp.status} ${await resp.text()}`);
-  return (await resp.json()).token;
 }
 
 async function list(s: Session) {
@@ -129,17 +42,17 @@ async function list(s: Session) {
   s.items = listing.items;
   $("items").replaceChildren(...listing.items.map((it) => {
     const action = it.actions[0];
-    const box = el("input", { type: "checkbox", "data-testid": "select" });
+    const box = el("input", { type: "checkbox", "data-testid": "select", "aria-label": `Select ${it.name || typeName(it.type)}` });
     if (!action) box.setAttribute("disabled", "");
-    return el("tr", { "data-testid": "item", "data-address": it.address },
+    return el("tr", { "data-testid": "item", "data-address": it.address, "data-type": it.type },
       el("td", {}, box),
-      el("td", {}, it.name || it.type),
-      el("td", {}, it.type),
-      el("td", { class: "mono" }, it.address.slice(0, 4) + "…" + it.address.slice(-4)),
-      el("td", { class: "num", "data-testid": "item-rebate", "data-lamports": String(it.lamports ?? 0n) }, formatSol(it.lamports ?? 0n) + " SOL"),
-      el("td", {}, action ?? "none"));
+      el("td", { class: "name" }, it.name || typeName(it.type)),
+      el("td", { "data-testid": "item-type" }, typeName(it.type)),
+      el("td", { class: "mono", title: it.address }, short(it.address, 4)),
+      el("td", { class: "num", "data-testid": "item-rebate", "data-lamports": String(it.lamports ?? 0n) }, sol(it.lamports ?? 0n)),
+      el("td", {}, actionName(action)));
   }));
-  status(`${listing.items.length} items; select the ones to reclaim.`);
+  status(listing.items.length === 0 ? "Nothing left to reclaim in this wallet." : `${listing.items.length} items; select the ones to reclaim.`);
 }
 
 async function build(s: Session) {
@@ -150,13 +63,14 @@ async function build(s: Session) {
     return checked && it.actions[0] ? [{ type: it.type, address: it.address, action: it.actions[0] }] : [];
   });
   if (items.length === 0) throw new Error("select at least one item");
+  $("error").textContent = "";
   const donation = Number($<HTMLInputElement>("donation").value) / 100;
   status("Building…");
   const quote = await s.wallets.buildTransactions({ address: s.account.address, items, donationPercentage: donation, priorityFeeLevel: "none" });
   s.quote = quote;
   const t = quote.totals!;
   const line = (label: string, id: string, v: bigint) =>
-    el("tr", {}, el("th", {}, label), el("td", { class: "num", "data-testid": id, "data-lamports": String(v) }, formatSol(v) + " SOL"));
+    el("tr", {}, el("th", {}, label), el("td", { class: "num", "data-testid": id, "data-lamports": String(v) }, sol(v)));
   $("quote").replaceChildren(
     line("Gross rebate", "gross-rebate", t.grossRebate),
     line("Fees", "fees", t.fees),
@@ -171,49 +85,23 @@ async function submit(s: Session) {
   const quote = s.quote;
   if (!quote) throw new Error("build first");
   status("Waiting for the wallet…");
-  const sign = (s.wallet.features as SolanaSignTransactionFeature)[SolanaSignTransaction].signTransaction;
-  const signed = await sign(...quote.transactions.map((t) => ({
-    account: s.account,
-    transaction: Uint8Array.from(atob(t.transactionBase64), (c) => c.charCodeAt(0)),
-  })));
+  const signed = await signAll(s, quote.transactions);
   status("Submitting…");
   const { results } = await s.wallets.submitTransactions({
     address: s.account.address,
-    signed: signed.map((o, i) => ({
-      transactionBase64: btoa(String.fromCharCode(...o.signedTransaction)),
-      submissionTicket: quote.transactions[i].submissionTicket,
-    })),
+    signed: signed.map((tx, i) => ({ transactionBase64: tx, submissionTicket: quote.transactions[i].submissionTicket })),
   });
-  $("results").replaceChildren(...results.map((r) => el("li", {
-    "data-testid": "result", "data-status": r.status, "data-signature": r.signature ?? "",
-  }, `${r.status}${r.signature ? " " + r.signature : ""}${r.error ? ` ${r.error.code}: ${r.error.message}` : ""}`)));
+  s.quote = undefined;
   $<HTMLButtonElement>("submit").disabled = true;
-  status("Submitted: the project's stats count them once they are confirmed.");
-  await waitForStats(s, results.filter((r) => r.status === "submitted").length);
-}
-
-// waitForStats reads the stats until the submitted transactions count in
-// them (Reclaim counts a transaction once the cluster confirms it).
-async function waitForStats(s: Session, submitted: number) {
-  const before = Number($("stats").dataset.transactions ?? "0");
-  for (let i = 0; i < 30; i++) {
-    const st = await stats(s);
-    if (Number(st.totalTransactionCount) >= before + submitted) return;
-    await new Promise((r) => setTimeout(r, 1000));
-  }
-}
-
-async function stats(s: Session): Promise<GetStatsResponse> {
-  const st = await s.project.getStats({});
-  const row = (label: string, id: string, text: string) => el("tr", {}, el("th", {}, label), el("td", { class: "num", "data-testid": id }, text));
-  $("stats").dataset.transactions = String(st.totalTransactionCount);
-  $("stats").replaceChildren(
-    row("Wallets", "stat-wallets", String(st.totalWallets)),
-    row("Transactions", "stat-transactions", String(st.totalTransactionCount)),
-    row("Reclaimed (gross)", "stat-gross", formatSol(st.totalGrossRebate) + " SOL"),
-    row("Kept by wallets", "stat-net", formatSol(st.totalNetRebate) + " SOL"),
-    row("Donations", "stat-donations", `${st.totalDonations} (${formatSol(st.totalDonationAmount)} SOL)`));
-  return st;
+  showResults(s.config, results);
+  const sent = results.filter((r) => r.status === "submitted").length;
+  status("Submitted: waiting for the cluster to confirm…");
+  const before = BigInt($("stats").dataset.transactions ?? "0");
+  const confirmed = sent > 0 && await confirm(s, before, sent);
+  // What was reclaimed is gone from the wallet: list it again.
+  await list(s);
+  $("quote").replaceChildren();
+  status(confirmed ? `Confirmed: ${sent} transactions landed. The list above is the wallet now.` : "Submitted; not confirmed yet. The list above is the wallet now.");
 }
 
 main().catch((err) => fail("start", err));
