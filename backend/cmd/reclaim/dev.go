@@ -90,12 +90,12 @@ func sampleAppOrigin(getenv func(string) string) (string, error) {
 // SIGTERM) stops the service, then the validator's process group, and
 // waits for both.
 func dev(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if strings.TrimSpace(getenv("SOLANA_RPC_URL")) != "" {
-		return serve(ctx, args, getenv, stdout, stderr)
-	}
 	ds, serveArgs, err := loadDevSettings(args, getenv)
 	if err != nil {
 		return err
+	}
+	if strings.TrimSpace(getenv("SOLANA_RPC_URL")) != "" {
+		return serve(ctx, serveArgs, getenv, stdout, stderr)
 	}
 	cfg, err := config.Load(getenv)
 	if err != nil {
