@@ -77,7 +77,8 @@ func New(d Deps) (http.Handler, error) {
 		d.Lifecycle = NewLifecycle()
 	}
 	obs := newObserver(d)
-	codec := newJSONCodec(nil)
+	plans := newJSONPlans()
+	codec := newJSONCodec(nil, plans)
 	g := &authInterceptor{auth: d.Auth, perIP: d.IPLimiter, limiter: d.Limiter, clients: d.ClientIP, log: d.Log}
 	origins := newOriginPolicy(d.CORS, d.Auth, d.DBTimeout, d.Log)
 	opts := connect.WithHandlerOptions(
@@ -99,7 +100,7 @@ func New(d Deps) (http.Handler, error) {
 	add(reclaimv1connect.NewProjectServiceHandler(NewProjectServer(d.Ledger, d.DBTimeout), opts))
 
 	transcoder, err := vanguard.NewTranscoder(services,
-		vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec { return newJSONCodec(res) }),
+		vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec { return newJSONCodec(res, plans) }),
 		vanguard.WithDefaultServiceOptions(vanguard.WithMaxMessageBufferBytes(maxRequestBytes)),
 		vanguard.WithUnknownHandler(http.HandlerFunc(notFound)),
 	)
