@@ -314,60 +314,30 @@ func (e *jsonEncoder) quote() {
 }
 
 func (e *jsonEncoder) string(s string) bool {
-	if e.sorted {
-		return appendGoJSONString(&e.buf, s)
-	}
-	return appendProtoString(&e.buf, s)
+	var ok bool
+	e.buf, ok = appendJSONString(e.buf, s, e.sorted)
+	return ok
 }
 
-// appendProtoString writes s as protojson does: control characters, '"'
-// and '\\' escaped, everything else as it is.
-func appendProtoString(dst *[]byte, s string) bool {
-	out := append(*dst, '"')
+// appendJSONString writes s as protojson does: control characters, '"' and
+// '\\' escaped, everything else as it is; with separators, as encoding/json
+// does without HTML escaping: U+2028 and U+2029 escaped too. False for a
+// string that is not valid UTF-8 (protojson refuses it).
+func appendJSONString(out []byte, s string, separators bool) ([]byte, bool) {
+	out = append(out, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, n := utf8.DecodeRuneInString(s[i:])
 			if r == utf8.RuneError && n == 1 {
-				return false
+				return out, false
 			}
-			i += n
-			continue
-		}
-		if c >= ' ' && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		out = append(out, s[start:i]...)
-		out = appendEscape(out, c)
-		i++
-		start = i
-	}
-	out = append(out, s[start:]...)
-	*dst = append(out, '"')
-	return true
-}
-
-// appendGoJSONString writes s as encoding/json does without HTML escaping:
-// as protojson does, and U+2028 and U+2029 escaped too.
-func appendGoJSONString(dst *[]byte, s string) bool {
-	out := append(*dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				return false // protojson refused it before encoding/json saw it
-			}
-			if r == '\u2028' || r == '\u2029' {
+			if separators && (r == '\u2028' || r == '\u2029') {
 				out = append(out, s[start:i]...)
 				out = append(out, `\u202`...)
 				out = append(out, "0123456789abcdef"[r&0xF])
-				i += n
-				start = i
-				continue
+				start = i + n
 			}
 			i += n
 			continue
@@ -382,8 +352,7 @@ func appendGoJSONString(dst *[]byte, s string) bool {
 		start = i
 	}
 	out = append(out, s[start:]...)
-	*dst = append(out, '"')
-	return true
+	return append(out, '"'), true
 }
 
 // appendEscape writes an ASCII byte both encoders escape, as both do.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
@@ -18,12 +19,15 @@ import (
 
 	"connectrpc.com/connect"
 	"google.golang.org/genproto/googleapis/api/annotations"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
-// requestCheck is the REST and Connect request check: it checks what can be
-// checked of a request before vanguard and connect-go see it, and answers in the request's own protocol (a REST error body, or a
+// requestCheck is the REST and Connect request check: the front door
+// (frontdoor.go) runs it on a request before vanguard and connect-go see it,
+// and it answers in the request's own protocol (a REST error body, or a
 // Connect/gRPC error through connect's ErrorWriter):
 //   - a body over maxRequestBytes is refused (REST: 413) before it is decoded;
 //   - a REST GET's Content-Type is ignored (a GET has no body: some clients
@@ -35,7 +39,6 @@ import (
 //     path parameters itself and reports a decoding error as 500, while
 //     connect-go words it "unmarshal message: proto: ...".
 type requestCheck struct {
-	next       http.Handler
 	procedures map[string]protoreflect.MessageDescriptor
 	routes     []restRoute
 	others     []restRoute // paths served outside the HTTP rules (the stream's WebSocket)
@@ -43,18 +46,22 @@ type requestCheck struct {
 }
 
 // restRoute is a google.api.http rule: its method, its path template split
-// into segments ("" for a variable), and its request message.
+// into segments ("" for a variable), its request message and its procedure.
 type restRoute struct {
-	method   string
-	template string // the rule's path, e.g. /v1/wallet/{address}/transactions
-	segments []string
-	vars     map[string]bool
-	body     string // "*", or "" for none
-	input    protoreflect.MessageDescriptor
+	method    string
+	template  string // the rule's path, e.g. /v1/wallet/{address}/transactions
+	segments  []string
+	vars      map[string]bool
+	body      string // "*", or "" for none
+	input     protoreflect.MessageDescriptor
+	procedure string // /reclaim.v1.WalletService/BuildTransactions
+	// newInput makes the request message (nil: a type protoregistry does
+	// not know, never handed over).
+	newInput func() protoreflect.Message
 }
 
-func newRequestCheck(next http.Handler, services []protoreflect.ServiceDescriptor, errw *connect.ErrorWriter, others ...string) *requestCheck {
-	g := &requestCheck{next: next, procedures: map[string]protoreflect.MessageDescriptor{}, errw: errw}
+func newRequestCheck(services []protoreflect.ServiceDescriptor, errw *connect.ErrorWriter, others ...string) *requestCheck {
+	g := &requestCheck{procedures: map[string]protoreflect.MessageDescriptor{}, errw: errw}
 	for _, p := range others {
 		g.others = append(g.others, parseTemplate(http.MethodGet, p))
 	}
@@ -62,8 +69,13 @@ func newRequestCheck(next http.Handler, services []protoreflect.ServiceDescripto
 		methods := sd.Methods()
 		for i := 0; i < methods.Len(); i++ {
 			m := methods.Get(i)
-			g.procedures["/"+string(sd.FullName())+"/"+string(m.Name())] = m.Input()
+			procedure := "/" + string(sd.FullName()) + "/" + string(m.Name())
+			g.procedures[procedure] = m.Input()
 			if r, ok := routeOf(m); ok {
+				r.procedure = procedure
+				if mt, err := protoregistry.GlobalTypes.FindMessageByName(m.Input().FullName()); err == nil {
+					r.newInput = mt.New
+				}
 				g.routes = append(g.routes, r)
 			}
 		}
@@ -176,36 +188,6 @@ func cleanPath(p string) string {
 	return c
 }
 
-func (g *requestCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, "/v1/") {
-		if err := g.checkPath(r.URL.Path); err != nil {
-			g.refuse(w, r, true, err)
-			return
-		}
-	}
-	rest := strings.HasPrefix(r.URL.Path, "/v1/") && !isWebSocket(r)
-	md, procedure := g.procedures[r.URL.Path]
-	if !rest && !procedure {
-		g.next.ServeHTTP(w, r)
-		return
-	}
-	body, err := readBody(r)
-	if err != nil {
-		g.refuse(w, r, rest, err)
-		return
-	}
-	if rest {
-		err = g.checkREST(r, body)
-	} else {
-		err = checkConnect(r, body, md)
-	}
-	if err != nil {
-		g.refuse(w, r, rest, err)
-		return
-	}
-	g.next.ServeHTTP(w, r)
-}
-
 // errBodyTooLarge is a body over maxRequestBytes: 413 to a REST client,
 // resource_exhausted (connect-go's own code for it) to Connect and gRPC.
 var errBodyTooLarge = fmt.Errorf("request body is larger than the limit of %d bytes (1 MiB): send fewer items or signed transactions per request", maxRequestBytes)
@@ -232,33 +214,78 @@ func readBody(r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-func (g *requestCheck) checkREST(r *http.Request, body []byte) error {
+// checkREST checks a REST request against its route and decodes what it
+// carries, its JSON body or its query string, into the route's request
+// message: the request the front door hands over to the Connect handler
+// (nil: nothing to hand over; vanguard reads the request as it is). A nil
+// route is a path and method no rule serves: vanguard answers 404 or 405.
+func (g *requestCheck) checkREST(r *http.Request, body []byte) (*restRoute, proto.Message, error) {
 	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodDelete {
 		if len(body) > 0 {
-			return invalidParam("", "%s %s takes no body: send its parameters in the query string", r.Method, r.URL.Path)
+			return nil, nil, invalidParam("", "%s %s takes no body: send its parameters in the query string", r.Method, r.URL.Path)
 		}
 		r.Header.Del("Content-Type")
 	}
 	if !utf8.ValidString(r.URL.Path) {
-		return invalidParam("", "the path %q is not valid UTF-8 once unescaped", r.URL.EscapedPath())
+		return nil, nil, invalidParam("", "the path %q is not valid UTF-8 once unescaped", r.URL.EscapedPath())
 	}
 	segments := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-	for _, route := range g.routes {
+	for i := range g.routes {
+		route := &g.routes[i]
 		if !route.matches(r.Method, segments) {
 			continue
 		}
-		if err := checkQuery(r.URL.RawQuery, route); err != nil {
-			return err
-		}
-		if route.body == "" || len(body) == 0 {
-			return nil
+		req, err := decodeQuery(r.URL.RawQuery, route)
+		if err != nil || route.body == "" || len(body) == 0 {
+			return route, req, err
 		}
 		if err := checkJSONContentType(r.Header.Get("Content-Type")); err != nil {
-			return err
+			return route, nil, err
 		}
-		return checkJSON(body, route.input)
+		req, err = route.decodeBody(body)
+		return route, req, err
 	}
-	return nil // not a route: vanguard answers 404 or 405
+	return nil, nil, nil // not a route: vanguard answers 404 or 405
+}
+
+// decodeBody checks and decodes a JSON body (decodeRequest); the path's
+// variables are left unset, for vanguard sets them from the path (which wins
+// over the body).
+func (route *restRoute) decodeBody(body []byte) (proto.Message, error) {
+	if route.newInput == nil {
+		return nil, checkJSON(body, route.input)
+	}
+	msg := route.newInput()
+	ok, err := decodeRequest(body, msg)
+	if !ok {
+		return nil, err
+	}
+	for name := range route.vars {
+		if fd := msg.Descriptor().Fields().ByName(protoreflect.Name(name)); fd != nil {
+			msg.Clear(fd)
+		}
+	}
+	return msg.Interface(), nil
+}
+
+// decodeRequest checks and decodes a JSON body into msg: in one pass by the
+// one decoder (decodeJSON), or, for what it leaves, by the reference path:
+// checkJSON, whose refusal is the error, then protojson. It reports whether
+// msg holds the request: not for an empty body, nor for one checkJSON takes
+// and protojson does not (a field by both its names), which goes on as it
+// came for the codec that reads it to word the refusal.
+func decodeRequest(body []byte, msg protoreflect.Message) (bool, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return false, nil
+	}
+	if decodeJSON(body, msg) {
+		return true, nil
+	}
+	proto.Reset(msg.Interface())
+	if err := checkJSON(body, msg.Descriptor()); err != nil {
+		return false, err
+	}
+	return protojson.Unmarshal(body, msg.Interface()) == nil, nil
 }
 
 // errUnsupportedMediaType is a REST body sent as something other than JSON.
@@ -277,21 +304,38 @@ func checkJSONContentType(ct string) error {
 
 // checkConnect checks the JSON body of a Connect call: a unary request
 // (application/json) or the one enveloped request of a server stream
-// (application/connect+json). Binary and gRPC bodies are connect-go's.
-func checkConnect(r *http.Request, body []byte, md protoreflect.MessageDescriptor) error {
+// (application/connect+json). Binary and gRPC bodies are connect-go's. It
+// returns the unary request decoded in one pass, for the front door to hand
+// over (nil: connect-go decodes the body).
+func checkConnect(r *http.Request, body []byte, md protoreflect.MessageDescriptor) (proto.Message, error) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch {
 	case r.Method != http.MethodPost:
-		return nil
+		return nil, nil
 	case mt == "application/json":
-		return checkJSON(body, md)
+		return decodeChecked(body, md)
 	case mt == "application/connect+json" && len(body) >= 5 && body[0] == 0:
 		n := binary.BigEndian.Uint32(body[1:5])
 		if uint64(n) == uint64(len(body)-5) {
-			return checkJSON(body[5:], md)
+			_, err := decodeChecked(body[5:], md)
+			return nil, err
 		}
 	}
-	return nil
+	return nil, nil
+}
+
+// decodeChecked checks and decodes a body (decodeRequest) into a request
+// of type md; nil when there is none to hand over.
+func decodeChecked(body []byte, md protoreflect.MessageDescriptor) (proto.Message, error) {
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName())
+	if err != nil {
+		return nil, checkJSON(body, md)
+	}
+	msg := mt.New()
+	if ok, err := decodeRequest(body, msg); !ok {
+		return nil, err
+	}
+	return msg.Interface(), nil
 }
 
 // refuse answers a request the check stopped.
@@ -322,38 +366,63 @@ func (g *requestCheck) refuse(w http.ResponseWriter, r *http.Request, rest bool,
 	body.write(w)
 }
 
-// checkQuery checks a REST query string against its route: every key names
-// a scalar field of the request message that is neither in the path nor in
-// the body, once (lists excepted), with a value of the field's type.
-func checkQuery(raw string, route restRoute) error {
+// decodeQuery checks a REST query string against its route: every key
+// names a scalar field of the request message that is neither in the path
+// nor in the body, once (lists excepted), with a value of the field's type.
+// It returns the values set in the route's request message, parsed as
+// vanguard parses them, for the front door to hand over (nil: none, or one
+// vanguard is to read itself: a kind it parses its own way, or one field
+// named twice, by both its names).
+func decodeQuery(raw string, route *restRoute) (proto.Message, error) {
 	if raw == "" {
-		return nil
+		return nil, nil
 	}
 	q, err := url.ParseQuery(raw)
 	if err != nil {
-		return invalidParam("", "the query string is malformed: %s", strings.TrimPrefix(err.Error(), "invalid URL escape "))
+		return nil, invalidParam("", "the query string is malformed: %s", strings.TrimPrefix(err.Error(), "invalid URL escape "))
 	}
 	keys := make([]string, 0, len(q))
 	for k := range q {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	var msg protoreflect.Message
+	if route.newInput != nil {
+		msg = route.newInput()
+	}
+	named := map[protoreflect.FieldNumber]bool{}
 	for _, k := range keys {
-		fd := queryField(route, k)
+		fd := queryField(*route, k)
 		if fd == nil {
-			return invalidParam(k, "unknown query parameter %q: %s", k, queryNames(route))
+			return nil, invalidParam(k, "unknown query parameter %q: %s", k, queryNames(*route))
 		}
 		vals := q[k]
 		if !fd.IsList() && len(vals) > 1 {
-			return invalidParam(k, "%s is given %d times: give it once", k, len(vals))
+			return nil, invalidParam(k, "%s is given %d times: give it once", k, len(vals))
 		}
+		if named[fd.Number()] {
+			msg = nil // by both its names: vanguard sets one, then the other
+		}
+		named[fd.Number()] = true
 		for _, v := range vals {
-			if err := checkQueryValue(k, v, fd); err != nil {
-				return err
+			val, ok, err := queryValue(k, v, fd)
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case !ok:
+				msg = nil
+			case msg != nil && fd.IsList():
+				msg.Mutable(fd).List().Append(val)
+			case msg != nil:
+				msg.Set(fd, val)
 			}
 		}
 	}
-	return nil
+	if msg == nil {
+		return nil, nil
+	}
+	return msg.Interface(), nil
 }
 
 // queryField is the field a query key may set: a scalar (or list of
@@ -387,25 +456,23 @@ func queryNames(route restRoute) string {
 	return "this route takes " + strings.Join(names, ", ")
 }
 
-// checkQueryValue checks a value as vanguard will parse it (JSON scalars for
-// numbers and booleans, names or numbers for enums, anything for strings).
-func checkQueryValue(key, v string, fd protoreflect.FieldDescriptor) error {
-	var err error
+// queryValue checks a value as vanguard parses it (JSON scalars for numbers
+// and booleans, names or numbers for enums, anything for strings), and
+// returns it parsed so when the front door can hand it over (ok): strings,
+// booleans, integers and doubles.
+func queryValue(key, v string, fd protoreflect.FieldDescriptor) (val protoreflect.Value, ok bool, err error) {
 	switch fd.Kind() {
 	case protoreflect.StringKind:
 		if !utf8.ValidString(v) {
-			return invalidParam(key, "%s is not valid UTF-8 once unescaped", key)
+			return val, false, invalidParam(key, "%s is not valid UTF-8 once unescaped", key)
 		}
-		return nil
+		return protoreflect.ValueOfString(v), true, nil
 	case protoreflect.BoolKind:
 		var b bool
 		err = json.Unmarshal([]byte(v), &b)
+		val, ok = protoreflect.ValueOfBool(b), true
 	case protoreflect.FloatKind, protoreflect.DoubleKind:
-		if v == "NaN" || v == "Infinity" || v == "-Infinity" {
-			return nil
-		}
-		var f float64
-		err = json.Unmarshal([]byte(v), &f)
+		val, ok, err = queryFloat(v, fd.Kind() == protoreflect.DoubleKind)
 	case protoreflect.EnumKind:
 		if fd.Enum().Values().ByName(protoreflect.Name(v)) == nil {
 			var n int32
@@ -417,33 +484,52 @@ func checkQueryValue(key, v string, fd protoreflect.FieldDescriptor) error {
 			_, err = base64.RawURLEncoding.DecodeString(strings.TrimRight(v, "="))
 		}
 	default:
-		return checkQueryInteger(key, v, fd)
+		return queryInteger(key, v, fd)
 	}
 	if err != nil {
-		return invalidParam(key, "%s must be %s, got %q", key, want(fd), v)
+		return val, false, invalidParam(key, "%s must be %s, got %q", key, want(fd), v)
 	}
-	return nil
+	return val, ok, nil
 }
 
-func checkQueryInteger(key, v string, fd protoreflect.FieldDescriptor) error {
-	var err error
+// queryFloat parses a float as vanguard does (doubles only: it parses a
+// float field as a float32, which this check does not).
+func queryFloat(v string, double bool) (protoreflect.Value, bool, error) {
+	switch v {
+	case "NaN":
+		return protoreflect.ValueOfFloat64(math.NaN()), double, nil
+	case "Infinity":
+		return protoreflect.ValueOfFloat64(math.Inf(+1)), double, nil
+	case "-Infinity":
+		return protoreflect.ValueOfFloat64(math.Inf(-1)), double, nil
+	}
+	var f float64
+	err := json.Unmarshal([]byte(v), &f)
+	return protoreflect.ValueOfFloat64(f), double, err
+}
+
+func queryInteger(key, v string, fd protoreflect.FieldDescriptor) (val protoreflect.Value, ok bool, err error) {
 	switch fd.Kind() {
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
 		var n int32
 		err = json.Unmarshal([]byte(v), &n)
+		val = protoreflect.ValueOfInt32(n)
 	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
 		var n uint32
 		err = json.Unmarshal([]byte(v), &n)
+		val = protoreflect.ValueOfUint32(n)
 	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
 		var n uint64
 		err = json.Unmarshal([]byte(v), &n)
+		val = protoreflect.ValueOfUint64(n)
 	default:
 		var n int64
 		err = json.Unmarshal([]byte(v), &n)
+		val = protoreflect.ValueOfInt64(n)
 	}
 	if err != nil {
 		lo, hi := integerRange(fd.Kind())
-		return invalidParam(key, "%s must be a whole number from %s to %s, got %q", key, lo, hi, v)
+		return val, false, invalidParam(key, "%s must be a whole number from %s to %s, got %q", key, lo, hi, v)
 	}
-	return nil
+	return val, true, nil
 }

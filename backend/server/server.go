@@ -81,17 +81,21 @@ func New(d Deps) (http.Handler, error) {
 	codec := newJSONCodec(nil, plans)
 	g := &authInterceptor{auth: d.Auth, perIP: d.IPLimiter, limiter: d.Limiter, clients: d.ClientIP, log: d.Log}
 	origins := newOriginPolicy(d.CORS, d.Auth, d.DBTimeout, d.Log)
+	// The handover first: the other interceptors see the whole request.
+	interceptors := append([]connect.Interceptor{handover{}}, obs.interceptors()...)
 	opts := connect.WithHandlerOptions(
-		connect.WithInterceptors(append(obs.interceptors(), g)...),
+		connect.WithInterceptors(append(interceptors, g)...),
 		connect.WithCodec(connectCodec{json: codec}),
 		connect.WithReadMaxBytes(maxRequestBytes),
 	)
 	mux := http.NewServeMux()
 	var services []*vanguard.Service
+	handlers := map[string]http.Handler{}
 	add := func(path string, h http.Handler) {
 		// Connect, gRPC and gRPC-Web reach the handler directly; vanguard
 		// only transcodes REST.
 		mux.Handle(path, h)
+		handlers[path] = h
 		services = append(services, vanguard.NewService(path, h))
 	}
 	add(reclaimv1connect.NewSessionServiceHandler(NewSessionServer(d.Issuer), opts))
@@ -123,7 +127,13 @@ func New(d Deps) (http.Handler, error) {
 		reclaimv1.File_reclaim_v1_project_proto.Services().ByName("ProjectService"),
 	}
 	obs.known(descriptors, mountOps(mux, newReadiness(d), descriptors, connect.WithInterceptors(obs.interceptors()...)))
-	return obs.wrap(origins.handler(newRequestCheck(restErrors(mux), descriptors, connect.NewErrorWriter(opts), streamPath))), nil
+	door := &frontDoor{
+		check:    newRequestCheck(descriptors, connect.NewErrorWriter(opts), streamPath),
+		rest:     restErrors(transcoder),
+		mux:      restErrors(mux),
+		services: handlers,
+	}
+	return obs.wrap(origins.handler(door)), nil
 }
 
 // streamPath is the wallet stream's WebSocket.
