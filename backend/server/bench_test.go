@@ -38,10 +38,11 @@ func benchDo(b *testing.B, e *env, method, path string, body []byte, h http.Head
 			if err != nil {
 				b.Fatal(err)
 			}
+			answer, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode != 200 {
-				b.Fatalf("status %d", resp.StatusCode)
+				b.Fatalf("status %d: %s", resp.StatusCode, answer)
 			}
 		}
 	})
@@ -84,7 +85,8 @@ func BenchmarkStatsRESTSession(b *testing.B) {
 func BenchmarkBuildREST500(b *testing.B) {
 	fc := newFakeCluster(b)
 	fc.add(500)
-	e := newEnv(b, withRPC(fc.url), withLimiter(ratelimit.NewMemory(1e9, 1e9)))
+	// Cluster calls may take long on a busy machine: a 503 would end the run.
+	e := newEnv(b, withRPC(fc.url), withLimiter(ratelimit.NewMemory(1e9, 1e9)), withRPCTimeout(time.Minute))
 	wallet := fc.owner.String()
 	token := e.session(wallet)
 	listed := e.rest("GET", "/v1/wallet/"+wallet+"/assets?limit=1000", bearer(token), nil).status(200).json()["items"].([]any)
