@@ -14,6 +14,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/service/wallet"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
@@ -185,25 +186,20 @@ func socketToken(r *http.Request) (string, error) {
 	if a := r.Header.Get("Authorization"); a != "" {
 		scheme, t, ok := strings.Cut(a, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") {
-			return "", &authError{"malformed Authorization header: want Bearer SESSION_TOKEN"}
+			return "", fault.New(fault.KindUnauthenticated, "malformed Authorization header: want Bearer SESSION_TOKEN")
 		}
 		found = append(found, strings.TrimSpace(t))
 	}
 	switch {
 	case len(found) > 1:
-		return "", &authError{"send the session token once: ?token=, a bearer.<token> subprotocol or Authorization"}
+		return "", fault.New(fault.KindUnauthenticated, "send the session token once: ?token=, a bearer.<token> subprotocol or Authorization")
 	case len(found) == 1 && found[0] == "":
-		return "", &authError{"empty session token"}
+		return "", fault.New(fault.KindUnauthenticated, "empty session token")
 	case len(found) == 1:
 		return found[0], nil
 	}
 	return "", nil // the Authenticator words the missing credential
 }
-
-// authError is a credential problem found before the Authenticator runs.
-type authError struct{ msg string }
-
-func (e *authError) Error() string { return e.msg }
 
 // writeEvent sends one message: {"event": name, "data": data}.
 func writeEvent(ctx context.Context, c *websocket.Conn, name string, data []byte) error {
@@ -222,10 +218,6 @@ func writeEvent(ctx context.Context, c *websocket.Conn, name string, data []byte
 // REST error body, then a close frame with code 4000 + the HTTP status REST
 // would answer (4401, 4429, 4400, 4503, ...) and the message as reason.
 func (h *walletSocket) closeWith(ctx context.Context, c *websocket.Conn, err error) {
-	var ae *authError
-	if errors.As(err, &ae) {
-		err = connect.NewError(connect.CodeUnauthenticated, errors.New(ae.msg))
-	}
 	ce := toConnectError(ctx, h.auth, err)
 	settle(ctx, "", ce)
 	body := restErrorOf(ce)

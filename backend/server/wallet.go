@@ -8,6 +8,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
 	"github.com/reclaim-sol/reclaim/backend/service/wallet"
@@ -184,7 +185,7 @@ func (s *walletServer) streamChunks(ctx context.Context, address string, size *u
 func requireWallet(ctx context.Context, address string) error {
 	p := principalFrom(ctx)
 	if p.Kind == auth.KindSession && p.Wallet != address {
-		return &auth.Error{Message: "wallet mismatch: this session is bound to another wallet"}
+		return fault.New(fault.KindUnauthenticated, "wallet mismatch: this session is bound to another wallet")
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/engine/txbuild"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
 // Selection is an item a caller selects, as the contract's ItemSelection.
@@ -86,7 +87,7 @@ func (s *Service) Build(ctx context.Context, req BuildRequest) (TicketedBuild, e
 	case errors.As(err, &berr):
 		return TicketedBuild{}, buildError(berr, req.Items)
 	case errors.Is(err, txbuild.ErrCNFTPlanner):
-		return TicketedBuild{}, &UnavailableError{msg: "the DAS indexer (or the cluster, reading a merkle tree) failed or did not answer while planning a compressed NFT burn; retry shortly", cause: err}
+		return TicketedBuild{}, fault.Unavailable("the DAS indexer (or the cluster, reading a merkle tree) failed or did not answer while planning a compressed NFT burn; retry shortly", err)
 	case err != nil:
 		return TicketedBuild{}, s.clusterError(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
 )
 
@@ -25,7 +26,7 @@ func (s *Service) Submit(ctx context.Context, projectID, wallet string, signed [
 	}
 	results, err := s.d.Relay.Submit(ctx, projectID, wallet, signed)
 	if err != nil {
-		return nil, &UnavailableError{msg: ledgerUnavailable(err), cause: err}
+		return nil, fault.Unavailable(ledgerUnavailable(err), err)
 	}
 	return results, nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
 func TestValidateBuildUsesTheActionsTable(t *testing.T) {
@@ -32,7 +33,7 @@ func TestValidateBuildUsesTheActionsTable(t *testing.T) {
 				}
 				return
 			}
-			ie, ok := err.(*InvalidError)
+			ie, ok := fault.As(err, fault.KindInvalid)
 			if !ok || ie.Param() != tc.param || !strings.Contains(ie.Error(), tc.want) {
 				t.Fatalf("got %v, want %s naming %q", err, tc.param, tc.want)
 			}
@@ -61,11 +62,17 @@ func TestCheckStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []*uint32{&zero, &big} {
-		if err := CheckStream(w, n); err == nil || err.(*InvalidError).Param() != "chunkSize" {
+		if err := CheckStream(w, n); !invalidOn(err, "chunkSize") {
 			t.Fatalf("chunk size %d: %v", *n, err)
 		}
 	}
-	if err := CheckStream("nope", nil); err == nil || err.(*InvalidError).Param() != "address" {
+	if err := CheckStream("nope", nil); !invalidOn(err, "address") {
 		t.Fatalf("bad address: %v", err)
 	}
+}
+
+// invalidOn reports whether err is an invalid fault naming param.
+func invalidOn(err error, param string) bool {
+	f, ok := fault.As(err, fault.KindInvalid)
+	return ok && f.Param() == param
 }

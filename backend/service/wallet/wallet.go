@@ -6,10 +6,10 @@
 // and from the wire; every rule lives here or in the packages it calls:
 // assets (discovery), txbuild (building), ticket (tickets), relay (submit).
 //
-// Errors: *InvalidError is the caller's to fix and names the field
-// (Param); *UnavailableError is a dependency (cluster, database, indexer)
-// that failed or did not answer; project.ErrNotFound a caller whose project
-// is gone. Anything else is a bug.
+// Errors are faults (backend/pkg/fault): invalid is the caller's to fix and
+// names the field (Param); unavailable is a dependency (cluster, database,
+// indexer) that failed or did not answer; project.ErrNotFound a caller whose
+// project is gone. Anything else is a bug.
 package wallet
 
 import (
@@ -24,6 +24,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/engine/txbuild"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/pkg/rpclimit"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
 )
@@ -88,44 +89,15 @@ func (s *Service) limited(ctx context.Context) context.Context {
 	return rpclimit.With(ctx, rpclimit.New(s.d.RPCInFlight))
 }
 
-// InvalidError is a request field the caller must fix (a 400).
-type InvalidError struct {
-	param, msg string
-}
-
-// Error is the message for a person, naming the field.
-func (e *InvalidError) Error() string { return e.msg }
-
-// Param names the field to fix, as the client spells it (items[0].address).
-func (e *InvalidError) Param() string { return e.param }
-
+// invalidf is an invalid fault naming field, its message starting with the
+// field's name.
 func invalidf(field, format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
-	if field != "" {
-		msg = field + ": " + msg
-	}
-	return &InvalidError{param: field, msg: msg}
+	return fault.InvalidField(field, format, args...)
 }
-
-// UnavailableError is a dependency that failed or did not answer: the
-// request may succeed if retried. Error is the message for the client; the
-// cause is for the log.
-type UnavailableError struct {
-	msg   string
-	cause error
-}
-
-func (e *UnavailableError) Error() string { return e.msg }
-
-// Cause is what failed, for the log.
-func (e *UnavailableError) Cause() error { return e.cause }
-
-// Unwrap returns the cause.
-func (e *UnavailableError) Unwrap() error { return e.cause }
 
 // clusterError reports a cluster that failed or did not answer.
 func (s *Service) clusterError(err error) error {
-	return &UnavailableError{msg: fmt.Sprintf("the Solana cluster did not answer within %s or failed; retry shortly", s.d.RPCTimeout), cause: err}
+	return fault.Unavailable(fmt.Sprintf("the Solana cluster did not answer within %s or failed; retry shortly", s.d.RPCTimeout), err)
 }
 
 // project reads the caller's project; a database that does not answer is
@@ -140,5 +112,5 @@ func (s *Service) project(ctx context.Context, id string) (project.Project, erro
 	case errors.Is(err, project.ErrNotFound):
 		return p, fmt.Errorf("project %s: %w", id, err)
 	}
-	return p, &UnavailableError{msg: "the database did not answer in time; retry shortly", cause: err}
+	return p, fault.Unavailable("the database did not answer in time; retry shortly", err)
 }
