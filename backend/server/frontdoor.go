@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"strings"
 
@@ -74,8 +76,8 @@ func (f *frontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		f.serveREST(w, r)
 	default:
-		if md, ok := f.check.procedures[path]; ok {
-			f.serveConnect(w, r, path, md)
+		if m, ok := f.check.procedures[path]; ok {
+			f.serveConnect(w, r, path, m)
 			return
 		}
 		f.mux.ServeHTTP(w, r)
@@ -106,22 +108,22 @@ func (f *frontDoor) serveREST(w http.ResponseWriter, r *http.Request) {
 	f.rest.ServeHTTP(w, r)
 }
 
-func (f *frontDoor) serveConnect(w http.ResponseWriter, r *http.Request, procedure string, md protoreflect.MessageDescriptor) {
+func (f *frontDoor) serveConnect(w http.ResponseWriter, r *http.Request, procedure string, m protoreflect.MethodDescriptor) {
 	body, err := readBody(r)
 	if err != nil {
 		f.check.refuse(w, r, false, err)
 		return
 	}
-	req, err := checkConnect(r, body, md)
+	req, err := checkConnect(r, body, m)
 	if err != nil {
 		f.check.refuse(w, r, false, err)
 		return
 	}
-	// connect-go reads "application/json; charset=utf-8" with a codec of
-	// its own, which takes no empty body: only our codec's calls are handed
-	// over.
-	if req != nil && r.Header.Get("Content-Type") == "application/json" {
-		r = handOver(r, procedure, req)
+	if req.msg != nil {
+		r = handOver(r, procedure, req.msg)
+		if req.empty != nil {
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(req.empty)), int64(len(req.empty))
+		}
 	}
 	if h, ok := f.services[procedure[:strings.LastIndexByte(procedure, '/')+1]]; ok {
 		h.ServeHTTP(w, r)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -83,7 +84,13 @@ func TestFrontDoorDecodesOnceAndHandsOver(t *testing.T) {
 		{name: "a Connect call with a charset", method: "POST", target: "/reclaim.v1.SessionService/CreateSession",
 			contentType: "application/json; charset=utf-8", body: `{"walletAddress":"w"}`, handler: "session service", body2: `{"walletAddress":"w"}`},
 		{name: "a Connect proto call", method: "POST", target: "/reclaim.v1.SessionService/CreateSession", contentType: "application/proto",
-			body: "\x0a\x01w", handler: "session service", body2: "\x0a\x01w"},
+			body: "\x0a\x01w", handler: "session service", want: `{"walletAddress":"w"}`},
+		{name: "a gRPC call", method: "POST", target: "/reclaim.v1.SessionService/CreateSession", contentType: "application/grpc",
+			body: "\x00\x00\x00\x00\x03\x0a\x01w", handler: "session service", body2: "\x00\x00\x00\x00\x00", want: `{"walletAddress":"w"}`},
+		{name: "a compressed gRPC call", method: "POST", target: "/reclaim.v1.SessionService/CreateSession", contentType: "application/grpc",
+			body: "\x01\x00\x00\x00\x03abc", handler: "session service", body2: "\x01\x00\x00\x00\x03abc"},
+		{name: "a gRPC stream's request", method: "POST", target: "/reclaim.v1.WalletService/StreamWalletAssets", contentType: "application/grpc",
+			body: "\x00\x00\x00\x00\x03\x0a\x01w", handler: "wallet service", body2: "\x00\x00\x00\x00\x03\x0a\x01w"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -146,6 +153,36 @@ func TestHandoverMovesTheDecodedRequest(t *testing.T) {
 			h.ServeHTTP(w, req)
 			if w.Code != http.StatusOK || !proto.Equal(handled, tc.want) {
 				t.Fatalf("%d %s: handled %v, want %v", w.Code, w.Body, handled, tc.want)
+			}
+		})
+	}
+}
+
+// A protobuf body that does not parse gets a message for a person, in the
+// call's protocol, for unary calls and streams alike (not protobuf's own
+// "proto: cannot parse invalid wire-format data").
+func TestProtobufThatDoesNotParse(t *testing.T) {
+	const want = "request body is not a reclaim.v1.StreamWalletAssetsRequest in the protobuf binary format: encode it with the API's .proto files"
+	for _, tc := range []struct {
+		contentType, body string
+		header, text      string // where the message is: a header or the body
+	}{
+		{"application/connect+proto", "\x00\x00\x00\x00\x03\x0a\xff\x01", "", `"message":"` + want + `"`},
+		{"application/grpc", "\x00\x00\x00\x00\x03\x0a\xff\x01", "Grpc-Message", want},
+	} {
+		t.Run(tc.contentType, func(t *testing.T) {
+			door, got := testDoor(t)
+			req := httptest.NewRequest("POST", "/reclaim.v1.WalletService/StreamWalletAssets", strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", tc.contentType)
+			req.ProtoMajor = 2
+			w := httptest.NewRecorder()
+			door.ServeHTTP(w, req)
+			text := w.Body.String()
+			if tc.header != "" {
+				text, _ = url.PathUnescape(w.Header().Get(tc.header))
+			}
+			if got.handler != "" || !strings.Contains(text, tc.text) {
+				t.Fatalf("%s reached; answer %d %v %s", got.handler, w.Code, w.Header(), w.Body)
 			}
 		})
 	}

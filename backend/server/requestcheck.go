@@ -41,7 +41,7 @@ import (
 //     path parameters itself and reports a decoding error as 500, while
 //     connect-go words it "unmarshal message: proto: ...".
 type requestCheck struct {
-	procedures map[string]protoreflect.MessageDescriptor
+	procedures map[string]protoreflect.MethodDescriptor
 	routes     []restRoute
 	others     []restRoute // paths served outside the HTTP rules (the stream's WebSocket)
 	errw       *connect.ErrorWriter
@@ -63,7 +63,7 @@ type restRoute struct {
 }
 
 func newRequestCheck(services []protoreflect.ServiceDescriptor, errw *connect.ErrorWriter, others ...string) *requestCheck {
-	g := &requestCheck{procedures: map[string]protoreflect.MessageDescriptor{}, errw: errw}
+	g := &requestCheck{procedures: map[string]protoreflect.MethodDescriptor{}, errw: errw}
 	for _, p := range others {
 		g.others = append(g.others, parseTemplate(http.MethodGet, p))
 	}
@@ -72,7 +72,7 @@ func newRequestCheck(services []protoreflect.ServiceDescriptor, errw *connect.Er
 		for i := 0; i < methods.Len(); i++ {
 			m := methods.Get(i)
 			procedure := "/" + string(sd.FullName()) + "/" + string(m.Name())
-			g.procedures[procedure] = m.Input()
+			g.procedures[procedure] = m
 			if r, ok := routeOf(m); ok {
 				r.procedure = procedure
 				if mt, err := protoregistry.GlobalTypes.FindMessageByName(m.Input().FullName()); err == nil {
@@ -304,26 +304,90 @@ func checkJSONContentType(ct string) error {
 	return nil
 }
 
-// checkConnect checks the JSON body of a Connect call: a unary request
-// (application/json) or the one enveloped request of a server stream
-// (application/connect+json). Binary and gRPC bodies are connect-go's. It
-// returns the unary request decoded in one pass, for the front door to hand
-// over (nil: connect-go decodes the body).
-func checkConnect(r *http.Request, body []byte, md protoreflect.MessageDescriptor) (proto.Message, error) {
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+// connectBody is what the request check made of a Connect or gRPC body: the
+// request decoded, for the front door to hand over (nil: none), and the
+// body the handler then reads in its place.
+type connectBody struct {
+	msg   proto.Message
+	empty []byte
+}
+
+// emptyEnvelope is an enveloped (gRPC, gRPC-Web) body of one empty message.
+var emptyEnvelope = []byte{0, 0, 0, 0, 0}
+
+// checkConnect checks the body of a Connect or gRPC call: JSON (a unary
+// request, application/json, or the one enveloped request of a server
+// stream, application/connect+json) as checkJSON does, protobuf (unary
+// application/proto, or one uncompressed envelope of connect+proto, gRPC or
+// gRPC-Web) by decoding it, so that a body that does not parse gets a clear
+// message, never protobuf's. It returns the request of a unary call decoded,
+// for the front door to hand over: our JSON codec's and protobuf's (another
+// codec, such as connect-go's for "application/json; charset=utf-8", takes
+// no empty body). A compressed body is connect-go's.
+func checkConnect(r *http.Request, body []byte, m protoreflect.MethodDescriptor) (connectBody, error) {
+	if r.Method != http.MethodPost {
+		return connectBody{}, nil
+	}
+	unary := !m.IsStreamingClient() && !m.IsStreamingServer()
+	ct := r.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	msg, err := connectMessage(mt, body, m.Input(), r.Header.Get("Content-Encoding") == "")
 	switch {
-	case r.Method != http.MethodPost:
-		return nil, nil
-	case mt == "application/json":
+	case err != nil || msg == nil || !unary:
+		return connectBody{}, err
+	case ct == "application/json" || ct == "application/proto":
+		return connectBody{msg: msg}, nil
+	case mt != "application/json" && mt != "application/proto":
+		return connectBody{msg: msg, empty: emptyEnvelope}, nil
+	}
+	return connectBody{}, nil
+}
+
+// connectMessage checks and decodes a Connect or gRPC body of media type mt
+// (nil: not one the check reads).
+func connectMessage(mt string, body []byte, md protoreflect.MessageDescriptor, identity bool) (proto.Message, error) {
+	switch mt {
+	case "application/json":
 		return decodeChecked(body, md)
-	case mt == "application/connect+json" && len(body) >= 5 && body[0] == 0:
-		n := binary.BigEndian.Uint32(body[1:5])
-		if uint64(n) == uint64(len(body)-5) {
-			_, err := decodeChecked(body[5:], md)
-			return nil, err
+	case "application/proto":
+		if !identity {
+			return nil, nil
 		}
+		return decodeBinary(body, md)
+	}
+	payload, ok := oneEnvelope(body)
+	switch {
+	case !ok:
+		return nil, nil
+	case mt == "application/connect+json":
+		return decodeChecked(payload, md)
+	case mt == "application/connect+proto", mt == "application/grpc", mt == "application/grpc+proto",
+		mt == "application/grpc-web", mt == "application/grpc-web+proto":
+		return decodeBinary(payload, md)
 	}
 	return nil, nil
+}
+
+// oneEnvelope is the payload of a body that is one uncompressed envelope.
+func oneEnvelope(body []byte) ([]byte, bool) {
+	if len(body) < 5 || body[0] != 0 || uint64(binary.BigEndian.Uint32(body[1:5])) != uint64(len(body)-5) {
+		return nil, false
+	}
+	return body[5:], true
+}
+
+// decodeBinary decodes a protobuf body as connect-go does, and refuses one
+// that does not parse in words for a person.
+func decodeBinary(body []byte, md protoreflect.MessageDescriptor) (proto.Message, error) {
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName())
+	if err != nil {
+		return nil, nil
+	}
+	msg := mt.New().Interface()
+	if err := proto.Unmarshal(body, msg); err != nil {
+		return nil, invalidParam("", "request body is not a %s in the protobuf binary format: encode it with the API's .proto files", md.FullName())
+	}
+	return msg, nil
 }
 
 // decodeChecked checks and decodes a body (decodeRequest) into a request
