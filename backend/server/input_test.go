@@ -114,7 +114,7 @@ func TestClientInputGetsAClearAnswer(t *testing.T) {
 		{"a path with //", "GET", "/v1//stats", "",
 			``, 404, "not_found", "no route for this path", ""},
 		{"sessions: 2 MB body", "POST", "/v1/sessions", "SessionService/CreateSession",
-			big, 413, "resource_exhausted", "larger than the limit of 1048576 bytes", ""},
+			big, 413, "invalid_argument", "larger than the limit of 1048576 bytes", ""},
 		{"sessions: not JSON", "POST", "/v1/sessions", "SessionService/CreateSession",
 			`{not json`, 400, "invalid_argument", "request body is not valid JSON (line 1, column 2)", ""},
 		{"sessions: wrong type", "POST", "/v1/sessions", "SessionService/CreateSession",

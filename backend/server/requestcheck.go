@@ -31,7 +31,8 @@ import (
 // (frontdoor.go) runs it on a request before vanguard and connect-go see it,
 // and it answers in the request's own protocol (a REST error body, or a
 // Connect/gRPC error through connect's ErrorWriter):
-//   - a body over maxRequestBytes is refused (REST: 413) before it is decoded;
+//   - a body over maxRequestBytes is refused (invalid_argument; REST: 413)
+//     before it is decoded;
 //   - a REST GET's Content-Type is ignored (a GET has no body: some clients
 //     and load tools set one on every request), and a GET with a body refused;
 //   - the JSON body of a REST route or a Connect call, and a REST query
@@ -190,8 +191,10 @@ func cleanPath(p string) string {
 	return c
 }
 
-// errBodyTooLarge is a body over maxRequestBytes: 413 to a REST client,
-// resource_exhausted (connect-go's own code for it) to Connect and gRPC.
+// errBodyTooLarge is a body over maxRequestBytes: invalid_argument on every
+// wire, with 413 to a REST client. Not resource_exhausted (connect-go's own
+// code for an oversized message): over Connect that is HTTP 429, which
+// clients retry, and this request can never pass as it is.
 var errBodyTooLarge = fmt.Errorf("request body is larger than the limit of %d bytes (1 MiB): send fewer items or signed transactions per request", maxRequestBytes)
 
 // readBody reads the whole body (at most maxRequestBytes) and puts it back
@@ -411,7 +414,7 @@ func (g *requestCheck) refuse(w http.ResponseWriter, r *http.Request, rest bool,
 	status := 0
 	switch {
 	case errors.Is(err, errBodyTooLarge):
-		ce, status = connect.NewError(connect.CodeResourceExhausted, err), http.StatusRequestEntityTooLarge
+		ce, status = connect.NewError(connect.CodeInvalidArgument, err), http.StatusRequestEntityTooLarge
 	case errors.Is(err, errNoRoute):
 		ce = connect.NewError(connect.CodeNotFound, err)
 	case errors.Is(err, errUnsupportedMediaType):
