@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -58,8 +59,10 @@ type frontDoor struct {
 	// calls, unknown /v1/ paths (through vanguard's 404 and 405), the
 	// probes, the console.
 	mux http.Handler
-	// services are the Connect service handlers by path prefix.
+	// services are the Connect service handlers by path prefix; ops the
+	// procedures the mux serves (gRPC health and reflection).
 	services map[string]http.Handler
+	ops      map[string]bool
 }
 
 func (f *frontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -78,6 +81,13 @@ func (f *frontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		if m, ok := f.check.procedures[path]; ok {
 			f.serveConnect(w, r, path, m)
+			return
+		}
+		if procedureShaped(path) && !f.ops[path] && f.check.errw.IsSupported(r) {
+			// As gRPC servers answer a method they do not have, in the
+			// call's protocol (not a 404 page a gRPC client cannot read).
+			_ = f.check.errw.Write(w, r, connect.NewError(connect.CodeUnimplemented,
+				fmt.Errorf("no procedure %s: see the API reference in the README", path)))
 			return
 		}
 		f.mux.ServeHTTP(w, r)
@@ -130,6 +140,12 @@ func (f *frontDoor) serveConnect(w http.ResponseWriter, r *http.Request, procedu
 		return
 	}
 	f.mux.ServeHTTP(w, r)
+}
+
+// procedureShaped reports whether a path is /package.Service/Method.
+func procedureShaped(path string) bool {
+	service, method, ok := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	return ok && strings.Contains(service, ".") && method != "" && !strings.Contains(method, "/")
 }
 
 // decoded is a request the front door decoded, for the procedure it is

@@ -126,12 +126,17 @@ func New(d Deps) (http.Handler, error) {
 		reclaimv1.File_reclaim_v1_wallet_proto.Services().ByName("WalletService"),
 		reclaimv1.File_reclaim_v1_project_proto.Services().ByName("ProjectService"),
 	}
-	obs.known(descriptors, mountOps(mux, newReadiness(d), descriptors, connect.WithInterceptors(obs.interceptors()...)))
+	ops := mountOps(mux, newReadiness(d), descriptors, connect.WithInterceptors(obs.interceptors()...))
+	obs.known(descriptors, ops)
 	door := &frontDoor{
 		check:    newRequestCheck(descriptors, connect.NewErrorWriter(opts), streamPath),
 		rest:     restErrors(transcoder),
 		mux:      restErrors(mux),
 		services: handlers,
+		ops:      map[string]bool{},
+	}
+	for _, p := range ops {
+		door.ops[p] = true
 	}
 	return obs.wrap(origins.handler(door)), nil
 }
@@ -139,6 +144,11 @@ func New(d Deps) (http.Handler, error) {
 // streamPath is the wallet stream's WebSocket.
 const streamPath = "/v1/wallet/{address}/stream"
 
+// notFound answers a path nothing serves with the REST error body, inside
+// /v1/ and outside alike (a client that mistypes the base path reads the
+// same body as one that mistypes a route). Unknown procedures are the front
+// door's (unimplemented, in the call's protocol).
 func notFound(w http.ResponseWriter, r *http.Request) {
-	http.Error(w, "no route for "+r.Method+" "+r.URL.Path+": see the API reference in the README", http.StatusNotFound)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	newRESTError(http.StatusNotFound, connect.CodeNotFound, "no route for "+r.Method+" "+r.URL.Path+": see the API reference in the README", "").write(w)
 }
