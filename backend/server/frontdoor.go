@@ -112,6 +112,12 @@ func (f *frontDoor) serveREST(w http.ResponseWriter, r *http.Request) {
 	// As http.ServeMux would: otelhttp names its span again, for the
 	// procedure, only for a request with a pattern (spanName).
 	r.Pattern = "/v1/"
+	if r.Method == http.MethodHead {
+		// Served as the GET it is the head of (vanguard routes HEAD to no
+		// rule); net/http sends the header only, with the GET's length.
+		r = r.WithContext(r.Context())
+		r.Method = http.MethodGet
+	}
 	if req != nil {
 		r = handOver(r, route.procedure, req)
 	}

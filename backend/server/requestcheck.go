@@ -235,9 +235,13 @@ func (g *requestCheck) checkREST(r *http.Request, body []byte) (*restRoute, prot
 		return nil, nil, invalidParam("", "the path %q is not valid UTF-8 once unescaped", r.URL.EscapedPath())
 	}
 	segments := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	method := r.Method
+	if method == http.MethodHead {
+		method = http.MethodGet // HEAD is GET without the answer's body (RFC 9110)
+	}
 	for i := range g.routes {
 		route := &g.routes[i]
-		if !route.matches(r.Method, segments) {
+		if !route.matches(method, segments) {
 			continue
 		}
 		req, err := decodeQuery(r.URL.RawQuery, route)

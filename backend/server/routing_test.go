@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"testing"
 )
 
@@ -54,4 +55,20 @@ func TestUnknownProcedureIsUnimplemented(t *testing.T) {
 		}
 	}
 	e.rest("GET", "/nothing", noCred(), nil).restErr(404, "not_found")
+}
+
+// HEAD on a GET route is the GET without its body (RFC 9110), credentials,
+// rate limit and all; HEAD on a POST route is a 405.
+func TestHeadIsGetWithoutTheBody(t *testing.T) {
+	e := newEnv(t)
+	get := e.rest("GET", "/v1/stats", apiKey(e.apiKey), nil).status(200)
+	head := e.rest("HEAD", "/v1/stats", apiKey(e.apiKey), nil).status(200)
+	if len(head.body) != 0 || head.header.Get("Content-Type") != "application/json" {
+		t.Fatalf("HEAD answered %v %q", head.header, head.body)
+	}
+	if n := head.header.Get("Content-Length"); n != "" && n != strconv.Itoa(len(get.body)) {
+		t.Fatalf("HEAD Content-Length %s, the GET's body is %d bytes", n, len(get.body))
+	}
+	e.rest("HEAD", "/v1/stats", noCred(), nil).status(401)
+	e.rest("HEAD", "/v1/sessions", apiKey(e.apiKey), nil).status(405)
 }
