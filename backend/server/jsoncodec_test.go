@@ -268,3 +268,19 @@ func FuzzEncodeMatchesReference(f *testing.F) {
 		}
 	})
 }
+
+// Every field of serviceRanges is an integer field of the contract, and a
+// body's refusal names the service's range too.
+func TestServiceRangesNameFields(t *testing.T) {
+	err := checkJSON([]byte(`{"chunkSize":-1}`), (&reclaimv1.StreamWalletAssetsRequest{}).ProtoReflect().Descriptor())
+	if want := "chunkSize: must be a whole number from 1 to 500, got -1"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	for name := range serviceRanges {
+		d, err := protoregistry.GlobalFiles.FindDescriptorByName(name)
+		fd, ok := d.(protoreflect.FieldDescriptor)
+		if err != nil || !ok || fd.Kind() != protoreflect.Uint32Kind {
+			t.Errorf("%s: %v %v", name, d, err)
+		}
+	}
+}

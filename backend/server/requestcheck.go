@@ -601,7 +601,7 @@ func queryInteger(key, v string, fd protoreflect.FieldDescriptor) (val protorefl
 		val = protoreflect.ValueOfInt64(n)
 	}
 	if err != nil {
-		lo, hi := integerRange(fd.Kind())
+		lo, hi := namedRange(fd)
 		return val, false, invalidParam(key, "%s must be a whole number from %s to %s, got %q", key, lo, hi, v)
 	}
 	return val, true, nil
