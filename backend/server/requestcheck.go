@@ -78,7 +78,7 @@ func newRequestCheck(services []protoreflect.ServiceDescriptor, errw *connect.Er
 				r.procedure = procedure
 				if mt, err := protoregistry.GlobalTypes.FindMessageByName(m.Input().FullName()); err == nil {
 					r.newInput = mt.New
-				}
+				} // else never handed over
 				g.routes = append(g.routes, r)
 			}
 		}
@@ -386,25 +386,34 @@ func oneEnvelope(body []byte) ([]byte, bool) {
 // decodeBinary decodes a protobuf body as connect-go does, and refuses one
 // that does not parse in words for a person.
 func decodeBinary(body []byte, md protoreflect.MessageDescriptor) (proto.Message, error) {
-	mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName())
-	if err != nil {
+	m, ok := newMessage(md)
+	if !ok {
 		return nil, nil
 	}
-	msg := mt.New().Interface()
+	msg := m.Interface()
 	if err := proto.Unmarshal(body, msg); err != nil {
 		return nil, invalidParam("", "request body is not a %s in the protobuf binary format: encode it with the API's .proto files", md.FullName())
 	}
 	return msg, nil
 }
 
+// newMessage makes a message of type md (false: a type protoregistry does
+// not know).
+func newMessage(md protoreflect.MessageDescriptor) (protoreflect.Message, bool) {
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName())
+	if err != nil {
+		return nil, false
+	}
+	return mt.New(), true
+}
+
 // decodeChecked checks and decodes a body (decodeRequest) into a request
 // of type md; nil when there is none to hand over.
 func decodeChecked(body []byte, md protoreflect.MessageDescriptor) (proto.Message, error) {
-	mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName())
-	if err != nil {
+	msg, ok := newMessage(md)
+	if !ok {
 		return nil, checkJSON(body, md)
 	}
-	msg := mt.New()
 	if ok, err := decodeRequest(body, msg); !ok {
 		return nil, err
 	}
