@@ -98,12 +98,12 @@ func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	go keepAlive(ctx, c)
 
 	address := r.PathValue("address")
-	ctx, size, err := h.admit(ctx, r, address)
+	ctx, in, err := h.admit(ctx, r, address)
 	if err != nil {
 		h.closeWith(ctx, c, err)
 		return
 	}
-	err = h.wallet.streamChunks(ctx, address, size, func(msg *reclaimv1.StreamWalletAssetsResponse) error {
+	err = h.wallet.streamChunks(ctx, address, in, func(msg *reclaimv1.StreamWalletAssetsResponse) error {
 		data, err := h.codec.MarshalAppend(nil, msg)
 		if err != nil {
 			return err
@@ -130,10 +130,10 @@ func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // admit authenticates, rate-limits and authorises as the interceptor does,
 // then checks the request as the Connect handler does.
-func (h *walletSocket) admit(ctx context.Context, r *http.Request, address string) (context.Context, *uint32, error) {
+func (h *walletSocket) admit(ctx context.Context, r *http.Request, address string) (context.Context, wallet.StreamRequest, error) {
 	token, err := socketToken(r)
 	if err != nil {
-		return ctx, nil, err
+		return ctx, wallet.StreamRequest{}, err
 	}
 	hdr := http.Header{clientip.Header: r.Header.Values(clientip.Header)}
 	hdr.Set("X-Api-Key", r.Header.Get("X-Api-Key"))
@@ -143,12 +143,12 @@ func (h *walletSocket) admit(ctx context.Context, r *http.Request, address strin
 	ctx, _, err = h.auth.admit(ctx, reclaimv1connect.WalletServiceStreamWalletAssetsProcedure, hdr, r.RemoteAddr,
 		&reclaimv1.StreamWalletAssetsRequest{Address: address})
 	if err != nil {
-		return ctx, nil, err
+		return ctx, wallet.StreamRequest{}, err
 	}
 	// A browser always sends Origin; other clients need not, and are
 	// admitted as before, and so are pages of this server's own origin.
 	if origin := r.Header.Get("Origin"); origin != "" && !sameHost(origin, r.Host) && !h.origins.allows(ctx, origin, principalFrom(ctx).ProjectID) {
-		return ctx, nil, connect.NewError(connect.CodePermissionDenied, errors.New("origin "+origin+
+		return ctx, wallet.StreamRequest{}, connect.NewError(connect.CodePermissionDenied, errors.New("origin "+origin+
 			" is not allowed to use this project's sessions: add it to the project's allowed origins in the console's Settings"))
 	}
 	q := r.URL.Query()
@@ -160,21 +160,22 @@ func (h *walletSocket) admit(ctx context.Context, r *http.Request, address strin
 	for _, k := range keys {
 		switch {
 		case k != "token" && k != "chunkSize":
-			return ctx, nil, invalidParam(k, "unknown query parameter %q: the stream takes chunkSize (and token)", k)
+			return ctx, wallet.StreamRequest{}, invalidParam(k, "unknown query parameter %q: the stream takes chunkSize (and token)", k)
 		case len(q[k]) > 1: // as REST refuses it
-			return ctx, nil, invalidParam(k, "%s is given %d times: give it once", k, len(q[k]))
+			return ctx, wallet.StreamRequest{}, invalidParam(k, "%s is given %d times: give it once", k, len(q[k]))
 		}
 	}
 	var n *uint32
 	if v := q.Get("chunkSize"); v != "" || q.Has("chunkSize") {
 		u, err := strconv.ParseUint(v, 10, 32)
 		if err != nil {
-			return ctx, nil, invalidf("chunkSize", "must be from 1 to %d, got %q", assets.MaxChunkSize, v)
+			return ctx, wallet.StreamRequest{}, invalidf("chunkSize", "must be from 1 to %d, got %q", assets.MaxChunkSize, v)
 		}
 		u32 := uint32(u)
 		n = &u32
 	}
-	return ctx, n, wallet.CheckStream(address, n)
+	in, err := wallet.ParseStream(address, n)
+	return ctx, in, err
 }
 
 // socketToken finds the session token: ?token=, a "bearer.<token>"

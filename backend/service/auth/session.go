@@ -71,21 +71,35 @@ func NewSessionRequest(wallet string, scopes []string, ttlSeconds *int64) (Sessi
 // Ed25519 public key on the curve (a program-derived address cannot sign,
 // so it cannot be a wallet).
 func ValidateWallet(s string) error {
-	if err := ValidateAddress(s); err != nil {
-		return err
+	_, err := ParseWallet(s)
+	return err
+}
+
+// ParseWallet decodes s as ValidateWallet checks it, once.
+func ParseWallet(s string) (solana.PublicKey, error) {
+	key, err := ParseAddress(s)
+	if err != nil {
+		return key, err
 	}
-	if !solana.MustPublicKeyFromBase58(s).IsOnCurve() {
-		return fmt.Errorf("%q is not an Ed25519 public key (it is off the curve, like a program-derived address): a wallet must be able to sign", s)
+	if !key.IsOnCurve() {
+		return solana.PublicKey{}, fmt.Errorf("%q is not an Ed25519 public key (it is off the curve, like a program-derived address): a wallet must be able to sign", s)
 	}
-	return nil
+	return key, nil
 }
 
 // ValidateAddress checks that s is the base58 of 32 bytes.
 func ValidateAddress(s string) error {
-	if _, err := solana.PublicKeyFromBase58(s); err != nil {
-		return fmt.Errorf("%q is not a Solana address (base58 of 32 bytes)", s)
+	_, err := ParseAddress(s)
+	return err
+}
+
+// ParseAddress decodes s as ValidateAddress checks it, once.
+func ParseAddress(s string) (solana.PublicKey, error) {
+	key, err := solana.PublicKeyFromBase58(s)
+	if err != nil {
+		return key, fmt.Errorf("%q is not a Solana address (base58 of 32 bytes)", s)
 	}
-	return nil
+	return key, nil
 }
 
 // Issuer mints session tokens.

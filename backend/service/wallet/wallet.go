@@ -5,6 +5,10 @@
 // transactions. The Connect/REST adapter (backend/server) only converts to
 // and from the wire; every rule lives here or in the packages it calls:
 // assets (discovery), txbuild (building), ticket (tickets), relay (submit).
+// Requests take typed values: the face decodes each address once as it
+// converts the request (ParseAddress, ParseSigner, ParseStream,
+// SelectionOf), with this package's messages, and errors about an item name
+// it by its position (items[i]).
 //
 // Errors are faults (backend/pkg/fault): invalid is the caller's to fix and
 // names the field (Param); unavailable is a dependency (cluster, database,
@@ -29,17 +33,50 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
 )
 
-// Projects reads the caller's project (its donation wallet).
+// The service's parts are small interfaces, named for what it asks of
+// each; cmd/reclaim passes the real ones (named beside each), the tests
+// fakes.
+
+// Discoverer finds a wallet's items, whole or in chunks as they are found,
+// and reads selected items as the chain holds them now (*assets.Discoverer).
+type Discoverer interface {
+	List(ctx context.Context, wallet solana.PublicKey) (assets.Listing, error)
+	Stream(ctx context.Context, wallet solana.PublicKey, opts assets.StreamOptions, emit func(chunk []assets.Item, last bool) error) error
+	Resolve(ctx context.Context, wallet solana.PublicKey, addresses []solana.PublicKey) ([]assets.Item, error)
+}
+
+// Builder builds the transactions of a selection (*txbuild.Builder):
+// Prefetch starts the reads that do not depend on the items, BuildWith
+// builds once the items are read, BurnsCNFTs says whether it can burn
+// compressed NFTs.
+type Builder interface {
+	Prefetch(ctx context.Context, p txbuild.Params, written []solana.PublicKey) *txbuild.Prefetch
+	BuildWith(ctx context.Context, p txbuild.Params, pf *txbuild.Prefetch) (txbuild.Result, error)
+	BurnsCNFTs() bool
+}
+
+// Tickets signs a built transaction's submission ticket (*ticket.Issuer).
+type Tickets interface {
+	Issue(c ticket.Claims, now time.Time, ttl time.Duration) (string, ticket.Claims, error)
+}
+
+// Relay checks signed transactions against their tickets and sends them
+// (*relay.Relay).
+type Relay interface {
+	Submit(ctx context.Context, projectID, wallet string, entries []relay.Signed) ([]relay.Result, error)
+}
+
+// Projects reads the caller's project (its donation wallet; storage.Store).
 type Projects interface {
 	GetProject(ctx context.Context, id string) (project.Project, error)
 }
 
 // Deps are the service's parts and settings.
 type Deps struct {
-	Discoverer *assets.Discoverer
-	Builder    *txbuild.Builder
-	Tickets    *ticket.Issuer
-	Relay      *relay.Relay
+	Discoverer Discoverer
+	Builder    Builder
+	Tickets    Tickets
+	Relay      Relay
 	Projects   Projects
 	// ServiceFeeBPS and Treasury: the operator's fee and where it goes.
 	ServiceFeeBPS int
