@@ -23,6 +23,7 @@ func TestDevWithACluster(t *testing.T) {
 		"RECLAIM_METRICS_ADDR": "off", "VALIDATOR_PORT": "1",
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
@@ -30,25 +31,41 @@ func TestDevWithACluster(t *testing.T) {
 		pw.Close()
 	}()
 	var lines []string
-	sc := bufio.NewScanner(pr)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		var l struct{ Msg, SolanaRPC string `json:"solana_rpc"` }
-		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "listening" {
-			if l.SolanaRPC != "http://127.0.0.1:9" {
-				t.Errorf("serving against %q", l.SolanaRPC)
+	listening := make(chan string, 1)
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+			var l struct {
+				Msg       string
+				SolanaRPC string `json:"solana_rpc"`
 			}
-			cancel()
+			if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "listening" {
+				listening <- l.SolanaRPC
+			}
 		}
-	}
+	}()
 	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("dev: %v\n%s", err, strings.Join(lines, "\n"))
+	case rpc := <-listening:
+		if rpc != "http://127.0.0.1:9" {
+			t.Errorf("serving against %q", rpc)
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("dev did not stop")
+	case err := <-done:
+		<-read
+		t.Fatalf("dev exited before listening: %v\n%s", err, strings.Join(lines, "\n"))
+	case <-time.After(60 * time.Second):
+		cancel()
+		<-done
+		<-read
+		t.Fatalf("dev did not listen within 60 s:\n%s", strings.Join(lines, "\n"))
 	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("dev: %v", err)
+	}
+	<-read
 	out := strings.Join(lines, "\n")
 	if strings.Contains(out, `"msg":"validator"`) || strings.Contains(out, "Reclaim is running") {
 		t.Errorf("dev with SOLANA_RPC_URL started more than the service:\n%s", out)
