@@ -26,7 +26,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	dir := npmPackage(t, "mcpclient")
 	s := startService(t, v, "RECLAIM_SIGN_URL=http://127.0.0.1:5173/sign")
 	f := v.NewWalletFixture(t)
-	secret, _ := json.Marshal([]int(toInts(f.Owner)))
+	secret, _ := json.Marshal(toInts(f.Owner))
 	before := v.Balance(t, f.Owner.PublicKey())
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

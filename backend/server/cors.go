@@ -95,7 +95,7 @@ func (p *originPolicy) handler(next http.Handler) http.Handler {
 		AllowOriginVaryRequestFunc: p.allow,
 		AllowedMethods:             connectcors.AllowedMethods(),
 		AllowedHeaders:             append(connectcors.AllowedHeaders(), "Authorization", "Mcp-Protocol-Version", "Mcp-Session-Id", "Last-Event-Id"),
-		ExposedHeaders:             append(exposedHeaders, "Mcp-Session-Id"),
+		ExposedHeaders:             exposedHeaders,
 		MaxAge:                     7200,
 	})
 	api := c.Handler(next)

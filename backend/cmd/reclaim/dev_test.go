@@ -57,7 +57,9 @@ func TestDevWithACluster(t *testing.T) {
 		t.Fatalf("dev exited before listening: %v\n%s", err, strings.Join(lines, "\n"))
 	case <-time.After(60 * time.Second):
 		cancel()
-		<-done
+		if err := <-done; err != nil {
+			t.Logf("dev: %v", err)
+		}
 		<-read
 		t.Fatalf("dev did not listen within 60 s:\n%s", strings.Join(lines, "\n"))
 	}

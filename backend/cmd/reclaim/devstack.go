@@ -47,7 +47,9 @@ func startValidator(ctx context.Context, dir string, port int, logw io.Writer) (
 			return nil, fmt.Errorf("npm ci in %s: %w\n%s", dir, err, out)
 		}
 	}
-	cmd := exec.Command("node", "server.js", "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--ws-port", strconv.Itoa(port+1))
+	// Without the cancel: stop ends the whole process group and waits, where
+	// a cancelled context would kill node alone.
+	cmd := exec.CommandContext(context.WithoutCancel(ctx), "node", "server.js", "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--ws-port", strconv.Itoa(port+1))
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stderr = logw
@@ -84,7 +86,7 @@ func startValidator(ctx context.Context, dir string, port int, logw io.Writer) (
 	case <-ready:
 		return v, nil
 	case <-v.done:
-		return nil, fmt.Errorf("the local validator exited before it listened on 127.0.0.1:%d (%v); is the port taken? set VALIDATOR_PORT to another:\n%s", port, v.err, said.String())
+		return nil, fmt.Errorf("the local validator exited before it listened on 127.0.0.1:%d (%w); is the port taken? set VALIDATOR_PORT to another:\n%s", port, v.err, said.String())
 	case <-ctx.Done():
 		v.stop()
 		return nil, ctx.Err()
