@@ -261,6 +261,7 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*w
 	}
 	sources := []assets.Source{assets.NewCoreSource(rc)}
 	buildOpts := []txbuild.Option{
+		//nolint:gosec // G115: serveConfig bounds both (0 to 200,000 units, 0 to config.MaxComputeUnitPrice)
 		txbuild.WithGuardHeadroomUnits(uint32(cfg.GuardHeadroomUnits)), txbuild.WithMaxComputeUnitPrice(uint64(cfg.MaxComputeUnitPrice)),
 	}
 	if cfg.DASRPCURL != "" {
