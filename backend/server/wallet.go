@@ -58,8 +58,12 @@ func walletItem(it assets.Item) *reclaimv1.WalletItem {
 	for i, a := range it.Actions {
 		out.Actions[i] = string(a)
 	}
-	mint, lamports := it.Mint.String(), it.Lamports
-	out.Mint, out.Lamports = &mint, &lamports
+	lamports := it.Lamports
+	out.Lamports = &lamports
+	if !it.Mint.IsZero() { // program buffers, nonce and stake accounts have none
+		mint := it.Mint.String()
+		out.Mint = &mint
+	}
 	if it.Symbol != "" {
 		out.Symbol = &it.Symbol
 	}

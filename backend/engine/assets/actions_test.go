@@ -14,7 +14,8 @@ import (
 
 func TestAssetsActionsTable(t *testing.T) {
 	t.Parallel()
-	want := []ItemType{"empty_account", "token", "nft", "fungible_asset", "zk_compressed_token", "cnft"}
+	want := []ItemType{"empty_account", "token", "nft", "fungible_asset", "zk_compressed_token", "cnft",
+		"excess_rent", "program_buffer", "nonce_account", "stake_account"}
 	if got := ItemTypes(); !slices.Equal(got, want) {
 		t.Fatalf("ItemTypes = %v, want the contract's %v", got, want)
 	}
@@ -22,7 +23,7 @@ func TestAssetsActionsTable(t *testing.T) {
 		if !typ.Known() || ActionsFor(typ) == nil {
 			t.Errorf("%s has no row", typ)
 		}
-		for _, a := range []Action{ActionClose, ActionBurn} {
+		for _, a := range []Action{ActionClose, ActionBurn, ActionWithdrawExcess, ActionWithdraw} {
 			if ValidAction(typ, a) != slices.Contains(ActionsFor(typ), a) {
 				t.Errorf("ValidAction(%s, %s) disagrees with ActionsFor", typ, a)
 			}

@@ -114,10 +114,11 @@ func (s *Service) resolve(ctx context.Context, wallet solana.PublicKey, sel []Se
 	out := make([]txbuild.Selected, len(sel))
 	var onChain []int
 	var addrs []solana.PublicKey
+	var types []assets.ItemType
 	for i, it := range sel {
 		addr := solana.MustPublicKeyFromBase58(it.Address)
 		if it.Type != assets.TypeCNFT {
-			onChain, addrs = append(onChain, i), append(addrs, addr)
+			onChain, addrs, types = append(onChain, i), append(addrs, addr), append(types, it.Type)
 			continue
 		}
 		if !s.d.Builder.BurnsCNFTs() {
@@ -132,7 +133,7 @@ func (s *Service) resolve(ctx context.Context, wallet solana.PublicKey, sel []Se
 	}
 	rctx, cancel := context.WithTimeout(ctx, s.d.RPCTimeout)
 	defer cancel()
-	items, err := s.d.Discoverer.Resolve(rctx, wallet, addrs)
+	items, err := s.d.Discoverer.ResolveAs(rctx, wallet, addrs, types)
 	var ierr *assets.ItemError
 	if errors.As(err, &ierr) {
 		return nil, invalidf(fieldOf(sel, ierr.Item()), "%s: %s", ierr.Item(), ierr.Reason)
@@ -154,8 +155,11 @@ func (s *Service) resolve(ctx context.Context, wallet solana.PublicKey, sel []Se
 }
 
 func pastTense(a assets.Action) string {
-	if a == assets.ActionClose {
+	switch a {
+	case assets.ActionClose:
 		return "closed"
+	case assets.ActionWithdraw, assets.ActionWithdrawExcess:
+		return "withdrawn"
 	}
 	return "burned"
 }

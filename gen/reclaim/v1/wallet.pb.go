@@ -94,7 +94,8 @@ type ListAssetsResponse struct {
 	// items are the wallet's reclaimable items.
 	Items []*WalletItem `protobuf:"bytes,2,rep,name=items,proto3" json:"items,omitempty"`
 	// counts holds the number of items of each WalletItemType, over the whole
-	// wallet, with every type present.
+	// wallet, with every type present (the new ones included:
+	// excess_rent, program_buffer, nonce_account, stake_account).
 	Counts map[string]uint32 `protobuf:"bytes,3,rep,name=counts,proto3" json:"counts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
 	// next_cursor is set when a limit cut the list short.
 	NextCursor    *string `protobuf:"bytes,4,opt,name=next_cursor,json=nextCursor,proto3,oneof" json:"next_cursor,omitempty"`
@@ -164,11 +165,14 @@ func (x *ListAssetsResponse) GetNextCursor() string {
 type WalletItem struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// type is one of empty_account, token, nft, fungible_asset,
-	// zk_compressed_token, cnft.
+	// zk_compressed_token, cnft, excess_rent (lamports of a token account or
+	// mint above its rent-exempt minimum), program_buffer, nonce_account,
+	// stake_account.
 	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
 	// address identifies the item; pass it back in an ItemSelection.
 	Address string `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
-	// mint is the token mint address.
+	// mint is the token mint address; absent for program_buffer,
+	// nonce_account and stake_account.
 	Mint *string `protobuf:"bytes,3,opt,name=mint,proto3,oneof" json:"mint,omitempty"`
 	// name is a display name.
 	Name string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
@@ -176,7 +180,9 @@ type WalletItem struct {
 	Symbol *string `protobuf:"bytes,5,opt,name=symbol,proto3,oneof" json:"symbol,omitempty"`
 	// image_uri locates the item's image.
 	ImageUri *string `protobuf:"bytes,6,opt,name=image_uri,json=imageUri,proto3,oneof" json:"image_uri,omitempty"`
-	// lamports held by the account.
+	// lamports the item's reclaim returns: those held by the account, or,
+	// for excess_rent, those above its rent-exempt minimum (the account
+	// stays open).
 	Lamports *uint64 `protobuf:"varint,7,opt,name=lamports,proto3,oneof" json:"lamports,omitempty"`
 	// decimals of the token.
 	Decimals *uint32 `protobuf:"varint,8,opt,name=decimals,proto3,oneof" json:"decimals,omitempty"`
@@ -188,11 +194,15 @@ type WalletItem struct {
 	UsdValue *float64 `protobuf:"fixed64,11,opt,name=usd_value,json=usdValue,proto3,oneof" json:"usd_value,omitempty"`
 	// collection of an NFT.
 	Collection *Collection `protobuf:"bytes,12,opt,name=collection,proto3,oneof" json:"collection,omitempty"`
-	// token_program is the owning token program's address.
+	// token_program is the address of the program that owns the item: a
+	// token program, MPL Core, Bubblegum, the upgradeable BPF loader
+	// (program_buffer), the System program (nonce_account) or the stake
+	// program (stake_account).
 	TokenProgram string `protobuf:"bytes,13,opt,name=token_program,json=tokenProgram,proto3" json:"token_program,omitempty"`
 	// is_frozen tells whether the item is frozen.
 	IsFrozen bool `protobuf:"varint,14,opt,name=is_frozen,json=isFrozen,proto3" json:"is_frozen,omitempty"`
-	// actions available for the item: close, burn.
+	// actions available for the item: close, burn, withdraw_excess
+	// (excess_rent), withdraw (stake_account).
 	Actions       []string `protobuf:"bytes,15,rep,name=actions,proto3" json:"actions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -395,7 +405,8 @@ type ItemSelection struct {
 	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
 	// address as returned by ListAssets.
 	Address string `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
-	// action is close or burn.
+	// action is close, burn, withdraw_excess or withdraw, as the item's
+	// actions offer.
 	Action        string `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

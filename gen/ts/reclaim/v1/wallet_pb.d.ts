@@ -66,7 +66,8 @@ export declare type ListAssetsResponse = Message<"reclaim.v1.ListAssetsResponse"
 
   /**
    * counts holds the number of items of each WalletItemType, over the whole
-   * wallet, with every type present.
+   * wallet, with every type present (the new ones included:
+   * excess_rent, program_buffer, nonce_account, stake_account).
    *
    * @generated from field: map<string, uint32> counts = 3;
    */
@@ -94,7 +95,9 @@ export declare const ListAssetsResponseSchema: GenMessage<ListAssetsResponse>;
 export declare type WalletItem = Message<"reclaim.v1.WalletItem"> & {
   /**
    * type is one of empty_account, token, nft, fungible_asset,
-   * zk_compressed_token, cnft.
+   * zk_compressed_token, cnft, excess_rent (lamports of a token account or
+   * mint above its rent-exempt minimum), program_buffer, nonce_account,
+   * stake_account.
    *
    * @generated from field: string type = 1;
    */
@@ -108,7 +111,8 @@ export declare type WalletItem = Message<"reclaim.v1.WalletItem"> & {
   address: string;
 
   /**
-   * mint is the token mint address.
+   * mint is the token mint address; absent for program_buffer,
+   * nonce_account and stake_account.
    *
    * @generated from field: optional string mint = 3;
    */
@@ -136,7 +140,9 @@ export declare type WalletItem = Message<"reclaim.v1.WalletItem"> & {
   imageUri?: string | undefined;
 
   /**
-   * lamports held by the account.
+   * lamports the item's reclaim returns: those held by the account, or,
+   * for excess_rent, those above its rent-exempt minimum (the account
+   * stays open).
    *
    * @generated from field: optional uint64 lamports = 7;
    */
@@ -178,7 +184,10 @@ export declare type WalletItem = Message<"reclaim.v1.WalletItem"> & {
   collection?: Collection | undefined;
 
   /**
-   * token_program is the owning token program's address.
+   * token_program is the address of the program that owns the item: a
+   * token program, MPL Core, Bubblegum, the upgradeable BPF loader
+   * (program_buffer), the System program (nonce_account) or the stake
+   * program (stake_account).
    *
    * @generated from field: string token_program = 13;
    */
@@ -192,7 +201,8 @@ export declare type WalletItem = Message<"reclaim.v1.WalletItem"> & {
   isFrozen: boolean;
 
   /**
-   * actions available for the item: close, burn.
+   * actions available for the item: close, burn, withdraw_excess
+   * (excess_rent), withdraw (stake_account).
    *
    * @generated from field: repeated string actions = 15;
    */
@@ -253,7 +263,8 @@ export declare type ItemSelection = Message<"reclaim.v1.ItemSelection"> & {
   address: string;
 
   /**
-   * action is close or burn.
+   * action is close, burn, withdraw_excess or withdraw, as the item's
+   * actions offer.
    *
    * @generated from field: string action = 3;
    */
