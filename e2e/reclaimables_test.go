@@ -198,8 +198,8 @@ func TestReclaimablesLand(t *testing.T) {
 			if after == nil {
 				t.Fatalf("%s closed", k)
 			}
-			if min := v.MinimumBalance(t, uint64(len(a.Data.GetBinary()))); after.Lamports != min || !bytes.Equal(after.Data.GetBinary(), a.Data.GetBinary()) || !after.Owner.Equals(a.Owner) {
-				t.Errorf("%s: %d lamports (minimum %d), data unchanged %v", k, after.Lamports, min, bytes.Equal(after.Data.GetBinary(), a.Data.GetBinary()))
+			if minimum := v.MinimumBalance(t, uint64(len(a.Data.GetBinary()))); after.Lamports != minimum || !bytes.Equal(after.Data.GetBinary(), a.Data.GetBinary()) || !after.Owner.Equals(a.Owner) {
+				t.Errorf("%s: %d lamports (minimum %d), data unchanged %v", k, after.Lamports, minimum, bytes.Equal(after.Data.GetBinary(), a.Data.GetBinary()))
 			}
 			gross += int64(a.Lamports - after.Lamports)
 		}

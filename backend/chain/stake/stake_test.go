@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
-	"github.com/gagliardetto/solana-go/rpc"
 	stakeprog "github.com/gagliardetto/solana-go/programs/stake"
+	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/chain/ixtest"
 	"github.com/reclaim-sol/reclaim/backend/chain/stake"
