@@ -26,18 +26,18 @@ import (
 //     p-token feature account (spltoken.PTokenFeature): read on every
 //     request, never cached, so a rent cut shows at once;
 //   - one getProgramAccounts per kind the wallet may be the authority of:
-//     Token-2022 mints (memcmp on the mint authority), loader buffers
-//     (memcmp on the Buffer state and authority, data sliced to the 37
-//     bytes of state: a buffer holds a whole program), nonce accounts
-//     (dataSize 80, memcmp on the authority), stake accounts (dataSize 200,
-//     memcmp on the withdrawer).
-// Two reads depend on the first round's answers and go out in the second,
-// beside the mints of the token accounts: SPL Token mints of the wallet
-// (dataSize 82, memcmp), only where p-token is active (the classic program
-// refuses WithdrawExcessLamports, and a cluster without it is spared the
-// scan), and the StakeHistory sysvar, only when a stake account of the
-// wallet was deactivated before the current epoch (how much of it still
-// cools down depends on it). So a listing stays at two round trips.
+//     mints of Token-2022 (memcmp on the mint authority) and of SPL Token
+//     (memcmp, dataSize 82; its items are dropped where p-token is not
+//     active: the classic program refuses WithdrawExcessLamports), loader
+//     buffers (memcmp on the Buffer state and authority, data sliced to
+//     the 37 bytes of state: a buffer holds a whole program), nonce
+//     accounts (dataSize 80, memcmp on the authority), stake accounts
+//     (dataSize 200, memcmp on the withdrawer).
+// One read depends on the first round's answers and goes out in the
+// second, beside the mints of the token accounts: the StakeHistory sysvar
+// (16 KB), only when a stake account of the wallet was deactivated before
+// the current epoch (how much of it still cools down depends on it). So a
+// listing stays at two round trips.
 
 // clusterState is what the first round reads of the cluster itself.
 type clusterState struct {
@@ -155,15 +155,14 @@ type clusterRun struct {
 // gives the mints' excess, the buffers, the nonce and the stake accounts.
 func (d *Discoverer) startCluster(ctx context.Context, wallet solana.PublicKey, step time.Duration) *clusterRun {
 	r := &clusterRun{}
-	scanned := func(s programScan) (res rpc.GetProgramAccountsResult, err error) {
-		err = within(ctx, step, func(ctx context.Context) (err error) {
-			res, err = d.run(ctx, s)
-			return err
-		})
-		return res, err
-	}
 	scan := func(s programScan) *pending[rpc.GetProgramAccountsResult] {
-		return start(func() (rpc.GetProgramAccountsResult, error) { return scanned(s) })
+		return start(func() (res rpc.GetProgramAccountsResult, err error) {
+			err = within(ctx, step, func(ctx context.Context) (err error) {
+				res, err = d.run(ctx, s)
+				return err
+			})
+			return res, err
+		})
 	}
 	r.state = start(func() (st clusterState, err error) {
 		err = within(ctx, step, func(ctx context.Context) error {
@@ -176,14 +175,8 @@ func (d *Discoverer) startCluster(ctx context.Context, wallet solana.PublicKey, 
 		})
 		return st, err
 	})
-	mints22, buffers, nonces, stakes := scan(mintScan(solana.Token2022ProgramID, wallet)), scan(bufferScan(wallet)), scan(nonceScan(wallet)), scan(stakeScan(wallet))
-	mints := start(func() (rpc.GetProgramAccountsResult, error) {
-		st, err := r.state.wait(ctx)
-		if err != nil || !st.pToken {
-			return nil, err
-		}
-		return scanned(mintScan(solana.TokenProgramID, wallet))
-	})
+	mints22, mints := scan(mintScan(solana.Token2022ProgramID, wallet)), scan(mintScan(solana.TokenProgramID, wallet))
+	buffers, nonces, stakes := scan(bufferScan(wallet)), scan(nonceScan(wallet)), scan(stakeScan(wallet))
 	history := start(func() (stake.History, error) {
 		st, err := r.state.wait(ctx)
 		if err != nil {

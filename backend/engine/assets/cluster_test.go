@@ -232,7 +232,7 @@ func minimumAfter(t *testing.T, r *recordedRPC, k solana.PublicKey) uint64 {
 // nonce account, the initialized and the fully deactivated stake account
 // for all their lamports; not the stake in its deactivation epoch. The
 // calls: the state, the StakeHistory (a delegation was deactivated before
-// the current epoch), five scans (SPL Token mints too: p-token is active).
+// the current epoch), five scans.
 func TestAssetsClusterItems(t *testing.T) {
 	t.Parallel()
 	r := newRecordedRPC(t)
@@ -289,8 +289,8 @@ func TestAssetsClusterItems(t *testing.T) {
 
 // TestAssetsClusterDetection: what the first round trip reads decides what
 // is offered. Without p-token (its feature account absent or not active)
-// SPL Token's accounts and mints offer no excess and its mints are not
-// scanned; with the rent unchanged (6,960 a byte) nothing is listed as
+// SPL Token's accounts and mints offer no excess (its mints are scanned all
+// the same, in the first round trip); with the rent unchanged (6,960 a byte) nothing is listed as
 // excess, at the same cost; without a Rent sysvar, no excess either;
 // without the Clock, no stake account.
 func TestAssetsClusterDetection(t *testing.T) {
@@ -314,13 +314,13 @@ func TestAssetsClusterDetection(t *testing.T) {
 				return nil
 			}
 			return a
-		}, []solana.PublicKey{recT22, recMine22}, 2, 4},
+		}, []solana.PublicKey{recT22, recMine22}, 2, 5},
 		{"p-token's feature proposed, not active", func(k solana.PublicKey, a *rpc.Account) *rpc.Account {
 			if k.Equals(spltoken.PTokenFeature) {
 				a.Data = rpc.DataBytesOrJSONFromBytes(make([]byte, 9))
 			}
 			return a
-		}, []solana.PublicKey{recT22, recMine22}, 2, 4},
+		}, []solana.PublicKey{recT22, recMine22}, 2, 5},
 		{"the rent unchanged", func(k solana.PublicKey, a *rpc.Account) *rpc.Account {
 			if k.Equals(rent.Address) {
 				a.Data = rpc.DataBytesOrJSONFromBytes(rentAt(6960))

@@ -120,7 +120,7 @@ func TestAssetsListOrderAndCounts(t *testing.T) {
 }
 
 // TestListBatching pins the number of RPC calls: two getTokenAccountsByOwner
-// with the cluster's reads (its state, four getProgramAccounts), the
+// with the cluster's reads (its state, five getProgramAccounts), the
 // mints and their metadata PDAs in chunks of 100 keys, and one chunked read of the
 // collections' metadata with the NFTs' edition PDAs and the Rent sysvar: the
 // calls grow with ceil(accounts / 100).
@@ -150,11 +150,10 @@ func TestAssetsListBatching(t *testing.T) {
 			if len(l.Items) != n || l.Items[0].Collection == nil || l.Items[0].Collection.Name != "Collection" {
 				t.Fatalf("%d items, first %+v", len(l.Items), l.Items[0])
 			}
-			// 2 getTokenAccountsByOwner, the cluster's state (1) and its 4
-			// scans (Token-2022 mints, buffers, nonce and stake accounts; no
-			// SPL Token mints: p-token is not active), the mints, then the
-			// collections and editions.
-			want := 2 + 1 + 4 + (2*n+99)/100 + (3+n+1+99)/100
+			// 2 getTokenAccountsByOwner, the cluster's state (1) and its 5
+			// scans (mints of both programs, buffers, nonce and stake
+			// accounts), the mints, then the collections and editions.
+			want := 2 + 1 + 5 + (2*n+99)/100 + (3+n+1+99)/100
 			if got := f.total(); got != want {
 				t.Errorf("%d accounts: %d RPC calls (%v), want %d", n, got, f.calls, want)
 			}
