@@ -122,6 +122,31 @@ func checkGross(t *testing.T, b built, landed []burnLanded, listed map[string]wa
 	}
 }
 
+// excessWallet is what a wallet of the excess rent tests holds: an SPL
+// Token account of 1,000,000 tokens, a Token-2022 account of 5,000, an
+// empty Token-2022 account, wrapped SOL, a Token-2022 and an SPL Token mint
+// whose mint authority it is; issuer holds the other mints' authority.
+type excessWallet struct {
+	spl, t22, empty, wrapped, mine22, mineSPL solana.PublicKey
+}
+
+func newExcessWallet(t *testing.T, v *harness.Validator, owner, issuer solana.PrivateKey) excessWallet {
+	t.Helper()
+	w := owner.PublicKey()
+	var x excessWallet
+	splMint := v.CreateMint(t, issuer, harness.MintSpec{Decimals: 6})
+	x.spl = v.CreateATA(t, owner, w, splMint)
+	v.MintTo(t, splMint, x.spl, 1_000_000)
+	t22Mint := v.CreateMint(t, issuer, harness.MintSpec{Program: solana.Token2022ProgramID, Decimals: 9})
+	x.t22 = v.CreateATA(t, owner, w, t22Mint)
+	v.MintTo(t, t22Mint, x.t22, 5_000)
+	x.empty = v.CreateATA(t, owner, w, v.CreateMint(t, issuer, harness.MintSpec{Program: solana.Token2022ProgramID}))
+	x.wrapped = v.WrapSOL(t, owner, 100_000_000)
+	x.mine22 = v.CreateMint(t, owner, harness.MintSpec{Program: solana.Token2022ProgramID, Decimals: 2}).Address
+	x.mineSPL = v.CreateMint(t, owner, harness.MintSpec{Decimals: 0}).Address
+	return x
+}
+
 func selectListed(items map[string]walletItem, action string) []selection {
 	var sel []selection
 	for _, it := range items {
@@ -152,16 +177,8 @@ func TestReclaimablesLand(t *testing.T) {
 
 	t.Run("excess rent", func(t *testing.T) {
 		s := s.in(t)
-		splMint := v.CreateMint(t, issuer, harness.MintSpec{Decimals: 6})
-		spl := v.CreateATA(t, owner, w, splMint)
-		v.MintTo(t, splMint, spl, 1_000_000)
-		t22Mint := v.CreateMint(t, issuer, harness.MintSpec{Program: solana.Token2022ProgramID, Decimals: 9})
-		t22 := v.CreateATA(t, owner, w, t22Mint)
-		v.MintTo(t, t22Mint, t22, 5_000)
-		empty := v.CreateATA(t, owner, w, v.CreateMint(t, issuer, harness.MintSpec{Program: solana.Token2022ProgramID}))
-		wrapped := v.WrapSOL(t, owner, 100_000_000)
-		mine22 := v.CreateMint(t, owner, harness.MintSpec{Program: solana.Token2022ProgramID, Decimals: 2}).Address
-		mineSPL := v.CreateMint(t, owner, harness.MintSpec{Decimals: 0}).Address
+		x := newExcessWallet(t, v, owner, issuer)
+		spl, t22, empty, wrapped, mine22, mineSPL := x.spl, x.t22, x.empty, x.wrapped, x.mine22, x.mineSPL
 		if listed, _ := listedBy(t, s, w, token, "excess_rent"); len(listed) != 0 {
 			t.Fatalf("excess rent before the rent cut: %+v", listed)
 		}

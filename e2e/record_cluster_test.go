@@ -32,17 +32,8 @@ func TestRecordClusterAnswers(t *testing.T) {
 	v := harness.Private(t)
 	owner, issuer := v.NewWallet(t, 100*solana.LAMPORTS_PER_SOL), v.NewWallet(t, 10*solana.LAMPORTS_PER_SOL)
 	w := owner.PublicKey()
-	splMint := v.CreateMint(t, issuer, harness.MintSpec{Decimals: 6})
-	spl := v.CreateATA(t, owner, w, splMint)
-	v.MintTo(t, splMint, spl, 1_000_000)
-	t22Mint := v.CreateMint(t, issuer, harness.MintSpec{Program: solana.Token2022ProgramID, Decimals: 9})
-	t22 := v.CreateATA(t, owner, w, t22Mint)
-	v.MintTo(t, t22Mint, t22, 5_000)
-	emptyMint := v.CreateMint(t, issuer, harness.MintSpec{Program: solana.Token2022ProgramID})
-	v.CreateATA(t, owner, w, emptyMint)
-	v.WrapSOL(t, owner, 100_000_000)
-	mine22 := v.CreateMint(t, owner, harness.MintSpec{Program: solana.Token2022ProgramID, Decimals: 2}).Address
-	mineSPL := v.CreateMint(t, owner, harness.MintSpec{Decimals: 0}).Address
+	x := newExcessWallet(t, v, owner, issuer)
+	spl, t22, mine22, mineSPL := x.spl, x.t22, x.mine22, x.mineSPL
 	buffer := v.CreateBuffer(t, owner, 2_000)
 	nonceAccount := v.CreateNonce(t, owner)
 	initialized := v.CreateStake(t, owner, solana.LAMPORTS_PER_SOL, false)
@@ -91,7 +82,15 @@ func TestRecordClusterAnswers(t *testing.T) {
 	record("stake-history", "getMultipleAccounts", []string{b58(solana.SysVarStakeHistoryPubkey)}, base64Opts)
 	record("token-accounts-spl", "getTokenAccountsByOwner", b58(w), map[string]any{"programId": b58(solana.TokenProgramID)}, base64Opts)
 	record("token-accounts-2022", "getTokenAccountsByOwner", b58(w), map[string]any{"programId": b58(solana.Token2022ProgramID)}, base64Opts)
-	record("mints", "getMultipleAccounts", []string{b58(splMint.Address), b58(t22Mint.Address), b58(emptyMint.Address), b58(solana.WrappedSol)}, base64Opts)
+	var mints []string
+	for _, k := range []solana.PublicKey{spl, t22, x.empty, x.wrapped} {
+		st, err := spltoken.ParseAccount(account(t, v, k).Data.GetBinary())
+		if err != nil {
+			t.Fatal(err)
+		}
+		mints = append(mints, b58(st.Mint))
+	}
+	record("mints", "getMultipleAccounts", mints, base64Opts)
 	record("mints-2022", "getProgramAccounts", b58(solana.Token2022ProgramID), opts(memcmp(0, spltoken.MintAuthorityBytes(w))))
 	record("mints-spl", "getProgramAccounts", b58(solana.TokenProgramID), opts(memcmp(0, spltoken.MintAuthorityBytes(w)), map[string]any{"dataSize": spltoken.MintSize}))
 	sliced := opts(memcmp(0, loaderv3.AuthorityFilter(w)))

@@ -1,7 +1,6 @@
 package loaderv3_test
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"testing"
 
@@ -11,10 +10,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/chain/loaderv3"
 )
 
-func key(name string) solana.PublicKey {
-	h := sha256.Sum256([]byte(name))
-	return solana.PublicKeyFromBytes(h[:])
-}
+var key = ixtest.Key
 
 func hx(k solana.PublicKey) string { return hex.EncodeToString(k[:]) }
 
@@ -26,9 +22,9 @@ func hx(k solana.PublicKey) string { return hex.EncodeToString(k[:]) }
 func TestInstructionLayouts(t *testing.T) {
 	t.Parallel()
 	buffer, recipient, authority := key("buffer"), key("recipient"), key("authority")
-	w := func(k solana.PublicKey) ixtest.Meta { return ixtest.Meta{Key: k, Writable: true} }
-	s := func(k solana.PublicKey) ixtest.Meta { return ixtest.Meta{Key: k, Signer: true} }
-	ro := func(k solana.PublicKey) ixtest.Meta { return ixtest.Meta{Key: k} }
+	w := ixtest.Writable
+	s := ixtest.Signer
+	ro := ixtest.ReadOnly
 	loader := solana.MustPublicKeyFromBase58("BPFLoaderUpgradeab1e11111111111111111111111")
 	ixtest.Run(t, []ixtest.Case{
 		{

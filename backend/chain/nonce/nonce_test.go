@@ -1,7 +1,6 @@
 package nonce_test
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"testing"
 
@@ -12,10 +11,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/chain/nonce"
 )
 
-func key(name string) solana.PublicKey {
-	h := sha256.Sum256([]byte(name))
-	return solana.PublicKeyFromBytes(h[:])
-}
+var key = ixtest.Key
 
 // TestWithdraw pins WithdrawNonceAccount to solana-system-interface's
 // withdraw_nonce_account (u32 5, the lamports; nonce and recipient
@@ -24,8 +20,8 @@ func key(name string) solana.PublicKey {
 func TestWithdraw(t *testing.T) {
 	t.Parallel()
 	acct, to, auth := key("nonce"), key("to"), key("authority")
-	w := func(k solana.PublicKey) ixtest.Meta { return ixtest.Meta{Key: k, Writable: true} }
-	ro := func(k solana.PublicKey) ixtest.Meta { return ixtest.Meta{Key: k} }
+	w := ixtest.Writable
+	ro := ixtest.ReadOnly
 	ixtest.Run(t, []ixtest.Case{{
 		Name: "WithdrawNonceAccount", Ix: nonce.Withdraw(acct, to, auth, 1_447_680),
 		Program: solana.SystemProgramID, Data: "05000000" + "0017160000000000",

@@ -1,7 +1,6 @@
 package stake_test
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"math"
 	"testing"
@@ -14,10 +13,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/chain/stake"
 )
 
-func key(name string) solana.PublicKey {
-	h := sha256.Sum256([]byte(name))
-	return solana.PublicKeyFromBytes(h[:])
-}
+var key = ixtest.Key
 
 const sol = 1_000_000_000
 
@@ -27,8 +23,8 @@ const sol = 1_000_000_000
 func TestWithdraw(t *testing.T) {
 	t.Parallel()
 	acct, to, auth := key("stake"), key("to"), key("withdrawer")
-	w := func(k solana.PublicKey) ixtest.Meta { return ixtest.Meta{Key: k, Writable: true} }
-	ro := func(k solana.PublicKey) ixtest.Meta { return ixtest.Meta{Key: k} }
+	w := ixtest.Writable
+	ro := ixtest.ReadOnly
 	ixtest.Run(t, []ixtest.Case{{
 		Name: "Withdraw", Ix: stake.Withdraw(acct, to, auth, 5*sol+2_282_880),
 		Program: solana.StakeProgramID, Data: "04000000" + "80c7282a01000000",

@@ -214,11 +214,11 @@ func (d *Discoverer) startCluster(ctx context.Context, wallet solana.PublicKey, 
 		if err != nil {
 			return nil, err
 		}
-		items = append(items, bufferItems(res, wallet)...)
+		items = append(items, itemsOf(res, forWallet(bufferOf, wallet))...)
 		if res, err = nonces.wait(ctx); err != nil {
 			return nil, err
 		}
-		items = append(items, nonceItems(res, wallet)...)
+		items = append(items, itemsOf(res, forWallet(nonceOf, wallet))...)
 		if res, err = stakes.wait(ctx); err != nil {
 			return nil, err
 		}

@@ -109,14 +109,7 @@ func mintOf(address, program solana.PublicKey, lamports uint64, d []byte, wallet
 
 // mintExcessItems are the excess_rent items of the mints res found.
 func mintExcessItems(res rpc.GetProgramAccountsResult, wallet solana.PublicKey, st clusterState) []Item {
-	var out []Item
-	for _, ka := range res {
-		if ka == nil || ka.Account == nil {
-			continue
-		}
-		if it, reason := mintOf(ka.Pubkey, ka.Account.Owner, ka.Account.Lamports, data(ka.Account), wallet, st); reason == "" {
-			out = append(out, it)
-		}
-	}
-	return out
+	return itemsOf(res, func(address, owner solana.PublicKey, lamports uint64, d []byte) (Item, string) {
+		return mintOf(address, owner, lamports, d, wallet, st)
+	})
 }

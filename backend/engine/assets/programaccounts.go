@@ -47,16 +47,29 @@ func bufferOf(address, owner solana.PublicKey, lamports uint64, d []byte, wallet
 	return newAccountItem(TypeProgramBuffer, address, wallet, owner, lamports), ""
 }
 
-func bufferItems(res rpc.GetProgramAccountsResult, wallet solana.PublicKey) []Item {
+// accountOf makes the item of an account a scan found, or says why there
+// is none.
+type accountOf func(address, owner solana.PublicKey, lamports uint64, d []byte) (Item, string)
+
+// itemsOf are the items of the accounts res found, those of gives a reason
+// for left out.
+func itemsOf(res rpc.GetProgramAccountsResult, of accountOf) []Item {
 	var out []Item
 	for _, ka := range res {
 		if ka != nil && ka.Account != nil {
-			if it, reason := bufferOf(ka.Pubkey, ka.Account.Owner, ka.Account.Lamports, data(ka.Account), wallet); reason == "" {
+			if it, reason := of(ka.Pubkey, ka.Account.Owner, ka.Account.Lamports, data(ka.Account)); reason == "" {
 				out = append(out, it)
 			}
 		}
 	}
 	return out
+}
+
+// forWallet binds the wallet of an item maker.
+func forWallet(f func(address, owner solana.PublicKey, lamports uint64, d []byte, wallet solana.PublicKey) (Item, string), wallet solana.PublicKey) accountOf {
+	return func(address, owner solana.PublicKey, lamports uint64, d []byte) (Item, string) {
+		return f(address, owner, lamports, d, wallet)
+	}
 }
 
 // nonceOf is the nonce account at address as an item of wallet; reason
@@ -70,18 +83,6 @@ func nonceOf(address, owner solana.PublicKey, lamports uint64, d []byte, wallet 
 		return Item{}, reasonOtherAuthority
 	}
 	return newAccountItem(TypeNonceAccount, address, wallet, owner, lamports), ""
-}
-
-func nonceItems(res rpc.GetProgramAccountsResult, wallet solana.PublicKey) []Item {
-	var out []Item
-	for _, ka := range res {
-		if ka != nil && ka.Account != nil {
-			if it, reason := nonceOf(ka.Pubkey, ka.Account.Owner, ka.Account.Lamports, data(ka.Account), wallet); reason == "" {
-				out = append(out, it)
-			}
-		}
-	}
-	return out
 }
 
 // stakeAccount is a stake account of the wallet as read.
