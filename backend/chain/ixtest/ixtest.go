@@ -88,7 +88,7 @@ func Key(name string) solana.PublicKey {
 	return solana.PublicKeyFromBytes(h[:])
 }
 
-// Writable, Signer and ReadOnly are the expected metas of key.
+// Writable is the expected meta of a writable account that does not sign.
 func Writable(k solana.PublicKey) Meta { return Meta{Key: k, Writable: true} }
 
 // Signer is a read-only signer.
