@@ -2,6 +2,7 @@ package assets
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/gagliardetto/solana-go"
@@ -43,6 +44,9 @@ func (d *Discoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addre
 // wallet or cannot be reclaimed now gives an *ItemError (the first one in
 // order).
 func (d *Discoverer) ResolveAs(ctx context.Context, wallet solana.PublicKey, addresses []solana.PublicKey, types []ItemType) ([]Item, error) {
+	if types != nil && len(types) != len(addresses) {
+		return nil, fmt.Errorf("resolve %d addresses with %d types", len(addresses), len(types))
+	}
 	ctx = rpclimit.Ensure(ctx)
 	want := func(i int) ItemType {
 		if types == nil {
