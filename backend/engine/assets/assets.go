@@ -117,6 +117,8 @@ type Listing struct {
 // ItemError names the first address Resolve cannot build for.
 type ItemError struct {
 	Address string
+	// Index is the address's position in the addresses Resolve was given.
+	Index int
 	// Reason is a sentence for the client, e.g. "account not found".
 	Reason string
 }

@@ -79,7 +79,7 @@ func (d *Discoverer) ResolveAs(ctx context.Context, wallet solana.PublicKey, add
 	var coresAt []int
 	for i, addr := range addresses {
 		a := accs[i]
-		fail := func(reason string) error { return &ItemError{Address: addr.String(), Reason: reason} }
+		fail := func(reason string) error { return &ItemError{Address: addr.String(), Index: i, Reason: reason} }
 		if a == nil {
 			return nil, fail(reasonNotFound)
 		}
@@ -121,7 +121,7 @@ func (d *Discoverer) ResolveAs(ctx context.Context, wallet solana.PublicKey, add
 			items[i] = it
 			continue
 		case a.Owner.Equals(stake.ProgramID):
-			it, err := cs.stakeAt(ctx, addr, a, wallet)
+			it, err := cs.stakeAt(ctx, i, addr, a, wallet)
 			if err != nil {
 				return nil, err
 			}
@@ -255,11 +255,12 @@ func (r *stateReader) state(ctx context.Context) (clusterState, error) {
 	return r.st, nil
 }
 
-// stakeAt is the stake account a (at address) as an item of wallet, or an
-// *ItemError saying why it cannot be withdrawn now.
-func (r *stateReader) stakeAt(ctx context.Context, address solana.PublicKey, a *rpc.Account, wallet solana.PublicKey) (Item, error) {
+// stakeAt is the stake account a (at address, index at of the addresses)
+// as an item of wallet, or an *ItemError saying why it cannot be withdrawn
+// now.
+func (r *stateReader) stakeAt(ctx context.Context, at int, address solana.PublicKey, a *rpc.Account, wallet solana.PublicKey) (Item, error) {
 	fail := func(reason string) (Item, error) {
-		return Item{}, &ItemError{Address: address.String(), Reason: reason}
+		return Item{}, &ItemError{Address: address.String(), Index: at, Reason: reason}
 	}
 	s, err := stake.Parse(data(a))
 	if err != nil {
