@@ -97,3 +97,30 @@ func ActionsFor(t ItemType) []Action {
 func ValidAction(t ItemType, a Action) bool {
 	return slices.Contains(actions[t], a)
 }
+
+// safe is the one table of what "select all safe items" takes: for each
+// type, the action that destroys nothing its owner could still want. An
+// empty account closes (nothing in it), excess rent is withdrawn (the
+// account stays open with all it holds), a program buffer, a nonce account
+// and a stake account with nothing staked give back their lamports. Every
+// burn is left out, and so is a token's close (wrapped SOL: its balance is
+// the owner's wrapped SOL).
+var safe = map[ItemType]Action{
+	TypeEmptyAccount:  ActionClose,
+	TypeExcessRent:    ActionWithdrawExcess,
+	TypeProgramBuffer: ActionClose,
+	TypeNonceAccount:  ActionClose,
+	TypeStakeAccount:  ActionWithdraw,
+}
+
+// SafeAction is the action a select-all build takes on it, and whether it
+// takes any: the item's type must have a safe action, and the item must
+// offer it now (an empty account another key is the close authority of
+// offers none).
+func (it Item) SafeAction() (Action, bool) {
+	a, ok := safe[it.Type]
+	if !ok || !slices.Contains(it.Actions, a) {
+		return "", false
+	}
+	return a, true
+}

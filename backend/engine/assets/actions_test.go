@@ -40,6 +40,43 @@ func TestAssetsActionsTable(t *testing.T) {
 	}
 }
 
+// TestAssetsSafeActions: select-all takes each safe type's one action when
+// the item offers it, and never a burn nor a token's close.
+func TestAssetsSafeActions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		item Item
+		want Action
+	}{
+		{Item{Type: TypeEmptyAccount, Actions: []Action{ActionClose}}, ActionClose},
+		{Item{Type: TypeEmptyAccount, HasCloseAuthority: true}, ""}, // another key closes it
+		{Item{Type: TypeExcessRent, Actions: []Action{ActionWithdrawExcess}}, ActionWithdrawExcess},
+		{Item{Type: TypeProgramBuffer, Actions: []Action{ActionClose}}, ActionClose},
+		{Item{Type: TypeNonceAccount, Actions: []Action{ActionClose}}, ActionClose},
+		{Item{Type: TypeStakeAccount, Actions: []Action{ActionWithdraw}}, ActionWithdraw},
+		{Item{Type: TypeToken, Actions: []Action{ActionBurn}}, ""},
+		{Item{Type: TypeToken, IsNative: true, Actions: []Action{ActionClose}}, ""},
+		{Item{Type: TypeNFT, Actions: []Action{ActionBurn}}, ""},
+		{Item{Type: TypeCNFT, Actions: []Action{ActionBurn}}, ""},
+		{Item{Type: TypeFungibleAsset}, ""},
+		{Item{Type: TypeZKCompressedToken}, ""},
+	} {
+		a, ok := tc.item.SafeAction()
+		if a != tc.want || ok != (tc.want != "") {
+			t.Errorf("%s %+v: SafeAction = %q %v, want %q", tc.item.Type, tc.item.Actions, a, ok, tc.want)
+		}
+		if ok && (a == ActionBurn || !ValidAction(tc.item.Type, a)) {
+			t.Errorf("%s: select-all takes %s", tc.item.Type, a)
+		}
+	}
+	for _, typ := range ItemTypes() {
+		a, ok := Item{Type: typ, Actions: ActionsFor(typ)}.SafeAction()
+		if ok && a == ActionBurn {
+			t.Errorf("%s: select-all burns", typ)
+		}
+	}
+}
+
 // TestAssetsClassifyOffersOnlyTableActions classifies every kind of token
 // account: an item's actions are always some of its type's.
 func TestAssetsClassifyOffersOnlyTableActions(t *testing.T) {
