@@ -155,6 +155,21 @@ func selectListed(items map[string]walletItem, action string) []selection {
 	return sel
 }
 
+// reclaimablesEnv is what the tests of issue 23 start from: the wallet
+// guards' client, a validator of the test's own (a rent cut and warps
+// change the whole cluster), the service on it, a wallet of 100 SOL with a
+// session, and an issuer of 10 SOL for the mints the wallet does not
+// control.
+func reclaimablesEnv(t *testing.T) (v *harness.Validator, s *service, owner, issuer solana.PrivateKey, token string) {
+	t.Helper()
+	guardClient(t)
+	requireLighthouse(t)
+	v = harness.Private(t)
+	s = startService(t, v)
+	owner, issuer = v.NewWallet(t, 100*solana.LAMPORTS_PER_SOL), v.NewWallet(t, 10*solana.LAMPORTS_PER_SOL)
+	return v, s, owner, issuer, s.session(owner.PublicKey())
+}
+
 // TestReclaimablesLand: token accounts of both programs with balances, a
 // Token-2022 mint and an SPL Token mint (p-token) of the wallet, an empty
 // account and wrapped SOL; no excess before the rent cut; after it, exactly
@@ -166,13 +181,8 @@ func selectListed(items map[string]walletItem, action string) []selection {
 // with wallet guards; the ledger counts each type.
 func TestReclaimablesLand(t *testing.T) {
 	t.Parallel()
-	guardClient(t)
-	requireLighthouse(t)
-	v := harness.Private(t)
-	s := startService(t, v)
-	owner, issuer := v.NewWallet(t, 100*solana.LAMPORTS_PER_SOL), v.NewWallet(t, 10*solana.LAMPORTS_PER_SOL)
+	v, s, owner, issuer, token := reclaimablesEnv(t)
 	w := owner.PublicKey()
-	token := s.session(w)
 	var gross int64 // what every landed item returned, by the chain
 
 	t.Run("excess rent", func(t *testing.T) {

@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
-
-	"github.com/reclaim-sol/reclaim/e2e/harness"
 )
 
 // summary is GET /v1/wallet/{address}/summary's answer.
@@ -33,13 +31,8 @@ type summary struct {
 // its listed lamports; then nothing is left to select.
 func TestSelectAllAndSummary(t *testing.T) {
 	t.Parallel()
-	guardClient(t)
-	requireLighthouse(t)
-	v := harness.Private(t)
-	s := startService(t, v)
-	owner, issuer := v.NewWallet(t, 100*solana.LAMPORTS_PER_SOL), v.NewWallet(t, 10*solana.LAMPORTS_PER_SOL)
+	v, s, owner, issuer, token := reclaimablesEnv(t)
 	w := owner.PublicKey()
-	token := s.session(w)
 
 	x := newExcessWallet(t, v, owner, issuer)
 	buffer := v.CreateBuffer(t, owner, 1_000)
