@@ -134,9 +134,10 @@ func (s *walletServer) GetSummary(ctx context.Context, req *connect.Request[recl
 	if err != nil {
 		return nil, err
 	}
+	level := m.PriorityFeeLevel
 	sum, err := s.svc.Summary(ctx, wallet.SummaryRequest{
 		ProjectID: principalFrom(ctx).ProjectID, Wallet: signer,
-		DonationPercentage: m.DonationPercentage, PriorityFeeLevel: (*wallet.PriorityLevel)(m.PriorityFeeLevel),
+		DonationPercentage: m.DonationPercentage, PriorityFeeLevel: (*wallet.PriorityLevel)(level),
 	})
 	if err != nil {
 		return nil, err
