@@ -18,6 +18,7 @@ import {
   sessionToken,
   type BuildTransactionsResponse,
   type GetStatsResponse,
+  type GetSummaryResponse,
   type WalletItem,
 } from "@reclaim-sol/client";
 import { SolanaSignTransaction, type SolanaSignTransactionFeature } from "@solana/wallet-standard-features";
@@ -109,8 +110,7 @@ async function connect(config: Config, wallet: Wallet) {
   $<HTMLButtonElement>("select-all").onclick = () => {
     for (const box of document.querySelectorAll<HTMLInputElement>('[data-testid="select"]:not(:disabled)')) box.checked = true;
   };
-  // The summary, shown before anything is built, beside the stats.
-  await Promise.all([summary(s).catch((err) => fail("summary", err)), stats(s)]);
+  await stats(s);
 }
 
 // newSession asks the integrator's backend for a session token: the backend
@@ -127,7 +127,14 @@ async function newSession(wallet: string): Promise<string> {
 
 async function list(s: Session) {
   status("Listing the wallet's items…");
-  const listing = await s.wallets.listAssets({ address: s.account.address });
+  // The summary is asked with the items and shown with them, in one go:
+  // it stands above the buttons, which must not move once they show.
+  const [listing, sum] = await Promise.all([
+    s.wallets.listAssets({ address: s.account.address }),
+    s.wallets.getSummary({ address: s.account.address, donationPercentage: donation(), priorityFeeLevel: "none" })
+      .catch((err) => fail("summary", err)),
+  ]);
+  if (sum) showSummary(sum);
   s.items = listing.items;
   $("items").replaceChildren(...listing.items.map((it) => {
     const action = it.actions[0];
@@ -159,11 +166,10 @@ async function build(s: Session) {
 // donation is the fraction of the rebate the person chose to donate.
 const donation = () => Number($<HTMLInputElement>("donation").value) / 100;
 
-// summary shows, before anything is built, what the wallet holds per type
-// and what reclaiming every safe item would return (the same figures the
-// select-all build then returns).
-async function summary(s: Session) {
-  const sum = await s.wallets.getSummary({ address: s.account.address, donationPercentage: donation(), priorityFeeLevel: "none" });
+// showSummary shows, before anything is built, what the wallet holds per
+// type and what reclaiming every safe item would return (the same figures
+// the select-all build then returns).
+function showSummary(sum: GetSummaryResponse) {
   const t = sum.totals!;
   const types = Object.entries(sum.types).filter(([, v]) => v.count > 0)
     .map(([k, v]) => el("tr", {}, el("th", {}, k), el("td", { class: "num" }, `${v.count} (${formatSol(v.lamports)} SOL)`)));
