@@ -90,7 +90,7 @@ func (e Explorer) AddressURL(addr string) string { return e.link("address", addr
 // dropped), with thousands separators.
 func sol(lamports int64) string {
 	sign := ""
-	u := uint64(lamports)
+	u := uint64(lamports) //nolint:gosec // G115: read only when lamports >= 0; a negative one is negated below (two's complement: -math.MinInt64 as uint64 is its magnitude)
 	if lamports < 0 {
 		sign, u = "-", uint64(-lamports)
 	}
@@ -139,9 +139,13 @@ func short(s string) string {
 }
 
 var typeLabels = map[string]string{
-	"token_account_closure": "Account closure",
-	"token_burn":            "Token burn",
-	"nft_burn":              "NFT burn",
+	"token_account_closure":    "Account closure",
+	"token_burn":               "Token burn",
+	"nft_burn":                 "NFT burn",
+	"excess_rent_withdrawal":   "Excess rent withdrawal",
+	"program_buffer_closure":   "Program buffer closure",
+	"nonce_account_closure":    "Nonce account closure",
+	"stake_account_withdrawal": "Stake withdrawal",
 }
 
 func typeLabel(t string) string {

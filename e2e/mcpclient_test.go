@@ -47,6 +47,10 @@ func TestMCPTypeScriptClient(t *testing.T) {
 		Submitted                   []struct{ Status, Signature string }
 		ConfirmedBy                 string
 		Confirmed                   bool
+		Summary                     struct {
+			TransactionCount int64
+			Totals           struct{ NetRebate int64 }
+		}
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("parse %s: %v", out, err)
@@ -57,13 +61,16 @@ func TestMCPTypeScriptClient(t *testing.T) {
 			t.Errorf("a missing or wrong credential: %q, want a 401 refusal", refused)
 		}
 	}
-	for _, tool := range []string{"list_wallet_items", "build_reclaim_transactions", "submit_signed_transactions", "get_project_stats", "get_leaderboard"} {
+	for _, tool := range []string{"summarize_wallet", "list_wallet_items", "build_reclaim_transactions", "submit_signed_transactions", "get_project_stats", "get_leaderboard"} {
 		if !slices.Contains(got.Tools, tool) {
 			t.Errorf("tools %v lack %s", got.Tools, tool)
 		}
 	}
 	if got.Listed == 0 || !strings.Contains(got.Signing, "never signs") || !strings.HasPrefix(got.SignURL, "http://127.0.0.1:5173/sign?build=") {
 		t.Errorf("listed %d, signing %q, signUrl %q", got.Listed, got.Signing, got.SignURL)
+	}
+	if got.Summary.TransactionCount == 0 || got.Summary.Totals.NetRebate <= 0 {
+		t.Errorf("the summary before the build: %+v, want the wallet's empty accounts in at least one transaction", got.Summary)
 	}
 	if len(got.Submitted) == 0 || !got.Confirmed {
 		t.Fatalf("submitted %+v, confirmed %t (by %s)", got.Submitted, got.Confirmed, got.ConfirmedBy)

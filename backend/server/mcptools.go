@@ -45,9 +45,25 @@ var toolSpecs = []toolSpec{
 		},
 	},
 	{
+		name: "summarize_wallet", operationID: "WalletService_GetSummary", procedure: reclaimv1connect.WalletServiceGetSummaryProcedure,
+		title: "Summarise what a wallet can reclaim",
+		description: "What a Solana wallet holds per item type (types: count and lamports of each) and what reclaiming every safe item " +
+			"would return: totals (grossRebate, fees, donationAmount, netRebate: what the wallet receives, in lamports) and transactionCount, " +
+			"exactly what build_reclaim_transactions with selectAll true returns while the chain and fees stay put. Safe items are the " +
+			"closes of empty accounts, excess rent, program buffers, nonce and deactivated stake accounts: never a burn. Optional " +
+			"donationPercentage (0 to 1) and priorityFeeLevel (none, low, medium, high) as a build's. Builds nothing, issues no ticket. Read-only.",
+		annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(true)},
+		input:       func() proto.Message { return &reclaimv1.GetSummaryRequest{} },
+		call: func(m *mcpFace, ctx context.Context, req proto.Message) (any, error) {
+			resp, err := m.wallet.GetSummary(ctx, connect.NewRequest(req.(*reclaimv1.GetSummaryRequest)))
+			return m.answer(resp, err)
+		},
+	},
+	{
 		name: "build_reclaim_transactions", operationID: "WalletService_BuildTransactions", procedure: reclaimv1connect.WalletServiceBuildTransactionsProcedure,
 		title: "Build unsigned reclaim transactions",
-		description: "Build the transactions that reclaim the selected items' rent (items: {type, address, action} from list_wallet_items; " +
+		description: "Build the transactions that reclaim the selected items' rent (items: {type, address, action} from list_wallet_items, " +
+			"or selectAll: true instead of items for every safe item, as summarize_wallet counts them; " +
 			"donationPercentage: the share of the rebate donated to the project, 0 to 1; priorityFeeLevel: none, low, medium or high). " +
 			"The transactions are UNSIGNED: this tool never signs and cannot (the server holds no wallet key). The wallet's owner signs " +
 			"each transactionBase64 (a v0 VersionedTransaction) in their wallet, then submit_signed_transactions sends each signed " +

@@ -41,6 +41,7 @@ func writeDemo(t *testing.T, dir, key string, b byte, reclaim string, mod time.T
 // Running the demo again while the sample app runs switches the app to the
 // new wallet and key: it reads the demo file again when it changes.
 func TestFollowDemo(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var keys []string
 	reclaim := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

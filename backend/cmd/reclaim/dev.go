@@ -56,7 +56,7 @@ func loadDevSettings(args []string, getenv func(string) string) (devSettings, []
 			if i+1 >= len(args) {
 				return d, nil, usageError{"dev: -validator-dir needs a directory"}
 			}
-			d.validatorDir = args[i+1]
+			d.validatorDir = args[i+1] //nolint:gosec // G602: i+1 < len(args), checked just above
 			i++
 		case strings.HasPrefix(a, "-validator-dir=") || strings.HasPrefix(a, "--validator-dir="):
 			d.validatorDir = a[strings.Index(a, "=")+1:]
@@ -232,6 +232,9 @@ func readDemo(dir string) (demoFile, solana.PrivateKey, error) {
 	}
 	key := make(solana.PrivateKey, 64)
 	for i, n := range ints {
+		if n < 0 || n > 255 {
+			return d, nil, errors.New("demo-wallet.json: want 64 numbers from 0 to 255")
+		}
 		key[i] = byte(n)
 	}
 	if key.PublicKey().String() != d.Wallet {

@@ -49,7 +49,7 @@ func startValidator(ctx context.Context, dir string, port int, logw io.Writer) (
 	}
 	// Without the cancel: stop ends the whole process group and waits, where
 	// a cancelled context would kill node alone.
-	cmd := exec.CommandContext(context.WithoutCancel(ctx), "node", "server.js", "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--ws-port", strconv.Itoa(port+1))
+	cmd := exec.CommandContext(context.WithoutCancel(ctx), "node", "server.js", "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--ws-port", strconv.Itoa(port+1)) //nolint:gosec // G204: node and a script of the repository; the ports are numbers
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stderr = logw

@@ -184,6 +184,7 @@ func mustAllow(t *testing.T, l Limiter, ctx context.Context, key string) Result 
 // Check accepts what the limiters keep and refuses, naming the bound, what
 // would make them panic.
 func TestCheckBounds(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		rps   float64
 		burst int

@@ -48,7 +48,7 @@ func main() {
 		if u, _ := url.Parse(d.Origin); os.Getenv("SAMPLE_APP_PORT") == "" || u.Port() == port {
 			*addr = u.Host // the origin the demo project allows
 		} else {
-			log.Printf("integrator: SAMPLE_APP_PORT=%s but the demo allows %s: run make run (or make demo) with the same SAMPLE_APP_PORT", port, d.Origin)
+			log.Printf("integrator: SAMPLE_APP_PORT=%q but the demo allows %q: run make run (or make demo) with the same SAMPLE_APP_PORT", port, d.Origin) //nolint:gosec // G706: quoted with %q, the operator's own setting and file
 		}
 		if h, err = integrator.FollowDemo(*demoFile, o); err != nil {
 			log.Fatalf("integrator: --demo: %v", err)
