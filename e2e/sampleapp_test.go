@@ -115,7 +115,8 @@ func TestSampleApp(t *testing.T) {
 	web := buildSampleApp(t)
 	s := startService(t, v)
 	ctx := headless.Browser(t, "the sample app's browser test", chromedp.WindowSize(1280, 1000))
-	ctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
+	// Seven flows, each a reclaim (or a refusal) waiting on the cluster.
+	ctx, cancel := context.WithTimeout(ctx, 7*time.Minute)
 	defer cancel()
 	cors := watchCORS(ctx)
 	if err := chromedp.Run(ctx, network.Enable()); err != nil {
@@ -138,7 +139,8 @@ func TestSampleApp(t *testing.T) {
 	// rises by them.
 	t.Run("reclaim all safe items after the summary", func(t *testing.T) {
 		f := v.NewWalletFixture(t)
-		o := origin(t, "127.0.0.5", integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner})
+		o := origin(t, "127.0.0.5", integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner,
+			ExplorerURL: "https://explorer.solana.com/tx/{id}?cluster=custom"})
 		s.cli("project", "origin", "--project", s.projectID, "--origin", o)
 		reclaimInBrowser(t, ctx, v, o, f.Owner, true)
 	})

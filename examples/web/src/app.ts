@@ -88,7 +88,7 @@ function showSummary(sum: GetSummaryResponse) {
     .map(([k, v]) => el("tr", {}, el("th", {}, typeName(k)), el("td", { class: "num" }, `${v.count} (${sol(v.lamports)})`)));
   $("summary").replaceChildren(...types,
     el("tr", {}, el("th", {}, "Reclaim all safe items"), el("td", {
-      class: "num", "data-testid": "summary-net", "data-lamports": String(t.netRebate), "data-transactions": String(sum.transactionCount),
+      class: "num wrap", "data-testid": "summary-net", "data-lamports": String(t.netRebate), "data-transactions": String(sum.transactionCount),
     }, `${t.itemCount} items, ${sol(t.netRebate)} to you in ${sum.transactionCount} transactions`)));
   $<HTMLButtonElement>("reclaim-all").disabled = sum.transactionCount === 0;
 }
