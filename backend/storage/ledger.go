@@ -50,6 +50,9 @@ type transactionRow struct {
 	// RankVersion came with migration 20260521000010: the project's version
 	// that counted the row (stampRanked), 0 until then.
 	RankVersion int64 `bun:"rank_version,notnull"`
+	// RawTransaction came with migration 20260521000014: the signed
+	// transaction while the entry is in flight, NULL once settled.
+	RawTransaction []byte `bun:"raw_transaction"`
 }
 
 // newTransactionRow is the row of e with status; an entry without a promise
@@ -69,6 +72,9 @@ func newTransactionRow(e ledger.Entry, status ledger.Status) transactionRow {
 		PromisedNetworkFee: p.NetworkFee, PromisedServiceFee: p.ServiceFee,
 		DonationWallet: e.DonationWallet, Treasury: e.Treasury,
 		RollupState: rollupNotCounted,
+	}
+	if status == ledger.StatusSending || status == ledger.StatusSubmitted {
+		row.RawTransaction = e.Raw
 	}
 	if status == ledger.StatusConfirmed {
 		row.RollupState = rollupCounted
@@ -110,6 +116,7 @@ func (r *transactionRow) entry() ledger.Entry {
 		},
 		DonationWallet: r.DonationWallet,
 		Treasury:       r.Treasury,
+		Raw:            r.RawTransaction,
 	}
 }
 
@@ -198,6 +205,7 @@ func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, er
 		q := tx.NewUpdate().Model(&rows).
 			Set("status = ?", status).
 			Set("error = ?", errMsg).
+			Set("raw_transaction = NULL"). // kept only while in flight
 			Where("ticket_jti = ?", jti).
 			Where("status = ?", ledger.StatusSubmitted).
 			Returning("*")

@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	"bytes"
 	"errors"
 	"sync"
 	"testing"
@@ -95,6 +96,61 @@ func TestClaimTicketExactlyOnce(t *testing.T) {
 		}
 		if err := s.LogAttempt(ctx, ledger.Attempt{ProjectID: p.ID, Payer: "P", TicketJTI: "jti-1", Status: "failed", Code: "HASH_MISMATCH", Message: "m"}); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// TestRawTransactionKeptWhileInFlight: the signed bytes of a claim come
+// back with the entry and with its lease while it is in flight (so that a
+// tracker on any instance, after any restart, sends the same bytes again),
+// and are dropped once it is settled, whatever the outcome.
+func TestRawTransactionKeptWhileInFlight(t *testing.T) {
+	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+		ctx := ctxT(t)
+		p, err := s.CreateProject(ctx, project.Project{Name: "p"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := make([]byte, 1232) // the largest transaction, every byte value
+		for i := range raw {
+			raw[i] = byte(i)
+		}
+		for _, jti := range []string{"confirmed", "expired", "old"} {
+			e := claimEntry(p.ID, jti)
+			if jti != "old" { // claimed before the bytes were kept
+				e.Raw = raw
+			}
+			if err := s.ClaimTicket(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.MarkSubmitted(ctx, jti); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e, err := s.EntryByTicketJTI(ctx, "confirmed")
+		if err != nil || !bytes.Equal(e.Raw, raw) {
+			t.Fatalf("entry %d bytes, %v", len(e.Raw), err)
+		}
+		now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+		leased, err := s.LeaseInFlight(ctx, "a", 10, now, now.Add(time.Minute))
+		if err != nil || len(leased) != 3 {
+			t.Fatalf("leased %d, %v", len(leased), err)
+		}
+		for _, l := range leased {
+			if want := raw; l.TicketJTI == "old" && l.Raw != nil || l.TicketJTI != "old" && !bytes.Equal(l.Raw, want) {
+				t.Fatalf("leased %s with %d bytes", l.TicketJTI, len(l.Raw))
+			}
+		}
+		if _, err := s.ConfirmEntry(ctx, "confirmed", ledger.Figures{GrossRebate: 2_039_280, NetRebate: 2_034_280, NetworkFee: 5000}, now); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SetEntryStatus(ctx, "expired", ledger.StatusExpired, "the blockhash expired", now); err != nil {
+			t.Fatal(err)
+		}
+		for _, jti := range []string{"confirmed", "expired"} {
+			if e, err := s.EntryByTicketJTI(ctx, jti); err != nil || e.Raw != nil {
+				t.Fatalf("%s settled keeps %d bytes, %v", jti, len(e.Raw), err)
+			}
 		}
 	})
 }

@@ -115,6 +115,10 @@ type Entry struct {
 	// LastValidBlockHeight of the transaction's blockhash: past it, a
 	// transaction the cluster never saw has expired.
 	LastValidBlockHeight int64
+	// Raw is the signed transaction the relay sends, kept while the entry is
+	// in flight so that it is sent again, the same bytes, until it lands or
+	// expires; nil once settled, and for entries claimed before it was kept.
+	Raw []byte
 }
 
 // Attempt is one submission result, kept whatever its outcome: the ledger of

@@ -23,10 +23,16 @@ type TrackerCounts struct {
 	Differing uint64
 	Failed    uint64
 	Expired   uint64
+	// Rebroadcasts are the sends of transactions in flight after their
+	// first, to the cluster's RPC (each also went to every extra path);
+	// RebroadcastFailures those the RPC did not take.
+	Rebroadcasts        uint64
+	RebroadcastFailures uint64
 }
 
 type counters struct {
 	confirmed, differing, failed, expired atomic.Uint64
+	rebroadcasts, rebroadcastFailures     atomic.Uint64
 	// lag, when set, hears each confirmation's lag (ObserveConfirmations).
 	lag func(time.Duration)
 }
@@ -42,6 +48,7 @@ func (t *Tracker) Counts() TrackerCounts {
 	return TrackerCounts{
 		Confirmed: t.counts.confirmed.Load(), Differing: t.counts.differing.Load(),
 		Failed: t.counts.failed.Load(), Expired: t.counts.expired.Load(),
+		Rebroadcasts: t.counts.rebroadcasts.Load(), RebroadcastFailures: t.counts.rebroadcastFailures.Load(),
 	}
 }
 
