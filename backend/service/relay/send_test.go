@@ -205,7 +205,7 @@ func newHangingRPC(f *fakeRPC) *hangingRPC {
 }
 
 func (h *hangingRPC) SendRawTransactionWithOpts(ctx context.Context, raw []byte, opts rpc.TransactionOpts) (solana.Signature, error) {
-	h.fakeRPC.sends.Add(1)
+	h.sends.Add(1)
 	h.once.Do(func() { close(h.started) })
 	select {
 	case <-ctx.Done():
