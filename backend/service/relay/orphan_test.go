@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
@@ -115,4 +116,50 @@ func TestResubmitOfAnOrphanedClaim(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTicketExpiringWhileSent: a ticket that expires while another submit
+// still sends its transaction is answered with that submit's outcome, not
+// as an expired ticket (the transaction may land).
+func TestTicketExpiringWhileSent(t *testing.T) {
+	f := newFixture(t)
+	start := f.now
+	f.now = start.Add(-50 * time.Second) // the ticket has 10 s left at the submit
+	tx, tok := f.build(t)
+	f.now = start
+	signed := sign(t, tx, f.wallet)
+	sending, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	f.rpc.send = func([]byte) error { once.Do(func() { close(sending) }); <-release; return nil }
+	seen := &sendingSeen{Store: f.store, seen: make(chan struct{})}
+	f.relay = relay.New(f.rpc, seen, f.issuer, func() time.Time { return f.now })
+	first := make(chan relay.Result, 1)
+	go func() { first <- f.submit(t, signed, tok) }()
+	<-sending
+	f.now = start.Add(15 * time.Second) // expired, the claim still within SendGrace
+	second := make(chan relay.Result, 1)
+	go func() { second <- f.submit(t, signed, tok) }()
+	<-seen.seen // the second found the claim being sent
+	close(release)
+	if r := <-first; r.Status != relay.StatusSubmitted {
+		t.Fatalf("first %+v", r)
+	}
+	if r := <-second; r.Status != relay.StatusDuplicate || r.Signature != tx.Signatures[0].String() || f.rpc.sends.Load() != 1 {
+		t.Fatalf("second %+v, %d sends", r, f.rpc.sends.Load())
+	}
+}
+
+// sendingSeen closes seen the first time it returns an entry being sent.
+type sendingSeen struct {
+	relay.Store
+	seen chan struct{}
+	once sync.Once
+}
+
+func (s *sendingSeen) EntryByTicketJTI(ctx context.Context, jti string) (ledger.Entry, error) {
+	e, err := s.Store.EntryByTicketJTI(ctx, jti)
+	if err == nil && e.Status == ledger.StatusSending {
+		s.once.Do(func() { close(s.seen) })
+	}
+	return e, err
 }

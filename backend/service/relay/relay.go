@@ -256,6 +256,9 @@ func (r *Relay) check(ctx context.Context, req *request, c ticket.Claims, e Sign
 		if res, done := r.answerPrior(ctx, req, prior, e); done {
 			return res
 		}
+		// Another submit is sending it: its outcome is this one's, whether
+		// or not the ticket expired meanwhile.
+		return r.waitForOther(ctx, c.ID)
 	} else if !errors.Is(err, ledger.ErrNotFound) {
 		return storeFailure(err)
 	}
