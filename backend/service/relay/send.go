@@ -94,16 +94,23 @@ func (r *Relay) seen(ctx context.Context, sig string) (bool, error) {
 	return res.Value[0] != nil, nil
 }
 
-// expired reports whether the blockhash of e has expired: the chain, at
-// processed, is past its last valid block height, so no leader takes it.
-func (r *Relay) expired(ctx context.Context, e ledger.Entry) (bool, error) {
+// life is where the blockhash of e stands at the chain's height (processed,
+// the newest the RPC node knows): expired, past its last valid block
+// height, so no leader takes it; late, within expiryMargin blocks of it, so
+// a send would arrive too late (the tracker stops rebroadcasting there too).
+// Neither when the height cannot be read.
+func (r *Relay) life(ctx context.Context, e ledger.Entry) (expired, late bool) {
 	if e.LastValidBlockHeight <= 0 {
-		return false, nil
+		return false, false
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), checkTimeout)
 	defer cancel()
 	h, err := r.rpc.GetBlockHeight(ctx, rpc.CommitmentProcessed)
-	return err == nil && h > uint64(e.LastValidBlockHeight), err
+	if err != nil {
+		return false, false
+	}
+	last := uint64(e.LastValidBlockHeight)
+	return h > last, h+expiryMargin > last
 }
 
 // Failure is the answer for a ticket whose entry ended failed or expired,
@@ -146,8 +153,8 @@ func (r *Relay) answerPrior(ctx context.Context, req *request, prior ledger.Entr
 
 // again answers a resubmitted ticket whose transaction is in flight. The
 // cluster knows it: duplicate. Its blockhash expired: the expiry (the
-// tracker records it on its next pass). Otherwise the very same signed
-// transaction is sent again (the stored bytes; the cluster lands one
+// tracker records it on its next pass); about to: nothing is sent (it would
+// arrive too late). Otherwise the very same signed transaction is sent again (the stored bytes; the cluster lands one
 // signature at most once however often it is sent) and the answer is that
 // send's: submitted when the cluster took it or did not answer. Refused, an
 // entry the cluster accepted before stays with the tracker (IN_FLIGHT),
@@ -169,11 +176,12 @@ func (r *Relay) again(ctx context.Context, req *request, prior ledger.Entry, e S
 		}
 		return Result{Status: StatusDuplicate, Signature: prior.Signature}
 	}
-	if gone, _ := r.expired(ctx, prior); gone {
+	expired, late := r.life(ctx, prior)
+	if expired {
 		return expiredResult(prior)
 	}
 	raw := sameTransaction(prior, e)
-	if raw == nil || !req.canSend() {
+	if raw == nil || late || !req.canSend() {
 		if orphan {
 			return fail(CodeInFlight, "an earlier submission of this ticket was interrupted; retry to learn its outcome")
 		}

@@ -247,6 +247,7 @@ func TestResubmitAnswersTheEntry(t *testing.T) {
 		{name: "in flight, lost", status: relay.StatusSubmitted, sends: 2},
 		{name: "in flight, lost, refused now", resend: &jsonrpc.RPCError{Code: -32002, Message: "Transaction simulation failed: Error processing Instruction 0"},
 			status: relay.StatusFailed, code: relay.CodeInFlight, sends: 2},
+		{name: "in flight, lost, about to expire", height: 97, status: relay.StatusDuplicate, sends: 1},
 		{name: "in flight, lost, expired", height: 101, status: relay.StatusFailed, code: relay.CodeTicketExpired, sends: 1,
 			prefix: "the transaction never landed: its blockhash expired"},
 	}
