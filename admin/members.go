@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/service/owner"
 )
 
@@ -181,11 +182,11 @@ func (c *console) removeMember(w http.ResponseWriter, r *http.Request, rq *reque
 // settings page again; someone who is not a member of this project is a 404,
 // as a key of another project is.
 func (c *console) memberError(w http.ResponseWriter, r *http.Request, rq *request, err error, lastOwner string) {
-	var invalid *owner.InvalidError
+	invalid, isInvalid := fault.As(err, fault.KindInvalid)
 	switch {
 	case errors.Is(err, owner.ErrLastOwner):
 		c.rejectMembers(w, r, rq, membersData{Err: lastOwner})
-	case errors.As(err, &invalid) && invalid.Field == "role":
+	case isInvalid && invalid.Param() == "role":
 		c.rejectMembers(w, r, rq, membersData{Err: msgInvalidRole})
 	default:
 		c.refuse(w, r, err)

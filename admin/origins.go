@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/service/owner"
 )
 
@@ -64,10 +65,10 @@ func (c *console) addOrigin(w http.ResponseWriter, r *http.Request, rq *request)
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
 	_, err := c.OriginChanges.AddOrigin(ctx, rq.actor, origin)
-	var invalid *project.InvalidError
+	invalid, isInvalid := fault.As(err, fault.KindInvalid)
 	switch {
-	case errors.As(err, &invalid):
-		c.rejectOrigins(w, r, rq, originsData{Origin: origin, OriginErr: invalid.Message})
+	case isInvalid:
+		c.rejectOrigins(w, r, rq, originsData{Origin: origin, OriginErr: invalid.Error()})
 	case errors.Is(err, project.ErrConflict):
 		c.rejectOrigins(w, r, rq, originsData{Origin: origin, OriginErr: msgOriginListed})
 	case err != nil:

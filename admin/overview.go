@@ -1,12 +1,12 @@
 package admin
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
 // The overview shows chartDays days of history, boardPageSize wallets per
@@ -93,10 +93,10 @@ func (c *console) overviewData(r *http.Request, projectID string) (overviewData,
 	params := d.Filter
 	params.Limit = strconv.Itoa(boardPageSize + 1) // one more tells whether a next page exists
 	d.Board, err = c.Ledger.Leaderboard(ctx, projectID, params)
-	var invalid *ledger.InvalidArgumentError
+	invalid, isInvalid := fault.As(err, fault.KindInvalid)
 	switch {
-	case errors.As(err, &invalid):
-		d.FilterErr, status = invalid.Message, http.StatusBadRequest
+	case isInvalid:
+		d.FilterErr, status = invalid.Error(), http.StatusBadRequest
 	case err != nil:
 		return d, 0, err
 	}

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 )
 
@@ -56,9 +57,9 @@ func (c *jsonCodec) Unmarshal(data []byte, msg proto.Message) error {
 			err = decodeError(err)
 		}
 	}
-	var pe paramError
-	if errors.As(err, &pe) {
-		return invalidArgument(pe.Param(), pe.Error())
+	var f *fault.Error
+	if errors.As(err, &f) {
+		return connectOf(f)
 	}
 	return err
 }

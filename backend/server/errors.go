@@ -3,118 +3,85 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 
 	"connectrpc.com/connect"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 
-	"github.com/reclaim-sol/reclaim/backend/domain/project"
-	"github.com/reclaim-sol/reclaim/backend/service/auth"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
-// paramError is a domain error the caller must fix. Error is the message for
-// a person; Param names the request field or query parameter at fault as the
-// client spells it (items[0].address, startDate), or "" when the request as
-// a whole is at fault. Every such error becomes invalid_argument with a
-// google.rpc.BadRequest detail, and REST clients read Param as "param".
-type paramError interface {
-	error
-	Param() string
-}
-
-// invalidError is a request field the caller must fix.
-type invalidError struct {
-	param, msg string
-}
-
-func (e *invalidError) Error() string { return e.msg }
-
-// Param names the field to fix.
-func (e *invalidError) Param() string { return e.param }
-
-// invalidf is an invalidError whose message starts with the field's name.
+// invalidf is an invalid fault whose message starts with the field's name.
 func invalidf(field, format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
-	if field != "" {
-		msg = field + ": " + msg
-	}
-	return &invalidError{param: field, msg: msg}
+	return fault.InvalidField(field, format, args...)
 }
 
-// invalidParam is an invalidError whose message names the field itself.
+// invalidParam is an invalid fault whose message names the field itself.
 func invalidParam(param, format string, args ...any) error {
-	return &invalidError{param: param, msg: fmt.Sprintf(format, args...)}
+	return fault.Invalid(param, format, args...)
 }
 
-// dependencyError is a dependency (database, cluster, indexer) that failed
-// or did not answer: 503 with Error as the message; Cause is logged, never
-// shown. wallet.UnavailableError is one; unavailableError the server's own.
-type dependencyError interface {
-	error
-	Cause() error
+// codeByKind is the one table of Connect codes by fault kind; vanguard turns
+// the codes into HTTP statuses (httpStatusFor is the same table) and
+// restErrors into the REST body.
+var codeByKind = map[fault.Kind]connect.Code{
+	fault.KindInvalid:          connect.CodeInvalidArgument,
+	fault.KindNotFound:         connect.CodeNotFound,
+	fault.KindConflict:         connect.CodeAlreadyExists,
+	fault.KindUnauthenticated:  connect.CodeUnauthenticated,
+	fault.KindPermissionDenied: connect.CodePermissionDenied,
+	fault.KindUnavailable:      connect.CodeUnavailable,
 }
 
-// unavailableError marks a dependency (database, cluster) that did not answer.
-type unavailableError struct {
-	what  string
-	cause error
-}
+// msgTimedOut is the message of a deadline that ran out before any service
+// said which dependency was slow.
+const msgTimedOut = "a backing service did not answer in time; retry shortly"
 
-func (e *unavailableError) Error() string { return e.what }
-func (e *unavailableError) Unwrap() error { return e.cause }
-
-// Cause is what failed, for the log.
-func (e *unavailableError) Cause() error { return e.cause }
-
-func unavailable(what string, cause error) error {
-	return &unavailableError{what: what, cause: cause}
-}
-
-// toConnect is the one mapping of domain errors to Connect codes; vanguard
-// turns the codes into HTTP statuses (httpStatusFor is the same table) and
-// restErrors into the REST body. Messages reach the client, so they are
-// written for a person; causes that are not theirs to see are logged instead.
+// toConnect is the one mapping of the services' errors to Connect codes: a
+// fault by its kind (connectOf), a deadline that ran out as an unavailable
+// dependency, a canceled request as canceled, anything else internal.
+// Messages reach the client, so they are written for a person; causes are
+// logged instead, as is every internal error.
 func toConnect(ctx context.Context, log *slog.Logger, err error) error {
 	if err == nil {
 		return nil
 	}
 	var (
-		ce      *connect.Error
-		authErr *auth.Error
-		param   paramError
-		dep     dependencyError
+		ce *connect.Error
+		f  *fault.Error
 	)
 	switch {
 	case errors.As(err, &ce):
 		return ce
-	case errors.As(err, &authErr):
-		return connect.NewError(connect.CodeUnauthenticated, errors.New(authErr.Message))
-	case errors.As(err, &param):
-		return invalidArgument(param.Param(), param.Error())
-	case errors.As(err, &dep):
-		log.WarnContext(ctx, "dependency unavailable", "what", dep.Error(), "err", dep.Cause())
-		return connect.NewError(connect.CodeUnavailable, errors.New(dep.Error()))
-	case errors.Is(err, auth.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
-		log.WarnContext(ctx, "dependency unavailable", "err", err)
-		return connect.NewError(connect.CodeUnavailable, errors.New("a backing service did not answer in time; retry shortly"))
+	case errors.As(err, &f) && codeByKind[f.Kind()] != 0:
+	case errors.Is(err, context.DeadlineExceeded):
+		f = fault.Unavailable(msgTimedOut, err)
 	case errors.Is(err, context.Canceled):
 		return connect.NewError(connect.CodeCanceled, errors.New("request canceled"))
-	case errors.Is(err, project.ErrNotFound):
-		return connect.NewError(connect.CodeNotFound, errors.New("not found"))
+	default:
+		log.ErrorContext(ctx, "internal error", "err", err)
+		return connect.NewError(connect.CodeInternal, errors.New("internal error; it has been logged"))
 	}
-	log.ErrorContext(ctx, "internal error", "err", err)
-	return connect.NewError(connect.CodeInternal, errors.New("internal error; it has been logged"))
+	if f.Kind() == fault.KindUnavailable {
+		log.WarnContext(ctx, "dependency unavailable", "what", f.Error(), "err", f.Cause())
+	}
+	return connectOf(f)
 }
 
-// invalidArgument is the Connect error of a request the caller must fix: the
-// message, and the field at fault as a google.rpc.BadRequest detail.
-func invalidArgument(param, msg string) *connect.Error {
-	ce := connect.NewError(connect.CodeInvalidArgument, errors.New(msg))
-	if param != "" {
+// connectOf is the Connect error of a fault: its kind's code and its
+// message, and for invalid input the field at fault as a
+// google.rpc.BadRequest detail. (toConnect answers a kind the table lacks,
+// a bug, as any other internal error.)
+func connectOf(f *fault.Error) *connect.Error {
+	code := codeByKind[f.Kind()]
+	if code == 0 {
+		code = connect.CodeInternal
+	}
+	ce := connect.NewError(code, errors.New(f.Error()))
+	if code == connect.CodeInvalidArgument && f.Param() != "" {
 		detail, err := connect.NewErrorDetail(&errdetails.BadRequest{
-			FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: param, Description: msg}},
+			FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: f.Param(), Description: f.Error()}},
 		})
 		if err == nil {
 			ce.AddDetail(detail)

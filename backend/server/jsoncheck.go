@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
 // checkJSON reports, for a person, what is wrong with a JSON request body for
@@ -40,8 +42,8 @@ func checkJSON(data []byte, md protoreflect.MessageDescriptor) error {
 	dec.UseNumber()
 	tree, err := readValue(dec, "")
 	if err != nil {
-		var pe paramError
-		if errors.As(err, &pe) {
+		var f *fault.Error
+		if errors.As(err, &f) {
 			return err
 		}
 		return syntaxError(data, err)

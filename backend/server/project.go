@@ -2,13 +2,13 @@ package server
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"time"
 
 	"connectrpc.com/connect"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
@@ -83,9 +83,8 @@ func (s *projectServer) GetLeaderboard(ctx context.Context, req *connect.Request
 // dbError marks storage failures as unavailability, leaving the caller's
 // own mistakes (invalid filters) as they are.
 func dbError(err error) error {
-	var invalid *ledger.InvalidArgumentError
-	if errors.As(err, &invalid) {
+	if _, ok := fault.As(err, fault.KindInvalid); ok {
 		return err
 	}
-	return unavailable("the database did not answer in time; retry shortly", err)
+	return fault.Unavailable("the database did not answer in time; retry shortly", err)
 }

@@ -20,6 +20,8 @@ import (
 	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
 // requestCheck is the REST and Connect request check: it checks what can be
@@ -297,7 +299,7 @@ func checkConnect(r *http.Request, body []byte, md protoreflect.MessageDescripto
 // refuse answers a request the check stopped.
 func (g *requestCheck) refuse(w http.ResponseWriter, r *http.Request, rest bool, err error) {
 	var ce *connect.Error
-	var pe paramError
+	var f *fault.Error
 	status := 0
 	switch {
 	case errors.Is(err, errBodyTooLarge):
@@ -306,10 +308,10 @@ func (g *requestCheck) refuse(w http.ResponseWriter, r *http.Request, rest bool,
 		ce = connect.NewError(connect.CodeNotFound, err)
 	case errors.Is(err, errUnsupportedMediaType):
 		ce, status = connect.NewError(connect.CodeInvalidArgument, err), http.StatusUnsupportedMediaType
-	case errors.As(err, &pe):
-		ce = invalidArgument(pe.Param(), pe.Error())
+	case errors.As(err, &f):
+		ce = connectOf(f)
 	default:
-		ce = invalidArgument("", err.Error())
+		ce = connectOf(fault.Invalid("", "%s", err.Error()))
 	}
 	if !rest {
 		_ = g.errw.Write(w, r, ce)

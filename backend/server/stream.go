@@ -14,6 +14,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/service/wallet"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
@@ -96,12 +97,12 @@ func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	go keepAlive(ctx, c)
 
 	address := r.PathValue("address")
-	ctx, size, err := h.admit(ctx, r, address)
+	ctx, in, err := h.admit(ctx, r, address)
 	if err != nil {
 		h.closeWith(ctx, c, err)
 		return
 	}
-	err = h.wallet.streamChunks(ctx, address, size, func(msg *reclaimv1.StreamWalletAssetsResponse) error {
+	err = h.wallet.streamChunks(ctx, address, in, func(msg *reclaimv1.StreamWalletAssetsResponse) error {
 		data, err := h.codec.MarshalAppend(nil, msg)
 		if err != nil {
 			return err
@@ -128,10 +129,10 @@ func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // admit authenticates, rate-limits and authorises as the interceptor does,
 // then checks the request as the Connect handler does.
-func (h *walletSocket) admit(ctx context.Context, r *http.Request, address string) (context.Context, *uint32, error) {
+func (h *walletSocket) admit(ctx context.Context, r *http.Request, address string) (context.Context, wallet.StreamRequest, error) {
 	token, err := socketToken(r)
 	if err != nil {
-		return ctx, nil, err
+		return ctx, wallet.StreamRequest{}, err
 	}
 	hdr := http.Header{clientip.Header: r.Header.Values(clientip.Header)}
 	hdr.Set("X-Api-Key", r.Header.Get("X-Api-Key"))
@@ -141,30 +142,31 @@ func (h *walletSocket) admit(ctx context.Context, r *http.Request, address strin
 	ctx, _, err = h.auth.admit(ctx, reclaimv1connect.WalletServiceStreamWalletAssetsProcedure, hdr, r.RemoteAddr,
 		&reclaimv1.StreamWalletAssetsRequest{Address: address})
 	if err != nil {
-		return ctx, nil, err
+		return ctx, wallet.StreamRequest{}, err
 	}
 	// A browser always sends Origin; other clients need not, and are
 	// admitted as before, and so are pages of this server's own origin.
 	if origin := r.Header.Get("Origin"); origin != "" && !sameHost(origin, r.Host) && !h.origins.allows(ctx, origin, principalFrom(ctx).ProjectID) {
-		return ctx, nil, connect.NewError(connect.CodePermissionDenied, errors.New("origin "+origin+
+		return ctx, wallet.StreamRequest{}, connect.NewError(connect.CodePermissionDenied, errors.New("origin "+origin+
 			" is not allowed to use this project's sessions: add it to the project's allowed origins in the console's Settings"))
 	}
 	q := r.URL.Query()
 	for k := range q {
 		if k != "token" && k != "chunkSize" {
-			return ctx, nil, invalidParam(k, "unknown query parameter %q: the stream takes chunkSize (and token)", k)
+			return ctx, wallet.StreamRequest{}, invalidParam(k, "unknown query parameter %q: the stream takes chunkSize (and token)", k)
 		}
 	}
 	var n *uint32
 	if v := q.Get("chunkSize"); v != "" || q.Has("chunkSize") {
 		u, err := strconv.ParseUint(v, 10, 32)
 		if err != nil {
-			return ctx, nil, invalidf("chunkSize", "must be from 1 to %d, got %q", assets.MaxChunkSize, v)
+			return ctx, wallet.StreamRequest{}, invalidf("chunkSize", "must be from 1 to %d, got %q", assets.MaxChunkSize, v)
 		}
 		u32 := uint32(u)
 		n = &u32
 	}
-	return ctx, n, wallet.CheckStream(address, n)
+	in, err := wallet.ParseStream(address, n)
+	return ctx, in, err
 }
 
 // socketToken finds the session token: ?token=, a "bearer.<token>"
@@ -185,25 +187,20 @@ func socketToken(r *http.Request) (string, error) {
 	if a := r.Header.Get("Authorization"); a != "" {
 		scheme, t, ok := strings.Cut(a, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") {
-			return "", &authError{"malformed Authorization header: want Bearer SESSION_TOKEN"}
+			return "", fault.New(fault.KindUnauthenticated, "malformed Authorization header: want Bearer SESSION_TOKEN")
 		}
 		found = append(found, strings.TrimSpace(t))
 	}
 	switch {
 	case len(found) > 1:
-		return "", &authError{"send the session token once: ?token=, a bearer.<token> subprotocol or Authorization"}
+		return "", fault.New(fault.KindUnauthenticated, "send the session token once: ?token=, a bearer.<token> subprotocol or Authorization")
 	case len(found) == 1 && found[0] == "":
-		return "", &authError{"empty session token"}
+		return "", fault.New(fault.KindUnauthenticated, "empty session token")
 	case len(found) == 1:
 		return found[0], nil
 	}
 	return "", nil // the Authenticator words the missing credential
 }
-
-// authError is a credential problem found before the Authenticator runs.
-type authError struct{ msg string }
-
-func (e *authError) Error() string { return e.msg }
 
 // writeEvent sends one message: {"event": name, "data": data}.
 func writeEvent(ctx context.Context, c *websocket.Conn, name string, data []byte) error {
@@ -222,10 +219,6 @@ func writeEvent(ctx context.Context, c *websocket.Conn, name string, data []byte
 // REST error body, then a close frame with code 4000 + the HTTP status REST
 // would answer (4401, 4429, 4400, 4503, ...) and the message as reason.
 func (h *walletSocket) closeWith(ctx context.Context, c *websocket.Conn, err error) {
-	var ae *authError
-	if errors.As(err, &ae) {
-		err = connect.NewError(connect.CodeUnauthenticated, errors.New(ae.msg))
-	}
 	ce := toConnectError(ctx, h.auth, err)
 	settle(ctx, "", ce)
 	body := restErrorOf(ce)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
 	"github.com/reclaim-sol/reclaim/backend/service/wallet"
@@ -27,7 +28,11 @@ func newWalletServer(svc *wallet.Service) *walletServer { return &walletServer{s
 
 func (s *walletServer) ListAssets(ctx context.Context, req *connect.Request[reclaimv1.ListAssetsRequest]) (*connect.Response[reclaimv1.ListAssetsResponse], error) {
 	m := req.Msg
-	l, err := s.svc.List(ctx, m.GetAddress(), wallet.Page{Limit: m.Limit, Cursor: m.GetCursor()})
+	owner, err := wallet.ParseAddress(m.GetAddress())
+	if err != nil {
+		return nil, err
+	}
+	l, err := s.svc.List(ctx, owner, wallet.Page{Limit: m.Limit, Cursor: m.GetCursor()})
 	if err != nil {
 		return nil, err
 	}
@@ -79,12 +84,17 @@ func walletItem(it assets.Item) *reclaimv1.WalletItem {
 
 func (s *walletServer) BuildTransactions(ctx context.Context, req *connect.Request[reclaimv1.BuildTransactionsRequest]) (*connect.Response[reclaimv1.BuildTransactionsResponse], error) {
 	m := req.Msg
+	signer, err := wallet.ParseSigner(m.GetAddress())
+	if err != nil {
+		return nil, err
+	}
+	level := m.PriorityFeeLevel
 	in := wallet.BuildRequest{
-		ProjectID: principalFrom(ctx).ProjectID, Wallet: m.GetAddress(), Items: make([]wallet.Selection, len(m.GetItems())),
-		DonationPercentage: m.DonationPercentage, PriorityFeeLevel: m.PriorityFeeLevel,
+		ProjectID: principalFrom(ctx).ProjectID, Wallet: signer, Items: make([]wallet.Selection, len(m.GetItems())),
+		DonationPercentage: m.DonationPercentage, PriorityFeeLevel: (*wallet.PriorityLevel)(level),
 	}
 	for i, it := range m.GetItems() {
-		in.Items[i] = wallet.Selection{Type: assets.ItemType(it.GetType()), Address: it.GetAddress(), Action: assets.Action(it.GetAction())}
+		in.Items[i] = wallet.SelectionOf(assets.ItemType(it.GetType()), it.GetAddress(), assets.Action(it.GetAction()))
 	}
 	built, err := s.svc.Build(ctx, in)
 	if err != nil {
@@ -112,11 +122,15 @@ func (s *walletServer) BuildTransactions(ctx context.Context, req *connect.Reque
 
 func (s *walletServer) SubmitTransactions(ctx context.Context, req *connect.Request[reclaimv1.SubmitTransactionsRequest]) (*connect.Response[reclaimv1.SubmitTransactionsResponse], error) {
 	m := req.Msg
+	signer, err := wallet.ParseSigner(m.GetAddress())
+	if err != nil {
+		return nil, err
+	}
 	signed := make([]wallet.Signed, len(m.GetSigned()))
 	for i, sg := range m.GetSigned() {
 		signed[i] = wallet.Signed{TransactionBase64: sg.GetTransactionBase64(), Ticket: sg.GetSubmissionTicket()}
 	}
-	results, err := s.svc.Submit(ctx, principalFrom(ctx).ProjectID, m.GetAddress(), signed)
+	results, err := s.svc.Submit(ctx, principalFrom(ctx).ProjectID, signer, signed)
 	if err != nil {
 		return nil, err
 	}
@@ -151,20 +165,22 @@ func (s *walletServer) StreamWalletAssets(ctx context.Context, req *connect.Requ
 	if err := requireWallet(ctx, req.Msg.GetAddress()); err != nil {
 		return err
 	}
-	if err := wallet.CheckStream(req.Msg.GetAddress(), req.Msg.ChunkSize); err != nil {
+	in, err := wallet.ParseStream(req.Msg.GetAddress(), req.Msg.ChunkSize)
+	if err != nil {
 		return err
 	}
 	// Headers now: an HTTP/1.1 client waits for them before it reads on.
 	if err := stream.Send(nil); err != nil {
 		return err
 	}
-	return s.streamChunks(ctx, req.Msg.GetAddress(), req.Msg.ChunkSize, stream.Send)
+	return s.streamChunks(ctx, req.Msg.GetAddress(), in, stream.Send)
 }
 
-// streamChunks sends the wallet's chunks as stream messages; a failed send is
-// a *streamSendError (the client is gone or too slow).
-func (s *walletServer) streamChunks(ctx context.Context, address string, size *uint32, send func(*reclaimv1.StreamWalletAssetsResponse) error) error {
-	return s.svc.Stream(ctx, address, size, func(c wallet.Chunk) error {
+// streamChunks sends the wallet's chunks as stream messages, naming the
+// wallet as the client wrote it (address); a failed send is a
+// *streamSendError (the client is gone or too slow).
+func (s *walletServer) streamChunks(ctx context.Context, address string, in wallet.StreamRequest, send func(*reclaimv1.StreamWalletAssetsResponse) error) error {
+	return s.svc.Stream(ctx, in, func(c wallet.Chunk) error {
 		msg := &reclaimv1.StreamWalletAssetsResponse{
 			WalletAddress: address, ChunkIndex: c.Index, Complete: c.Last, Items: walletItems(c.Items),
 			Counts: make(map[string]uint32, len(c.Counts)),
@@ -184,7 +200,7 @@ func (s *walletServer) streamChunks(ctx context.Context, address string, size *u
 func requireWallet(ctx context.Context, address string) error {
 	p := principalFrom(ctx)
 	if p.Kind == auth.KindSession && p.Wallet != address {
-		return &auth.Error{Message: "wallet mismatch: this session is bound to another wallet"}
+		return fault.New(fault.KindUnauthenticated, "wallet mismatch: this session is bound to another wallet")
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/config"
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/pkg/signing"
 	"github.com/reclaim-sol/reclaim/backend/service/owner"
 	"github.com/reclaim-sol/reclaim/backend/storage"
@@ -144,10 +145,11 @@ func projectShare(ctx context.Context, args []string, getenv func(string) string
 		return err
 	}
 	defer e.store.Close()
-	var invalid *owner.InvalidError
-	switch _, err := e.owners.Share(ctx, *projectID, *email, owner.Role(*role)); {
-	case errors.As(err, &invalid):
-		return usageError{"project share: --" + invalid.Field + ": " + invalid.Message}
+	_, err = e.owners.Share(ctx, *projectID, *email, owner.Role(*role))
+	invalid, isInvalid := fault.As(err, fault.KindInvalid)
+	switch {
+	case isInvalid:
+		return usageError{"project share: --" + invalid.Param() + ": " + invalid.Error()}
 	case errors.Is(err, owner.ErrNoAccount):
 		return fmt.Errorf("project share: no console owner %q (create one with reclaim owner create)", *email)
 	case errors.Is(err, owner.ErrConflict):

@@ -2,12 +2,13 @@ package ledger
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
 // Leaderboard paging limits.
@@ -16,31 +17,6 @@ const (
 	MaxLimit     = 1000
 	MaxOffset    = 1_000_000
 )
-
-// ErrInvalidArgument matches every *InvalidArgumentError with errors.Is.
-var ErrInvalidArgument = errors.New("invalid argument")
-
-// InvalidArgumentError reports a query parameter that cannot be used. Its
-// message names the parameter and says what would be accepted; it is safe to
-// show to the client.
-type InvalidArgumentError struct {
-	// Name is the query parameter's name as the client sent it, e.g. "startDate".
-	Name    string
-	Message string
-}
-
-// Error returns the message meant for the client.
-func (e *InvalidArgumentError) Error() string { return e.Message }
-
-// Param names the query parameter to fix.
-func (e *InvalidArgumentError) Param() string { return e.Name }
-
-// Is makes errors.Is(err, ErrInvalidArgument) true.
-func (e *InvalidArgumentError) Is(target error) bool { return target == ErrInvalidArgument }
-
-func invalid(param, format string, args ...any) error {
-	return &InvalidArgumentError{Name: param, Message: fmt.Sprintf(format, args...)}
-}
 
 // Filter selects the confirmed entries a leaderboard aggregates, and the page.
 // Empty Payer or Type and nil Start or End mean no restriction.
@@ -65,7 +41,7 @@ type FilterParams struct {
 }
 
 // ParseFilter validates p and returns the Filter it describes, or an
-// *InvalidArgumentError naming the first bad parameter.
+// invalid fault naming the first bad parameter as the client sent it.
 //
 // Dates are ISO 8601: a day (2026-01-31, a UTC day) or an RFC 3339 timestamp
 // (2026-01-31T12:00:00Z). An endDate given as a day includes that whole day;
@@ -76,13 +52,13 @@ func ParseFilter(p FilterParams) (Filter, error) {
 	f := Filter{Limit: DefaultLimit}
 	if p.Payer != "" {
 		if _, err := solana.PublicKeyFromBase58(p.Payer); err != nil {
-			return Filter{}, invalid("payer", "payer %q is not a Solana address (base58, 32 bytes)", p.Payer)
+			return Filter{}, fault.Invalid("payer", "payer %q is not a Solana address (base58, 32 bytes)", p.Payer)
 		}
 		f.Payer = p.Payer
 	}
 	if p.TransactionType != "" {
 		if !ValidType(p.TransactionType) {
-			return Filter{}, invalid("transactionType", "transactionType %q is not one of %s",
+			return Filter{}, fault.Invalid("transactionType", "transactionType %q is not one of %s",
 				p.TransactionType, strings.Join(Types, ", "))
 		}
 		f.Type = p.TransactionType
@@ -95,7 +71,7 @@ func ParseFilter(p FilterParams) (Filter, error) {
 		return Filter{}, err
 	}
 	if f.Start != nil && f.End != nil && !f.Start.Before(*f.End) {
-		return Filter{}, invalid("startDate", "startDate %q is not before endDate %q", p.StartDate, p.EndDate)
+		return Filter{}, fault.Invalid("startDate", "startDate %q is not before endDate %q", p.StartDate, p.EndDate)
 	}
 	if f.End != nil && f.End.Year() > 9999 {
 		// endDate 9999-12-31 includes all time; a five-digit year would not
@@ -130,7 +106,7 @@ func parseDate(param, s string, end bool) (*time.Time, error) {
 		t = t.UTC()
 		return &t, nil
 	}
-	return nil, invalid(param, "%s %q is not an ISO 8601 date (use 2026-01-31 or 2026-01-31T00:00:00Z)", param, s)
+	return nil, fault.Invalid(param, "%s %q is not an ISO 8601 date (use 2026-01-31 or 2026-01-31T00:00:00Z)", param, s)
 }
 
 func parseInt(param, s string, def, lo, hi int) (int, error) {
@@ -139,10 +115,10 @@ func parseInt(param, s string, def, lo, hi int) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, invalid(param, "%s %q is not an integer", param, s)
+		return 0, fault.Invalid(param, "%s %q is not an integer", param, s)
 	}
 	if err != nil || n < lo || n > hi {
-		return 0, invalid(param, "%s %s is out of range: use %d to %d", param, s, lo, hi)
+		return 0, fault.Invalid(param, "%s %s is out of range: use %d to %d", param, s, lo, hi)
 	}
 	return n, nil
 }

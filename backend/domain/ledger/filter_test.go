@@ -1,12 +1,12 @@
 package ledger_test
 
 import (
-	"errors"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
 const wsol = "So11111111111111111111111111111111111111112"
@@ -236,9 +236,9 @@ func TestParseFilterRejects(t *testing.T) {
 			if err == nil {
 				t.Fatalf("ParseFilter(%+v) = %s, want an error", tt.in, show(got))
 			}
-			var ia *ledger.InvalidArgumentError
-			if !errors.As(err, &ia) || !errors.Is(err, ledger.ErrInvalidArgument) {
-				t.Fatalf("ParseFilter error %T %v is not an *InvalidArgumentError", err, err)
+			ia, ok := fault.As(err, fault.KindInvalid)
+			if !ok {
+				t.Fatalf("ParseFilter error %T %v is not an invalid fault", err, err)
 			}
 			if ia.Param() != tt.param || err.Error() != tt.msg {
 				t.Errorf("ParseFilter error = (%q, %q), want (%q, %q)", ia.Param(), err.Error(), tt.param, tt.msg)

@@ -4,8 +4,8 @@
 // One Entry is one Solana transaction built by Reclaim and submitted by a
 // wallet. Only confirmed entries count, once each; the time filters of the
 // leaderboard apply to the confirmation time. The package knows nothing of
-// storage or HTTP: the storage package implements Store, the server maps
-// InvalidArgumentError to 400.
+// storage or HTTP: the storage package implements Store; a bad query
+// parameter is an invalid fault (backend/pkg/fault) naming it.
 package ledger
 
 import (
@@ -192,7 +192,7 @@ func (s *Service) Stats(ctx context.Context, projectID string) (Stats, error) {
 }
 
 // Leaderboard validates raw query parameters and returns the matching page of
-// the project's leaderboard. Invalid parameters give an *InvalidArgumentError.
+// the project's leaderboard. Invalid parameters give an invalid fault.
 func (s *Service) Leaderboard(ctx context.Context, projectID string, p FilterParams) ([]LeaderboardEntry, error) {
 	f, err := ParseFilter(p)
 	if err != nil {

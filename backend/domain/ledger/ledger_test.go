@@ -2,11 +2,11 @@ package ledger_test
 
 import (
 	"context"
-	"errors"
 	"reflect"
 	"testing"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
 // fakeStore is a hand-written Store.
@@ -30,7 +30,7 @@ func TestServiceLeaderboard(t *testing.T) {
 		params    ledger.FilterParams
 		stored    []ledger.LeaderboardEntry
 		want      []ledger.LeaderboardEntry
-		wantErr   error
+		wantErr   bool // an invalid fault
 		wantQuery bool
 	}{
 		{
@@ -49,7 +49,7 @@ func TestServiceLeaderboard(t *testing.T) {
 		{
 			name:    "invalid parameters never reach the store",
 			params:  ledger.FilterParams{StartDate: "2026-13-01"},
-			wantErr: ledger.ErrInvalidArgument,
+			wantErr: true,
 		},
 	}
 	for _, tt := range tests {
@@ -66,8 +66,8 @@ func TestServiceLeaderboard(t *testing.T) {
 				},
 			})
 			got, err := svc.Leaderboard(context.Background(), "prj_1", tt.params)
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("Leaderboard error = %v, want %v", err, tt.wantErr)
+			if _, invalid := fault.As(err, fault.KindInvalid); invalid != tt.wantErr || (err != nil) != tt.wantErr {
+				t.Fatalf("Leaderboard error = %v, want an invalid fault: %v", err, tt.wantErr)
 			}
 			if queried != tt.wantQuery {
 				t.Errorf("store queried = %v, want %v", queried, tt.wantQuery)

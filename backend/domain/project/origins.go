@@ -2,12 +2,13 @@ package project
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
 // MaxOrigins is the most browser origins one project may list.
@@ -22,7 +23,7 @@ func ValidateOrigin(raw string) (string, error) {
 	s := strings.TrimSpace(raw)
 	s = strings.TrimSuffix(s, "/")
 	bad := func(why string) (string, error) {
-		return "", &InvalidError{Field: "origin", Message: fmt.Sprintf("%q is not an origin (%s): write scheme://host[:port], such as https://app.example or http://localhost:5173", raw, why)}
+		return "", fault.Invalid("origin", "%q is not an origin (%s): write scheme://host[:port], such as https://app.example or http://localhost:5173", raw, why)
 	}
 	if s == "" {
 		return bad("empty")
@@ -117,7 +118,7 @@ func (s *Service) AddOrigin(ctx context.Context, projectID, origin string) (Orig
 		return Origin{}, err
 	}
 	if len(have) >= MaxOrigins {
-		return Origin{}, &InvalidError{Field: "origin", Message: fmt.Sprintf("a project lists at most %d origins: remove one first", MaxOrigins)}
+		return Origin{}, fault.Invalid("origin", "a project lists at most %d origins: remove one first", MaxOrigins)
 	}
 	o := Origin{ProjectID: projectID, Origin: norm, CreatedAt: s.now().UTC()}
 	if err := s.store.AddOrigin(ctx, o); err != nil {

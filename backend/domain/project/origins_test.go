@@ -76,10 +76,9 @@ func TestValidateOrigin(t *testing.T) {
 	}
 	for _, c := range cases {
 		got, err := project.ValidateOrigin(c.in)
-		var invalid *project.InvalidError
 		switch {
-		case c.want == "" && (!errors.As(err, &invalid) || invalid.Field != "origin"):
-			t.Errorf("ValidateOrigin(%q) = %q, %v; want an *InvalidError on origin", c.in, got, err)
+		case c.want == "" && !invalidOn(err, "origin"):
+			t.Errorf("ValidateOrigin(%q) = %q, %v; want an invalid fault on origin", c.in, got, err)
 		case c.want != "" && (err != nil || got != c.want):
 			t.Errorf("ValidateOrigin(%q) = %q, %v; want %q", c.in, got, err, c.want)
 		}
@@ -100,9 +99,8 @@ func TestOrigins(t *testing.T) {
 	if _, err := s.AddOrigin(ctx, p.ID, "https://app.example:443"); !errors.Is(err, project.ErrConflict) {
 		t.Errorf("AddOrigin of a listed origin: %v, want ErrConflict", err)
 	}
-	var invalid *project.InvalidError
-	if _, err := s.AddOrigin(ctx, p.ID, "https://app.example/x"); !errors.As(err, &invalid) {
-		t.Errorf("AddOrigin with a path: %v, want an *InvalidError", err)
+	if _, err := s.AddOrigin(ctx, p.ID, "https://app.example/x"); !invalidOn(err, "") {
+		t.Errorf("AddOrigin with a path: %v, want an invalid fault", err)
 	}
 	if _, err := s.AddOrigin(ctx, "prj_nope", "https://x.example"); !errors.Is(err, project.ErrNotFound) {
 		t.Errorf("AddOrigin of an unknown project: %v, want ErrNotFound", err)
@@ -115,8 +113,8 @@ func TestOrigins(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.AddOrigin(ctx, p.ID, "https://one-too-many.example"); !errors.As(err, &invalid) {
-		t.Errorf("origin %d: %v, want an *InvalidError", project.MaxOrigins+1, err)
+	if _, err := s.AddOrigin(ctx, p.ID, "https://one-too-many.example"); !invalidOn(err, "") {
+		t.Errorf("origin %d: %v, want an invalid fault", project.MaxOrigins+1, err)
 	}
 	if got, err := s.RemoveOrigin(ctx, p.ID, "HTTPS://APP.EXAMPLE"); err != nil || got != "https://app.example" {
 		t.Errorf("RemoveOrigin = %q, %v", got, err)

@@ -8,40 +8,31 @@
 package project
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
 // ErrNotFound is returned when a project or API key does not exist.
-var ErrNotFound = errors.New("not found")
+var ErrNotFound = fault.New(fault.KindNotFound, "not found")
 
 // ErrConflict is returned when a create would duplicate a unique value, such as
 // the hash of an API key or an ID.
-var ErrConflict = errors.New("conflict")
-
-// InvalidError is a value a person must correct: Field names it ("name",
-// "donation_wallet"), Message says what is wrong.
-type InvalidError struct {
-	Field   string
-	Message string
-}
-
-// Error returns the message.
-func (e *InvalidError) Error() string { return e.Message }
+var ErrConflict = fault.New(fault.KindConflict, "conflict")
 
 // MaxNameLen is the longest name of a project or an API key, in characters.
 const MaxNameLen = 100
 
 // ValidateName checks the name of a project or an API key (already trimmed):
-// 1 to MaxNameLen characters.
+// 1 to MaxNameLen characters. A value a person must correct is an invalid
+// fault naming the form's field ("name", "donation_wallet", "origin").
 func ValidateName(name string) error {
 	if n := utf8.RuneCountInString(name); n == 0 || n > MaxNameLen {
-		return &InvalidError{Field: "name", Message: fmt.Sprintf("a name has 1 to %d characters", MaxNameLen)}
+		return fault.Invalid("name", "a name has 1 to %d characters", MaxNameLen)
 	}
 	return nil
 }
@@ -53,7 +44,7 @@ func ValidateDonationWallet(wallet string) error {
 		return nil
 	}
 	if _, err := solana.PublicKeyFromBase58(wallet); err != nil {
-		return &InvalidError{Field: "donation_wallet", Message: fmt.Sprintf("%q is not a Solana address (base58 of 32 bytes)", wallet)}
+		return fault.Invalid("donation_wallet", "%q is not a Solana address (base58 of 32 bytes)", wallet)
 	}
 	return nil
 }

@@ -118,6 +118,8 @@ type Listing struct {
 // ItemError names the first address Resolve cannot build for.
 type ItemError struct {
 	Address string
+	// Index is the address's position in the addresses Resolve was given.
+	Index int
 	// Reason is a sentence for the client, e.g. "account not found".
 	Reason string
 }
@@ -177,25 +179,25 @@ func (d *Discoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addre
 	for i, addr := range addresses {
 		a := accs[i]
 		if a == nil {
-			return nil, &ItemError{Address: addr.String(), Reason: reasonNotFound}
+			return nil, &ItemError{Address: addr.String(), Index: i, Reason: reasonNotFound}
 		}
 		if a.Owner.Equals(mplcore.ProgramID) {
 			ca, err := mplcore.ParseAsset(data(a))
 			if err != nil {
-				return nil, &ItemError{Address: addr.String(), Reason: reasonNotCore}
+				return nil, &ItemError{Address: addr.String(), Index: i, Reason: reasonNotCore}
 			}
 			if !ca.Owner.Equals(wallet) {
-				return nil, &ItemError{Address: addr.String(), Reason: reasonOtherWalletCore}
+				return nil, &ItemError{Address: addr.String(), Index: i, Reason: reasonOtherWalletCore}
 			}
 			cores = append(cores, coreAccount{address: addr, asset: ca, size: uint64(len(data(a)))})
 			continue
 		}
 		st, err := spltoken.ParseAccount(data(a))
 		if !spltoken.IsProgram(a.Owner) || err != nil {
-			return nil, &ItemError{Address: addr.String(), Reason: reasonNotToken}
+			return nil, &ItemError{Address: addr.String(), Index: i, Reason: reasonNotToken}
 		}
 		if !st.Owner.Equals(wallet) {
-			return nil, &ItemError{Address: addr.String(), Reason: reasonOtherWallet}
+			return nil, &ItemError{Address: addr.String(), Index: i, Reason: reasonOtherWallet}
 		}
 		owned = append(owned, ownedAccount{address: addr, program: a.Owner, lamports: a.Lamports, state: st})
 	}

@@ -117,3 +117,29 @@ func TestAssetsResolveBatching(t *testing.T) {
 		}
 	}
 }
+
+// TestAssetsResolveItemErrorIndex: an *ItemError carries the position of its
+// address among those Resolve was given, so the caller names the selection
+// without looking the address up.
+func TestAssetsResolveItemErrorIndex(t *testing.T) {
+	t.Parallel()
+	tok := solana.TokenProgramID
+	w := newWorld(t)
+	empty := w.account(tok, tokenRent, acct{mint: w.mint(tok, 6, 0, nil)})
+	foreign := w.account(tok, tokenRent, acct{mint: w.mint(tok, 6, 0, nil), owner: solana.NewWallet().PublicKey()})
+	missing := solana.NewWallet().PublicKey()
+	for _, tc := range []struct {
+		addresses []solana.PublicKey
+		index     int
+	}{
+		{[]solana.PublicKey{missing}, 0},
+		{[]solana.PublicKey{empty, missing}, 1},
+		{[]solana.PublicKey{empty, empty, foreign, missing}, 2},
+	} {
+		_, err := NewDiscoverer(w.c.rpc(), nil).Resolve(context.Background(), w.wallet, tc.addresses)
+		var ie *ItemError
+		if !errors.As(err, &ie) || ie.Index != tc.index || ie.Address != tc.addresses[tc.index].String() {
+			t.Errorf("%d addresses: err = %v, want an *ItemError at index %d", len(tc.addresses), err, tc.index)
+		}
+	}
+}

@@ -244,7 +244,7 @@ func (m money) net(networkFee uint64) (int64, error) {
 	e := requestError("reclaiming would cost more than it returns: %d lamports back, %d in network fee, %d donated, %d service fee",
 		m.gross, networkFee, m.donation, m.fee)
 	if len(m.items) == 1 {
-		e.Address = m.items[0].Item.Address.String()
+		e.Address, e.Index = m.items[0].Item.Address.String(), m.items[0].at
 	}
 	return 0, e
 }

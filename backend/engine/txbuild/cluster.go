@@ -142,7 +142,7 @@ func simulationError(res *rpc.SimulateTransactionResult, owners []int, items []S
 		e.Message += ": " + strings.Join(notes, "; ")
 	}
 	if i, ok := failedInstruction(res.Err); ok && i < len(owners) && owners[i] >= 0 {
-		e.Address = items[owners[i]].Item.Address.String()
+		e.Address, e.Index = items[owners[i]].Item.Address.String(), items[owners[i]].at
 	}
 	return e
 }

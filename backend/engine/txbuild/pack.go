@@ -190,9 +190,9 @@ func (r *request) pack(lim limits) ([]batch, error) {
 				continue
 			}
 			if len(u) == 1 {
-				return nil, itemError(u[0].Item.Address, "does not fit alone in a transaction of %d bytes and %d compute units", lim.bytes, lim.units)
+				return nil, itemError(u[0], "does not fit alone in a transaction of %d bytes and %d compute units", lim.bytes, lim.units)
 			}
-			return nil, itemError(u[len(u)-1].Item.Address, "%d selected print editions share the edition marker %s, so they burn in one transaction, and they do not fit one of %d bytes and %d compute units: select fewer of them at once",
+			return nil, itemError(u[len(u)-1], "%d selected print editions share the edition marker %s, so they burn in one transaction, and they do not fit one of %d bytes and %d compute units: select fewer of them at once",
 				len(u), u[0].Item.Metaplex.EditionMarker, lim.bytes, lim.units)
 		}
 		out = append(out, batch{ledgerType: t, items: cur})

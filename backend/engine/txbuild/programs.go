@@ -70,8 +70,7 @@ func (b *Builder) planCNFTs(ctx context.Context, r *request) error {
 		return nil
 	}
 	if b.cnft == nil {
-		it := r.Items[idx[0]].Item
-		return itemError(it.Address, "compressed NFTs cannot be burned: the service has no DAS indexer")
+		return itemError(r.Items[idx[0]], "compressed NFTs cannot be burned: the service has no DAS indexer")
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -89,7 +88,7 @@ func (b *Builder) planCNFTs(ctx context.Context, r *request) error {
 			var ie *cnft.Error
 			switch {
 			case errors.As(err, &ie):
-				errs[k] = itemError(addr, "%s", ie.Reason)
+				errs[k] = itemError(items[i], "%s", ie.Reason)
 			case err != nil:
 				errs[k] = fmt.Errorf("%w: cnft %s: %w", ErrCNFTPlanner, addr, err)
 				cancel()

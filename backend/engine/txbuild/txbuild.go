@@ -91,6 +91,8 @@ type Selected struct {
 
 	// burn is a cNFT's Bubblegum burn, planned by Build.
 	burn solana.Instruction
+	// at is the item's position in Params.Items, set by Build.
+	at int
 }
 
 // Params is one build request.
@@ -200,6 +202,9 @@ func (r Result) Totals() Totals {
 type Error struct {
 	// Address is the item at fault (base58); "" when it is not one item.
 	Address string
+	// Index is the position in Params.Items of the item at fault, when
+	// Address names one.
+	Index int
 	// Message says what is wrong.
 	Message string
 }
@@ -215,8 +220,8 @@ func (e *Error) Error() string {
 // Item is the address of the item at fault; "" when it is not one item.
 func (e *Error) Item() string { return e.Address }
 
-func itemError(item solana.PublicKey, format string, args ...any) *Error {
-	return &Error{Address: item.String(), Message: fmt.Sprintf(format, args...)}
+func itemError(s Selected, format string, args ...any) *Error {
+	return &Error{Address: s.Item.Address.String(), Index: s.at, Message: fmt.Sprintf(format, args...)}
 }
 
 func requestError(format string, args ...any) *Error {

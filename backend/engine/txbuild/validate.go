@@ -64,10 +64,15 @@ func (p Params) check() (*request, error) {
 		return nil, requestError("priority fee level %q is not one of none, low, medium, high", p.PriorityLevel)
 	}
 	r := &request{Params: p, donation: donation, percentile: pct, types: make([]ledger.Type, len(p.Items))}
+	// The items are the request's copy (the caller's slice stays as it
+	// was), each knowing its position for the errors that name it.
+	r.Items = slices.Clone(p.Items)
 	seen := make(map[solana.PublicKey]bool, len(p.Items))
-	for i, s := range p.Items {
+	for i := range r.Items {
+		r.Items[i].at = i
+		s := r.Items[i]
 		if seen[s.Item.Address] {
-			return nil, itemError(s.Item.Address, "selected twice")
+			return nil, itemError(s, "selected twice")
 		}
 		seen[s.Item.Address] = true
 		if r.types[i], err = ledgerType(s, p.Wallet); err != nil {
@@ -85,43 +90,43 @@ func ledgerType(s Selected, wallet solana.PublicKey) (ledger.Type, error) {
 	case it.Address.IsZero():
 		return "", requestError("an item has no address")
 	case it.Type == assets.TypeZKCompressedToken:
-		return "", itemError(it.Address, "%s items cannot be reclaimed yet", it.Type)
+		return "", itemError(s, "%s items cannot be reclaimed yet", it.Type)
 	case it.Type == assets.TypeCNFT:
 		return cnftLedgerType(s, wallet)
 	case it.Core != nil:
 		return coreLedgerType(s, wallet)
 	case !spltoken.IsProgram(it.TokenProgram):
-		return "", itemError(it.Address, "is not an SPL Token or Token-2022 account (program %s)", it.TokenProgram)
+		return "", itemError(s, "is not an SPL Token or Token-2022 account (program %s)", it.TokenProgram)
 	case !it.Owner.Equals(wallet):
-		return "", itemError(it.Address, "is owned by %s, not by the wallet", it.Owner)
+		return "", itemError(s, "is owned by %s, not by the wallet", it.Owner)
 	case it.HasCloseAuthority:
-		return "", itemError(it.Address, "has a close authority other than the wallet, so the wallet cannot close it")
+		return "", itemError(s, "has a close authority other than the wallet, so the wallet cannot close it")
 	case it.WithheldAmount > 0 && !it.TokenProgram.Equals(solana.Token2022ProgramID):
-		return "", itemError(it.Address, "has withheld transfer fees but is not a Token-2022 account")
+		return "", itemError(s, "has withheld transfer fees but is not a Token-2022 account")
 	case len(it.Actions) > 0 && !slices.Contains(it.Actions, s.Action):
-		return "", itemError(it.Address, "action %q is not available for this item (available: %v)", s.Action, it.Actions)
+		return "", itemError(s, "action %q is not available for this item (available: %v)", s.Action, it.Actions)
 	}
 	switch s.Action {
 	case assets.ActionClose:
 		if !it.IsNative && it.Amount > 0 {
-			return "", itemError(it.Address, "holds %d base units of its token; burn them (action burn) to close it", it.Amount)
+			return "", itemError(s, "holds %d base units of its token; burn them (action burn) to close it", it.Amount)
 		}
 		return ledger.TypeTokenAccountClosure, nil
 	case assets.ActionBurn:
 		switch {
 		case it.IsNative:
-			return "", itemError(it.Address, "is wrapped SOL: close it (action close) and its balance returns with the rent")
+			return "", itemError(s, "is wrapped SOL: close it (action close) and its balance returns with the rent")
 		case it.IsFrozen && !(it.Metaplex != nil && it.Metaplex.Standard.Programmable()):
 			// A pNFT's account is frozen by design: Token Metadata thaws it.
-			return "", itemError(it.Address, "is frozen: the token program refuses to burn from it")
+			return "", itemError(s, "is frozen: the token program refuses to burn from it")
 		case it.Type == assets.TypeToken:
 			return ledger.TypeTokenBurn, nil
 		case it.Type == assets.TypeNFT:
 			return ledger.TypeNFTBurn, nil
 		}
-		return "", itemError(it.Address, "action burn is for token and nft items, not %s", it.Type)
+		return "", itemError(s, "action burn is for token and nft items, not %s", it.Type)
 	}
-	return "", itemError(it.Address, "action %q is not one of close, burn", s.Action)
+	return "", itemError(s, "action %q is not one of close, burn", s.Action)
 }
 
 // coreLedgerType checks an MPL Core asset: the wallet owns it, and burn is
@@ -130,13 +135,13 @@ func coreLedgerType(s Selected, wallet solana.PublicKey) (ledger.Type, error) {
 	it := s.Item
 	switch {
 	case !it.TokenProgram.Equals(mplcore.ProgramID):
-		return "", itemError(it.Address, "is not an MPL Core asset (program %s)", it.TokenProgram)
+		return "", itemError(s, "is not an MPL Core asset (program %s)", it.TokenProgram)
 	case !it.Owner.Equals(wallet):
-		return "", itemError(it.Address, "is owned by %s, not by the wallet", it.Owner)
+		return "", itemError(s, "is owned by %s, not by the wallet", it.Owner)
 	case s.Action != assets.ActionBurn:
-		return "", itemError(it.Address, "action %q is not available for an MPL Core asset (available: [burn])", s.Action)
+		return "", itemError(s, "action %q is not available for an MPL Core asset (available: [burn])", s.Action)
 	case len(it.Actions) > 0 && !slices.Contains(it.Actions, s.Action):
-		return "", itemError(it.Address, "action %q is not available for this item (available: %v)", s.Action, it.Actions)
+		return "", itemError(s, "action %q is not available for this item (available: %v)", s.Action, it.Actions)
 	}
 	return ledger.TypeNFTBurn, nil
 }
@@ -149,11 +154,11 @@ func cnftLedgerType(s Selected, wallet solana.PublicKey) (ledger.Type, error) {
 	it := s.Item
 	switch {
 	case !it.Owner.IsZero() && !it.Owner.Equals(wallet):
-		return "", itemError(it.Address, "is owned by %s, not by the wallet", it.Owner)
+		return "", itemError(s, "is owned by %s, not by the wallet", it.Owner)
 	case s.Action != assets.ActionBurn:
-		return "", itemError(it.Address, "action %q is not available for a compressed NFT (available: [burn])", s.Action)
+		return "", itemError(s, "action %q is not available for a compressed NFT (available: [burn])", s.Action)
 	case it.Lamports != 0:
-		return "", itemError(it.Address, "a compressed NFT returns no lamports, but the item claims %d", it.Lamports)
+		return "", itemError(s, "a compressed NFT returns no lamports, but the item claims %d", it.Lamports)
 	}
 	return ledger.TypeNFTBurn, nil
 }

@@ -6,13 +6,13 @@ package auth
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
 // Scope is a permission carried by a session token.
@@ -74,20 +74,16 @@ type Requirement struct {
 	BindsWallet bool
 }
 
-// Error is a credential problem. Every one of them is a 401 on the wire;
-// Message says what to do about it.
-type Error struct {
-	Message string
-}
-
-func (e *Error) Error() string { return e.Message }
-
+// deny is a credential problem: an unauthenticated fault (a 401 on the
+// wire, whatever the problem) whose message says what to do about it.
 func deny(format string, args ...any) error {
-	return &Error{Message: fmt.Sprintf(format, args...)}
+	return fault.New(fault.KindUnauthenticated, fmt.Sprintf(format, args...))
 }
 
-// ErrUnavailable wraps a failure to reach the credential store.
-var ErrUnavailable = errors.New("credential store unavailable")
+// storeDown is a credential store that failed or did not answer.
+func storeDown(err error) error {
+	return fault.Unavailable("a backing service did not answer in time; retry shortly", fmt.Errorf("credential store unavailable: %w", err))
+}
 
 // Store is what auth needs of storage.
 type Store interface {

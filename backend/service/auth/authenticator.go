@@ -42,7 +42,7 @@ func NewAuthenticator(store Store, hasher *Hasher, keys *signing.Keyring, keyTTL
 
 // Authenticate checks the credentials of a request: apiKey is the X-Api-Key
 // header, authorization the Authorization header. Credential problems are
-// *Error; a store that cannot be reached is ErrUnavailable.
+// unauthenticated faults; a store that cannot be reached an unavailable one.
 func (a *Authenticator) Authenticate(ctx context.Context, apiKey, authorization string) (Principal, error) {
 	switch {
 	case apiKey != "" && authorization != "":
@@ -69,7 +69,7 @@ func (a *Authenticator) apiKey(ctx context.Context, key string) (Principal, erro
 		return Principal{}, deny("invalid API key")
 	}
 	if err != nil {
-		return Principal{}, errors.Join(ErrUnavailable, err)
+		return Principal{}, storeDown(err)
 	}
 	if subtle.ConstantTimeCompare(k.Hash, hash) != 1 {
 		return Principal{}, deny("invalid API key")
@@ -120,7 +120,7 @@ func (a *Authenticator) Session(ctx context.Context, token string) (Principal, e
 		return Principal{}, deny("invalid session token")
 	}
 	if err != nil {
-		return Principal{}, errors.Join(ErrUnavailable, err)
+		return Principal{}, storeDown(err)
 	}
 	if k.Revoked() {
 		return Principal{}, deny("session revoked: the API key that created it was revoked")

@@ -4,11 +4,11 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
-	"errors"
 	"testing"
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/pkg/signing"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 )
@@ -99,8 +99,7 @@ func TestSessionOfRetiredKey(t *testing.T) {
 		"current key, issued in a day":                 forge(newKeyPriv, now.Add(24*time.Hour), now.Add(25*time.Hour)),
 	} {
 		_, err := a.Session(context.Background(), tok)
-		var authErr *auth.Error
-		if !errors.As(err, &authErr) || authErr.Message != "invalid session token" {
+		if authErr, ok := fault.As(err, fault.KindUnauthenticated); !ok || authErr.Error() != "invalid session token" {
 			t.Errorf("%s: %v, want invalid session token", name, err)
 		}
 		if p, ok := a.SessionProject(tok); ok {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/pkg/signing"
 )
 
@@ -42,35 +43,24 @@ type SessionRequest struct {
 	TTL    time.Duration
 }
 
-// InvalidError is a request field the caller must fix (a 400).
-type InvalidError struct {
-	// Name is the field's JSON name, e.g. "ttlSeconds".
-	Name    string
-	Message string
-}
-
-func (e *InvalidError) Error() string { return e.Name + ": " + e.Message }
-
-// Param names the field to fix.
-func (e *InvalidError) Param() string { return e.Name }
-
-// NewSessionRequest validates the fields of POST /v1/sessions. ttlSeconds is
-// nil when the caller left it out.
+// NewSessionRequest validates the fields of POST /v1/sessions: a field the
+// caller must fix is an invalid fault naming it by its JSON name
+// ("ttlSeconds"). ttlSeconds is nil when the caller left it out.
 func NewSessionRequest(wallet string, scopes []string, ttlSeconds *int64) (SessionRequest, error) {
 	if wallet == "" {
-		return SessionRequest{}, &InvalidError{"walletAddress", "is required"}
+		return SessionRequest{}, fault.InvalidField("walletAddress", "is required")
 	}
 	if err := ValidateWallet(wallet); err != nil {
-		return SessionRequest{}, &InvalidError{"walletAddress", err.Error()}
+		return SessionRequest{}, fault.InvalidField("walletAddress", "%s", err.Error())
 	}
 	sc, err := ParseScopes(scopes)
 	if err != nil {
-		return SessionRequest{}, &InvalidError{"scopes", err.Error()}
+		return SessionRequest{}, fault.InvalidField("scopes", "%s", err.Error())
 	}
 	ttl := DefaultSessionTTL
 	if ttlSeconds != nil {
 		if *ttlSeconds < 1 || *ttlSeconds > int64(MaxSessionTTL/time.Second) {
-			return SessionRequest{}, &InvalidError{"ttlSeconds", fmt.Sprintf("must be from 1 to %d, got %d", int64(MaxSessionTTL/time.Second), *ttlSeconds)}
+			return SessionRequest{}, fault.InvalidField("ttlSeconds", "must be from 1 to %d, got %d", int64(MaxSessionTTL/time.Second), *ttlSeconds)
 		}
 		ttl = time.Duration(*ttlSeconds) * time.Second
 	}
@@ -81,21 +71,35 @@ func NewSessionRequest(wallet string, scopes []string, ttlSeconds *int64) (Sessi
 // Ed25519 public key on the curve (a program-derived address cannot sign,
 // so it cannot be a wallet).
 func ValidateWallet(s string) error {
-	if err := ValidateAddress(s); err != nil {
-		return err
+	_, err := ParseWallet(s)
+	return err
+}
+
+// ParseWallet decodes s as ValidateWallet checks it, once.
+func ParseWallet(s string) (solana.PublicKey, error) {
+	key, err := ParseAddress(s)
+	if err != nil {
+		return key, err
 	}
-	if !solana.MustPublicKeyFromBase58(s).IsOnCurve() {
-		return fmt.Errorf("%q is not an Ed25519 public key (it is off the curve, like a program-derived address): a wallet must be able to sign", s)
+	if !key.IsOnCurve() {
+		return solana.PublicKey{}, fmt.Errorf("%q is not an Ed25519 public key (it is off the curve, like a program-derived address): a wallet must be able to sign", s)
 	}
-	return nil
+	return key, nil
 }
 
 // ValidateAddress checks that s is the base58 of 32 bytes.
 func ValidateAddress(s string) error {
-	if _, err := solana.PublicKeyFromBase58(s); err != nil {
-		return fmt.Errorf("%q is not a Solana address (base58 of 32 bytes)", s)
+	_, err := ParseAddress(s)
+	return err
+}
+
+// ParseAddress decodes s as ValidateAddress checks it, once.
+func ParseAddress(s string) (solana.PublicKey, error) {
+	key, err := solana.PublicKeyFromBase58(s)
+	if err != nil {
+		return key, fmt.Errorf("%q is not a Solana address (base58 of 32 bytes)", s)
 	}
-	return nil
+	return key, nil
 }
 
 // Issuer mints session tokens.

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/mail"
 	"strings"
+
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
 // ValidateEmail checks that email is a plain address (no display name), at
@@ -15,7 +17,7 @@ import (
 func ValidateEmail(email string) error {
 	a, err := mail.ParseAddress(email)
 	if err != nil || a.Address != email || len(email) > 254 {
-		return &InvalidError{Field: "email", Message: "Enter an email address such as name@example.com."}
+		return fault.Invalid("email", "Enter an email address such as name@example.com.")
 	}
 	return nil
 }

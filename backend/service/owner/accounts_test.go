@@ -32,7 +32,7 @@ func TestCreateOwner(t *testing.T) {
 	}
 	cases := []struct {
 		name, email, password string
-		field                 string // of the *InvalidError; "" for wantErr
+		field                 string // of the invalid fault; "" for wantErr
 		wantErr               error
 	}{
 		{name: "not an email", email: "alice", password: password, field: "email"},
@@ -44,10 +44,9 @@ func TestCreateOwner(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := s.CreateOwner(ctx, c.email, c.password)
-			var invalid *owner.InvalidError
 			switch {
-			case c.field != "" && (!errors.As(err, &invalid) || invalid.Field != c.field):
-				t.Errorf("err = %v, want an *InvalidError on %s", err, c.field)
+			case c.field != "" && !invalidOn(err, c.field):
+				t.Errorf("err = %v, want an invalid fault on %s", err, c.field)
 			case c.field == "" && !errors.Is(err, c.wantErr):
 				t.Errorf("err = %v, want %v", err, c.wantErr)
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/service/owner"
 )
 
@@ -248,4 +249,11 @@ func newService() (*owner.Service, *fakeStore, *fakeProjects, *clock) {
 	store, projects := newFakeStore(), &fakeProjects{}
 	clk := &clock{t: time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)}
 	return owner.NewService(store, projects, owner.Options{Passwords: cheap, Now: clk.Now}), store, projects, clk
+}
+
+// invalidOn reports whether err is an invalid fault naming field, any
+// field when field is "".
+func invalidOn(err error, field string) bool {
+	f, ok := fault.As(err, fault.KindInvalid)
+	return ok && (field == "" || f.Param() == field)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
 // MemberChange decides what becomes of membership m of a project that has
@@ -16,8 +17,8 @@ import (
 // change, which then changes nothing.
 type MemberChange func(m Membership, owners int) (Role, error)
 
-// ChangeRole is the change that gives a member role. An unknown role is an
-// *InvalidError; demoting the project's last owner is ErrLastOwner.
+// ChangeRole is the change that gives a member role. An unknown role is
+// an invalid fault; demoting the project's last owner is ErrLastOwner.
 func ChangeRole(role Role) MemberChange {
 	return func(m Membership, owners int) (Role, error) {
 		if !ValidRole(role) {
@@ -42,7 +43,7 @@ func keepOwner(m Membership, owners int, to Role) error {
 	return nil
 }
 
-var errInvalidRole = &InvalidError{Field: "role", Message: "choose a role: owner or viewer"}
+var errInvalidRole = fault.Invalid("role", "choose a role: owner or viewer")
 
 // Actor returns o acting in project projectID, with their role in it. A
 // project o does not belong to is ErrNotFound, whether it exists or not, so
@@ -135,7 +136,7 @@ func (s *Service) AddMember(ctx context.Context, a Actor, email string, role Rol
 
 // SetRole gives member memberID of a's project role, and records a change in
 // the audit log; only owners may. A non-member is ErrNotFound, an unknown
-// role an *InvalidError, demoting the last owner ErrLastOwner.
+// role an invalid fault, demoting the last owner ErrLastOwner.
 func (s *Service) SetRole(ctx context.Context, a Actor, memberID string, role Role) error {
 	m, before, err := s.changeMember(ctx, a, memberID, ChangeRole(role))
 	if err != nil {

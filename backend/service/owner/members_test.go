@@ -39,9 +39,8 @@ func TestLastOwnerRule(t *testing.T) {
 			}
 		})
 	}
-	var invalid *owner.InvalidError
-	if _, err := owner.ChangeRole("admin")(asViewer, 1); !errors.As(err, &invalid) || invalid.Field != "role" {
-		t.Errorf("unknown role: %v, want an *InvalidError on role", err)
+	if _, err := owner.ChangeRole("admin")(asViewer, 1); !invalidOn(err, "role") {
+		t.Errorf("unknown role: %v, want an invalid fault on role", err)
 	}
 }
 

@@ -36,9 +36,8 @@ func TestOriginChanges(t *testing.T) {
 	if got, err := s.AddOrigin(ctx, a, "HTTPS://App.Example"); err != nil || got.Origin != "https://app.example" {
 		t.Fatalf("AddOrigin = %+v, %v", got, err)
 	}
-	var invalid *project.InvalidError
-	if _, err := s.AddOrigin(ctx, a, "app.example"); !errors.As(err, &invalid) {
-		t.Errorf("AddOrigin without a scheme: %v, want an *InvalidError", err)
+	if _, err := s.AddOrigin(ctx, a, "app.example"); !invalidOn(err, "") {
+		t.Errorf("AddOrigin without a scheme: %v, want an invalid fault", err)
 	}
 	if err := s.RemoveOrigin(ctx, a, "https://app.example/"); err != nil {
 		t.Fatal(err)

@@ -8,51 +8,45 @@
 // and the command line (reclaim owner create, project create --owner,
 // project share) both call it. The package knows nothing of storage or HTTP:
 // the storage package implements Store, the admin package serves the pages.
+//
+// Errors are faults (backend/pkg/fault): the sentinels below, and input a
+// person must correct, an invalid fault naming the form's field ("email",
+// "password", "role").
 package owner
 
 import (
-	"errors"
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
 // ErrNotFound is returned when an owner, membership or session does not exist.
-var ErrNotFound = errors.New("not found")
+var ErrNotFound = fault.New(fault.KindNotFound, "not found")
 
 // ErrConflict is returned when an email is already taken, or an owner is
 // already a member of a project.
-var ErrConflict = errors.New("conflict")
+var ErrConflict = fault.New(fault.KindConflict, "conflict")
 
 // ErrLastOwner is returned when a change would leave a project without an
 // owner: its last owner can be neither demoted nor removed.
-var ErrLastOwner = errors.New("the project's last owner")
+var ErrLastOwner = fault.New(fault.KindConflict, "the project's last owner")
 
 // ErrForbidden is returned when a viewer asks for a change only owners may
 // make.
-var ErrForbidden = errors.New("only the project's owners may do this")
+var ErrForbidden = fault.New(fault.KindPermissionDenied, "only the project's owners may do this")
 
 // ErrNoAccount is returned when no console account uses an email that
 // should name one (a new member's, a project's first owner's).
-var ErrNoAccount = errors.New("no console account uses this email")
+var ErrNoAccount = fault.New(fault.KindNotFound, "no console account uses this email")
 
 // ErrBadCredentials is returned by SignIn when the email or the password is
 // wrong; which one is never said.
-var ErrBadCredentials = errors.New("the email or the password is incorrect")
+var ErrBadCredentials = fault.New(fault.KindUnauthenticated, "the email or the password is incorrect")
 
 // ErrSpent is returned by SpendToken for a single-use token that was used
 // already.
-var ErrSpent = errors.New("this token was used already")
-
-// InvalidError is input a person must correct: Field names it ("email",
-// "password", "role"), Message says what is wrong.
-type InvalidError struct {
-	Field   string
-	Message string
-}
-
-// Error returns the message.
-func (e *InvalidError) Error() string { return e.Message }
+var ErrSpent = fault.New(fault.KindConflict, "this token was used already")
 
 // Role is what an owner may do in a project.
 type Role string

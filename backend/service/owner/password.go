@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/crypto/argon2"
+
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
 // Passwords hashes owner passwords with argon2id. The parameters travel in
@@ -30,14 +32,14 @@ const (
 	MaxPasswordLen = 256
 )
 
-// ValidatePassword returns an *InvalidError for the owner when pw is
+// ValidatePassword returns an invalid fault for the owner when pw is
 // unacceptable.
 func ValidatePassword(pw string) error {
 	switch n := len([]rune(pw)); {
 	case n < MinPasswordLen:
-		return &InvalidError{Field: "password", Message: fmt.Sprintf("use a password of at least %d characters", MinPasswordLen)}
+		return fault.Invalid("password", "use a password of at least %d characters", MinPasswordLen)
 	case len(pw) > MaxPasswordLen:
-		return &InvalidError{Field: "password", Message: fmt.Sprintf("use a password of at most %d bytes", MaxPasswordLen)}
+		return fault.Invalid("password", "use a password of at most %d bytes", MaxPasswordLen)
 	}
 	return nil
 }

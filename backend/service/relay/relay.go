@@ -271,7 +271,7 @@ func (r *Relay) check(ctx context.Context, req *request, c ticket.Claims, e Sign
 	}
 	tx, msg, err := decode(raw)
 	if err != nil {
-		return fail(CodeInvalidTransaction, "the transaction cannot be decoded: %v", err)
+		return fail(CodeInvalidTransaction, "transactionBase64 is not a serialized VersionedTransaction: %v; send the bytes of the transaction the wallet signed", err)
 	}
 	walletKey := solana.MustPublicKeyFromBase58(req.wallet)
 	if sum := sha256.Sum256(msg); ticket.Hash(sum) != c.MessageHash {

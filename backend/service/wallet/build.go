@@ -4,29 +4,37 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/engine/txbuild"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
-// Selection is an item a caller selects, as the contract's ItemSelection.
+// Selection is an item a caller selects, as the contract's ItemSelection,
+// its address decoded (SelectionOf).
 type Selection struct {
 	Type    assets.ItemType
-	Address string
+	Address solana.PublicKey
 	Action  assets.Action
+
+	// badAddress is why the caller's address is missing or not one
+	// (SelectionOf); Address is zero then.
+	badAddress error
 }
 
-// BuildRequest is one build: the caller's project, the wallet (the path's),
-// the selection and the options (nil: not given).
+// BuildRequest is one build: the caller's project, the wallet (the path's,
+// a key that can sign: ParseSigner), the selection and the options (nil:
+// not given).
 type BuildRequest struct {
 	ProjectID          string
-	Wallet             string
+	Wallet             solana.PublicKey
 	Items              []Selection
 	DonationPercentage *float64
-	PriorityFeeLevel   *string
+	PriorityFeeLevel   *PriorityLevel
 }
 
 // TicketedBuild is a build's transactions, each with its submission
@@ -40,10 +48,7 @@ type TicketedBuild struct {
 // Build checks the request, reads the selected items from the chain now,
 // builds the transactions and issues their tickets.
 func (s *Service) Build(ctx context.Context, req BuildRequest) (TicketedBuild, error) {
-	wallet, err := signer(req.Wallet)
-	if err != nil {
-		return TicketedBuild{}, err
-	}
+	wallet := req.Wallet
 	if err := validateBuild(req); err != nil {
 		return TicketedBuild{}, err
 	}
@@ -63,7 +68,7 @@ func (s *Service) Build(ctx context.Context, req BuildRequest) (TicketedBuild, e
 		ServiceFeeBPS: s.d.ServiceFeeBPS, Treasury: s.d.Treasury, HeadroomBytes: s.d.HeadroomBytes,
 	}
 	if req.PriorityFeeLevel != nil {
-		params.PriorityLevel = *req.PriorityFeeLevel
+		params.PriorityLevel = string(*req.PriorityFeeLevel)
 	}
 	if p.DonationWallet != "" {
 		dw := solana.MustPublicKeyFromBase58(p.DonationWallet)
@@ -84,13 +89,13 @@ func (s *Service) Build(ctx context.Context, req BuildRequest) (TicketedBuild, e
 	var berr *txbuild.Error
 	switch {
 	case errors.As(err, &berr):
-		return TicketedBuild{}, buildError(berr, req.Items)
+		return TicketedBuild{}, buildError(berr, len(req.Items))
 	case errors.Is(err, txbuild.ErrCNFTPlanner):
-		return TicketedBuild{}, &UnavailableError{msg: "the DAS indexer (or the cluster, reading a merkle tree) failed or did not answer while planning a compressed NFT burn; retry shortly", cause: err}
+		return TicketedBuild{}, fault.Unavailable("the DAS indexer (or the cluster, reading a merkle tree) failed or did not answer while planning a compressed NFT burn; retry shortly", err)
 	case err != nil:
 		return TicketedBuild{}, s.clusterError(err)
 	}
-	return s.issue(req.ProjectID, req.Wallet, res)
+	return s.issue(req.ProjectID, wallet.String(), res)
 }
 
 // onChain lists the addresses of the selected accounts: every item but the
@@ -99,7 +104,7 @@ func onChain(sel []Selection) []solana.PublicKey {
 	var out []solana.PublicKey
 	for _, it := range sel {
 		if it.Type != assets.TypeCNFT {
-			out = append(out, solana.MustPublicKeyFromBase58(it.Address))
+			out = append(out, it.Address)
 		}
 	}
 	return out
@@ -115,7 +120,7 @@ func (s *Service) resolve(ctx context.Context, wallet solana.PublicKey, sel []Se
 	var onChain []int
 	var addrs []solana.PublicKey
 	for i, it := range sel {
-		addr := solana.MustPublicKeyFromBase58(it.Address)
+		addr := it.Address
 		if it.Type != assets.TypeCNFT {
 			onChain, addrs = append(onChain, i), append(addrs, addr)
 			continue
@@ -135,7 +140,7 @@ func (s *Service) resolve(ctx context.Context, wallet solana.PublicKey, sel []Se
 	items, err := s.d.Discoverer.Resolve(rctx, wallet, addrs)
 	var ierr *assets.ItemError
 	if errors.As(err, &ierr) {
-		return nil, invalidf(fieldOf(sel, ierr.Item()), "%s: %s", ierr.Item(), ierr.Reason)
+		return nil, invalidf(itemAt(onChain, ierr.Index), "%s: %s", ierr.Item(), ierr.Reason)
 	}
 	if err != nil {
 		return nil, s.clusterError(err)
@@ -143,7 +148,7 @@ func (s *Service) resolve(ctx context.Context, wallet solana.PublicKey, sel []Se
 	for k, it := range items {
 		i := onChain[k]
 		if it.Type != sel[i].Type {
-			return nil, invalidf(itemField(i), "%s is a %s on chain now, not a %s: list the assets again", it.Address, it.Type, sel[i].Type)
+			return nil, invalidf(itemField(i), "%s is %s on chain now, not %s: list the assets again", it.Address, withArticle(it.Type), withArticle(sel[i].Type))
 		}
 		if !slices.Contains(it.Actions, sel[i].Action) {
 			return nil, invalidf(itemField(i), "%s cannot be %s now: %s", it.Address, pastTense(sel[i].Action), whyNot(it))
@@ -151,6 +156,15 @@ func (s *Service) resolve(ctx context.Context, wallet solana.PublicKey, sel []Se
 		out[i] = txbuild.Selected{Item: it, Action: sel[i].Action}
 	}
 	return out, nil
+}
+
+// withArticle is a type with its indefinite article as it is read aloud:
+// an nft, an empty_account, a token, a cnft.
+func withArticle(t assets.ItemType) string {
+	if t == assets.TypeNFT || (t != "" && strings.ContainsRune("aeiou", rune(t[0]))) {
+		return "an " + string(t)
+	}
+	return "a " + string(t)
 }
 
 func pastTense(a assets.Action) string {
@@ -173,21 +187,28 @@ func whyNot(it assets.Item) string {
 	return "the token program would refuse it"
 }
 
-// fieldOf names the selection of an address: items[i].
-func fieldOf(sel []Selection, address string) string {
-	for i, it := range sel {
-		if it.Address == address {
-			return itemField(i)
-		}
-	}
-	return "items"
-}
-
-func buildError(e *txbuild.Error, sel []Selection) error {
+// buildError is the caller's mistake the Builder found among n items; one
+// about an item names it by its position, which Params.Items shares with
+// the selection.
+func buildError(e *txbuild.Error, n int) error {
 	if e.Item() == "" {
 		return invalidf("items", "%s", e.Message)
 	}
-	return invalidf(fieldOf(sel, e.Item()), "%s: %s", e.Item(), e.Message)
+	field := "items"
+	if e.Index >= 0 && e.Index < n {
+		field = itemField(e.Index)
+	}
+	return invalidf(field, "%s: %s", e.Item(), e.Message)
+}
+
+// itemAt names the selection at position k of the items read on chain
+// (onChain holds their positions in the request), or the whole selection
+// for a position out of range.
+func itemAt(onChain []int, k int) string {
+	if k < 0 || k >= len(onChain) {
+		return "items"
+	}
+	return itemField(onChain[k])
 }
 
 // issue signs a ticket per built transaction.

@@ -31,12 +31,9 @@ type Listing struct {
 	NextCursor string
 }
 
-// List lists the wallet's items, one page of them when p asks.
-func (s *Service) List(ctx context.Context, wallet string, p Page) (Listing, error) {
-	owner, err := walletAddress(wallet)
-	if err != nil {
-		return Listing{}, err
-	}
+// List lists the wallet's items (ParseAddress decodes its address), one
+// page of them when p asks.
+func (s *Service) List(ctx context.Context, wallet solana.PublicKey, p Page) (Listing, error) {
 	after, err := parseCursor(p.Cursor)
 	if err != nil {
 		return Listing{}, err
@@ -46,7 +43,7 @@ func (s *Service) List(ctx context.Context, wallet string, p Page) (Listing, err
 	}
 	rctx, cancel := context.WithTimeout(s.limited(ctx), s.d.RPCTimeout*2)
 	defer cancel()
-	all, err := s.d.Discoverer.List(rctx, owner)
+	all, err := s.d.Discoverer.List(rctx, wallet)
 	if err != nil {
 		return Listing{}, s.clusterError(err)
 	}
@@ -114,33 +111,38 @@ type Chunk struct {
 	Last bool
 }
 
-// CheckStream checks a stream request before it starts: the wallet's address
-// and the chunk size (nil: the default).
-func CheckStream(wallet string, chunkSize *uint32) error {
-	if _, err := walletAddress(wallet); err != nil {
-		return err
-	}
-	_, err := ChunkSize(chunkSize)
-	return err
+// StreamRequest is a stream's wallet and the most items per chunk.
+type StreamRequest struct {
+	Wallet    solana.PublicKey
+	ChunkSize int
 }
 
-// Stream discovers the wallet and emits its chunks of at most chunkSize
-// items (nil: the default) as they are found; their items concatenated are
+// ParseStream checks a stream request before it starts, as the face
+// converts it: the wallet's address and the chunk size (nil: the default).
+func ParseStream(wallet string, chunkSize *uint32) (StreamRequest, error) {
+	key, err := ParseAddress(wallet)
+	if err != nil {
+		return StreamRequest{}, err
+	}
+	size, err := ChunkSize(chunkSize)
+	if err != nil {
+		return StreamRequest{}, err
+	}
+	return StreamRequest{Wallet: key, ChunkSize: size}, nil
+}
+
+// Stream discovers the wallet and emits its chunks of at most
+// req.ChunkSize items as they are found; their items concatenated are
 // List's. An error of emit is returned as it is (the client is gone); a
 // discovery that fails is unavailable.
-func (s *Service) Stream(ctx context.Context, wallet string, chunkSize *uint32, emit func(Chunk) error) error {
-	if err := CheckStream(wallet, chunkSize); err != nil {
-		return err
-	}
-	owner := solana.MustPublicKeyFromBase58(wallet)
-	size, _ := ChunkSize(chunkSize)
+func (s *Service) Stream(ctx context.Context, req StreamRequest, emit func(Chunk) error) error {
 	counts := make(map[assets.ItemType]uint32, len(assets.ItemTypes()))
 	for _, t := range assets.ItemTypes() {
 		counts[t] = 0
 	}
 	var index uint32
 	var emitErr error
-	err := s.d.Discoverer.Stream(s.limited(ctx), owner, assets.StreamOptions{ChunkSize: size, StepTimeout: 2 * s.d.RPCTimeout},
+	err := s.d.Discoverer.Stream(s.limited(ctx), req.Wallet, assets.StreamOptions{ChunkSize: req.ChunkSize, StepTimeout: 2 * s.d.RPCTimeout},
 		func(items []assets.Item, last bool) error {
 			for _, it := range items {
 				counts[it.Type]++

@@ -4,28 +4,28 @@ import (
 	"context"
 	"errors"
 
+	"github.com/gagliardetto/solana-go"
+
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
 )
 
 // Signed is a wallet-signed transaction and the ticket of its build.
 type Signed = relay.Signed
 
-// Submit checks the signed transactions against their tickets and relays
-// them, exactly once per ticket; results come in request order, failures
+// Submit checks the signed transactions of wallet (the path's, a key that
+// can sign: ParseSigner) against their tickets and relays them, exactly once per ticket; results come in request order, failures
 // among them (relay.StatusFailed with a code). A ledger that does not answer
 // is unavailable: nothing more was sent, and the same tickets can be
 // submitted again.
-func (s *Service) Submit(ctx context.Context, projectID, wallet string, signed []Signed) ([]relay.Result, error) {
-	if _, err := signer(wallet); err != nil {
-		return nil, err
-	}
+func (s *Service) Submit(ctx context.Context, projectID string, wallet solana.PublicKey, signed []Signed) ([]relay.Result, error) {
 	if err := validateSubmit(signed); err != nil {
 		return nil, err
 	}
-	results, err := s.d.Relay.Submit(ctx, projectID, wallet, signed)
+	results, err := s.d.Relay.Submit(ctx, projectID, wallet.String(), signed)
 	if err != nil {
-		return nil, &UnavailableError{msg: ledgerUnavailable(err), cause: err}
+		return nil, fault.Unavailable(ledgerUnavailable(err), err)
 	}
 	return results, nil
 }

@@ -2,6 +2,7 @@ package wallet
 
 import (
 	"encoding/base64"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -28,29 +29,59 @@ const (
 	maxTicketLen      = 8 << 10
 )
 
-var priorityLevels = []string{txbuild.PriorityNone, txbuild.PriorityLow, txbuild.PriorityMedium, txbuild.PriorityHigh}
+// PriorityLevel is how much priority fee a build's transactions pay: one of
+// txbuild's levels (none, low, medium, high).
+type PriorityLevel string
 
-// walletAddress checks the path's wallet of a listing: any 32-byte address.
-func walletAddress(address string) (solana.PublicKey, error) {
+var priorityLevels = []PriorityLevel{txbuild.PriorityNone, txbuild.PriorityLow, txbuild.PriorityMedium, txbuild.PriorityHigh}
+
+// Known reports whether l is one of the levels.
+func (l PriorityLevel) Known() bool { return slices.Contains(priorityLevels, l) }
+
+// ParseAddress decodes the path's wallet of a listing or a stream: any
+// 32-byte address. The faces call it as they convert the request, so that
+// the address is decoded once.
+func ParseAddress(address string) (solana.PublicKey, error) {
 	if address == "" {
 		return solana.PublicKey{}, invalidf("address", "the wallet address in the path is required")
 	}
-	if err := auth.ValidateAddress(address); err != nil {
-		return solana.PublicKey{}, invalidf("address", "%s", err.Error())
+	key, err := auth.ParseAddress(address)
+	if err != nil {
+		return key, invalidf("address", "%s", err.Error())
 	}
-	return solana.MustPublicKeyFromBase58(address), nil
+	return key, nil
 }
 
-// signer checks the path's wallet of a build or submit: it must be able to
-// sign (on the Ed25519 curve).
-func signer(address string) (solana.PublicKey, error) {
+// ParseSigner decodes the path's wallet of a build or a submit: it must be
+// able to sign (on the Ed25519 curve).
+func ParseSigner(address string) (solana.PublicKey, error) {
 	if address == "" {
 		return solana.PublicKey{}, invalidf("address", "the wallet address in the path is required")
 	}
-	if err := auth.ValidateWallet(address); err != nil {
-		return solana.PublicKey{}, invalidf("address", "%s", err.Error())
+	key, err := auth.ParseWallet(address)
+	if err != nil {
+		return key, invalidf("address", "%s", err.Error())
 	}
-	return solana.MustPublicKeyFromBase58(address), nil
+	return key, nil
+}
+
+// SelectionOf is a caller's selection with its address decoded, once, as
+// the face converts the request. An address that is missing or does not
+// decode is kept with the selection, not refused here: Build refuses it as
+// items[i].address in its turn among the request's checks, so that a
+// request with several mistakes is told the same first one whatever the
+// face.
+func SelectionOf(t assets.ItemType, address string, a assets.Action) Selection {
+	s := Selection{Type: t, Action: a}
+	switch key, err := auth.ParseAddress(address); {
+	case address == "":
+		s.badAddress = errors.New("is required")
+	case err != nil:
+		s.badAddress = err
+	default:
+		s.Address = key
+	}
+	return s
 }
 
 func validateBuild(req BuildRequest) error {
@@ -60,17 +91,14 @@ func validateBuild(req BuildRequest) error {
 	if len(req.Items) > MaxBuildItems {
 		return invalidf("items", "at most %d items per request, got %d: split the selection", MaxBuildItems, len(req.Items))
 	}
-	seen := make(map[string]int, len(req.Items))
+	seen := make(map[solana.PublicKey]int, len(req.Items))
 	for i, it := range req.Items {
 		field := itemField(i)
 		if !it.Type.Known() {
 			return invalidf(field+".type", "unknown item type %q: want one of %s", it.Type, join(assets.ItemTypes(), ", "))
 		}
-		if it.Address == "" {
-			return invalidf(field+".address", "is required")
-		}
-		if err := auth.ValidateAddress(it.Address); err != nil {
-			return invalidf(field+".address", "%s", err.Error())
+		if it.badAddress != nil {
+			return invalidf(field+".address", "%s", it.badAddress.Error())
 		}
 		if !assets.ValidAction(it.Type, it.Action) {
 			return invalidf(field+".action", "action %q is not valid for an item of type %s: %s", it.Action, it.Type, takes(it.Type))
@@ -86,8 +114,8 @@ func validateBuild(req BuildRequest) error {
 			return invalidf("donationPercentage", "must be from 0 to 1 (0.1 means 10%%), got %v", d)
 		}
 	}
-	if req.PriorityFeeLevel != nil && !slices.Contains(priorityLevels, *req.PriorityFeeLevel) {
-		return invalidf("priorityFeeLevel", "unknown level %q: want one of %s", *req.PriorityFeeLevel, strings.Join(priorityLevels, ", "))
+	if req.PriorityFeeLevel != nil && !req.PriorityFeeLevel.Known() {
+		return invalidf("priorityFeeLevel", "unknown level %q: want one of %s", *req.PriorityFeeLevel, join(priorityLevels, ", "))
 	}
 	return nil
 }

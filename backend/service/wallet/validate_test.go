@@ -7,6 +7,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
 func TestValidateBuildUsesTheActionsTable(t *testing.T) {
@@ -17,11 +18,11 @@ func TestValidateBuildUsesTheActionsTable(t *testing.T) {
 		param string
 		want  string
 	}{
-		{"token closes (wrapped SOL)", Selection{assets.TypeToken, addr, assets.ActionClose}, "", ""},
-		{"empty account burns", Selection{assets.TypeEmptyAccount, addr, assets.ActionBurn}, "items[0].action", "want close"},
-		{"fungible asset takes nothing", Selection{assets.TypeFungibleAsset, addr, assets.ActionBurn}, "items[0].action", "takes no action yet"},
-		{"unknown type", Selection{"coin", addr, assets.ActionBurn}, "items[0].type", `unknown item type "coin"`},
-		{"bad address", Selection{assets.TypeNFT, "0OIl", assets.ActionBurn}, "items[0].address", "is not a Solana address"},
+		{"token closes (wrapped SOL)", SelectionOf(assets.TypeToken, addr, assets.ActionClose), "", ""},
+		{"empty account burns", SelectionOf(assets.TypeEmptyAccount, addr, assets.ActionBurn), "items[0].action", "want close"},
+		{"fungible asset takes nothing", SelectionOf(assets.TypeFungibleAsset, addr, assets.ActionBurn), "items[0].action", "takes no action yet"},
+		{"unknown type", SelectionOf("coin", addr, assets.ActionBurn), "items[0].type", `unknown item type "coin"`},
+		{"bad address", SelectionOf(assets.TypeNFT, "0OIl", assets.ActionBurn), "items[0].address", "is not a Solana address"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -32,7 +33,7 @@ func TestValidateBuildUsesTheActionsTable(t *testing.T) {
 				}
 				return
 			}
-			ie, ok := err.(*InvalidError)
+			ie, ok := fault.As(err, fault.KindInvalid)
 			if !ok || ie.Param() != tc.param || !strings.Contains(ie.Error(), tc.want) {
 				t.Fatalf("got %v, want %s naming %q", err, tc.param, tc.want)
 			}
@@ -57,15 +58,21 @@ func TestCursorsRoundTrip(t *testing.T) {
 func TestCheckStream(t *testing.T) {
 	w := solana.NewWallet().PublicKey().String()
 	zero, big := uint32(0), uint32(assets.MaxChunkSize+1)
-	if err := CheckStream(w, nil); err != nil {
+	if _, err := ParseStream(w, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []*uint32{&zero, &big} {
-		if err := CheckStream(w, n); err == nil || err.(*InvalidError).Param() != "chunkSize" {
+		if _, err := ParseStream(w, n); !invalidOn(err, "chunkSize") {
 			t.Fatalf("chunk size %d: %v", *n, err)
 		}
 	}
-	if err := CheckStream("nope", nil); err == nil || err.(*InvalidError).Param() != "address" {
+	if _, err := ParseStream("nope", nil); !invalidOn(err, "address") {
 		t.Fatalf("bad address: %v", err)
 	}
+}
+
+// invalidOn reports whether err is an invalid fault naming param.
+func invalidOn(err error, param string) bool {
+	f, ok := fault.As(err, fault.KindInvalid)
+	return ok && f.Param() == param
 }

@@ -5,11 +5,15 @@
 // transactions. The Connect/REST adapter (backend/server) only converts to
 // and from the wire; every rule lives here or in the packages it calls:
 // assets (discovery), txbuild (building), ticket (tickets), relay (submit).
+// Requests take typed values: the face decodes each address once as it
+// converts the request (ParseAddress, ParseSigner, ParseStream,
+// SelectionOf), with this package's messages, and errors about an item name
+// it by its position (items[i]).
 //
-// Errors: *InvalidError is the caller's to fix and names the field
-// (Param); *UnavailableError is a dependency (cluster, database, indexer)
-// that failed or did not answer; project.ErrNotFound a caller whose project
-// is gone. Anything else is a bug.
+// Errors are faults (backend/pkg/fault): invalid is the caller's to fix and
+// names the field (Param); unavailable is a dependency (cluster, database,
+// indexer) that failed or did not answer; project.ErrNotFound a caller whose
+// project is gone. Anything else is a bug.
 package wallet
 
 import (
@@ -24,21 +28,55 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/engine/txbuild"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/pkg/rpclimit"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
 )
 
-// Projects reads the caller's project (its donation wallet).
+// The service's parts are small interfaces, named for what it asks of
+// each; cmd/reclaim passes the real ones (named beside each), the tests
+// fakes.
+
+// Discoverer finds a wallet's items, whole or in chunks as they are found,
+// and reads selected items as the chain holds them now (*assets.Discoverer).
+type Discoverer interface {
+	List(ctx context.Context, wallet solana.PublicKey) (assets.Listing, error)
+	Stream(ctx context.Context, wallet solana.PublicKey, opts assets.StreamOptions, emit func(chunk []assets.Item, last bool) error) error
+	Resolve(ctx context.Context, wallet solana.PublicKey, addresses []solana.PublicKey) ([]assets.Item, error)
+}
+
+// Builder builds the transactions of a selection (*txbuild.Builder):
+// Prefetch starts the reads that do not depend on the items, BuildWith
+// builds once the items are read, BurnsCNFTs says whether it can burn
+// compressed NFTs.
+type Builder interface {
+	Prefetch(ctx context.Context, p txbuild.Params, written []solana.PublicKey) *txbuild.Prefetch
+	BuildWith(ctx context.Context, p txbuild.Params, pf *txbuild.Prefetch) (txbuild.Result, error)
+	BurnsCNFTs() bool
+}
+
+// Tickets signs a built transaction's submission ticket (*ticket.Issuer).
+type Tickets interface {
+	Issue(c ticket.Claims, now time.Time, ttl time.Duration) (string, ticket.Claims, error)
+}
+
+// Relay checks signed transactions against their tickets and sends them
+// (*relay.Relay).
+type Relay interface {
+	Submit(ctx context.Context, projectID, wallet string, entries []relay.Signed) ([]relay.Result, error)
+}
+
+// Projects reads the caller's project (its donation wallet; storage.Store).
 type Projects interface {
 	GetProject(ctx context.Context, id string) (project.Project, error)
 }
 
 // Deps are the service's parts and settings.
 type Deps struct {
-	Discoverer *assets.Discoverer
-	Builder    *txbuild.Builder
-	Tickets    *ticket.Issuer
-	Relay      *relay.Relay
+	Discoverer Discoverer
+	Builder    Builder
+	Tickets    Tickets
+	Relay      Relay
 	Projects   Projects
 	// ServiceFeeBPS and Treasury: the operator's fee and where it goes.
 	ServiceFeeBPS int
@@ -88,44 +126,15 @@ func (s *Service) limited(ctx context.Context) context.Context {
 	return rpclimit.With(ctx, rpclimit.New(s.d.RPCInFlight))
 }
 
-// InvalidError is a request field the caller must fix (a 400).
-type InvalidError struct {
-	param, msg string
-}
-
-// Error is the message for a person, naming the field.
-func (e *InvalidError) Error() string { return e.msg }
-
-// Param names the field to fix, as the client spells it (items[0].address).
-func (e *InvalidError) Param() string { return e.param }
-
+// invalidf is an invalid fault naming field, its message starting with the
+// field's name.
 func invalidf(field, format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
-	if field != "" {
-		msg = field + ": " + msg
-	}
-	return &InvalidError{param: field, msg: msg}
+	return fault.InvalidField(field, format, args...)
 }
-
-// UnavailableError is a dependency that failed or did not answer: the
-// request may succeed if retried. Error is the message for the client; the
-// cause is for the log.
-type UnavailableError struct {
-	msg   string
-	cause error
-}
-
-func (e *UnavailableError) Error() string { return e.msg }
-
-// Cause is what failed, for the log.
-func (e *UnavailableError) Cause() error { return e.cause }
-
-// Unwrap returns the cause.
-func (e *UnavailableError) Unwrap() error { return e.cause }
 
 // clusterError reports a cluster that failed or did not answer.
 func (s *Service) clusterError(err error) error {
-	return &UnavailableError{msg: fmt.Sprintf("the Solana cluster did not answer within %s or failed; retry shortly", s.d.RPCTimeout), cause: err}
+	return fault.Unavailable(fmt.Sprintf("the Solana cluster did not answer within %s or failed; retry shortly", s.d.RPCTimeout), err)
 }
 
 // project reads the caller's project; a database that does not answer is
@@ -140,5 +149,5 @@ func (s *Service) project(ctx context.Context, id string) (project.Project, erro
 	case errors.Is(err, project.ErrNotFound):
 		return p, fmt.Errorf("project %s: %w", id, err)
 	}
-	return p, &UnavailableError{msg: "the database did not answer in time; retry shortly", cause: err}
+	return p, fault.Unavailable("the database did not answer in time; retry shortly", err)
 }
