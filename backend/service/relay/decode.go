@@ -2,6 +2,7 @@ package relay
 
 import (
 	"errors"
+	"fmt"
 
 	bin "github.com/gagliardetto/binary"
 	"github.com/gagliardetto/solana-go"
