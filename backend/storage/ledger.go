@@ -8,6 +8,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 )
 
 type transactionRow struct {
@@ -53,6 +54,11 @@ type transactionRow struct {
 	// RawTransaction came with migration 20260521000014: the signed
 	// transaction while the entry is in flight, NULL once settled.
 	RawTransaction []byte `bun:"raw_transaction"`
+	// Includes and Slot came with migration 20260521000016: the ticket's
+	// items (JSON, NULL for entries claimed before) and the landed
+	// transaction's slot (0 until confirmed).
+	Includes []ticket.Item `bun:"includes,type:text"`
+	Slot     int64         `bun:"slot,notnull"`
 }
 
 // newTransactionRow is the row of e with status; an entry without a promise
@@ -71,7 +77,7 @@ func newTransactionRow(e ledger.Entry, status ledger.Status) transactionRow {
 		PromisedGrossRebate: p.GrossRebate, PromisedNetRebate: p.NetRebate, PromisedDonationAmount: p.DonationAmount,
 		PromisedNetworkFee: p.NetworkFee, PromisedServiceFee: p.ServiceFee,
 		DonationWallet: e.DonationWallet, Treasury: e.Treasury,
-		RollupState: rollupNotCounted,
+		RollupState: rollupNotCounted, Includes: e.Includes, Slot: e.Slot,
 	}
 	if status == ledger.StatusSending || status == ledger.StatusSubmitted {
 		row.RawTransaction = e.Raw
@@ -117,6 +123,8 @@ func (r *transactionRow) entry() ledger.Entry {
 		DonationWallet: r.DonationWallet,
 		Treasury:       r.Treasury,
 		Raw:            r.RawTransaction,
+		Includes:       r.Includes,
+		Slot:           r.Slot,
 	}
 }
 
@@ -187,18 +195,19 @@ func (s *Store) SetEntryStatus(ctx context.Context, jti string, status ledger.St
 	if status == ledger.StatusSubmitted || !validStatus(status) {
 		return false, fmt.Errorf("set ledger entry status: cannot move to %q", status)
 	}
-	return s.settle(ctx, jti, status, errMsg, at, nil)
+	return s.settle(ctx, jti, status, errMsg, at, nil, 0)
 }
 
 // ConfirmEntry moves the entry of a ticket from submitted to confirmed at
 // at, with the figures the chain reported for its landing (its promise
-// stays in the promised columns), and counts them in the totals and the
-// rollups, in the same transaction, once, as SetEntryStatus does.
-func (s *Store) ConfirmEntry(ctx context.Context, jti string, landed ledger.Figures, at time.Time) (bool, error) {
-	return s.settle(ctx, jti, ledger.StatusConfirmed, "", at, &landed)
+// stays in the promised columns) and the slot that holds it, and counts
+// them in the totals and the rollups, in the same transaction, once, as
+// SetEntryStatus does.
+func (s *Store) ConfirmEntry(ctx context.Context, jti string, landed ledger.Figures, slot int64, at time.Time) (bool, error) {
+	return s.settle(ctx, jti, ledger.StatusConfirmed, "", at, &landed, slot)
 }
 
-func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, errMsg string, at time.Time, landed *ledger.Figures) (bool, error) {
+func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, errMsg string, at time.Time, landed *ledger.Figures, slot int64) (bool, error) {
 	var changed bool
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var rows []transactionRow
@@ -218,7 +227,8 @@ func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, er
 				Set("donation_amount = ?", landed.DonationAmount).
 				Set("network_fee = ?", landed.NetworkFee).
 				Set("service_fee = ?", landed.ServiceFee).
-				Set("fees = ?", landed.Fees())
+				Set("fees = ?", landed.Fees()).
+				Set("slot = ?", slot)
 		}
 		if err := q.Scan(ctx); err != nil {
 			return err

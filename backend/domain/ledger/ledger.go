@@ -12,6 +12,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 )
 
 // Type is a transaction type: one per transaction, as reported in
@@ -119,6 +121,12 @@ type Entry struct {
 	// in flight so that it is sent again, the same bytes, until it lands or
 	// expires; nil once settled, and for entries claimed before it was kept.
 	Raw []byte
+	// Includes are the items of the transaction, as its ticket named them
+	// (nil for entries claimed before they were kept).
+	Includes []ticket.Item
+	// Slot holds the landed transaction once confirmed (0 before, and for
+	// entries confirmed before it was kept).
+	Slot int64
 }
 
 // Attempt is one submission result, kept whatever its outcome: the ledger of

@@ -65,11 +65,11 @@ func (t *Tracker) record(ctx context.Context, e ledger.Entry, sig solana.Signatu
 		}
 		return changed, err
 	}
-	landed, ok, err := t.landing(ctx, e, sig)
+	landed, slot, ok, err := t.landing(ctx, e, sig)
 	if err != nil || !ok {
 		return false, err
 	}
-	changed, err := t.store.ConfirmEntry(ctx, e.TicketJTI, landed, now)
+	changed, err := t.store.ConfirmEntry(ctx, e.TicketJTI, landed, slot, now)
 	if err != nil || !changed {
 		return changed, err
 	}
@@ -90,12 +90,12 @@ func (t *Tracker) record(ctx context.Context, e ledger.Entry, sig solana.Signatu
 }
 
 // landing reads a landed transaction back (getTransaction with its meta)
-// and computes what it did for e. ok is false while the cluster cannot
-// return it at Commitment yet.
-func (t *Tracker) landing(ctx context.Context, e ledger.Entry, sig solana.Signature) (f ledger.Figures, ok bool, err error) {
+// and computes what it did for e, and the slot that holds it. ok is false
+// while the cluster cannot return it at Commitment yet.
+func (t *Tracker) landing(ctx context.Context, e ledger.Entry, sig solana.Signature) (f ledger.Figures, slot int64, ok bool, err error) {
 	if (e.Promised.DonationAmount > 0 && e.DonationWallet == "") || (e.Promised.ServiceFee > 0 && e.Treasury == "") {
 		// Claimed before recipients were recorded: its promise is all we know.
-		return e.Promised, true, nil
+		return e.Promised, 0, true, nil
 	}
 	version := uint64(0)
 	res, err := t.rpc.GetTransaction(ctx, sig, &rpc.GetTransactionOpts{
@@ -103,15 +103,16 @@ func (t *Tracker) landing(ctx context.Context, e ledger.Entry, sig solana.Signat
 	})
 	switch {
 	case errors.Is(err, rpc.ErrNotFound):
-		return f, false, nil
+		return f, 0, false, nil
 	case err != nil:
-		return f, false, fmt.Errorf("read transaction %s: %w", e.Signature, err)
+		return f, 0, false, fmt.Errorf("read transaction %s: %w", e.Signature, err)
 	case res.Meta == nil || res.Transaction == nil:
-		return f, false, fmt.Errorf("read transaction %s: no meta", e.Signature)
+		return f, 0, false, fmt.Errorf("read transaction %s: no meta", e.Signature)
 	}
+	slot = int64(res.Slot)
 	tx, err := res.Transaction.GetTransaction()
 	if err != nil {
-		return f, false, fmt.Errorf("read transaction %s: %w", e.Signature, err)
+		return f, 0, false, fmt.Errorf("read transaction %s: %w", e.Signature, err)
 	}
 	var keys []string
 	for _, group := range []solana.PublicKeySlice{tx.Message.AccountKeys, res.Meta.LoadedAddresses.Writable, res.Meta.LoadedAddresses.ReadOnly} {
@@ -124,7 +125,7 @@ func (t *Tracker) landing(ctx context.Context, e ledger.Entry, sig solana.Signat
 		// The cluster's answer cannot be ours (we checked the fee payer at
 		// submit): count the promise rather than never settle.
 		t.log.ErrorContext(ctx, "landed transaction unreadable; counting its ticket's promise", "signature", e.Signature, "err", err)
-		return e.Promised, true, nil
+		return e.Promised, slot, true, nil
 	}
-	return f, true, nil
+	return f, slot, true, nil
 }

@@ -96,6 +96,9 @@ type Store interface {
 	MarkSubmitted(ctx context.Context, jti string) (bool, error)
 	ReleaseClaim(ctx context.Context, jti string) error
 	LogAttempt(ctx context.Context, a ledger.Attempt) error
+	// Submissions returns the entries of projectID paid by payer among
+	// sigs (status.go).
+	Submissions(ctx context.Context, projectID, payer string, sigs []string) ([]ledger.Entry, error)
 }
 
 // Tickets verifies tickets.
@@ -146,13 +149,16 @@ type Relay struct {
 	// the same ticket to learn the cluster's answer.
 	inFlightWait time.Duration
 	poll         time.Duration
+	// statusPoll is how often a waiting status request reads the ledger.
+	statusPoll time.Duration
 	// background counts the sends to the extra paths still under way.
 	background sync.WaitGroup
 }
 
 // New returns a Relay.
 func New(r RPC, s Store, t Tickets, now func() time.Time) *Relay {
-	return &Relay{rpc: r, store: s, tickets: t, now: now, SendTimeout: DefaultSendTimeout, inFlightWait: 10 * time.Second, poll: 50 * time.Millisecond}
+	return &Relay{rpc: r, store: s, tickets: t, now: now, SendTimeout: DefaultSendTimeout, inFlightWait: 10 * time.Second, poll: 50 * time.Millisecond,
+		statusPoll: StatusPoll}
 }
 
 // ErrStore is a ledger that did not answer or could not write; the whole
@@ -296,7 +302,7 @@ func (r *Relay) check(ctx context.Context, req *request, c ticket.Claims, e Sign
 	claim := ledger.Entry{
 		ProjectID: c.Project, Payer: req.wallet, Type: c.Type, ItemCount: len(c.Includes),
 		Signature: sig, TicketJTI: c.ID, CreatedAt: r.now().UTC(), LastValidBlockHeight: int64(c.LastValidBlockHeight),
-		DonationWallet: c.Summary.DonationWallet, Treasury: c.Summary.Treasury, Raw: raw,
+		DonationWallet: c.Summary.DonationWallet, Treasury: c.Summary.Treasury, Raw: raw, Includes: c.Includes,
 	}
 	claim.SetFigures(ledger.Figures{
 		GrossRebate: int64(c.GrossRebate), NetRebate: c.NetRebate, DonationAmount: int64(c.DonationAmount),

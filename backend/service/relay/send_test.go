@@ -306,7 +306,7 @@ func TestResubmitSendsTheStoredBytes(t *testing.T) {
 func mustSettle(f *fixture, jti string, status ledger.Status, msg string) {
 	var err error
 	if status == ledger.StatusConfirmed {
-		_, err = f.store.ConfirmEntry(context.Background(), jti, ledger.Figures{GrossRebate: 2_039_280, NetRebate: 2_034_280, NetworkFee: 5000}, f.now)
+		_, err = f.store.ConfirmEntry(context.Background(), jti, ledger.Figures{GrossRebate: 2_039_280, NetRebate: 2_034_280, NetworkFee: 5000}, 0, f.now)
 	} else {
 		_, err = f.store.SetEntryStatus(context.Background(), jti, status, msg, f.now)
 	}

@@ -36,7 +36,7 @@ type TrackerStore interface {
 	ClaimPass(ctx context.Context, name, owner string, slot int64) (bool, error)
 	MarkSubmitted(ctx context.Context, jti string) (bool, error)
 	SetEntryStatus(ctx context.Context, jti string, status ledger.Status, errMsg string, at time.Time) (bool, error)
-	ConfirmEntry(ctx context.Context, jti string, landed ledger.Figures, at time.Time) (bool, error)
+	ConfirmEntry(ctx context.Context, jti string, landed ledger.Figures, slot int64, at time.Time) (bool, error)
 	// PruneAttempts deletes up to limit lines of the submission log older
 	// than before, oldest first, and returns how many it deleted.
 	PruneAttempts(ctx context.Context, before time.Time, limit int) (int, error)

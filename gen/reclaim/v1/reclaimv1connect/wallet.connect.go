@@ -45,6 +45,9 @@ const (
 	// WalletServiceStreamWalletAssetsProcedure is the fully-qualified name of the WalletService's
 	// StreamWalletAssets RPC.
 	WalletServiceStreamWalletAssetsProcedure = "/reclaim.v1.WalletService/StreamWalletAssets"
+	// WalletServiceGetSubmissionsProcedure is the fully-qualified name of the WalletService's
+	// GetSubmissions RPC.
+	WalletServiceGetSubmissionsProcedure = "/reclaim.v1.WalletService/GetSubmissions"
 )
 
 // WalletServiceClient is a client for the reclaim.v1.WalletService service.
@@ -60,6 +63,11 @@ type WalletServiceClient interface {
 	// discovered. Browsers reach it as a WebSocket at
 	// GET /v1/wallet/{address}/stream.
 	StreamWalletAssets(context.Context, *connect.Request[v1.StreamWalletAssetsRequest]) (*connect.ServerStreamForClient[v1.StreamWalletAssetsResponse], error)
+	// GetSubmissions tells where a wallet's submitted transactions are, by
+	// signature: submitted, confirmed (with what the chain did), failed,
+	// expired, or unknown; with wait_seconds, it answers as soon as every one
+	// is final or the wait ends.
+	GetSubmissions(context.Context, *connect.Request[v1.GetSubmissionsRequest]) (*connect.Response[v1.GetSubmissionsResponse], error)
 }
 
 // NewWalletServiceClient constructs a client for the reclaim.v1.WalletService service. By default,
@@ -97,6 +105,12 @@ func NewWalletServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			connect.WithSchema(walletServiceMethods.ByName("StreamWalletAssets")),
 			connect.WithClientOptions(opts...),
 		),
+		getSubmissions: connect.NewClient[v1.GetSubmissionsRequest, v1.GetSubmissionsResponse](
+			httpClient,
+			baseURL+WalletServiceGetSubmissionsProcedure,
+			connect.WithSchema(walletServiceMethods.ByName("GetSubmissions")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -106,6 +120,7 @@ type walletServiceClient struct {
 	buildTransactions  *connect.Client[v1.BuildTransactionsRequest, v1.BuildTransactionsResponse]
 	submitTransactions *connect.Client[v1.SubmitTransactionsRequest, v1.SubmitTransactionsResponse]
 	streamWalletAssets *connect.Client[v1.StreamWalletAssetsRequest, v1.StreamWalletAssetsResponse]
+	getSubmissions     *connect.Client[v1.GetSubmissionsRequest, v1.GetSubmissionsResponse]
 }
 
 // ListAssets calls reclaim.v1.WalletService.ListAssets.
@@ -128,6 +143,11 @@ func (c *walletServiceClient) StreamWalletAssets(ctx context.Context, req *conne
 	return c.streamWalletAssets.CallServerStream(ctx, req)
 }
 
+// GetSubmissions calls reclaim.v1.WalletService.GetSubmissions.
+func (c *walletServiceClient) GetSubmissions(ctx context.Context, req *connect.Request[v1.GetSubmissionsRequest]) (*connect.Response[v1.GetSubmissionsResponse], error) {
+	return c.getSubmissions.CallUnary(ctx, req)
+}
+
 // WalletServiceHandler is an implementation of the reclaim.v1.WalletService service.
 type WalletServiceHandler interface {
 	// ListAssets lists the burnable and closable items of a wallet.
@@ -141,6 +161,11 @@ type WalletServiceHandler interface {
 	// discovered. Browsers reach it as a WebSocket at
 	// GET /v1/wallet/{address}/stream.
 	StreamWalletAssets(context.Context, *connect.Request[v1.StreamWalletAssetsRequest], *connect.ServerStream[v1.StreamWalletAssetsResponse]) error
+	// GetSubmissions tells where a wallet's submitted transactions are, by
+	// signature: submitted, confirmed (with what the chain did), failed,
+	// expired, or unknown; with wait_seconds, it answers as soon as every one
+	// is final or the wait ends.
+	GetSubmissions(context.Context, *connect.Request[v1.GetSubmissionsRequest]) (*connect.Response[v1.GetSubmissionsResponse], error)
 }
 
 // NewWalletServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -174,6 +199,12 @@ func NewWalletServiceHandler(svc WalletServiceHandler, opts ...connect.HandlerOp
 		connect.WithSchema(walletServiceMethods.ByName("StreamWalletAssets")),
 		connect.WithHandlerOptions(opts...),
 	)
+	walletServiceGetSubmissionsHandler := connect.NewUnaryHandler(
+		WalletServiceGetSubmissionsProcedure,
+		svc.GetSubmissions,
+		connect.WithSchema(walletServiceMethods.ByName("GetSubmissions")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/reclaim.v1.WalletService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case WalletServiceListAssetsProcedure:
@@ -184,6 +215,8 @@ func NewWalletServiceHandler(svc WalletServiceHandler, opts ...connect.HandlerOp
 			walletServiceSubmitTransactionsHandler.ServeHTTP(w, r)
 		case WalletServiceStreamWalletAssetsProcedure:
 			walletServiceStreamWalletAssetsHandler.ServeHTTP(w, r)
+		case WalletServiceGetSubmissionsProcedure:
+			walletServiceGetSubmissionsHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -207,4 +240,8 @@ func (UnimplementedWalletServiceHandler) SubmitTransactions(context.Context, *co
 
 func (UnimplementedWalletServiceHandler) StreamWalletAssets(context.Context, *connect.Request[v1.StreamWalletAssetsRequest], *connect.ServerStream[v1.StreamWalletAssetsResponse]) error {
 	return connect.NewError(connect.CodeUnimplemented, errors.New("reclaim.v1.WalletService.StreamWalletAssets is not implemented"))
+}
+
+func (UnimplementedWalletServiceHandler) GetSubmissions(context.Context, *connect.Request[v1.GetSubmissionsRequest]) (*connect.Response[v1.GetSubmissionsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("reclaim.v1.WalletService.GetSubmissions is not implemented"))
 }
