@@ -85,7 +85,8 @@ func (r landingResult) quantile(q float64) string {
 // sends (seeded with seed), submits a reclaim of each of n new wallets at
 // once, and waits until each landed or its blockhash expired. For this
 // checkout with share at most 1/2, it also waits for the ledger to count
-// every reclaim once.
+// every reclaim once, and checks the status route's answer for each against
+// the chain.
 func landingRun(t *testing.T, v *harness.Validator, binary string, n int, share float64, seed uint64) landingResult {
 	t.Helper()
 	proxy := v.NewFaultProxy(t)
@@ -150,6 +151,11 @@ func landingRun(t *testing.T, v *harness.Validator, binary string, n int, share 
 	}
 	if binary == reclaimd.Binary(t) && share <= 0.5 {
 		waitFor(t, "stats count each landed reclaim once", 60*time.Second, func() bool { return s.transactions(t) == int64(r.landed) })
+		accounts := make([]solana.PublicKey, n)
+		for i, w := range ws {
+			accounts[i] = w.account
+		}
+		statusAgreesWithChain(t, v, s, rs, accounts)
 	}
 	s.server.Stop(os.Interrupt)
 	return r
