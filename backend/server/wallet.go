@@ -129,7 +129,7 @@ func (s *walletServer) SubmitTransactions(ctx context.Context, req *connect.Requ
 	}
 	signed := make([]wallet.Signed, len(m.GetSigned()))
 	for i, sg := range m.GetSigned() {
-		signed[i] = wallet.Signed{TransactionBase64: sg.GetTransactionBase64(), Ticket: sg.GetSubmissionTicket()}
+		signed[i] = wallet.Signed{TransactionBase64: sg.GetTransactionBase64(), Ticket: sg.GetSubmissionTicket(), Signature: sg.GetSignature()}
 	}
 	results, err := s.svc.Submit(ctx, principalFrom(ctx).ProjectID, signer, signed)
 	if err != nil {

@@ -59,6 +59,9 @@ type transactionRow struct {
 	// transaction's slot (0 until confirmed).
 	Includes []ticket.Item `bun:"includes,type:text"`
 	Slot     int64         `bun:"slot,notnull"`
+	// ReportedTicket came with migration 20260521000017: the ticket of a
+	// transaction the wallet sent itself (JSON), NULL for a relayed one.
+	ReportedTicket *ticket.Claims `bun:"reported_ticket,type:text"`
 }
 
 // newTransactionRow is the row of e with status; an entry without a promise
@@ -77,7 +80,7 @@ func newTransactionRow(e ledger.Entry, status ledger.Status) transactionRow {
 		PromisedGrossRebate: p.GrossRebate, PromisedNetRebate: p.NetRebate, PromisedDonationAmount: p.DonationAmount,
 		PromisedNetworkFee: p.NetworkFee, PromisedServiceFee: p.ServiceFee,
 		DonationWallet: e.DonationWallet, Treasury: e.Treasury,
-		RollupState: rollupNotCounted, Includes: e.Includes, Slot: e.Slot,
+		RollupState: rollupNotCounted, Includes: e.Includes, Slot: e.Slot, ReportedTicket: e.Reported,
 	}
 	if status == ledger.StatusSending || status == ledger.StatusSubmitted {
 		row.RawTransaction = e.Raw
@@ -125,6 +128,7 @@ func (r *transactionRow) entry() ledger.Entry {
 		Raw:            r.RawTransaction,
 		Includes:       r.Includes,
 		Slot:           r.Slot,
+		Reported:       r.ReportedTicket,
 	}
 }
 

@@ -43,6 +43,7 @@ var schema = []migration{
 	{name: "20260521000014", comment: "raw_transactions", up: upRawTransactions},        // migrations_raw.go
 	// 15 is issue 22's (webhooks_idempotency).
 	{name: "20260521000016", comment: "submission_status", up: upSubmissionStatus}, // migrations_submissions.go
+	{name: "20260521000017", comment: "reported_tickets", up: upReportedTickets},   // migrations_submissions.go
 }
 
 // Migrate brings the schema up to date. It is idempotent, and safe when

@@ -127,6 +127,11 @@ type Entry struct {
 	// Slot holds the landed transaction once confirmed (0 before, and for
 	// entries confirmed before it was kept).
 	Slot int64
+	// Reported is the ticket of a transaction the wallet sent itself and
+	// reported by its signature: the tracker counts it only if the landed
+	// transaction is the one the ticket describes. nil for a relayed one,
+	// checked at submit.
+	Reported *ticket.Claims
 }
 
 // Attempt is one submission result, kept whatever its outcome: the ledger of

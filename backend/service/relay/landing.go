@@ -66,6 +66,13 @@ func (t *Tracker) record(ctx context.Context, e ledger.Entry, sig solana.Signatu
 		return changed, err
 	}
 	landed, slot, ok, err := t.landing(ctx, e, sig)
+	var nt *notTheTicketError
+	if errors.As(err, &nt) {
+		// Never counted: the wallet reported another transaction.
+		t.log.WarnContext(ctx, "reported transaction landed and is not its ticket's; not counted",
+			"signature", e.Signature, "ticket", e.TicketJTI, "reason", nt.reason)
+		return t.record(ctx, e, sig, ledger.StatusFailed, mismatchPrefix+nt.reason, now)
+	}
 	if err != nil || !ok {
 		return false, err
 	}
@@ -93,7 +100,7 @@ func (t *Tracker) record(ctx context.Context, e ledger.Entry, sig solana.Signatu
 // and computes what it did for e, and the slot that holds it. ok is false
 // while the cluster cannot return it at Commitment yet.
 func (t *Tracker) landing(ctx context.Context, e ledger.Entry, sig solana.Signature) (f ledger.Figures, slot int64, ok bool, err error) {
-	if (e.Promised.DonationAmount > 0 && e.DonationWallet == "") || (e.Promised.ServiceFee > 0 && e.Treasury == "") {
+	if e.Reported == nil && ((e.Promised.DonationAmount > 0 && e.DonationWallet == "") || (e.Promised.ServiceFee > 0 && e.Treasury == "")) {
 		// Claimed before recipients were recorded: its promise is all we know.
 		return e.Promised, 0, true, nil
 	}
@@ -110,6 +117,11 @@ func (t *Tracker) landing(ctx context.Context, e ledger.Entry, sig solana.Signat
 		return f, 0, false, fmt.Errorf("read transaction %s: no meta", e.Signature)
 	}
 	slot = int64(res.Slot)
+	if e.Reported != nil {
+		if reason, ok := checkReported(e, res.Transaction.GetBinary()); !ok {
+			return f, 0, false, &notTheTicketError{reason: reason}
+		}
+	}
 	tx, err := res.Transaction.GetTransaction()
 	if err != nil {
 		return f, 0, false, fmt.Errorf("read transaction %s: %w", e.Signature, err)
@@ -129,3 +141,9 @@ func (t *Tracker) landing(ctx context.Context, e ledger.Entry, sig solana.Signat
 	}
 	return f, slot, true, nil
 }
+
+// notTheTicketError is a reported transaction that landed and is not the one its
+// ticket describes (checkReported), and why.
+type notTheTicketError struct{ reason string }
+
+func (e *notTheTicketError) Error() string { return "not the ticket's transaction: " + e.reason }

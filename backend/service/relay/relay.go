@@ -106,10 +106,12 @@ type Tickets interface {
 	Verify(token string) (ticket.Claims, error)
 }
 
-// Signed is one entry of a submit request.
+// Signed is one entry of a submit request: a signed transaction to relay,
+// or the Signature of one the wallet sent itself (report.go).
 type Signed struct {
 	TransactionBase64 string
 	Ticket            string
+	Signature         string
 }
 
 // Result is the outcome of one entry, in request order.
@@ -271,6 +273,9 @@ func (r *Relay) check(ctx context.Context, req *request, c ticket.Claims, e Sign
 	if c.Expired(r.now()) {
 		return fail(CodeTicketExpired, "the submission ticket expired at %s; rebuild the transactions", time.Unix(c.ExpiresAt, 0).UTC().Format(time.RFC3339))
 	}
+	if e.Signature != "" {
+		return r.report(ctx, req, c, e.Signature)
+	}
 	raw, err := base64.StdEncoding.DecodeString(e.TransactionBase64)
 	if err != nil {
 		return fail(CodeInvalidTransaction, "transactionBase64 is not standard base64")
@@ -280,17 +285,8 @@ func (r *Relay) check(ctx context.Context, req *request, c ticket.Claims, e Sign
 		return fail(CodeInvalidTransaction, "transactionBase64 is not a serialized VersionedTransaction: %v; send the bytes of the transaction the wallet signed", err)
 	}
 	walletKey := solana.MustPublicKeyFromBase58(req.wallet)
-	if sum := sha256.Sum256(msg); ticket.Hash(sum) != c.MessageHash {
-		// Not the exact message: accepted if a wallet's guards and compute
-		// budget are all that changed.
-		if _, err := signedcheck.Check(c.Summary.Digest, walletKey, msg); err != nil {
-			reason := err.Error()
-			var r *signedcheck.MismatchError
-			if errors.As(err, &r) {
-				reason = r.Reason
-			}
-			return fail(CodeHashMismatch, "the signed message differs from the one built for this ticket beyond the guards and compute budget a wallet may add: %s", reason)
-		}
+	if reason, ok := matches(c, walletKey, msg); !ok {
+		return fail(CodeHashMismatch, "the signed message differs from the one built for this ticket beyond the guards and compute budget a wallet may add: %s", reason)
 	}
 	if len(tx.Signatures) != 1 || !ed25519.Verify(ed25519.PublicKey(walletKey[:]), msg, tx.Signatures[0][:]) {
 		return fail(CodeSignatureInvalid, "the transaction is not signed by wallet %s", req.wallet)
@@ -299,29 +295,65 @@ func (r *Relay) check(ctx context.Context, req *request, c ticket.Claims, e Sign
 		return outOfTime()
 	}
 	sig := tx.Signatures[0].String()
+	claim := r.claimOf(req, c, sig)
+	claim.Raw = raw
+	if res, ok := r.claim(ctx, c, claim); !ok {
+		return res
+	}
+	return r.send(ctx, req, claim)
+}
+
+// claimOf is the ledger entry of ticket c's transaction of signature sig,
+// with the ticket's promise.
+func (r *Relay) claimOf(req *request, c ticket.Claims, sig string) ledger.Entry {
 	claim := ledger.Entry{
 		ProjectID: c.Project, Payer: req.wallet, Type: c.Type, ItemCount: len(c.Includes),
 		Signature: sig, TicketJTI: c.ID, CreatedAt: r.now().UTC(), LastValidBlockHeight: int64(c.LastValidBlockHeight),
-		DonationWallet: c.Summary.DonationWallet, Treasury: c.Summary.Treasury, Raw: raw, Includes: c.Includes,
+		DonationWallet: c.Summary.DonationWallet, Treasury: c.Summary.Treasury, Includes: c.Includes,
 	}
 	claim.SetFigures(ledger.Figures{
 		GrossRebate: int64(c.GrossRebate), NetRebate: c.NetRebate, DonationAmount: int64(c.DonationAmount),
 		NetworkFee: int64(c.NetworkFee), ServiceFee: int64(c.ServiceFee),
 	})
 	claim.Promised = claim.Figures()
-	switch err := r.store.ClaimTicket(ctx, claim); {
+	return claim
+}
+
+// claim claims ticket c with entry e; when another submit claimed it (or
+// the same signature under another ticket) first, it answers with that
+// submit's outcome and false.
+func (r *Relay) claim(ctx context.Context, c ticket.Claims, e ledger.Entry) (Result, bool) {
+	switch err := r.store.ClaimTicket(ctx, e); {
 	case errors.Is(err, ledger.ErrDuplicate):
-		prior, err := r.store.EntryBySignature(ctx, sig)
+		prior, err := r.store.EntryBySignature(ctx, e.Signature)
 		if err == nil && prior.TicketJTI != c.ID {
 			// Another ticket of the very same transaction (built twice
 			// within one blockhash): it was sent once; this is a duplicate.
-			return r.waitForOther(ctx, prior.TicketJTI)
+			return r.waitForOther(ctx, prior.TicketJTI), false
 		}
-		return r.waitForOther(ctx, c.ID)
+		return r.waitForOther(ctx, c.ID), false
 	case err != nil:
-		return storeFailure(err)
+		return storeFailure(err), false
 	}
-	return r.send(ctx, req, claim)
+	return Result{}, true
+}
+
+// matches reports whether msg is the message ticket c describes: the exact
+// built one by its hash, or the built one plus a wallet's guards and
+// compute budget within the ticket's bounds (signedcheck.Check against its
+// digest); if not, why.
+func matches(c ticket.Claims, wallet solana.PublicKey, msg []byte) (string, bool) {
+	if sum := sha256.Sum256(msg); ticket.Hash(sum) == c.MessageHash {
+		return "", true
+	}
+	if _, err := signedcheck.Check(c.Summary.Digest, wallet, msg); err != nil {
+		var r *signedcheck.MismatchError
+		if errors.As(err, &r) {
+			return r.Reason, false
+		}
+		return err.Error(), false
+	}
+	return "", true
 }
 
 // minSend is the least time left of a request's SendTimeout for which an

@@ -121,6 +121,9 @@ func (r *Relay) life(ctx context.Context, e ledger.Entry) (expired, late bool) {
 func Failure(e ledger.Entry) (Result, bool) {
 	switch e.Status {
 	case ledger.StatusFailed:
+		if res, ok := reportedFailure(e); ok {
+			return res, true
+		}
 		return fail(CodeTransactionFailed, "the transaction landed and failed (%s): the network fee was paid and nothing was reclaimed; rebuild the transactions", e.Error), true
 	case ledger.StatusExpired:
 		return expiredResult(e), true

@@ -785,15 +785,23 @@ func (x *BuildTransactionsResponse) GetTotals() *Totals {
 	return nil
 }
 
-// SignedTransaction is a wallet-signed transaction and its ticket.
+// SignedTransaction is a wallet-signed transaction and its ticket, or the
+// signature of a transaction the wallet sent itself and its ticket.
 type SignedTransaction struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// transaction_base64 is the signed VersionedTransaction.
+	// transaction_base64 is the signed VersionedTransaction, for Reclaim to
+	// send; leave it out when reporting a signature.
 	TransactionBase64 string `protobuf:"bytes,1,opt,name=transaction_base64,json=transactionBase64,proto3" json:"transaction_base64,omitempty"`
 	// submission_ticket from the matching BuiltTransaction.
 	SubmissionTicket string `protobuf:"bytes,2,opt,name=submission_ticket,json=submissionTicket,proto3" json:"submission_ticket,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// signature, instead of transaction_base64, reports a transaction the
+	// wallet sent itself (signAndSendTransaction): Reclaim follows it and
+	// counts it only if the transaction that lands is the ticket's, but for
+	// the guards and compute budget a wallet may add (else failed,
+	// HASH_MISMATCH).
+	Signature     *string `protobuf:"bytes,3,opt,name=signature,proto3,oneof" json:"signature,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SignedTransaction) Reset() {
@@ -836,6 +844,13 @@ func (x *SignedTransaction) GetTransactionBase64() string {
 func (x *SignedTransaction) GetSubmissionTicket() string {
 	if x != nil {
 		return x.SubmissionTicket
+	}
+	return ""
+}
+
+func (x *SignedTransaction) GetSignature() string {
+	if x != nil && x.Signature != nil {
+		return *x.Signature
 	}
 	return ""
 }
@@ -1590,10 +1605,13 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\ftransactions\x18\x01 \x03(\v2\x1c.reclaim.v1.BuiltTransactionR\ftransactions\x12)\n" +
 	"\x10recent_blockhash\x18\x02 \x01(\tR\x0frecentBlockhash\x125\n" +
 	"\x17last_valid_block_height\x18\x03 \x01(\x04R\x14lastValidBlockHeight\x12*\n" +
-	"\x06totals\x18\x04 \x01(\v2\x12.reclaim.v1.TotalsR\x06totals\"o\n" +
+	"\x06totals\x18\x04 \x01(\v2\x12.reclaim.v1.TotalsR\x06totals\"\xa0\x01\n" +
 	"\x11SignedTransaction\x12-\n" +
 	"\x12transaction_base64\x18\x01 \x01(\tR\x11transactionBase64\x12+\n" +
-	"\x11submission_ticket\x18\x02 \x01(\tR\x10submissionTicket\"l\n" +
+	"\x11submission_ticket\x18\x02 \x01(\tR\x10submissionTicket\x12!\n" +
+	"\tsignature\x18\x03 \x01(\tH\x00R\tsignature\x88\x01\x01B\f\n" +
+	"\n" +
+	"_signature\"l\n" +
 	"\x19SubmitTransactionsRequest\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x125\n" +
 	"\x06signed\x18\x02 \x03(\v2\x1d.reclaim.v1.SignedTransactionR\x06signed\"?\n" +
@@ -1743,6 +1761,7 @@ func file_reclaim_v1_wallet_proto_init() {
 	file_reclaim_v1_wallet_proto_msgTypes[1].OneofWrappers = []any{}
 	file_reclaim_v1_wallet_proto_msgTypes[2].OneofWrappers = []any{}
 	file_reclaim_v1_wallet_proto_msgTypes[5].OneofWrappers = []any{}
+	file_reclaim_v1_wallet_proto_msgTypes[9].OneofWrappers = []any{}
 	file_reclaim_v1_wallet_proto_msgTypes[12].OneofWrappers = []any{}
 	file_reclaim_v1_wallet_proto_msgTypes[14].OneofWrappers = []any{}
 	file_reclaim_v1_wallet_proto_msgTypes[16].OneofWrappers = []any{}

@@ -464,13 +464,15 @@ export declare type BuildTransactionsResponse = Message<"reclaim.v1.BuildTransac
 export declare const BuildTransactionsResponseSchema: GenMessage<BuildTransactionsResponse>;
 
 /**
- * SignedTransaction is a wallet-signed transaction and its ticket.
+ * SignedTransaction is a wallet-signed transaction and its ticket, or the
+ * signature of a transaction the wallet sent itself and its ticket.
  *
  * @generated from message reclaim.v1.SignedTransaction
  */
 export declare type SignedTransaction = Message<"reclaim.v1.SignedTransaction"> & {
   /**
-   * transaction_base64 is the signed VersionedTransaction.
+   * transaction_base64 is the signed VersionedTransaction, for Reclaim to
+   * send; leave it out when reporting a signature.
    *
    * @generated from field: string transaction_base64 = 1;
    */
@@ -482,6 +484,17 @@ export declare type SignedTransaction = Message<"reclaim.v1.SignedTransaction"> 
    * @generated from field: string submission_ticket = 2;
    */
   submissionTicket: string;
+
+  /**
+   * signature, instead of transaction_base64, reports a transaction the
+   * wallet sent itself (signAndSendTransaction): Reclaim follows it and
+   * counts it only if the transaction that lands is the ticket's, but for
+   * the guards and compute budget a wallet may add (else failed,
+   * HASH_MISMATCH).
+   *
+   * @generated from field: optional string signature = 3;
+   */
+  signature?: string | undefined;
 };
 
 /**
