@@ -293,6 +293,8 @@ func FuzzSubmit(f *testing.F) {
 		`{"signed":[{"transactionBase64":"AQID","submissionTicket":"eyJhbGciOiJFZERTQSJ9.e30.AA"}]}`,
 		`{"signed":[]}`, `{"signed":[null]}`, `{"signed":{}}`, `{"signed":[{"transactionBase64":"@@"}]}`,
 		`{"signed":[{"submissionTicket":""}]}`, `{not json`, ``, `[]`,
+		`{"signed":[{"signature":"` + solana.Signature{1}.String() + `","submissionTicket":"eyJhbGciOiJFZERTQSJ9.e30.AA"}]}`,
+		`{"signed":[{"signature":"x","transactionBase64":"AQID","submissionTicket":"t"}]}`, `{"signed":[{"signature":null}]}`,
 	} {
 		f.Add(fe.wallet, body)
 	}
