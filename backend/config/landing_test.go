@@ -9,6 +9,7 @@ import (
 )
 
 func TestLanding(t *testing.T) {
+	t.Parallel()
 	if d := config.Default().Landing; d.RebroadcastInterval != 2*time.Second || d.SendURLs != nil {
 		t.Fatalf("defaults %+v", d)
 	}

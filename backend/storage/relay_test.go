@@ -25,6 +25,7 @@ func claimEntry(projectID, jti string) ledger.Entry {
 }
 
 func TestClaimTicketExactlyOnce(t *testing.T) {
+	t.Parallel()
 	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
 		ctx := ctxT(t)
 		p, err := s.CreateProject(ctx, project.Project{Name: "p"})
@@ -107,6 +108,7 @@ func TestClaimTicketExactlyOnce(t *testing.T) {
 // tracker on any instance, after any restart, sends the same bytes again),
 // and are dropped once it is settled, whatever the outcome.
 func TestRawTransactionKeptWhileInFlight(t *testing.T) {
+	t.Parallel()
 	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
 		ctx := ctxT(t)
 		p, err := s.CreateProject(ctx, project.Project{Name: "p"})
@@ -162,6 +164,7 @@ func TestRawTransactionKeptWhileInFlight(t *testing.T) {
 // landed figures and slot; another wallet's or another project's entry is
 // not among them, and an entry claimed without items reads with none.
 func TestSubmissions(t *testing.T) {
+	t.Parallel()
 	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
 		ctx := ctxT(t)
 		p, err := s.CreateProject(ctx, project.Project{Name: "p"})

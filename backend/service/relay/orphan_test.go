@@ -46,6 +46,7 @@ func orphan(t *testing.T, f *fixture, second func(raw []byte) error) (signed, to
 // TestResubmitSendsAnOrphanedClaim: once SendGrace has passed, submitting
 // the same transaction again sends it again (the cluster lands it once).
 func TestResubmitSendsAnOrphanedClaim(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	signed, tok, end := orphan(t, f, func([]byte) error { return nil })
 	defer end()
@@ -71,6 +72,7 @@ func TestResubmitSendsAnOrphanedClaim(t *testing.T) {
 // it (the claim released: the ticket was never consumed); and when the
 // cluster cannot say whether it knows it, the claim stays (IN_FLIGHT).
 func TestResubmitOfAnOrphanedClaim(t *testing.T) {
+	t.Parallel()
 	alreadyProcessed := &jsonrpc.RPCError{Code: -32002, Message: "Transaction simulation failed: This transaction has already been processed",
 		Data: map[string]any{"err": "AlreadyProcessed"}}
 	blockhashNotFound := &jsonrpc.RPCError{Code: -32002, Message: "Transaction simulation failed: Blockhash not found",
@@ -122,6 +124,7 @@ func TestResubmitOfAnOrphanedClaim(t *testing.T) {
 // still sends its transaction is answered with that submit's outcome, not
 // as an expired ticket (the transaction may land).
 func TestTicketExpiringWhileSent(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	start := f.now
 	f.now = start.Add(-50 * time.Second) // the ticket has 10 s left at the submit

@@ -79,6 +79,7 @@ func (p *recordingPath) count(raw []byte) int {
 // one still being sent by its submit, one whose blockhash expires within
 // the margin, or one already settled.
 func TestTrackerRebroadcasts(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	const height = 1000
 	cluster := &fakeCluster{height: height, statuses: map[solana.Signature]*rpc.SignatureStatusesResult{}, landed: map[solana.Signature]landedTx{}}
@@ -144,6 +145,7 @@ func TestTrackerRebroadcasts(t *testing.T) {
 // TestFailingPathIsNotFatal: a send path that fails is logged by its name
 // and counted; the RPC and the other paths still get every send.
 func TestFailingPathIsNotFatal(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
@@ -201,6 +203,7 @@ func (c *silentCluster) SendRawTransactionWithOpts(_ context.Context, raw []byte
 // TestTrackersShareTheRebroadcasts: trackers of several instances on one
 // ledger send each transaction once per interval between them, never each.
 func TestTrackersShareTheRebroadcasts(t *testing.T) {
+	t.Parallel()
 	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
 		const entries, slots = 40, 8
 		clk := newClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))

@@ -165,6 +165,7 @@ func (f *fixture) submit(t *testing.T, tx, tok string) relay.Result {
 }
 
 func TestSubmitThenDuplicate(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	tx, tok := f.build(t)
 	signed := sign(t, tx, f.wallet)
@@ -193,6 +194,7 @@ func mustJTI(t *testing.T, f *fixture, tok string) string {
 }
 
 func TestConcurrentSubmitsSendOnce(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	tx, tok := f.build(t)
 	signed := sign(t, tx, f.wallet)
@@ -224,6 +226,7 @@ func TestConcurrentSubmitsSendOnce(t *testing.T) {
 }
 
 func TestSubmitFailures(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	other := solana.NewWallet().PrivateKey
 	tx, tok := f.build(t)
@@ -280,6 +283,7 @@ func TestSubmitFailures(t *testing.T) {
 }
 
 func TestRefusedTransactionDoesNotConsumeTheTicket(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	tx, tok := f.build(t)
 	signed := sign(t, tx, f.wallet)
@@ -304,6 +308,7 @@ func TestRefusedTransactionDoesNotConsumeTheTicket(t *testing.T) {
 // Two tickets of the very same transaction (built twice within one
 // blockhash) send it once: the second is a duplicate.
 func TestSameTransactionTwoTickets(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	tx, tok := f.build(t)
 	signed := sign(t, tx, f.wallet)

@@ -23,6 +23,7 @@ import (
 // transaction that landed (the wallet's own) ends failed, HASH_MISMATCH,
 // and is never counted.
 func TestReportedTransactions(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	wallet := f.wallet.PublicKey()

@@ -45,6 +45,7 @@ func decodeErr(err error) error {
 // the request, releases the claim unless the cluster knows the signature;
 // a send that ended without an answer keeps it (the tracker sends it again).
 func TestSendOutcomes(t *testing.T) {
+	t.Parallel()
 	simulationFailed := &jsonrpc.RPCError{Code: -32002, Message: "Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1",
 		Data: map[string]any{"err": map[string]any{"InstructionError": []any{0, map[string]any{"Custom": 1}}},
 			"logs": []any{"Program 1 invoke [1]", "Program log: Error: insufficient funds", "Program 1 failed"}}}
@@ -129,6 +130,7 @@ func TestSendOutcomes(t *testing.T) {
 // have reached the cluster), the ones the time did not allow are not sent
 // and say so.
 func TestSendIsBounded(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	hanging := newHangingRPC(f.rpc)
 	defer close(hanging.hang)
@@ -170,6 +172,7 @@ func TestSendIsBounded(t *testing.T) {
 // is being sent does not cut the send: it runs to its own deadline, and the
 // claim is kept for the tracker to send again.
 func TestSendOutlivesTheClient(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	hanging := newHangingRPC(f.rpc)
 	defer close(hanging.hang)
@@ -221,6 +224,7 @@ func (h *hangingRPC) SendRawTransactionWithOpts(ctx context.Context, raw []byte,
 // blockhash lives is sent again, the stored bytes; one the cluster knows
 // is a duplicate, nothing sent.
 func TestResubmitAnswersTheEntry(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		settle func(f *fixture, jti string)
@@ -289,6 +293,7 @@ func TestResubmitAnswersTheEntry(t *testing.T) {
 // TestResubmitSendsTheStoredBytes: an entry in flight is sent again with
 // the bytes its first submit stored, whatever the resubmit carries.
 func TestResubmitSendsTheStoredBytes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.rpc.lose.Store(true)
 	tx, tok := f.build(t)

@@ -29,6 +29,7 @@ func (f *fixture) submitted(t *testing.T) (string, string) {
 // signature never submitted, or submitted by another wallet or to another
 // project.
 func TestSubmissionsStates(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	inFlight, _ := f.submitted(t)
 	confirmed, cj := f.submitted(t)
@@ -95,6 +96,7 @@ func (r readSignal) Submissions(ctx context.Context, projectID, payer string, si
 // once when every one is final already (unknown included), and with the
 // last read when the request ends first.
 func TestSubmissionsWait(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	sig, jti := f.submitted(t)
 	reads := make(chan struct{}, 100)
