@@ -100,6 +100,7 @@ func TestGoldenAnswers(t *testing.T) {
 	f.errors(t, g)
 	goldenOutages(t, g)
 	goldenCORS(t, g)
+	g.section(t, "summary", func(g *golden) { f.summary(g, cluster) })
 	// Sections added after the contract's first recording come last, so
 	// that the answers recorded before stay byte for byte (their rate-limit
 	// counts and token numbers).

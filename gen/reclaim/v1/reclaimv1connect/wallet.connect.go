@@ -48,6 +48,9 @@ const (
 	// WalletServiceGetSubmissionsProcedure is the fully-qualified name of the WalletService's
 	// GetSubmissions RPC.
 	WalletServiceGetSubmissionsProcedure = "/reclaim.v1.WalletService/GetSubmissions"
+	// WalletServiceGetSummaryProcedure is the fully-qualified name of the WalletService's GetSummary
+	// RPC.
+	WalletServiceGetSummaryProcedure = "/reclaim.v1.WalletService/GetSummary"
 )
 
 // WalletServiceClient is a client for the reclaim.v1.WalletService service.
@@ -68,6 +71,10 @@ type WalletServiceClient interface {
 	// expired, or unknown; with wait_seconds, it answers as soon as every one
 	// is final or the wait ends.
 	GetSubmissions(context.Context, *connect.Request[v1.GetSubmissionsRequest]) (*connect.Response[v1.GetSubmissionsResponse], error)
+	// GetSummary states, without building transactions or issuing tickets,
+	// what a wallet holds per item type and what a select_all build would
+	// return: its totals and how many transactions it takes.
+	GetSummary(context.Context, *connect.Request[v1.GetSummaryRequest]) (*connect.Response[v1.GetSummaryResponse], error)
 }
 
 // NewWalletServiceClient constructs a client for the reclaim.v1.WalletService service. By default,
@@ -111,6 +118,12 @@ func NewWalletServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			connect.WithSchema(walletServiceMethods.ByName("GetSubmissions")),
 			connect.WithClientOptions(opts...),
 		),
+		getSummary: connect.NewClient[v1.GetSummaryRequest, v1.GetSummaryResponse](
+			httpClient,
+			baseURL+WalletServiceGetSummaryProcedure,
+			connect.WithSchema(walletServiceMethods.ByName("GetSummary")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -121,6 +134,7 @@ type walletServiceClient struct {
 	submitTransactions *connect.Client[v1.SubmitTransactionsRequest, v1.SubmitTransactionsResponse]
 	streamWalletAssets *connect.Client[v1.StreamWalletAssetsRequest, v1.StreamWalletAssetsResponse]
 	getSubmissions     *connect.Client[v1.GetSubmissionsRequest, v1.GetSubmissionsResponse]
+	getSummary         *connect.Client[v1.GetSummaryRequest, v1.GetSummaryResponse]
 }
 
 // ListAssets calls reclaim.v1.WalletService.ListAssets.
@@ -148,6 +162,11 @@ func (c *walletServiceClient) GetSubmissions(ctx context.Context, req *connect.R
 	return c.getSubmissions.CallUnary(ctx, req)
 }
 
+// GetSummary calls reclaim.v1.WalletService.GetSummary.
+func (c *walletServiceClient) GetSummary(ctx context.Context, req *connect.Request[v1.GetSummaryRequest]) (*connect.Response[v1.GetSummaryResponse], error) {
+	return c.getSummary.CallUnary(ctx, req)
+}
+
 // WalletServiceHandler is an implementation of the reclaim.v1.WalletService service.
 type WalletServiceHandler interface {
 	// ListAssets lists the burnable and closable items of a wallet.
@@ -166,6 +185,10 @@ type WalletServiceHandler interface {
 	// expired, or unknown; with wait_seconds, it answers as soon as every one
 	// is final or the wait ends.
 	GetSubmissions(context.Context, *connect.Request[v1.GetSubmissionsRequest]) (*connect.Response[v1.GetSubmissionsResponse], error)
+	// GetSummary states, without building transactions or issuing tickets,
+	// what a wallet holds per item type and what a select_all build would
+	// return: its totals and how many transactions it takes.
+	GetSummary(context.Context, *connect.Request[v1.GetSummaryRequest]) (*connect.Response[v1.GetSummaryResponse], error)
 }
 
 // NewWalletServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -205,6 +228,12 @@ func NewWalletServiceHandler(svc WalletServiceHandler, opts ...connect.HandlerOp
 		connect.WithSchema(walletServiceMethods.ByName("GetSubmissions")),
 		connect.WithHandlerOptions(opts...),
 	)
+	walletServiceGetSummaryHandler := connect.NewUnaryHandler(
+		WalletServiceGetSummaryProcedure,
+		svc.GetSummary,
+		connect.WithSchema(walletServiceMethods.ByName("GetSummary")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/reclaim.v1.WalletService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case WalletServiceListAssetsProcedure:
@@ -217,6 +246,8 @@ func NewWalletServiceHandler(svc WalletServiceHandler, opts ...connect.HandlerOp
 			walletServiceStreamWalletAssetsHandler.ServeHTTP(w, r)
 		case WalletServiceGetSubmissionsProcedure:
 			walletServiceGetSubmissionsHandler.ServeHTTP(w, r)
+		case WalletServiceGetSummaryProcedure:
+			walletServiceGetSummaryHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -244,4 +275,8 @@ func (UnimplementedWalletServiceHandler) StreamWalletAssets(context.Context, *co
 
 func (UnimplementedWalletServiceHandler) GetSubmissions(context.Context, *connect.Request[v1.GetSubmissionsRequest]) (*connect.Response[v1.GetSubmissionsResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("reclaim.v1.WalletService.GetSubmissions is not implemented"))
+}
+
+func (UnimplementedWalletServiceHandler) GetSummary(context.Context, *connect.Request[v1.GetSummaryRequest]) (*connect.Response[v1.GetSummaryResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("reclaim.v1.WalletService.GetSummary is not implemented"))
 }
