@@ -114,7 +114,7 @@ func TestSampleApp(t *testing.T) {
 	web := buildSampleApp(t)
 	s := startService(t, v)
 	ctx := headless.Browser(t, "the sample app's browser test", chromedp.WindowSize(1280, 1000))
-	ctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, 7*time.Minute) // six reclaims, each followed to finalized
 	defer cancel()
 	cors := watchCORS(ctx)
 	if err := chromedp.Run(ctx, network.Enable()); err != nil {
