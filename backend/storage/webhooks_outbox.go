@@ -154,7 +154,8 @@ var ErrLeaseLost = errors.New("webhook delivery: the lease ended before the atte
 
 // RecordWebhookAttempt records an attempt at d that owner leased: d's
 // state, attempts, next attempt and last attempt as the caller decided
-// them, the lease freed; and the endpoint's run of failures, which, once
+// them, the lease freed; and the endpoint's run of failures (a test
+// event's failure is not counted), which, once
 // webhook.ShouldDisable says so after disableAfter, disables it and parks
 // its pending deliveries. It reports whether it disabled the endpoint.
 func (s *Store) RecordWebhookAttempt(ctx context.Context, owner string, d webhook.Delivery, disableAfter time.Duration) (bool, error) {
@@ -181,6 +182,9 @@ func (s *Store) RecordWebhookAttempt(ctx context.Context, owner string, d webhoo
 			_, err := tx.NewUpdate().Model((*webhookEndpointRow)(nil)).Set("failures = 0").Set("failing_since = 0").
 				Where("id = ?", d.EndpointID).Where("failures <> 0").Exec(ctx)
 			return err
+		}
+		if d.Type == webhook.TypeTest {
+			return nil // a test the owner sent says nothing of the events
 		}
 		disabled, err = s.countFailure(ctx, tx, d.EndpointID, at, d.Last.Error, disableAfter)
 		return err
