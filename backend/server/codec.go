@@ -25,12 +25,15 @@ import (
 // Unknown request fields are rejected, so a misspelt field gets a 400 rather
 // than being silently ignored.
 type jsonCodec struct {
+	plans     *jsonPlans
 	marshal   protojson.MarshalOptions
 	unmarshal protojson.UnmarshalOptions
 }
 
-func newJSONCodec(res vanguard.TypeResolver) *jsonCodec {
+// newJSONCodec returns the codec; plans are shared by every codec.
+func newJSONCodec(res vanguard.TypeResolver, plans *jsonPlans) *jsonCodec {
 	return &jsonCodec{
+		plans:     plans,
 		marshal:   protojson.MarshalOptions{EmitDefaultValues: true, Resolver: res},
 		unmarshal: protojson.UnmarshalOptions{Resolver: res},
 	}
@@ -43,14 +46,20 @@ func (c *jsonCodec) Name() string { return "json" }
 func (c *jsonCodec) IsBinary() bool { return false }
 
 // Unmarshal implements vanguard.Codec. An empty body is the empty message
-// (the handlers then say which field is required). A body that does not fit
-// the message is an invalid_argument naming the field (checkJSON), never
-// protojson's own words: vanguard decodes the bodies of routes with path
-// parameters with this codec, and reports any other error as a 500.
+// (the handlers then say which field is required). The one decoder
+// (decodeJSON) decodes a body in one pass; what it leaves, the reference path
+// checks (checkJSON) and decodes (protojson): a body that does not fit the
+// message is an invalid_argument naming the field, never protojson's own
+// words: vanguard decodes the bodies that reach it with this codec, and
+// reports any other error as a 500.
 func (c *jsonCodec) Unmarshal(data []byte, msg proto.Message) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil
 	}
+	if decodeJSON(data, msg.ProtoReflect()) {
+		return nil
+	}
+	proto.Reset(msg)
 	err := checkJSON(data, msg.ProtoReflect().Descriptor())
 	if err == nil {
 		if err = c.unmarshal.Unmarshal(data, msg); err != nil {
@@ -85,8 +94,9 @@ func (c connectCodec) MarshalStable(v any) ([]byte, error) { return c.Marshal(v)
 // IsBinary implements connect's stable codec.
 func (c connectCodec) IsBinary() bool { return false }
 
-// Unmarshal implements connect.Codec. The request check (requestCheck) has
-// checked the body's shape already, so connect-go (which prefixes "unmarshal message: ") rarely
+// Unmarshal implements connect.Codec: the one decoder, or protojson for
+// what it leaves. The request check (requestCheck) has checked the body's
+// shape already, so connect-go (which prefixes "unmarshal message: ") rarely
 // words an error of ours.
 func (c connectCodec) Unmarshal(data []byte, v any) error {
 	msg, ok := v.(proto.Message)
@@ -96,14 +106,29 @@ func (c connectCodec) Unmarshal(data []byte, v any) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil
 	}
+	if decodeJSON(data, msg.ProtoReflect()) {
+		return nil
+	}
+	proto.Reset(msg)
 	if err := c.json.unmarshal.Unmarshal(data, msg); err != nil {
 		return decodeError(err)
 	}
 	return nil
 }
 
-// MarshalAppend implements vanguard.Codec.
+// MarshalAppend implements vanguard.Codec: the one encoder (jsonencode.go).
 func (c *jsonCodec) MarshalAppend(base []byte, msg proto.Message) ([]byte, error) {
+	if out, ok := c.plans.appendJSON(base, msg.ProtoReflect()); ok {
+		return out, nil
+	}
+	return c.referenceMarshal(base, msg)
+}
+
+// referenceMarshal is how answers were written before the one encoder, and
+// how it writes what the one encoder leaves: protojson, and for types that
+// need it (needsRewrite) a tree decoded from its output, rewritten and
+// encoded again by encoding/json.
+func (c *jsonCodec) referenceMarshal(base []byte, msg proto.Message) ([]byte, error) {
 	raw, err := c.marshal.Marshal(msg)
 	if err != nil {
 		return nil, err
@@ -135,6 +160,9 @@ func (c *jsonCodec) MarshalAppendStable(base []byte, msg proto.Message) ([]byte,
 // MarshalAppendField implements vanguard.RESTCodec: it writes one field of a
 // message as the whole body (the leaderboard's bare array).
 func (c *jsonCodec) MarshalAppendField(base []byte, msg proto.Message, field protoreflect.FieldDescriptor) ([]byte, error) {
+	if out, ok := c.plans.appendField(base, msg.ProtoReflect(), field); ok {
+		return out, nil
+	}
 	if field.Message() != nil && !field.IsList() && !field.IsMap() {
 		return c.MarshalAppend(base, msg.ProtoReflect().Get(field).Message().Interface())
 	}

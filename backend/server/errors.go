@@ -144,9 +144,7 @@ func codeForStatus(status int) connect.Code {
 	switch status {
 	case http.StatusMethodNotAllowed:
 		return connect.CodeUnimplemented
-	case http.StatusRequestEntityTooLarge:
-		return connect.CodeResourceExhausted
-	case http.StatusUnsupportedMediaType, http.StatusLengthRequired:
+	case http.StatusUnsupportedMediaType, http.StatusLengthRequired, http.StatusRequestEntityTooLarge:
 		return connect.CodeInvalidArgument
 	case http.StatusRequestTimeout:
 		return connect.CodeDeadlineExceeded

@@ -114,7 +114,7 @@ func TestClientInputGetsAClearAnswer(t *testing.T) {
 		{"a path with //", "GET", "/v1//stats", "",
 			``, 404, "not_found", "no route for this path", ""},
 		{"sessions: 2 MB body", "POST", "/v1/sessions", "SessionService/CreateSession",
-			big, 413, "resource_exhausted", "larger than the limit of 1048576 bytes", ""},
+			big, 413, "invalid_argument", "larger than the limit of 1048576 bytes", ""},
 		{"sessions: not JSON", "POST", "/v1/sessions", "SessionService/CreateSession",
 			`{not json`, 400, "invalid_argument", "request body is not valid JSON (line 1, column 2)", ""},
 		{"sessions: wrong type", "POST", "/v1/sessions", "SessionService/CreateSession",
@@ -219,7 +219,8 @@ func TestQueryStringErrorsNameTheParameter(t *testing.T) {
 	cases := []struct {
 		query, param, message string
 	}{
-		{"limit=abc", "limit", `limit must be a whole number from 0 to 4294967295, got "abc"`},
+		{"limit=abc", "limit", `limit must be a whole number from 1 to 1000, got "abc"`},
+		{"offset=-1", "offset", `offset must be a whole number from 0 to 1000000, got "-1"`},
 		{"limit=1&limit=2", "limit", "limit is given 2 times"},
 		{"colour=red", "colour", `unknown query parameter "colour": this route takes payer, transactionType, startDate, endDate, limit, offset`},
 		{"limit=%zz", "", "the query string is malformed"},

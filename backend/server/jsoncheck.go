@@ -16,7 +16,10 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
+	"github.com/reclaim-sol/reclaim/backend/service/wallet"
 )
 
 // checkJSON reports, for a person, what is wrong with a JSON request body for
@@ -301,6 +304,7 @@ func checkInteger(path string, v any, fd protoreflect.FieldDescriptor) error {
 	n, _ := f.Int(nil)
 	lo, hi := integerRange(fd.Kind())
 	if n.Cmp(lo) < 0 || n.Cmp(hi) > 0 {
+		lo, hi = namedRange(fd)
 		return invalidf(path, "must be %s from %s to %s, got %s", want(fd), lo, hi, s)
 	}
 	return nil
@@ -314,6 +318,28 @@ func numberString(s string) bool {
 	}
 	var n json.Number
 	return json.Unmarshal([]byte(s), &n) == nil
+}
+
+// serviceRanges are the ranges the services take for the integer fields
+// that have one. The checks here refuse what is not a whole number of the
+// field's type, and name the range the service takes in the message
+// ("limit must be a whole number from 1 to 1000", not "from 0 to
+// 4294967295", uint32's range, which no client can use); the services
+// refuse what is out of it.
+var serviceRanges = map[protoreflect.FullName][2]int64{
+	"reclaim.v1.ListAssetsRequest.limit":              {1, wallet.MaxPageSize},
+	"reclaim.v1.StreamWalletAssetsRequest.chunk_size": {1, assets.MaxChunkSize},
+	"reclaim.v1.GetLeaderboardRequest.limit":          {1, ledger.MaxLimit},
+	"reclaim.v1.GetLeaderboardRequest.offset":         {0, ledger.MaxOffset},
+}
+
+// namedRange is the range a message names for an integer field: the
+// service's, or the field type's.
+func namedRange(fd protoreflect.FieldDescriptor) (lo, hi *big.Int) {
+	if r, ok := serviceRanges[fd.FullName()]; ok {
+		return big.NewInt(r[0]), big.NewInt(r[1])
+	}
+	return integerRange(fd.Kind())
 }
 
 func integerRange(k protoreflect.Kind) (lo, hi *big.Int) {

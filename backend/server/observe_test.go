@@ -44,7 +44,7 @@ func TestRequestMetrics(t *testing.T) {
 	e.rest("POST", "/v1/wallet/"+wallet+"/transactions/submit", bearer(tok),
 		map[string]any{"signed": []any{map[string]any{"transactionBase64": "AQID", "submissionTicket": "t"}}}).status(200)
 	e.rest("GET", "/healthz", noCred(), nil).status(200)
-	e.rest("POST", "/some.Scanner/Probe", noCred(), "{}").status(404)
+	e.rest("POST", "/some.Scanner/Probe", noCred(), "{}").status(501) // Connect's unimplemented
 	e.rest("GET", "/wp-login.php", noCred(), nil).status(404)
 	e.rest("GET", "/admin/projects/prj_1/keys", noCred(), nil).status(403)
 	res := readAll(t, e.dialStream(t, wallet, tokenQuery(tok), nil)) // the cluster is down
@@ -65,7 +65,7 @@ func TestRequestMetrics(t *testing.T) {
 		{"/reclaim.v1.WalletService/SubmitTransactions", "rest", "ok"},
 		{"/reclaim.v1.WalletService/StreamWalletAssets", "websocket", "unavailable"},
 		{"/healthz", "http", "ok"},
-		{"unknown", "connect", "not_found"},
+		{"unknown", "connect", "unimplemented"},
 		{"unknown", "http", "not_found"},
 		{"console", "http", "permission_denied"},
 	} {

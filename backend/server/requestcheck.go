@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
@@ -18,16 +19,20 @@ import (
 
 	"connectrpc.com/connect"
 	"google.golang.org/genproto/googleapis/api/annotations"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
-// requestCheck is the REST and Connect request check: it checks what can be
-// checked of a request before vanguard and connect-go see it, and answers in the request's own protocol (a REST error body, or a
+// requestCheck is the REST and Connect request check: the front door
+// (frontdoor.go) runs it on a request before vanguard and connect-go see it,
+// and it answers in the request's own protocol (a REST error body, or a
 // Connect/gRPC error through connect's ErrorWriter):
-//   - a body over maxRequestBytes is refused (REST: 413) before it is decoded;
+//   - a body over maxRequestBytes is refused (invalid_argument; REST: 413)
+//     before it is decoded;
 //   - a REST GET's Content-Type is ignored (a GET has no body: some clients
 //     and load tools set one on every request), and a GET with a body refused;
 //   - the JSON body of a REST route or a Connect call, and a REST query
@@ -37,26 +42,29 @@ import (
 //     path parameters itself and reports a decoding error as 500, while
 //     connect-go words it "unmarshal message: proto: ...".
 type requestCheck struct {
-	next       http.Handler
-	procedures map[string]protoreflect.MessageDescriptor
+	procedures map[string]protoreflect.MethodDescriptor
 	routes     []restRoute
 	others     []restRoute // paths served outside the HTTP rules (the stream's WebSocket)
 	errw       *connect.ErrorWriter
 }
 
 // restRoute is a google.api.http rule: its method, its path template split
-// into segments ("" for a variable), and its request message.
+// into segments ("" for a variable), its request message and its procedure.
 type restRoute struct {
-	method   string
-	template string // the rule's path, e.g. /v1/wallet/{address}/transactions
-	segments []string
-	vars     map[string]bool
-	body     string // "*", or "" for none
-	input    protoreflect.MessageDescriptor
+	method    string
+	template  string // the rule's path, e.g. /v1/wallet/{address}/transactions
+	segments  []string
+	vars      map[string]bool
+	body      string // "*", or "" for none
+	input     protoreflect.MessageDescriptor
+	procedure string // /reclaim.v1.WalletService/BuildTransactions
+	// newInput makes the request message (nil: a type protoregistry does
+	// not know, never handed over).
+	newInput func() protoreflect.Message
 }
 
-func newRequestCheck(next http.Handler, services []protoreflect.ServiceDescriptor, errw *connect.ErrorWriter, others ...string) *requestCheck {
-	g := &requestCheck{next: next, procedures: map[string]protoreflect.MessageDescriptor{}, errw: errw}
+func newRequestCheck(services []protoreflect.ServiceDescriptor, errw *connect.ErrorWriter, others ...string) *requestCheck {
+	g := &requestCheck{procedures: map[string]protoreflect.MethodDescriptor{}, errw: errw}
 	for _, p := range others {
 		g.others = append(g.others, parseTemplate(http.MethodGet, p))
 	}
@@ -64,8 +72,13 @@ func newRequestCheck(next http.Handler, services []protoreflect.ServiceDescripto
 		methods := sd.Methods()
 		for i := 0; i < methods.Len(); i++ {
 			m := methods.Get(i)
-			g.procedures["/"+string(sd.FullName())+"/"+string(m.Name())] = m.Input()
+			procedure := "/" + string(sd.FullName()) + "/" + string(m.Name())
+			g.procedures[procedure] = m
 			if r, ok := routeOf(m); ok {
+				r.procedure = procedure
+				if mt, err := protoregistry.GlobalTypes.FindMessageByName(m.Input().FullName()); err == nil {
+					r.newInput = mt.New
+				} // else never handed over
 				g.routes = append(g.routes, r)
 			}
 		}
@@ -178,38 +191,10 @@ func cleanPath(p string) string {
 	return c
 }
 
-func (g *requestCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, "/v1/") {
-		if err := g.checkPath(r.URL.Path); err != nil {
-			g.refuse(w, r, true, err)
-			return
-		}
-	}
-	rest := strings.HasPrefix(r.URL.Path, "/v1/") && !isWebSocket(r)
-	md, procedure := g.procedures[r.URL.Path]
-	if !rest && !procedure {
-		g.next.ServeHTTP(w, r)
-		return
-	}
-	body, err := readBody(r)
-	if err != nil {
-		g.refuse(w, r, rest, err)
-		return
-	}
-	if rest {
-		err = g.checkREST(r, body)
-	} else {
-		err = checkConnect(r, body, md)
-	}
-	if err != nil {
-		g.refuse(w, r, rest, err)
-		return
-	}
-	g.next.ServeHTTP(w, r)
-}
-
-// errBodyTooLarge is a body over maxRequestBytes: 413 to a REST client,
-// resource_exhausted (connect-go's own code for it) to Connect and gRPC.
+// errBodyTooLarge is a body over maxRequestBytes: invalid_argument on every
+// wire, with 413 to a REST client. Not resource_exhausted (connect-go's own
+// code for an oversized message): over Connect that is HTTP 429, which
+// clients retry, and this request can never pass as it is.
 var errBodyTooLarge = fmt.Errorf("request body is larger than the limit of %d bytes (1 MiB): send fewer items or signed transactions per request", maxRequestBytes)
 
 // readBody reads the whole body (at most maxRequestBytes) and puts it back
@@ -234,33 +219,82 @@ func readBody(r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-func (g *requestCheck) checkREST(r *http.Request, body []byte) error {
+// checkREST checks a REST request against its route and decodes what it
+// carries, its JSON body or its query string, into the route's request
+// message: the request the front door hands over to the Connect handler
+// (nil: nothing to hand over; vanguard reads the request as it is). A nil
+// route is a path and method no rule serves: vanguard answers 404 or 405.
+func (g *requestCheck) checkREST(r *http.Request, body []byte) (*restRoute, proto.Message, error) {
 	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodDelete {
 		if len(body) > 0 {
-			return invalidParam("", "%s %s takes no body: send its parameters in the query string", r.Method, r.URL.Path)
+			return nil, nil, invalidParam("", "%s %s takes no body: send its parameters in the query string", r.Method, r.URL.Path)
 		}
 		r.Header.Del("Content-Type")
 	}
 	if !utf8.ValidString(r.URL.Path) {
-		return invalidParam("", "the path %q is not valid UTF-8 once unescaped", r.URL.EscapedPath())
+		return nil, nil, invalidParam("", "the path %q is not valid UTF-8 once unescaped", r.URL.EscapedPath())
 	}
 	segments := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-	for _, route := range g.routes {
-		if !route.matches(r.Method, segments) {
+	method := r.Method
+	if method == http.MethodHead {
+		method = http.MethodGet // HEAD is GET without the answer's body (RFC 9110)
+	}
+	for i := range g.routes {
+		route := &g.routes[i]
+		if !route.matches(method, segments) {
 			continue
 		}
-		if err := checkQuery(r.URL.RawQuery, route); err != nil {
-			return err
-		}
-		if route.body == "" || len(body) == 0 {
-			return nil
+		req, err := decodeQuery(r.URL.RawQuery, route)
+		if err != nil || route.body == "" || len(body) == 0 {
+			return route, req, err
 		}
 		if err := checkJSONContentType(r.Header.Get("Content-Type")); err != nil {
-			return err
+			return route, nil, err
 		}
-		return checkJSON(body, route.input)
+		req, err = route.decodeBody(body)
+		return route, req, err
 	}
-	return nil // not a route: vanguard answers 404 or 405
+	return nil, nil, nil // not a route: vanguard answers 404 or 405
+}
+
+// decodeBody checks and decodes a JSON body (decodeRequest); the path's
+// variables are left unset, for vanguard sets them from the path (which wins
+// over the body).
+func (route *restRoute) decodeBody(body []byte) (proto.Message, error) {
+	if route.newInput == nil {
+		return nil, checkJSON(body, route.input)
+	}
+	msg := route.newInput()
+	ok, err := decodeRequest(body, msg)
+	if !ok {
+		return nil, err
+	}
+	for name := range route.vars {
+		if fd := msg.Descriptor().Fields().ByName(protoreflect.Name(name)); fd != nil {
+			msg.Clear(fd)
+		}
+	}
+	return msg.Interface(), nil
+}
+
+// decodeRequest checks and decodes a JSON body into msg: in one pass by the
+// one decoder (decodeJSON), or, for what it leaves, by the reference path:
+// checkJSON, whose refusal is the error, then protojson. It reports whether
+// msg holds the request: not for an empty body, nor for one checkJSON takes
+// and protojson does not (a field by both its names), which goes on as it
+// came for the codec that reads it to word the refusal.
+func decodeRequest(body []byte, msg protoreflect.Message) (bool, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return false, nil
+	}
+	if decodeJSON(body, msg) {
+		return true, nil
+	}
+	proto.Reset(msg.Interface())
+	if err := checkJSON(body, msg.Descriptor()); err != nil {
+		return false, err
+	}
+	return protojson.Unmarshal(body, msg.Interface()) == nil, nil
 }
 
 // errUnsupportedMediaType is a REST body sent as something other than JSON.
@@ -277,23 +311,113 @@ func checkJSONContentType(ct string) error {
 	return nil
 }
 
-// checkConnect checks the JSON body of a Connect call: a unary request
-// (application/json) or the one enveloped request of a server stream
-// (application/connect+json). Binary and gRPC bodies are connect-go's.
-func checkConnect(r *http.Request, body []byte, md protoreflect.MessageDescriptor) error {
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	switch {
-	case r.Method != http.MethodPost:
-		return nil
-	case mt == "application/json":
-		return checkJSON(body, md)
-	case mt == "application/connect+json" && len(body) >= 5 && body[0] == 0:
-		n := binary.BigEndian.Uint32(body[1:5])
-		if uint64(n) == uint64(len(body)-5) {
-			return checkJSON(body[5:], md)
-		}
+// connectBody is what the request check made of a Connect or gRPC body: the
+// request decoded, for the front door to hand over (nil: none), and the
+// body the handler then reads in its place.
+type connectBody struct {
+	msg   proto.Message
+	empty []byte
+}
+
+// emptyEnvelope is an enveloped (gRPC, gRPC-Web) body of one empty message.
+var emptyEnvelope = []byte{0, 0, 0, 0, 0}
+
+// checkConnect checks the body of a Connect or gRPC call: JSON (a unary
+// request, application/json, or the one enveloped request of a server
+// stream, application/connect+json) as checkJSON does, protobuf (unary
+// application/proto, or one uncompressed envelope of connect+proto, gRPC or
+// gRPC-Web) by decoding it, so that a body that does not parse gets a clear
+// message, never protobuf's. It returns the request of a unary call decoded,
+// for the front door to hand over: our JSON codec's and protobuf's (another
+// codec, such as connect-go's for "application/json; charset=utf-8", takes
+// no empty body). A compressed body is connect-go's.
+func checkConnect(r *http.Request, body []byte, m protoreflect.MethodDescriptor) (connectBody, error) {
+	if r.Method != http.MethodPost {
+		return connectBody{}, nil
 	}
-	return nil
+	unary := !m.IsStreamingClient() && !m.IsStreamingServer()
+	ct := r.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	msg, err := connectMessage(mt, body, m.Input(), r.Header.Get("Content-Encoding") == "")
+	switch {
+	case err != nil || msg == nil || !unary:
+		return connectBody{}, err
+	case ct == "application/json" || ct == "application/proto":
+		return connectBody{msg: msg}, nil
+	case mt != "application/json" && mt != "application/proto":
+		return connectBody{msg: msg, empty: emptyEnvelope}, nil
+	}
+	return connectBody{}, nil
+}
+
+// connectMessage checks and decodes a Connect or gRPC body of media type mt
+// (nil: not one the check reads).
+func connectMessage(mt string, body []byte, md protoreflect.MessageDescriptor, identity bool) (proto.Message, error) {
+	switch mt {
+	case "application/json":
+		return decodeChecked(body, md)
+	case "application/proto":
+		if !identity {
+			return nil, nil
+		}
+		return decodeBinary(body, md)
+	}
+	payload, ok := oneEnvelope(body)
+	switch {
+	case !ok:
+		return nil, nil
+	case mt == "application/connect+json":
+		return decodeChecked(payload, md)
+	case mt == "application/connect+proto", mt == "application/grpc", mt == "application/grpc+proto",
+		mt == "application/grpc-web", mt == "application/grpc-web+proto":
+		return decodeBinary(payload, md)
+	}
+	return nil, nil
+}
+
+// oneEnvelope is the payload of a body that is one uncompressed envelope.
+func oneEnvelope(body []byte) ([]byte, bool) {
+	if len(body) < 5 || body[0] != 0 || uint64(binary.BigEndian.Uint32(body[1:5])) != uint64(len(body)-5) {
+		return nil, false
+	}
+	return body[5:], true
+}
+
+// decodeBinary decodes a protobuf body as connect-go does, and refuses one
+// that does not parse in words for a person.
+func decodeBinary(body []byte, md protoreflect.MessageDescriptor) (proto.Message, error) {
+	m, ok := newMessage(md)
+	if !ok {
+		return nil, nil
+	}
+	msg := m.Interface()
+	if err := proto.Unmarshal(body, msg); err != nil {
+		return nil, invalidParam("", "request body is not a %s in the protobuf binary format: encode it with the API's .proto files", md.FullName())
+	}
+	return msg, nil
+}
+
+// newMessage makes a message of type md (false: a type protoregistry does
+// not know).
+func newMessage(md protoreflect.MessageDescriptor) (protoreflect.Message, bool) {
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName())
+	if err != nil {
+		return nil, false
+	}
+	return mt.New(), true
+}
+
+// decodeChecked checks and decodes a body (decodeRequest) into a request
+// of type md; nil when there is none to hand over.
+func decodeChecked(body []byte, md protoreflect.MessageDescriptor) (proto.Message, error) {
+	msg, ok := newMessage(md)
+	if !ok {
+		return nil, checkJSON(body, md)
+	}
+	if ok, err := decodeRequest(body, msg); !ok {
+		return nil, err
+	}
+	return msg.Interface(), nil
 }
 
 // refuse answers a request the check stopped.
@@ -303,7 +427,7 @@ func (g *requestCheck) refuse(w http.ResponseWriter, r *http.Request, rest bool,
 	status := 0
 	switch {
 	case errors.Is(err, errBodyTooLarge):
-		ce, status = connect.NewError(connect.CodeResourceExhausted, err), http.StatusRequestEntityTooLarge
+		ce, status = connect.NewError(connect.CodeInvalidArgument, err), http.StatusRequestEntityTooLarge
 	case errors.Is(err, errNoRoute):
 		ce = connect.NewError(connect.CodeNotFound, err)
 	case errors.Is(err, errUnsupportedMediaType):
@@ -324,38 +448,63 @@ func (g *requestCheck) refuse(w http.ResponseWriter, r *http.Request, rest bool,
 	body.write(w)
 }
 
-// checkQuery checks a REST query string against its route: every key names
-// a scalar field of the request message that is neither in the path nor in
-// the body, once (lists excepted), with a value of the field's type.
-func checkQuery(raw string, route restRoute) error {
+// decodeQuery checks a REST query string against its route: every key
+// names a scalar field of the request message that is neither in the path
+// nor in the body, once (lists excepted), with a value of the field's type.
+// It returns the values set in the route's request message, parsed as
+// vanguard parses them, for the front door to hand over (nil: none, or one
+// vanguard is to read itself: a kind it parses its own way, or one field
+// named twice, by both its names).
+func decodeQuery(raw string, route *restRoute) (proto.Message, error) {
 	if raw == "" {
-		return nil
+		return nil, nil
 	}
 	q, err := url.ParseQuery(raw)
 	if err != nil {
-		return invalidParam("", "the query string is malformed: %s", strings.TrimPrefix(err.Error(), "invalid URL escape "))
+		return nil, invalidParam("", "the query string is malformed: %s", strings.TrimPrefix(err.Error(), "invalid URL escape "))
 	}
 	keys := make([]string, 0, len(q))
 	for k := range q {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	var msg protoreflect.Message
+	if route.newInput != nil {
+		msg = route.newInput()
+	}
+	named := map[protoreflect.FieldNumber]bool{}
 	for _, k := range keys {
-		fd := queryField(route, k)
+		fd := queryField(*route, k)
 		if fd == nil {
-			return invalidParam(k, "unknown query parameter %q: %s", k, queryNames(route))
+			return nil, invalidParam(k, "unknown query parameter %q: %s", k, queryNames(*route))
 		}
 		vals := q[k]
 		if !fd.IsList() && len(vals) > 1 {
-			return invalidParam(k, "%s is given %d times: give it once", k, len(vals))
+			return nil, invalidParam(k, "%s is given %d times: give it once", k, len(vals))
 		}
+		if named[fd.Number()] {
+			msg = nil // by both its names: vanguard sets one, then the other
+		}
+		named[fd.Number()] = true
 		for _, v := range vals {
-			if err := checkQueryValue(k, v, fd); err != nil {
-				return err
+			val, ok, err := queryValue(k, v, fd)
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case !ok:
+				msg = nil
+			case msg != nil && fd.IsList():
+				msg.Mutable(fd).List().Append(val)
+			case msg != nil:
+				msg.Set(fd, val)
 			}
 		}
 	}
-	return nil
+	if msg == nil {
+		return nil, nil
+	}
+	return msg.Interface(), nil
 }
 
 // queryField is the field a query key may set: a scalar (or list of
@@ -389,25 +538,23 @@ func queryNames(route restRoute) string {
 	return "this route takes " + strings.Join(names, ", ")
 }
 
-// checkQueryValue checks a value as vanguard will parse it (JSON scalars for
-// numbers and booleans, names or numbers for enums, anything for strings).
-func checkQueryValue(key, v string, fd protoreflect.FieldDescriptor) error {
-	var err error
+// queryValue checks a value as vanguard parses it (JSON scalars for numbers
+// and booleans, names or numbers for enums, anything for strings), and
+// returns it parsed so when the front door can hand it over (ok): strings,
+// booleans, integers and doubles.
+func queryValue(key, v string, fd protoreflect.FieldDescriptor) (val protoreflect.Value, ok bool, err error) {
 	switch fd.Kind() {
 	case protoreflect.StringKind:
 		if !utf8.ValidString(v) {
-			return invalidParam(key, "%s is not valid UTF-8 once unescaped", key)
+			return val, false, invalidParam(key, "%s is not valid UTF-8 once unescaped", key)
 		}
-		return nil
+		return protoreflect.ValueOfString(v), true, nil
 	case protoreflect.BoolKind:
 		var b bool
 		err = json.Unmarshal([]byte(v), &b)
+		val, ok = protoreflect.ValueOfBool(b), true
 	case protoreflect.FloatKind, protoreflect.DoubleKind:
-		if v == "NaN" || v == "Infinity" || v == "-Infinity" {
-			return nil
-		}
-		var f float64
-		err = json.Unmarshal([]byte(v), &f)
+		val, ok, err = queryFloat(v, fd.Kind() == protoreflect.DoubleKind)
 	case protoreflect.EnumKind:
 		if fd.Enum().Values().ByName(protoreflect.Name(v)) == nil {
 			var n int32
@@ -419,33 +566,52 @@ func checkQueryValue(key, v string, fd protoreflect.FieldDescriptor) error {
 			_, err = base64.RawURLEncoding.DecodeString(strings.TrimRight(v, "="))
 		}
 	default:
-		return checkQueryInteger(key, v, fd)
+		return queryInteger(key, v, fd)
 	}
 	if err != nil {
-		return invalidParam(key, "%s must be %s, got %q", key, want(fd), v)
+		return val, false, invalidParam(key, "%s must be %s, got %q", key, want(fd), v)
 	}
-	return nil
+	return val, ok, nil
 }
 
-func checkQueryInteger(key, v string, fd protoreflect.FieldDescriptor) error {
-	var err error
+// queryFloat parses a float as vanguard does (doubles only: it parses a
+// float field as a float32, which this check does not).
+func queryFloat(v string, double bool) (protoreflect.Value, bool, error) {
+	switch v {
+	case "NaN":
+		return protoreflect.ValueOfFloat64(math.NaN()), double, nil
+	case "Infinity":
+		return protoreflect.ValueOfFloat64(math.Inf(+1)), double, nil
+	case "-Infinity":
+		return protoreflect.ValueOfFloat64(math.Inf(-1)), double, nil
+	}
+	var f float64
+	err := json.Unmarshal([]byte(v), &f)
+	return protoreflect.ValueOfFloat64(f), double, err
+}
+
+func queryInteger(key, v string, fd protoreflect.FieldDescriptor) (val protoreflect.Value, ok bool, err error) {
 	switch fd.Kind() {
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
 		var n int32
 		err = json.Unmarshal([]byte(v), &n)
+		val = protoreflect.ValueOfInt32(n)
 	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
 		var n uint32
 		err = json.Unmarshal([]byte(v), &n)
+		val = protoreflect.ValueOfUint32(n)
 	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
 		var n uint64
 		err = json.Unmarshal([]byte(v), &n)
+		val = protoreflect.ValueOfUint64(n)
 	default:
 		var n int64
 		err = json.Unmarshal([]byte(v), &n)
+		val = protoreflect.ValueOfInt64(n)
 	}
 	if err != nil {
-		lo, hi := integerRange(fd.Kind())
-		return invalidParam(key, "%s must be a whole number from %s to %s, got %q", key, lo, hi, v)
+		lo, hi := namedRange(fd)
+		return val, false, invalidParam(key, "%s must be a whole number from %s to %s, got %q", key, lo, hi, v)
 	}
-	return nil
+	return val, true, nil
 }

@@ -80,20 +80,25 @@ func New(d Deps) (http.Handler, error) {
 		d.Lifecycle = NewLifecycle()
 	}
 	obs := newObserver(d)
-	codec := newJSONCodec(nil)
+	plans := newJSONPlans()
+	codec := newJSONCodec(nil, plans)
 	g := &authInterceptor{auth: d.Auth, perIP: d.IPLimiter, limiter: d.Limiter, clients: d.ClientIP, log: d.Log}
 	origins := newOriginPolicy(d.CORS, d.Auth, d.DBTimeout, d.Log)
+	// The handover first: the other interceptors see the whole request.
+	interceptors := append([]connect.Interceptor{handover{}}, obs.interceptors()...)
 	opts := connect.WithHandlerOptions(
-		connect.WithInterceptors(append(obs.interceptors(), g, &idempotencyInterceptor{keys: d.Idempotency, log: d.Log})...),
+		connect.WithInterceptors(append(interceptors, g, &idempotencyInterceptor{keys: d.Idempotency, log: d.Log})...),
 		connect.WithCodec(connectCodec{json: codec}),
 		connect.WithReadMaxBytes(maxRequestBytes),
 	)
 	mux := http.NewServeMux()
 	var services []*vanguard.Service
+	handlers := map[string]http.Handler{}
 	add := func(path string, h http.Handler) {
 		// Connect, gRPC and gRPC-Web reach the handler directly; vanguard
 		// only transcodes REST.
 		mux.Handle(path, h)
+		handlers[path] = h
 		services = append(services, vanguard.NewService(path, h))
 	}
 	add(reclaimv1connect.NewSessionServiceHandler(NewSessionServer(d.Issuer), opts))
@@ -102,7 +107,7 @@ func New(d Deps) (http.Handler, error) {
 	add(reclaimv1connect.NewProjectServiceHandler(NewProjectServer(d.Ledger, d.DBTimeout), opts))
 
 	transcoder, err := vanguard.NewTranscoder(services,
-		vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec { return newJSONCodec(res) }),
+		vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec { return newJSONCodec(res, plans) }),
 		vanguard.WithDefaultServiceOptions(vanguard.WithMaxMessageBufferBytes(maxRequestBytes)),
 		vanguard.WithUnknownHandler(http.HandlerFunc(notFound)),
 	)
@@ -124,13 +129,29 @@ func New(d Deps) (http.Handler, error) {
 		reclaimv1.File_reclaim_v1_wallet_proto.Services().ByName("WalletService"),
 		reclaimv1.File_reclaim_v1_project_proto.Services().ByName("ProjectService"),
 	}
-	obs.known(descriptors, mountOps(mux, newReadiness(d), descriptors, connect.WithInterceptors(obs.interceptors()...)))
-	return obs.wrap(origins.handler(newRequestCheck(restErrors(mux), descriptors, connect.NewErrorWriter(opts), streamPath))), nil
+	ops := mountOps(mux, newReadiness(d), descriptors, connect.WithInterceptors(obs.interceptors()...))
+	obs.known(descriptors, ops)
+	door := &frontDoor{
+		check:    newRequestCheck(descriptors, connect.NewErrorWriter(opts), streamPath),
+		rest:     restErrors(transcoder),
+		mux:      restErrors(mux),
+		services: handlers,
+		ops:      map[string]bool{},
+	}
+	for _, p := range ops {
+		door.ops[p] = true
+	}
+	return obs.wrap(origins.handler(door)), nil
 }
 
 // streamPath is the wallet stream's WebSocket.
 const streamPath = "/v1/wallet/{address}/stream"
 
+// notFound answers a path nothing serves with the REST error body, inside
+// /v1/ and outside alike (a client that mistypes the base path reads the
+// same body as one that mistypes a route). Unknown procedures are the front
+// door's (unimplemented, in the call's protocol).
 func notFound(w http.ResponseWriter, r *http.Request) {
-	http.Error(w, "no route for "+r.Method+" "+r.URL.Path+": see the API reference in the README", http.StatusNotFound)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	newRESTError(http.StatusNotFound, connect.CodeNotFound, "no route for "+r.Method+" "+r.URL.Path+": see the API reference in the README", "").write(w)
 }

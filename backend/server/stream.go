@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -151,9 +152,17 @@ func (h *walletSocket) admit(ctx context.Context, r *http.Request, address strin
 			" is not allowed to use this project's sessions: add it to the project's allowed origins in the console's Settings"))
 	}
 	q := r.URL.Query()
+	keys := make([]string, 0, len(q))
 	for k := range q {
-		if k != "token" && k != "chunkSize" {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // the same error for the same query, as REST's
+	for _, k := range keys {
+		switch {
+		case k != "token" && k != "chunkSize":
 			return ctx, wallet.StreamRequest{}, invalidParam(k, "unknown query parameter %q: the stream takes chunkSize (and token)", k)
+		case len(q[k]) > 1: // as REST refuses it
+			return ctx, wallet.StreamRequest{}, invalidParam(k, "%s is given %d times: give it once", k, len(q[k]))
 		}
 	}
 	var n *uint32
@@ -174,9 +183,7 @@ func (h *walletSocket) admit(ctx context.Context, r *http.Request, address strin
 // More than one is refused, as two credential headers are.
 func socketToken(r *http.Request) (string, error) {
 	var found []string
-	if q := r.URL.Query(); q.Has("token") {
-		found = append(found, q.Get("token"))
-	}
+	found = append(found, r.URL.Query()["token"]...) // given twice: two tokens
 	for _, h := range r.Header.Values("Sec-WebSocket-Protocol") {
 		for _, p := range strings.Split(h, ",") {
 			if t, ok := strings.CutPrefix(strings.TrimSpace(p), wsTokenProtocol); ok {

@@ -114,6 +114,7 @@ func TestStreamAuth(t *testing.T) {
 		{"API key", "", http.Header{"X-Api-Key": {e.apiKey}}, nil, "takes a session token"},
 		{"API key beside a token", tokenQuery(good), http.Header{"X-Api-Key": {e.apiKey}}, nil, "not both"},
 		{"token twice", tokenQuery(good), nil, []string{"reclaim.v1", "bearer." + good}, "send the session token once"},
+		{"token twice in the query", tokenQuery(good) + "&token=" + good, nil, nil, "send the session token once"},
 		{"empty token", "?token=", nil, nil, "empty session token"},
 	}
 	for _, tc := range cases {
@@ -319,7 +320,7 @@ func TestStreamRequests(t *testing.T) {
 	}
 	e.rest("POST", "/v1/wallet/"+wallet+"/stream", noCred(), nil).restErr(405, "unimplemented")
 
-	for _, q := range []string{"&chunkSize=0", "&chunkSize=501", "&chunkSize=x", "&colour=red"} {
+	for _, q := range []string{"&chunkSize=0", "&chunkSize=501", "&chunkSize=x", "&colour=red", "&chunkSize=2&chunkSize=3"} {
 		res := readAll(t, e.dialStream(t, wallet, tokenQuery(tok)+q, nil))
 		if res.close.Code != 4400 || res.errEvent["code"] != "invalid_argument" {
 			t.Errorf("%s: close %v, error %v", q, res.close, res.errEvent)

@@ -83,6 +83,11 @@ func Described(req *http.Request) bool {
 // answer to a path or method the document has no operation for must be an
 // error with the Error body.
 func (c *Checker) Check(req *http.Request, status int, header http.Header, body []byte) error {
+	if req.Method == http.MethodHead {
+		if err := c.checkHead(req, status, header, body); !errors.Is(err, errNoGet) {
+			return err
+		}
+	}
 	route, params, err := c.router.FindRoute(req)
 	if errors.Is(err, routers.ErrPathNotFound) || errors.Is(err, routers.ErrMethodNotAllowed) {
 		return c.checkError(req, status, header, body)
@@ -93,6 +98,33 @@ func (c *Checker) Check(req *http.Request, status int, header http.Header, body 
 	in := &openapi3filter.RequestValidationInput{
 		Request: req, PathParams: params, Route: route,
 		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, IncludeResponseStatus: true},
+	}
+	out := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in, Status: status, Header: header, Body: io.NopCloser(bytes.NewReader(body)),
+		Options: in.Options,
+	}
+	return openapi3filter.ValidateResponse(req.Context(), out)
+}
+
+// errNoGet is a HEAD request to a path without a GET operation.
+var errNoGet = errors.New("no GET operation")
+
+// checkHead validates the answer to a HEAD request to a path with a GET
+// operation as that GET's answer without its body (RFC 9110: HEAD is GET
+// but for the body): its status and headers.
+func (c *Checker) checkHead(req *http.Request, status int, header http.Header, body []byte) error {
+	get := req.Clone(req.Context())
+	get.Method = http.MethodGet
+	route, params, err := c.router.FindRoute(get)
+	if err != nil {
+		return errNoGet
+	}
+	if len(body) > 0 {
+		return fmt.Errorf("a body of %d bytes in answer to HEAD", len(body))
+	}
+	in := &openapi3filter.RequestValidationInput{
+		Request: get, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, IncludeResponseStatus: true, ExcludeResponseBody: true},
 	}
 	out := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: in, Status: status, Header: header, Body: io.NopCloser(bytes.NewReader(body)),

@@ -49,6 +49,9 @@ func TestCheckerIsStrict(t *testing.T) {
 		{"a method the route lacks", "DELETE", "/v1/stats", 405, nil, strings.Replace(errBody, "400", "405", 1), true},
 		{"an error to HEAD: no body", "HEAD", "/v1/sessions", 405, nil, ``, true},
 		{"an error to HEAD with a body", "HEAD", "/v1/sessions", 405, nil, errBody, false},
+		{"HEAD of a GET route: the GET's answer, no body", "HEAD", "/v1/stats", 200, nil, ``, true},
+		{"HEAD of a GET route with a body", "HEAD", "/v1/stats", 200, nil, stats, false},
+		{"HEAD of a GET route: a 429 without Retry-After", "HEAD", "/v1/stats", 429, http.Header{"X-Ratelimit-Limit": {"40"}, "X-Ratelimit-Remaining": {"0"}}, ``, false},
 		{"a redirect", "POST", "/v1/wallet//transactions", 307, http.Header{"Location": {"/v1/wallet/transactions"}}, ``, false},
 	}
 	for _, tc := range cases {
