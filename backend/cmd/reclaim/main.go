@@ -63,6 +63,7 @@ const usage = `usage:
   reclaim webhooks list --project ID
   reclaim webhooks remove --project ID --id ID
   reclaim webhooks rotate-secret --project ID --id ID   the old secret signs too for 24 h
+  reclaim webhooks deliveries --project ID --id ID      its latest 100 deliveries
   reclaim apikey create --project ID [--name N]
   reclaim apikey revoke --key KEY
   reclaim owner create --email E        (password on stdin)

@@ -25,10 +25,11 @@ func (e *eventFlags) Set(v string) error {
 
 // webhooksCommand manages a project's webhook endpoints as its console
 // Webhooks page does: add (prints the endpoint's id and its signing secret,
-// shown once), list, remove, rotate-secret.
+// shown once), list, remove, rotate-secret, and deliveries (an endpoint's
+// latest 100).
 func webhooksCommand(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	if len(args) == 0 {
-		return usageError{"webhooks: want add, list, remove or rotate-secret\n" + usage}
+		return usageError{"webhooks: want add, list, remove, rotate-secret or deliveries\n" + usage}
 	}
 	cfg, err := config.Load(getenv)
 	if err != nil {
@@ -44,7 +45,7 @@ func webhooksCommand(ctx context.Context, args []string, getenv func(string) str
 		url = fs.String("url", "", "the endpoint's https URL (required)")
 		fs.Var(&events, "event", "an event type to receive (repeatable; none: every type): "+strings.Join(webhook.Types, ", "))
 		fs.BoolVar(&cfg.WebhookAllowInsecure, "allow-insecure", cfg.WebhookAllowInsecure, "allow http and private addresses (RECLAIM_WEBHOOK_ALLOW_INSECURE)")
-	case "remove", "rotate-secret":
+	case "remove", "rotate-secret", "deliveries":
 		id = fs.String("id", "", "endpoint id (required)")
 	case "list":
 	default:
@@ -80,6 +81,12 @@ func webhooksCommand(ctx context.Context, args []string, getenv func(string) str
 			return fmt.Errorf("webhooks remove: %w", err)
 		}
 		fmt.Fprintln(stdout, ep.ID)
+	case "deliveries":
+		ds, err := e.webhooks.Deliveries(ctx, *projectID, *id, 100)
+		if err != nil {
+			return fmt.Errorf("webhooks deliveries: %w", err)
+		}
+		printDeliveries(stdout, ds)
 	case "rotate-secret":
 		_, secret, err := e.webhooks.RotateSecret(ctx, *projectID, *id)
 		if err != nil {
@@ -118,6 +125,17 @@ func printEndpoints(w io.Writer, eps []webhook.Endpoint) {
 			state = "disabled " + ep.DisabledAt.UTC().Format(time.RFC3339) + ": " + ep.DisabledReason
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ep.ID, webhook.Redacted(ep.URL), events, state)
+	}
+	_ = tw.Flush()
+}
+
+// printDeliveries lists deliveries, newest first: id, event id, type,
+// state, attempts, the last attempt's status and latency.
+func printDeliveries(w io.Writer, ds []webhook.Delivery) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tEVENT\tTYPE\tSTATE\tATTEMPTS\tLAST STATUS\tLATENCY\tERROR")
+	for _, d := range ds {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", d.ID, d.EventID, d.Type, d.State, d.Attempts, d.Last.Status, d.Last.Latency.Round(time.Millisecond), d.Last.Error)
 	}
 	_ = tw.Flush()
 }
