@@ -55,14 +55,14 @@ func unquote(v string) (string, bool) {
 	var b strings.Builder
 	for i := 0; i < len(inner); i++ {
 		c := inner[i]
-		switch {
-		case c == '\\':
+		switch c {
+		case '\\':
 			if i+1 == len(inner) || (inner[i+1] != '"' && inner[i+1] != '\\') {
 				return "", false
 			}
 			i++
 			b.WriteByte(inner[i])
-		case c == '"':
+		case '"':
 			return "", false
 		default:
 			b.WriteByte(c)
