@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -278,6 +279,12 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*w
 	})
 	tracker := relay.NewTracker(ops.rpcClient(cfg.SolanaRPCURL, "tracker"), e.store, log, time.Now)
 	tracker.Retention = cfg.AttemptsRetention
+	// Idempotency keys answer retries for a day; webhook deliveries done
+	// stay in the console as long as the submission log's lines.
+	tracker.Expiring = []relay.Expiring{
+		{Name: "idempotency keys", Keep: idempotency.TTL, Prune: e.store.PruneKeys},
+		{Name: "webhook deliveries", Keep: cmp.Or(cfg.AttemptsRetention, relay.DefaultRetention), Prune: e.store.PruneWebhookDeliveries},
+	}
 	return w, tracker, nil
 }
 
