@@ -119,12 +119,15 @@ func (c *Client) Post(ctx context.Context, url string, header map[string]string,
 	return a, nil
 }
 
-// why says, for a person and a log, why an attempt got no answer.
+// why says, for a person and a log, why an attempt got no answer. The
+// transport's header timeout and the attempt's deadline are the same
+// duration, so either may fire first: both are "no answer within".
 func (c *Client) why(ctx context.Context, err error) error {
+	var timeout net.Error
 	switch {
 	case errors.Is(err, netguard.ErrPrivate):
 		return errors.New("refused: the host resolves to a private or reserved address")
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.As(err, &timeout) && timeout.Timeout():
 		return fmt.Errorf("no answer within %s", c.opts.Timeout)
 	}
 	var dns *net.DNSError
