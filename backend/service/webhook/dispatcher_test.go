@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -331,4 +333,40 @@ func TestDispatcherRedirectAndTest(t *testing.T) {
 			t.Errorf("a test's failure counted: %d", got.Failures)
 		}
 	})
+}
+
+// DNS rebinding: a name that resolved to a public address when the
+// endpoint was added and to loopback when the event is sent is refused at
+// dial time; the receiver behind it sees nothing, and the delivery says
+// why.
+func TestDNSRebindingRefusedAtDial(t *testing.T) {
+	t.Parallel()
+	s := storagetest.SQLite(t)
+	ctx := ctxT(t)
+	p, err := s.CreateProject(ctx, project.Project{Name: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inside := newHook(t)
+	port := inside.srv.Listener.Addr().(*net.TCPAddr).Port
+	// At add time "localhost" is public (the attacker's DNS answer).
+	svc := service.NewService(s, s, service.Options{Box: newBox(t), Resolver: resolver{"localhost": {"93.184.216.34"}}, Now: time.Now})
+	ep, _, err := svc.Add(ctx, p.ID, "https://localhost:"+strconv.Itoa(port)+"/hook", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := env{store: s, svc: svc, proj: p}
+	e.settle(t, "j1", "W1", ledger.StatusConfirmed, time.Now())
+	// At send time the system resolver says loopback: the dialer refuses it.
+	d := service.NewDispatcher(s, receiver.New(receiver.Options{Timeout: 2 * time.Second}), svc, slog.New(slog.DiscardHandler), time.Now)
+	if _, err := d.Pass(ctx); err != nil {
+		t.Fatal(err)
+	}
+	list, err := svc.Deliveries(ctx, p.ID, ep.ID, 10)
+	if err != nil || len(list) != 1 || list[0].State != webhook.StatePending || !strings.Contains(list[0].Last.Error, "private or reserved") {
+		t.Fatalf("deliveries %+v, %v: want one refused at dial", list, err)
+	}
+	if n := len(inside.requests()); n != 0 {
+		t.Fatalf("the loopback receiver got %d requests", n)
+	}
 }
