@@ -100,6 +100,7 @@ func TestGoldenAnswers(t *testing.T) {
 	f.errors(t, g)
 	goldenOutages(t, g)
 	goldenCORS(t, g)
+	goldenIdempotency(t, g, f)
 }
 
 func keyCred(name string) gcred {
