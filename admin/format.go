@@ -90,7 +90,7 @@ func (e Explorer) AddressURL(addr string) string { return e.link("address", addr
 // dropped), with thousands separators.
 func sol(lamports int64) string {
 	sign := ""
-	u := uint64(lamports)
+	u := uint64(lamports) //nolint:gosec // G115: read only when lamports >= 0; a negative one is negated below (two's complement: -math.MinInt64 as uint64 is its magnitude)
 	if lamports < 0 {
 		sign, u = "-", uint64(-lamports)
 	}

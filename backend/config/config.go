@@ -145,85 +145,10 @@ const MaxComputeUnitPrice = 1_000_000_000_000
 // Default. It rejects malformed values with a message naming the variable.
 func Load(getenv func(string) string) (Config, error) {
 	c := Default()
-	var errs []string
-	str := func(name string, dst *string) {
-		if v := strings.TrimSpace(getenv(name)); v != "" {
-			*dst = v
-		}
-	}
-	integer := func(name string, dst *int, lo, hi int) {
-		v := strings.TrimSpace(getenv(name))
-		if v == "" {
-			return
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < lo || n > hi {
-			errs = append(errs, fmt.Sprintf("%s=%q: want a whole number from %d to %d", name, v, lo, hi))
-			return
-		}
-		*dst = n
-	}
-	seconds := func(name string, dst *time.Duration, lo, hi int) {
-		n := -1
-		integer(name, &n, lo, hi)
-		if n >= 0 {
-			*dst = time.Duration(n) * time.Second
-		}
-	}
-	str("RECLAIM_ADDR", &c.Addr)
-	str("RECLAIM_DATA_DIR", &c.DataDir)
-	str("DATABASE_URL", &c.DatabaseURL)
-	str("SOLANA_RPC_URL", &c.SolanaRPCURL)
-	str("REDIS_URL", &c.RedisURL)
-	str("RECLAIM_TREASURY_WALLET", &c.TreasuryWallet)
-	str("RECLAIM_PRICE_URL", &c.PriceURL)
-	str("DAS_RPC_URL", &c.DASRPCURL)
-	str("PHOTON_RPC_URL", &c.PhotonRPCURL)
-	str("RECLAIM_SIGNING_KEY", &c.SigningKey)
-	str("RECLAIM_NEXT_SIGNING_KEY", &c.NextSigningKey)
-	str("RECLAIM_RETIRED_SIGNING_KEYS", &c.RetiredSigningKeys)
-	str("RECLAIM_API_KEY_PEPPER", &c.APIKeyPepper)
-	str("RECLAIM_CLUSTER", &c.Cluster)
-	str("RECLAIM_EXPLORER_URL", &c.ExplorerURL)
-	switch c.Cluster {
-	case "mainnet-beta", "devnet", "testnet", "localnet":
-	default:
-		errs = append(errs, fmt.Sprintf("RECLAIM_CLUSTER=%q: want mainnet-beta, devnet, testnet or localnet", c.Cluster))
-	}
-	rate := func(name string, dst *float64, hi float64) {
-		if v := strings.TrimSpace(getenv(name)); v != "" {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil || f <= 0 || f > hi {
-				errs = append(errs, fmt.Sprintf("%s=%q: want a number above 0, at most %.0f", name, v, hi))
-			} else {
-				*dst = f
-			}
-		}
-	}
-	rate("RECLAIM_RATE_LIMIT_RPS", &c.RateLimitRPS, 1e6)
-	integer("RECLAIM_RATE_LIMIT_BURST", &c.RateLimitBurst, 1, 1_000_000)
-	rate("RECLAIM_RATE_LIMIT_IP_RPS", &c.RateLimitIPRPS, 1e7)
-	integer("RECLAIM_RATE_LIMIT_IP_BURST", &c.RateLimitIPBurst, 1, 10_000_000)
-	integer("RECLAIM_SERVICE_FEE_BPS", &c.ServiceFeeBPS, 0, 10_000)
-	integer("RECLAIM_GUARD_HEADROOM_BYTES", &c.GuardHeadroomBytes, 0, 512)
-	integer("RECLAIM_GUARD_HEADROOM_UNITS", &c.GuardHeadroomUnits, 0, 200_000)
-	integer("RECLAIM_MAX_COMPUTE_UNIT_PRICE", &c.MaxComputeUnitPrice, 0, MaxComputeUnitPrice)
-	integer("RECLAIM_RPC_CONCURRENCY", &c.RPCConcurrency, 1, 1024)
-	seconds("RECLAIM_TICKET_TTL_SECONDS", &c.TicketTTL, 1, 3600)
-	if v := strings.TrimSpace(getenv("RECLAIM_ALLOW_SIGNUP")); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("RECLAIM_ALLOW_SIGNUP=%q: want true or false", v))
-		}
-		c.AllowSignup = b
-	}
-	if v := strings.TrimSpace(getenv("RECLAIM_WEBHOOK_ALLOW_INSECURE")); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("RECLAIM_WEBHOOK_ALLOW_INSECURE=%q: want true or false (1 or 0)", v))
-		}
-		c.WebhookAllowInsecure = b
-	}
+	r := &envReader{getenv: getenv}
+	c.readEndpoints(r)
+	c.readLimits(r)
+	errs := r.errs
 	if _, err := signing.ParseRetired(c.RetiredSigningKeys); err != nil {
 		errs = append(errs, err.Error())
 	}
@@ -242,6 +167,110 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
 	return c, nil
+}
+
+// readEndpoints reads the addresses, URLs, keys and the cluster's name.
+func (c *Config) readEndpoints(r *envReader) {
+	r.str("RECLAIM_ADDR", &c.Addr)
+	r.str("RECLAIM_DATA_DIR", &c.DataDir)
+	r.str("DATABASE_URL", &c.DatabaseURL)
+	r.str("SOLANA_RPC_URL", &c.SolanaRPCURL)
+	r.str("REDIS_URL", &c.RedisURL)
+	r.str("RECLAIM_TREASURY_WALLET", &c.TreasuryWallet)
+	r.str("RECLAIM_PRICE_URL", &c.PriceURL)
+	r.str("DAS_RPC_URL", &c.DASRPCURL)
+	r.str("PHOTON_RPC_URL", &c.PhotonRPCURL)
+	r.str("RECLAIM_SIGNING_KEY", &c.SigningKey)
+	r.str("RECLAIM_NEXT_SIGNING_KEY", &c.NextSigningKey)
+	r.str("RECLAIM_RETIRED_SIGNING_KEYS", &c.RetiredSigningKeys)
+	r.str("RECLAIM_API_KEY_PEPPER", &c.APIKeyPepper)
+	r.str("RECLAIM_CLUSTER", &c.Cluster)
+	r.str("RECLAIM_EXPLORER_URL", &c.ExplorerURL)
+	switch c.Cluster {
+	case "mainnet-beta", "devnet", "testnet", "localnet":
+	default:
+		r.errs = append(r.errs, fmt.Sprintf("RECLAIM_CLUSTER=%q: want mainnet-beta, devnet, testnet or localnet", c.Cluster))
+	}
+}
+
+// readLimits reads the rate limits, the fee, the guards' headroom, the
+// ticket's life and sign-up.
+func (c *Config) readLimits(r *envReader) {
+	r.rate("RECLAIM_RATE_LIMIT_RPS", &c.RateLimitRPS, 1e6)
+	r.integer("RECLAIM_RATE_LIMIT_BURST", &c.RateLimitBurst, 1, 1_000_000)
+	r.rate("RECLAIM_RATE_LIMIT_IP_RPS", &c.RateLimitIPRPS, 1e7)
+	r.integer("RECLAIM_RATE_LIMIT_IP_BURST", &c.RateLimitIPBurst, 1, 10_000_000)
+	r.integer("RECLAIM_SERVICE_FEE_BPS", &c.ServiceFeeBPS, 0, 10_000)
+	r.integer("RECLAIM_GUARD_HEADROOM_BYTES", &c.GuardHeadroomBytes, 0, 512)
+	r.integer("RECLAIM_GUARD_HEADROOM_UNITS", &c.GuardHeadroomUnits, 0, 200_000)
+	r.integer("RECLAIM_MAX_COMPUTE_UNIT_PRICE", &c.MaxComputeUnitPrice, 0, MaxComputeUnitPrice)
+	r.integer("RECLAIM_RPC_CONCURRENCY", &c.RPCConcurrency, 1, 1024)
+	r.seconds("RECLAIM_TICKET_TTL_SECONDS", &c.TicketTTL, 1, 3600)
+	if v := strings.TrimSpace(r.getenv("RECLAIM_ALLOW_SIGNUP")); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			r.errs = append(r.errs, fmt.Sprintf("RECLAIM_ALLOW_SIGNUP=%q: want true or false", v))
+		}
+		c.AllowSignup = b
+	}
+	if v := strings.TrimSpace(r.getenv("RECLAIM_WEBHOOK_ALLOW_INSECURE")); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			r.errs = append(r.errs, fmt.Sprintf("RECLAIM_WEBHOOK_ALLOW_INSECURE=%q: want true or false (1 or 0)", v))
+		}
+		c.WebhookAllowInsecure = b
+	}
+}
+
+// envReader reads variables into settings, collecting a message naming the
+// variable for each malformed value.
+type envReader struct {
+	getenv func(string) string
+	errs   []string
+}
+
+// str sets dst to the variable when it is set.
+func (r *envReader) str(name string, dst *string) {
+	if v := strings.TrimSpace(r.getenv(name)); v != "" {
+		*dst = v
+	}
+}
+
+// integer sets dst to the variable when it is a whole number from lo to hi.
+func (r *envReader) integer(name string, dst *int, lo, hi int) {
+	v := strings.TrimSpace(r.getenv(name))
+	if v == "" {
+		return
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		r.errs = append(r.errs, fmt.Sprintf("%s=%q: want a whole number from %d to %d", name, v, lo, hi))
+		return
+	}
+	*dst = n
+}
+
+// seconds sets dst to the variable, a whole number of seconds from lo to hi.
+func (r *envReader) seconds(name string, dst *time.Duration, lo, hi int) {
+	n := -1
+	r.integer(name, &n, lo, hi)
+	if n >= 0 {
+		*dst = time.Duration(n) * time.Second
+	}
+}
+
+// rate sets dst to the variable when it is a number above 0, at most hi.
+func (r *envReader) rate(name string, dst *float64, hi float64) {
+	v := strings.TrimSpace(r.getenv(name))
+	if v == "" {
+		return
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f <= 0 || f > hi {
+		r.errs = append(r.errs, fmt.Sprintf("%s=%q: want a number above 0, at most %.0f", name, v, hi))
+		return
+	}
+	*dst = f
 }
 
 // Keys returns the signing keys the environment gives.

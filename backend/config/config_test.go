@@ -11,6 +11,7 @@ import (
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	c, err := config.Load(env(map[string]string{
 		"RECLAIM_RATE_LIMIT_RPS": "2.5", "RECLAIM_RATE_LIMIT_BURST": "7", "RECLAIM_TICKET_TTL_SECONDS": "30",
 		"DATABASE_URL": "postgres://x", "RECLAIM_SERVICE_FEE_BPS": "50", "RECLAIM_TREASURY_WALLET": "T",
@@ -42,6 +43,7 @@ func TestLoad(t *testing.T) {
 }
 
 func TestLoadRejects(t *testing.T) {
+	t.Parallel()
 	cases := map[string]map[string]string{
 		"RECLAIM_RATE_LIMIT_RPS":         {"RECLAIM_RATE_LIMIT_RPS": "fast"},
 		"RECLAIM_RATE_LIMIT_BURST":       {"RECLAIM_RATE_LIMIT_BURST": "0"},
@@ -75,6 +77,7 @@ func TestLoadRejects(t *testing.T) {
 
 // A client address's bucket is ten times a credential's unless set.
 func TestIPRateLimit(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		env   map[string]string
@@ -99,6 +102,7 @@ func TestIPRateLimit(t *testing.T) {
 }
 
 func TestKeys(t *testing.T) {
+	t.Parallel()
 	retired := "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=@2026-05-01T12:00:00Z"
 	c, err := config.Load(env(map[string]string{"RECLAIM_SIGNING_KEY": "s", "RECLAIM_NEXT_SIGNING_KEY": "n", "RECLAIM_RETIRED_SIGNING_KEYS": retired}))
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestOperations(t *testing.T) {
+	t.Parallel()
 	d := config.Default()
 	if d.MetricsAddr != "127.0.0.1:9090" || d.LogFormat != "json" || d.LogLevel != slog.LevelInfo || d.ShutdownTimeout != 20*time.Second || d.ShutdownDelay != 0 {
 		t.Fatalf("defaults %+v", d.Operations)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestStorage(t *testing.T) {
+	t.Parallel()
 	d := config.Default().Storage
 	if d.RankingMaxBytes != 512<<20 || d.RankingMaxRows != -1 || d.AttemptsRetention != 30*24*time.Hour || d.Deprecated() != nil {
 		t.Fatalf("defaults %+v", d)

@@ -377,7 +377,7 @@ func connectMessage(mt string, body []byte, md protoreflect.MessageDescriptor, i
 
 // oneEnvelope is the payload of a body that is one uncompressed envelope.
 func oneEnvelope(body []byte) ([]byte, bool) {
-	if len(body) < 5 || body[0] != 0 || uint64(binary.BigEndian.Uint32(body[1:5])) != uint64(len(body)-5) {
+	if len(body) < 5 || body[0] != 0 || int64(binary.BigEndian.Uint32(body[1:5])) != int64(len(body)-5) {
 		return nil, false
 	}
 	return body[5:], true

@@ -43,6 +43,7 @@ func jtis(es []ledger.Entry) []string {
 // oldest free first, none settled; a lease that runs out frees its entries,
 // and the least recently leased go first.
 func TestLeaseInFlight(t *testing.T) {
+	t.Parallel()
 	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
 		ctx := ctxT(t)
 		claimN(t, s, 5)
@@ -90,6 +91,7 @@ func TestLeaseInFlight(t *testing.T) {
 // TestLeaseInFlightConcurrently has many trackers lease at once: each entry
 // goes to exactly one.
 func TestLeaseInFlightConcurrently(t *testing.T) {
+	t.Parallel()
 	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
 		ctx := ctxT(t)
 		const entries, trackers = 60, 12
@@ -128,6 +130,7 @@ func TestLeaseInFlightConcurrently(t *testing.T) {
 
 // TestClaimPass lets one claimant run each pass of a job, whoever asks.
 func TestClaimPass(t *testing.T) {
+	t.Parallel()
 	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
 		ctx := ctxT(t)
 		const claimants = 10

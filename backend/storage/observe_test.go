@@ -15,6 +15,7 @@ import (
 )
 
 func TestInFlightSummary(t *testing.T) {
+	t.Parallel()
 	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
 		ctx := ctxT(t)
 		if n, oldest, err := s.InFlightSummary(ctx); err != nil || n != 0 || !oldest.IsZero() {
@@ -50,6 +51,7 @@ func TestInFlightSummary(t *testing.T) {
 // Statements made within a span become spans, with placeholders where the
 // values were; the others make none.
 func TestTraceStatements(t *testing.T) {
+	t.Parallel()
 	s := storagetest.SQLite(t)
 	spans := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))

@@ -22,6 +22,7 @@ func claimEntry(projectID, jti string) ledger.Entry {
 }
 
 func TestClaimTicketExactlyOnce(t *testing.T) {
+	t.Parallel()
 	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
 		ctx := ctxT(t)
 		p, err := s.CreateProject(ctx, project.Project{Name: "p"})

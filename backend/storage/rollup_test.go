@@ -36,7 +36,10 @@ func TestRollupsEqualRows(t *testing.T) {
 	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
 		t.Parallel()
 		t.Logf("RECLAIM_TEST_SEED=%d", seed)
-		ctx := ctxT(t)
+		// Every stage on one context: seconds alone, past ctxT's 30 s on a
+		// machine busy with other tests (as TestRankingBudget).
+		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+		defer cancel()
 		g := newLedgerGen(seed)
 		projectID, otherID := g.projects(t, s)
 		g.record(t, s, projectID, 150, recording{})

@@ -196,6 +196,7 @@ func TestBubblegumBurnGolden(t *testing.T) {
 // and compares its output with the golden file byte for byte. Without node it
 // skips, except with CI=true. -update rewrites the golden file.
 func TestBubblegumBurnNode(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("node"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("node is not installed (CI=true: the mpl-bubblegum cross-check must run)")

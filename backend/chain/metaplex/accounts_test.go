@@ -47,6 +47,7 @@ func metadataData(mint solana.PublicKey, tail bool, standard byte, collection *m
 }
 
 func TestParseMetadata(t *testing.T) {
+	t.Parallel()
 	mint, col := mplref.Key("mint"), mplref.Key("collection")
 	md, err := metaplex.ParseMetadata(metadataData(mint, true, byte(metaplex.ProgrammableNonFungible), &metaplex.Collection{Verified: true, Key: col}))
 	if err != nil || md.Mint != mint || md.Name != "Name\x00\x00" || md.TokenStandard == nil || *md.TokenStandard != metaplex.ProgrammableNonFungible ||
@@ -63,6 +64,7 @@ func TestParseMetadata(t *testing.T) {
 }
 
 func TestEditionsAndRecord(t *testing.T) {
+	t.Parallel()
 	me := append([]byte{byte(metaplex.KeyMasterEditionV2)}, binary.LittleEndian.AppendUint64(nil, 3)...)
 	if m, err := metaplex.ParseMasterEdition(append(me, 0)); err != nil || m.Supply != 3 {
 		t.Fatalf("ParseMasterEdition = %+v, %v", m, err)
@@ -84,6 +86,7 @@ func TestEditionsAndRecord(t *testing.T) {
 }
 
 func TestMarkerClosesOnBurn(t *testing.T) {
+	t.Parallel()
 	v1 := func(bits ...uint64) []byte {
 		b := make([]byte, 32)
 		b[0] = byte(metaplex.KeyEditionMarker)
@@ -126,6 +129,7 @@ func TestMarkerClosesOnBurn(t *testing.T) {
 }
 
 func TestRefund(t *testing.T) {
+	t.Parallel()
 	rent := func(n uint64) uint64 { return (128 + n) * 6960 }
 	c := metaplex.Closed{Token: 2_039_280, Edition: 2_853_600, TokenRecord: 1_000, MetadataLamports: rent(607) + 10_000_000, MetadataSize: 607}
 	got, ok := metaplex.Refund(c, rent)

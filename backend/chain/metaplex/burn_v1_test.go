@@ -16,6 +16,7 @@ import (
 // the same inputs (testdata/burn_v1.golden; rebuilt by the JS client when
 // node is available, always under CI=true).
 func TestBurnV1MatchesJSClient(t *testing.T) {
+	t.Parallel()
 	wallet, mint, token := mplref.Key("wallet"), mplref.Key("mint"), mplref.Key("token")
 	collection := mplref.Key("collection mint")
 	master, masterToken := mplref.Key("master mint"), mplref.Key("master token")

@@ -14,6 +14,7 @@ import (
 // (testdata/burn_v1.golden; rebuilt by the JS client when node is
 // available, always under CI=true).
 func TestBurnV1MatchesJSClient(t *testing.T) {
+	t.Parallel()
 	wallet, asset, collection := mplref.Key("wallet"), mplref.Key("core asset"), mplref.Key("core collection")
 	cases := []struct {
 		name string

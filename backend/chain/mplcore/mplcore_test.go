@@ -20,6 +20,7 @@ func assetData(owner []byte, authKind byte, auth []byte, name, uri string) []byt
 }
 
 func TestParseAsset(t *testing.T) {
+	t.Parallel()
 	owner, col := mplref.Key("owner"), mplref.Key("collection")
 	a, err := mplcore.ParseAsset(assetData(owner[:], mplcore.UpdateAuthorityCollection, col[:], "Core #1", "https://x/1.json"))
 	if err != nil || a.Owner != owner || a.Collection == nil || *a.Collection != col || a.Name != "Core #1" || a.URI != "https://x/1.json" {
@@ -47,6 +48,7 @@ func TestParseAsset(t *testing.T) {
 }
 
 func TestParseCollection(t *testing.T) {
+	t.Parallel()
 	auth := mplref.Key("authority")
 	data := append([]byte{byte(mplcore.KeyCollectionV1)}, auth[:]...)
 	data = binary.LittleEndian.AppendUint32(data, 5)
@@ -70,6 +72,7 @@ func TestParseCollection(t *testing.T) {
 func rent(n uint64) uint64 { return (128 + n) * 3480 * 2 }
 
 func TestRefund(t *testing.T) {
+	t.Parallel()
 	got, ok := mplcore.Refund(150, rent)
 	if want := rent(150) - rent(1); !ok || got != want {
 		t.Fatalf("Refund(150) = %d, %v; want %d (the stub keeps the rent of 1 byte)", got, ok, want)
@@ -80,6 +83,7 @@ func TestRefund(t *testing.T) {
 }
 
 func TestBurnAccounts(t *testing.T) {
+	t.Parallel()
 	asset, payer, col := mplref.Key("asset"), mplref.Key("payer"), mplref.Key("collection")
 	got := mplcore.BurnAccounts{Collection: &col}.BurnV1(asset, payer)
 	if got.Asset != asset || got.Payer != payer || got.Collection == nil || *got.Collection != col {
@@ -116,6 +120,7 @@ func withPlugins(base []byte, plugins ...[]byte) []byte {
 }
 
 func TestAssetPlugins(t *testing.T) {
+	t.Parallel()
 	owner := mplref.Key("owner")
 	base := assetData(owner[:], mplcore.UpdateAuthorityNone, nil, "n", "u")
 	royalties := append([]byte{0}, make([]byte, 7)...)

@@ -191,7 +191,7 @@ func writeDemoFiles(dir string, wallet solana.PrivateKey, out demoFile) error {
 	if err := os.WriteFile(out.WalletFile, keypair, 0o600); err != nil {
 		return err
 	}
-	b, _ := json.MarshalIndent(out, "", "  ")
+	b, _ := json.MarshalIndent(out, "", "  ") //nolint:gosec // G117: demo.json hands the demo's API key to its owner, mode 0600
 	return os.WriteFile(filepath.Join(dir, "demo.json"), append(b, '\n'), 0o600)
 }
 

@@ -99,19 +99,11 @@ func edgeFlags(fs *flag.FlagSet, e *config.Edge) {
 	})
 }
 
+// serve runs the API server until ctx ends, then stops it gracefully.
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, err := config.Load(getenv)
+	cfg, err := serveConfig(args, getenv)
 	if err != nil {
 		return err
-	}
-	if err := serveFlags(&cfg).Parse(args); err != nil {
-		return usageError{err.Error()}
-	}
-	if cfg.GuardHeadroomUnits < 0 || cfg.GuardHeadroomUnits > 200_000 {
-		return usageError{fmt.Sprintf("-guard-headroom-units %d: want a whole number from 0 to 200000", cfg.GuardHeadroomUnits)}
-	}
-	if cfg.MaxComputeUnitPrice < 0 || cfg.MaxComputeUnitPrice > config.MaxComputeUnitPrice {
-		return usageError{fmt.Sprintf("-max-compute-unit-price %d: want a whole number from 0 to %d", cfg.MaxComputeUnitPrice, config.MaxComputeUnitPrice)}
 	}
 	log, err := newLogger(stderr, cfg.Operations)
 	if err != nil {
@@ -150,54 +142,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		defer close(trackerDone)
 		tracker.Run(trackCtx)
 	}()
-	// Webhooks: a status change written with its outbox rows nudges the
-	// dispatcher, which posts from its own goroutine, so a receiver's
-	// slowness never holds the API or the tracker.
-	dispatcher := webhooks.NewDispatcher(env.store, receiver.New(receiver.Options{AllowPrivate: cfg.WebhookAllowInsecure}), env.webhooks, log, time.Now)
-	env.store.SetOutboxNotify(dispatcher.Nudge)
-	dispatcherDone := make(chan struct{})
-	go func() {
-		defer close(dispatcherDone)
-		dispatcher.Run(trackCtx)
-	}()
+	dispatcherDone := startDispatcher(trackCtx, cfg, env, log)
 	defer func() { stopTracking(); <-dispatcherDone }()
-	handler, err := server.New(server.Deps{
-		ClientIP:    clientip.New(cfg.TrustedProxies),
-		Admin:       console,
-		CORS:        server.CORS{Default: cfg.CORSOrigins, Origins: env.projects, Refresh: cfg.SessionCheckInterval},
-		Auth:        auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
-		Issuer:      auth.NewIssuer(env.keys, time.Now),
-		Limiter:     limits.keys,
-		IPLimiter:   limits.ips,
-		Ledger:      ledger.NewService(env.store),
-		Wallet:      wallet,
-		Ping:        env.store.Ready,
-		Idempotency: idempotency.NewService(env.store, log, time.Now),
-		RPCTimeout:  cfg.RPCTimeout,
-		Log:         log,
-		DBTimeout:   cfg.DBTimeout,
-		Cluster:     clusterReachable(ops.rpcClient(cfg.SolanaRPCURL, "readyz")),
-		Lifecycle:   ops.life,
-		Metrics:     ops.metrics,
-		Tracing:     ops.tracing,
-	})
+	handler, err := newAPI(cfg, env, apiParts{console: console, wallet: wallet, limits: limits}, log, ops)
 	if err != nil {
 		return err
 	}
-	var protocols http.Protocols
-	protocols.SetHTTP1(true)
-	protocols.SetUnencryptedHTTP2(true)
-	srv := &http.Server{
-		Handler:           handler,
-		BaseContext:       ops.life.BaseContext,
-		Protocols:         &protocols,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	srv := newHTTPServer(handler, ops, log)
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", cfg.Addr)
 	if err != nil {
 		return err
@@ -212,6 +163,91 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	ops.stop(srv, cfg.Operations, stopTracking, trackerDone)
 	return nil
+}
+
+// serveConfig reads the environment, then the flags over it, and checks the
+// settings whose flags take any number.
+func serveConfig(args []string, getenv func(string) string) (config.Config, error) {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return cfg, err
+	}
+	if err := serveFlags(&cfg).Parse(args); err != nil {
+		return cfg, usageError{err.Error()}
+	}
+	if cfg.GuardHeadroomUnits < 0 || cfg.GuardHeadroomUnits > 200_000 {
+		return cfg, usageError{fmt.Sprintf("-guard-headroom-units %d: want a whole number from 0 to 200000", cfg.GuardHeadroomUnits)}
+	}
+	if cfg.MaxComputeUnitPrice < 0 || cfg.MaxComputeUnitPrice > config.MaxComputeUnitPrice {
+		return cfg, usageError{fmt.Sprintf("-max-compute-unit-price %d: want a whole number from 0 to %d", cfg.MaxComputeUnitPrice, config.MaxComputeUnitPrice)}
+	}
+	return cfg, nil
+}
+
+// apiParts are what serve has built for the API server beside env.
+type apiParts struct {
+	console http.Handler
+	wallet  *wallet.Service
+	limits  limiters
+}
+
+// newAPI mounts the API server (REST, Connect, gRPC, the WebSocket, the
+// console) over what serve has opened.
+func newAPI(cfg config.Config, env *env, parts apiParts, log *slog.Logger, ops *operations) (http.Handler, error) {
+	return server.New(server.Deps{
+		ClientIP:    clientip.New(cfg.TrustedProxies),
+		Admin:       parts.console,
+		CORS:        server.CORS{Default: cfg.CORSOrigins, Origins: env.projects, Refresh: cfg.SessionCheckInterval},
+		Auth:        auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
+		Issuer:      auth.NewIssuer(env.keys, time.Now),
+		Limiter:     parts.limits.keys,
+		IPLimiter:   parts.limits.ips,
+		Ledger:      ledger.NewService(env.store),
+		Wallet:      parts.wallet,
+		Ping:        env.store.Ready,
+		Idempotency: idempotency.NewService(env.store, log, time.Now),
+		RPCTimeout:  cfg.RPCTimeout,
+		Log:         log,
+		DBTimeout:   cfg.DBTimeout,
+		Cluster:     clusterReachable(ops.rpcClient(cfg.SolanaRPCURL, "readyz")),
+		Lifecycle:   ops.life,
+		Metrics:     ops.metrics,
+		Tracing:     ops.tracing,
+	})
+}
+
+// startDispatcher runs the webhook dispatcher until ctx ends: a status
+// change written with its outbox rows nudges it, and it posts from its own
+// goroutines, so a receiver's slowness never holds the API or the tracker.
+// The channel closes once it has stopped.
+func startDispatcher(ctx context.Context, cfg config.Config, env *env, log *slog.Logger) <-chan struct{} {
+	dispatcher := webhooks.NewDispatcher(env.store, receiver.New(receiver.Options{AllowPrivate: cfg.WebhookAllowInsecure}), env.webhooks, log, time.Now)
+	env.store.SetOutboxNotify(dispatcher.Nudge)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		dispatcher.Run(ctx)
+	}()
+	return done
+}
+
+// newHTTPServer serves handler over HTTP/1.1 and unencrypted HTTP/2 (gRPC
+// behind a balancer), with timeouts that drop slow clients.
+func newHTTPServer(handler http.Handler, ops *operations, log *slog.Logger) *http.Server {
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
+	return &http.Server{
+		Handler:           handler,
+		BaseContext:       ops.life.BaseContext,
+		Protocols:         &protocols,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
 }
 
 // endpoints are the URL settings as the start log names them: by their
@@ -248,6 +284,7 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*w
 	}
 	sources := []assets.Source{assets.NewCoreSource(rc)}
 	buildOpts := []txbuild.Option{
+		//nolint:gosec // G115: serveConfig bounds both (0 to 200,000 units, 0 to config.MaxComputeUnitPrice)
 		txbuild.WithGuardHeadroomUnits(uint32(cfg.GuardHeadroomUnits)), txbuild.WithMaxComputeUnitPrice(uint64(cfg.MaxComputeUnitPrice)),
 	}
 	if cfg.DASRPCURL != "" {

@@ -13,6 +13,7 @@ import (
 )
 
 func TestIssueVerify(t *testing.T) {
+	t.Parallel()
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	keys := signing.NewKeyring(priv)
 	iss := ticket.NewIssuer(keys)
@@ -55,6 +56,7 @@ func TestIssueVerify(t *testing.T) {
 
 // A ticket never outlives its blockhash: Issue caps its life at MaxTTL.
 func TestIssueCapsTTL(t *testing.T) {
+	t.Parallel()
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	iss := ticket.NewIssuer(signing.NewKeyring(priv))
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -75,6 +77,7 @@ func TestIssueCapsTTL(t *testing.T) {
 // claims a life beyond MaxTTL from the current key; a ticket the key
 // issued before it retired still verifies (a duplicate submit answers).
 func TestVerifyRefusesForgedLifetimes(t *testing.T) {
+	t.Parallel()
 	_, oldKey, _ := ed25519.GenerateKey(rand.Reader)
 	_, newKey, _ := ed25519.GenerateKey(rand.Reader)
 	retiredAt := time.Now().Add(-time.Minute).Truncate(time.Second)

@@ -133,7 +133,7 @@ func (e *ItemError) Item() string { return e.Address }
 // The reasons of ItemError.
 const (
 	reasonNotFound    = "account not found"
-	reasonNotToken    = "not a token account of SPL Token or Token-2022"
+	reasonNotToken    = "not a token account of SPL Token or Token-2022" //nolint:gosec // G101: a reason for a person, not a credential ("token")
 	reasonOtherWallet = "token account is owned by another wallet"
 	// An account of the MPL Core program that is not an asset (a collection,
 	// a burned asset's stub), and an asset of another owner.

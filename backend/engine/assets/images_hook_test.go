@@ -22,6 +22,7 @@ func (f *fakeImages) Fill(_ context.Context, items []Item) {
 // Images are filled inside the pipeline that List and Stream share, so the
 // REST listing and the stream carry the same imageUri.
 func TestAssetsImagesFilledInListAndStream(t *testing.T) {
+	t.Parallel()
 	tok := solana.Token2022ProgramID
 	w := newWorld(t)
 	m := w.mint(tok, 0, 1, &tokenMetadata{name: "Art", symbol: "ART", uri: "https://example.test/art.json"})

@@ -87,6 +87,7 @@ func solanaGoTokenAccounts(body []byte, wallet solana.PublicKey) (out []ownedAcc
 }
 
 func TestTokenAccountsAnswerEqualsSolanaGo(t *testing.T) {
+	t.Parallel()
 	wallet := solana.NewWallet().PublicKey()
 	for _, program := range spltoken.Programs {
 		body := tokenAccountsAnswerJSON(t, wallet, program, 40)
@@ -110,6 +111,7 @@ func TestTokenAccountsAnswerEqualsSolanaGo(t *testing.T) {
 }
 
 func TestTokenAccountsAnswerRefuses(t *testing.T) {
+	t.Parallel()
 	wallet := solana.NewWallet().PublicKey()
 	body := string(tokenAccountsAnswerJSON(t, wallet, solana.TokenProgramID, 2))
 	var rpcErr *jsonrpc.RPCError
@@ -146,6 +148,7 @@ type solanaGoOnly struct{ RPC }
 // The listing through a real client reads the answer itself, and lists what
 // solana-go's decoder lists.
 func TestOwnedTokenAccountsThroughClient(t *testing.T) {
+	t.Parallel()
 	wallet := solana.NewWallet().PublicKey()
 	answers := map[string][]byte{}
 	for _, p := range spltoken.Programs {

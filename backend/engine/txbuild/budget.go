@@ -22,14 +22,14 @@ const systemTransfer = 2
 // setComputeUnitLimit caps the transaction's compute units; the priority fee
 // is charged on this limit, not on what the transaction consumes. Data: 2,
 // units (u32 LE). No accounts.
-func setComputeUnitLimit(units uint32) solana.Instruction {
+func setComputeUnitLimit(units uint32) *solana.GenericInstruction {
 	return solana.NewInstruction(solana.ComputeBudget, solana.AccountMetaSlice{},
 		binary.LittleEndian.AppendUint32([]byte{tagSetComputeUnitLimit}, units))
 }
 
 // setComputeUnitPrice sets the priority fee in micro-lamports per compute
 // unit. Data: 3, price (u64 LE). No accounts.
-func setComputeUnitPrice(microLamports uint64) solana.Instruction {
+func setComputeUnitPrice(microLamports uint64) *solana.GenericInstruction {
 	return solana.NewInstruction(solana.ComputeBudget, solana.AccountMetaSlice{},
 		binary.LittleEndian.AppendUint64([]byte{tagSetComputeUnitPrice}, microLamports))
 }

@@ -164,7 +164,7 @@ func (b *Builder) build(ctx context.Context, r *request, bt batch, rc rentCheck,
 	f.units = b.guardedLimit(consumed)
 	tx := &solana.Transaction{Signatures: slices.Clone(sim.Signatures), Message: sim.Message}
 	tx.Message.Instructions = slices.Clone(sim.Message.Instructions)
-	tx.Message.Instructions[0].Data = setComputeUnitLimit(f.units).(*solana.GenericInstruction).DataBytes
+	tx.Message.Instructions[0].Data = setComputeUnitLimit(f.units).DataBytes
 	out := Tx{
 		Transaction:      tx,
 		Includes:         bt.items,

@@ -34,7 +34,7 @@ func Ensure(ctx context.Context, dir string) ([]byte, error) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	f, err := os.OpenFile(filepath.Join(dir, ".npm-ci.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, ".npm-ci.lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,7 @@ func verifies(k *signing.Keyring, tok string) bool {
 }
 
 func TestLoadKeyringPersists(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	k1 := load(t, dir, signing.Settings{})
 	tok := sign(t, k1, aType, fresh(time.Minute))
@@ -40,6 +41,7 @@ func TestLoadKeyringPersists(t *testing.T) {
 }
 
 func TestLoadKeyringConfiguredSeed(t *testing.T) {
+	t.Parallel()
 	seed := base64.StdEncoding.EncodeToString(make([]byte, 32))
 	a := load(t, t.TempDir(), signing.Settings{Signer: seed})
 	b := load(t, t.TempDir(), signing.Settings{Signer: seed})
@@ -69,6 +71,7 @@ func TestLoadKeyringConfiguredSeed(t *testing.T) {
 // A key retired by hand before retirement times existed (a seed moved into
 // retired/) counts as retired when its file was last written.
 func TestLoadKeyringLegacyRetiredFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	old := load(t, dir, signing.Settings{})
 	before := sign(t, old, aType, fresh(time.Minute))
@@ -94,6 +97,7 @@ func TestLoadKeyringLegacyRetiredFile(t *testing.T) {
 
 // Instances starting at once on one data dir agree on one secret.
 func TestLoadOrCreateSecretConcurrent(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "keys", "s")
 	const n = 16
 	got := make([][]byte, n)

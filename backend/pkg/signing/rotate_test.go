@@ -66,6 +66,7 @@ func assertRetired(t *testing.T, k *signing.Keyring, leaked ed25519.PrivateKey, 
 }
 
 func TestRotateDataDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	old := load(t, dir, signing.Settings{})
 	leaked := seedFile(t, filepath.Join(dir, "signer.ed25519"))
@@ -113,6 +114,7 @@ func TestRotateDataDir(t *testing.T) {
 }
 
 func TestRotateDataDirUnprepared(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, err := signing.Rotate(dir, now, forgetBefore); err == nil || !strings.Contains(err.Error(), "no signing key") {
 		t.Fatalf("rotating nothing: %v", err)
@@ -162,6 +164,7 @@ func assertNoSeed(t *testing.T, dir string, key ed25519.PrivateKey) {
 // With the keys in the environment, the rotation is the same two steps on
 // the settings, which the operator gives every instance.
 func TestRotateSettings(t *testing.T) {
+	t.Parallel()
 	seed := base64.StdEncoding.EncodeToString(make([]byte, 32))
 	start := signing.Settings{Signer: seed}
 	if _, _, err := (signing.Settings{}).Prepare(); err == nil {

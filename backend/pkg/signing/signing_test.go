@@ -54,6 +54,7 @@ func sign(t *testing.T, k *signing.Keyring, typ signing.Type, c any) string {
 }
 
 func TestSignVerify(t *testing.T) {
+	t.Parallel()
 	k := newKeyring(t)
 	other := newKeyring(t)
 	tok := sign(t, k, aType, fresh(time.Minute))
@@ -90,6 +91,7 @@ func TestSignVerify(t *testing.T) {
 // Every token's life is checked against its type's, whatever key signed
 // it; a retired key's tokens verify only if issued before it retired.
 func TestVerifyLifetime(t *testing.T) {
+	t.Parallel()
 	current, next, retired := newKey(t), newKey(t), newKey(t)
 	retiredAt := now.Add(-10 * time.Minute)
 	k := signing.NewKeyring(current,

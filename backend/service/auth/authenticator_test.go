@@ -54,6 +54,7 @@ func sessionClaims(iat, exp time.Time) map[string]any {
 // retired key (leaked), exp 50 years out, must be refused; the sessions it
 // issued before retiring live out their lifetime.
 func TestSessionOfRetiredKey(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Truncate(time.Second)
 	clock := func() time.Time { return now }
 	oldKey, newKeyPriv := newKey(t), newKey(t)

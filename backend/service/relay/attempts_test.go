@@ -34,6 +34,7 @@ func (l *attemptLog) LogAttempt(ctx context.Context, a ledger.Attempt) error {
 // of the submission log, not 100: their count and the first one's reason.
 // The other entries of the same request are logged one line each, as before.
 func TestForgedTicketsShareOneLine(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	log := &attemptLog{Store: f.store}
 	f.relay = relay.New(f.rpc, log, f.issuer, func() time.Time { return f.now })

@@ -13,6 +13,7 @@ import (
 // transaction fail INVALID_TRANSACTION with what is wrong in the wire
 // format's terms, never the decoder library's.
 func TestUndecodableTransactionSaysWhy(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	_, tok := f.build(t)
 	sig := bytes.Repeat([]byte{9}, 64)

@@ -79,6 +79,7 @@ func (f *fixture) assertion() solana.Instruction {
 }
 
 func TestSubmitGuarded(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	donation := solana.NewWallet().PublicKey()
 	ixs, tok := f.buildGuarded(t, donation)
@@ -111,6 +112,7 @@ func TestSubmitGuarded(t *testing.T) {
 // nothing is sent, and the ticket stays unconsumed: a wallet's modest raise
 // of the same transaction then lands.
 func TestSubmitRaisedPrice(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	donation := solana.NewWallet().PublicKey()
 	ixs, tok := f.buildGuarded(t, donation)

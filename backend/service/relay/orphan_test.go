@@ -45,6 +45,7 @@ func orphan(t *testing.T, f *fixture, second func(raw []byte) error) (signed, to
 // TestResubmitSendsAnOrphanedClaim: once SendGrace has passed, submitting
 // the same transaction again sends it again (the cluster lands it once).
 func TestResubmitSendsAnOrphanedClaim(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	signed, tok, end := orphan(t, f, func([]byte) error { return nil })
 	defer end()
@@ -66,6 +67,7 @@ func TestResubmitSendsAnOrphanedClaim(t *testing.T) {
 // not release the claim (the first send may have landed): the tracker
 // settles it.
 func TestOrphanedClaimRefusedAgainStaysForTheTracker(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	signed, tok, end := orphan(t, f, func([]byte) error {
 		return &jsonrpc.RPCError{Code: -32002, Message: "Transaction simulation failed: This transaction has already been processed"}

@@ -113,6 +113,7 @@ func (f *fixture) submit(t *testing.T, tx, tok string) relay.Result {
 }
 
 func TestSubmitThenDuplicate(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	tx, tok := f.build(t)
 	signed := sign(t, tx, f.wallet)
@@ -141,6 +142,7 @@ func mustJTI(t *testing.T, f *fixture, tok string) string {
 }
 
 func TestConcurrentSubmitsSendOnce(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	tx, tok := f.build(t)
 	signed := sign(t, tx, f.wallet)
@@ -172,6 +174,7 @@ func TestConcurrentSubmitsSendOnce(t *testing.T) {
 }
 
 func TestSubmitFailures(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	other := solana.NewWallet().PrivateKey
 	tx, tok := f.build(t)
@@ -228,6 +231,7 @@ func TestSubmitFailures(t *testing.T) {
 }
 
 func TestRefusedTransactionDoesNotConsumeTheTicket(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	tx, tok := f.build(t)
 	signed := sign(t, tx, f.wallet)
@@ -252,6 +256,7 @@ func TestRefusedTransactionDoesNotConsumeTheTicket(t *testing.T) {
 // Two tickets of the very same transaction (built twice within one
 // blockhash) send it once: the second is a duplicate.
 func TestSameTransactionTwoTickets(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	tx, tok := f.build(t)
 	signed := sign(t, tx, f.wallet)

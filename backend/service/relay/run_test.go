@@ -34,6 +34,7 @@ func claimSubmitted(t *testing.T, f *fixture, sig solana.Signature) {
 
 // The tracker tells a hook how long each confirmation took from its claim.
 func TestTrackerObservesConfirmationLag(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	sig := solana.Signature{9}
 	claimSubmitted(t, f, sig)
@@ -73,6 +74,7 @@ func (h *heldCluster) GetSignatureStatuses(ctx context.Context, search bool, sig
 // Run stops between passes: a pass under way when its context ends runs to
 // its end, then Run returns.
 func TestTrackerStopsBetweenPasses(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	claimSubmitted(t, f, solana.Signature{7})
 	cluster := &heldCluster{

@@ -126,6 +126,7 @@ func submitted(t *testing.T, s *storage.Store, n int, at time.Time) project.Proj
 // same calls whatever the number of trackers, and every entry is counted
 // once.
 func TestTrackersShareTheWork(t *testing.T) {
+	t.Parallel()
 	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
 		const entries, slots = 300, 10 // two getSignatureStatuses batches per pass
 		clk := newClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
@@ -193,6 +194,7 @@ func TestTrackersShareTheWork(t *testing.T) {
 // an instance that died there: another follows its entries once its lease
 // ends, not before, and each is counted once.
 func TestTrackerLeaseOutlivesADeadInstance(t *testing.T) {
+	t.Parallel()
 	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
 		const entries = 5
 		clk := newClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))

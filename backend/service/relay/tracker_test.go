@@ -71,6 +71,7 @@ func (f *fakeCluster) GetTransaction(_ context.Context, sig solana.Signature, op
 // landed one with the chain's figures (one landed as promised, one with a
 // raised priority fee), failures, expiries, and what must wait.
 func TestTrackerSettlesEntries(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	wallet, donation, treasury := f.wallet.PublicKey(), solana.NewWallet().PublicKey(), solana.NewWallet().PublicKey()

@@ -11,6 +11,7 @@ import (
 )
 
 func TestValidateBuildUsesTheActionsTable(t *testing.T) {
+	t.Parallel()
 	addr := solana.NewWallet().PublicKey().String()
 	cases := []struct {
 		name  string
@@ -42,6 +43,7 @@ func TestValidateBuildUsesTheActionsTable(t *testing.T) {
 }
 
 func TestCursorsRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, k := range []listingKey{{false, "A"}, {true, "zz"}} {
 		got, err := parseCursor(k.cursor())
 		if err != nil || *got != k {
@@ -56,6 +58,7 @@ func TestCursorsRoundTrip(t *testing.T) {
 }
 
 func TestCheckStream(t *testing.T) {
+	t.Parallel()
 	w := solana.NewWallet().PublicKey().String()
 	zero, big := uint32(0), uint32(assets.MaxChunkSize+1)
 	if _, err := ParseStream(w, nil); err != nil {

@@ -11,6 +11,7 @@ import (
 // TestSelectBest checks the quickselect against a full sort, on arrays large
 // enough to partition, with ties in gross broken by payer.
 func TestSelectBest(t *testing.T) {
+	t.Parallel()
 	rnd := rand.New(rand.NewPCG(7, 11))
 	for range 300 {
 		n := rnd.IntN(2000)
@@ -44,6 +45,7 @@ func TestSelectBest(t *testing.T) {
 // TestRankingPage compares pages of a ranking (checkpoints every 50 rows,
 // part of the rows in the delta, merged or not) with sums of every row.
 func TestRankingPage(t *testing.T) {
+	t.Parallel()
 	rnd := rand.New(rand.NewPCG(3, 5))
 	type row struct {
 		payer, typ string

@@ -30,7 +30,7 @@ func (c *cache) get(uri string, now time.Time) (string, bool) {
 	if el == nil {
 		return "", false
 	}
-	e := el.Value.(*entry)
+	e := entryOf(el)
 	if !now.Before(e.expires) {
 		c.order.Remove(el)
 		delete(c.items, uri)
@@ -52,8 +52,14 @@ func (c *cache) put(uri, image string, expires time.Time) {
 	for c.order.Len() > c.max {
 		last := c.order.Back()
 		c.order.Remove(last)
-		delete(c.items, last.Value.(*entry).uri)
+		delete(c.items, entryOf(last).uri)
 	}
+}
+
+// entryOf is the entry an element of c.order holds: the cache puts nothing
+// else there.
+func entryOf(el *list.Element) *entry {
+	return el.Value.(*entry) //nolint:forcetypeassert // c.order holds only *entry (get and put)
 }
 
 func (c *cache) len() int {

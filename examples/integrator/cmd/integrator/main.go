@@ -84,6 +84,9 @@ func readKeypair(path string) ([]byte, error) {
 	}
 	key := make([]byte, 64)
 	for i, n := range ints {
+		if n < 0 || n > 255 {
+			return nil, errors.New("want a JSON array of 64 numbers from 0 to 255 (solana-keygen's format)")
+		}
 		key[i] = byte(n)
 	}
 	return key, nil
