@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 
@@ -115,7 +116,11 @@ func (i *idempotencyInterceptor) WrapUnary(next connect.UnaryFunc) connect.Unary
 				return idempotency.Answer{Code: int(failed.Code()), Message: failed.Message(), Param: paramOf(failed)}, kept(failed.Code()), nil
 			}
 			fresh = resp
-			out, err := proto.Marshal(resp.Any().(proto.Message))
+			m, ok := resp.Any().(proto.Message)
+			if !ok {
+				return idempotency.Answer{}, false, fmt.Errorf("idempotency: %s answered a %T, not a message", req.Spec().Procedure, resp.Any())
+			}
+			out, err := proto.Marshal(m)
 			return idempotency.Answer{Body: out}, true, err
 		})
 		switch {
@@ -179,7 +184,11 @@ func asConnectError(err error) *connect.Error {
 
 // storedError is a stored error answer, as it was first answered.
 func storedError(a idempotency.Answer) *connect.Error {
-	ce := connect.NewError(connect.Code(a.Code), errors.New(a.Message))
+	code := connect.CodeUnknown
+	if a.Code > 0 && a.Code <= int(connect.CodeUnauthenticated) {
+		code = connect.Code(a.Code)
+	}
+	ce := connect.NewError(code, errors.New(a.Message))
 	if a.Param != "" {
 		if d, err := connect.NewErrorDetail(&errdetails.BadRequest{
 			FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: a.Param, Description: a.Message}},

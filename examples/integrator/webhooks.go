@@ -6,7 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
-	"log"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -39,7 +39,7 @@ func (o Options) webhook(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(body, &ev)
 	// A real backend records the outcome for its user here (once per
 	// webhook-id); types it does not know are acknowledged and ignored.
-	log.Printf("reclaim webhook %s: %s %s %s", r.Header.Get("webhook-id"), ev.Type, ev.Data.WalletAddress, ev.Data.Signature)
+	slog.Info("reclaim webhook", "id", r.Header.Get("webhook-id"), "type", ev.Type, "wallet", ev.Data.WalletAddress, "signature", ev.Data.Signature)
 	w.WriteHeader(http.StatusNoContent)
 }
 

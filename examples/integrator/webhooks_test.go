@@ -14,6 +14,7 @@ import (
 // during a rotation), and refuses a changed body, another secret, a stale
 // timestamp and a missing signature.
 func TestWebhookRoute(t *testing.T) {
+	t.Parallel()
 	secret, old := webhook.NewSecret(), webhook.NewSecret()
 	h := New(Options{WebhookSecret: secret})
 	body := `{"type":"submission.confirmed","timestamp":"2026-11-26T16:26:20.011Z","data":{"signature":"5h","status":"confirmed"}}`
