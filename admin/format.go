@@ -139,9 +139,13 @@ func short(s string) string {
 }
 
 var typeLabels = map[string]string{
-	"token_account_closure": "Account closure",
-	"token_burn":            "Token burn",
-	"nft_burn":              "NFT burn",
+	"token_account_closure":    "Account closure",
+	"token_burn":               "Token burn",
+	"nft_burn":                 "NFT burn",
+	"excess_rent_withdrawal":   "Excess rent withdrawal",
+	"program_buffer_closure":   "Program buffer closure",
+	"nonce_account_closure":    "Nonce account closure",
+	"stake_account_withdrawal": "Stake withdrawal",
 }
 
 func typeLabel(t string) string {

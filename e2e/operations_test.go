@@ -27,8 +27,9 @@ import (
 // validator needed): what an operator's probes, Prometheus and gRPC tools
 // see, and how it stops.
 
-// heldCluster answers getHealth, and lists empty wallets; the listing of a
-// wallet in hold waits until its channel is closed.
+// heldCluster answers getHealth, and lists empty wallets (no token
+// accounts, no program accounts, no sysvars); the listing of a wallet in
+// hold waits until its channel is closed.
 type heldCluster struct {
 	url     string
 	mu      sync.Mutex
@@ -80,6 +81,10 @@ func (c *heldCluster) serve(w http.ResponseWriter, r *http.Request) {
 		result = "ok"
 	case "getProgramAccounts":
 		result = []any{}
+	case "getMultipleAccounts": // none of the accounts exists (the listing's sysvars)
+		var keys []string
+		_ = json.Unmarshal(req.Params[0], &keys)
+		result = map[string]any{"context": map[string]any{"slot": 1}, "value": make([]any, len(keys))}
 	case "getTokenAccountsByOwner":
 		var owner string
 		_ = json.Unmarshal(req.Params[0], &owner)

@@ -128,8 +128,18 @@ func TestSampleApp(t *testing.T) {
 		o := origin(t, host, integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner})
 		s.cli("project", "origin", "--project", s.projectID, "--origin", o)
 		origins = append(origins, o)
-		t.Run("reclaim from "+o, func(t *testing.T) { reclaimInBrowser(t, ctx, v, o, f.Owner) })
+		t.Run("reclaim from "+o, func(t *testing.T) { reclaimInBrowser(t, ctx, v, o, f.Owner, false) })
 	}
+
+	// The summary shown before anything is built, then "Reclaim all safe
+	// items": the build returns the summary's figures, and the balance
+	// rises by them.
+	t.Run("reclaim all safe items after the summary", func(t *testing.T) {
+		f := v.NewWalletFixture(t)
+		o := origin(t, "127.0.0.5", integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner})
+		s.cli("project", "origin", "--project", s.projectID, "--origin", o)
+		reclaimInBrowser(t, ctx, v, o, f.Owner, true)
+	})
 
 	// The wallet appends a Lighthouse assertion to what it signs, as Phantom
 	// does on mainnet: Reclaim accepts the changed transactions (the wallet
@@ -139,7 +149,7 @@ func TestSampleApp(t *testing.T) {
 		f := v.NewWalletFixture(t)
 		o := origin(t, "127.0.0.4", integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner, DemoWalletGuards: true})
 		s.cli("project", "origin", "--project", s.projectID, "--origin", o)
-		for _, sig := range reclaimInBrowser(t, ctx, v, o, f.Owner) {
+		for _, sig := range reclaimInBrowser(t, ctx, v, o, f.Owner, false) {
 			tx, err := v.RPC.GetTransaction(context.Background(), sig, &rpc.GetTransactionOpts{
 				Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: new(uint64),
 			})
@@ -198,8 +208,10 @@ var lighthouse = solana.MustPublicKeyFromBase58("L2TExMFKdjpN9kozasaurPirfHy9P8s
 
 // reclaimInBrowser runs the whole flow on the page at origin with the
 // wallet owner, checks the balance against the net rebate shown, and
-// returns the signatures of the landed transactions.
-func reclaimInBrowser(t *testing.T, ctx context.Context, v *harness.Validator, origin string, owner solana.PrivateKey) []solana.Signature {
+// returns the signatures of the landed transactions. It selects every item
+// and builds, or, safe, builds with "Reclaim all safe items" and checks the
+// build shows the summary's figures.
+func reclaimInBrowser(t *testing.T, ctx context.Context, v *harness.Validator, origin string, owner solana.PrivateKey, safe bool) []solana.Signature {
 	var items int
 	var net string
 	var netOK bool
@@ -218,13 +230,24 @@ func reclaimInBrowser(t *testing.T, ctx context.Context, v *harness.Validator, o
 		chromedp.WaitVisible(tid("item"), chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelectorAll('[data-testid="item"]').length`, &items),
 	)
-	run("select all and build",
-		chromedp.Click(tid("select-all"), chromedp.ByQuery),
-		chromedp.Click(tid("build"), chromedp.ByQuery),
+	build := []chromedp.Action{chromedp.Click(tid("select-all"), chromedp.ByQuery), chromedp.Click(tid("build"), chromedp.ByQuery)}
+	var summaryNet, summaryTxs string
+	if safe {
+		run("the summary",
+			chromedp.WaitVisible(tid("summary-net"), chromedp.ByQuery),
+			chromedp.AttributeValue(tid("summary-net"), "data-lamports", &summaryNet, nil, chromedp.ByQuery),
+			chromedp.AttributeValue(tid("summary-net"), "data-transactions", &summaryTxs, nil, chromedp.ByQuery),
+		)
+		build = []chromedp.Action{chromedp.Click(tid("reclaim-all"), chromedp.ByQuery)}
+	}
+	run("select and build", append(build,
 		chromedp.WaitVisible(tid("net-rebate"), chromedp.ByQuery),
 		chromedp.AttributeValue(tid("net-rebate"), "data-lamports", &net, &netOK, chromedp.ByQuery),
 		chromedp.Text(tid("transaction-count"), &count, chromedp.ByQuery),
-	)
+	)...)
+	if safe && (net != summaryNet || count != summaryTxs) {
+		t.Errorf("reclaim all built %s lamports in %s transactions; the summary showed %s in %s", net, count, summaryNet, summaryTxs)
+	}
 	netRebate, err := strconv.ParseInt(net, 10, 64)
 	if !netOK || err != nil || netRebate <= 0 {
 		t.Fatalf("net rebate shown %q", net)

@@ -16,6 +16,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/e2e/harness"
 	"github.com/reclaim-sol/reclaim/e2e/headless"
 )
@@ -98,7 +99,7 @@ func checkStream(t *testing.T, chunks []streamChunk, size int, rest []json.RawMe
 	var all []json.RawMessage
 	for i, ch := range chunks {
 		last := i == len(chunks)-1
-		if ch.ChunkIndex != i || ch.Complete != last || len(ch.Items) > size || !last && len(ch.Items) != size || len(ch.Counts) != 6 {
+		if ch.ChunkIndex != i || ch.Complete != last || len(ch.Items) > size || !last && len(ch.Items) != size || len(ch.Counts) != len(assets.ItemTypes()) {
 			t.Fatalf("chunk %d: index %d, %d items, complete %v, counts %v", i, ch.ChunkIndex, len(ch.Items), ch.Complete, ch.Counts)
 		}
 		all = append(all, ch.Items...)

@@ -24,6 +24,8 @@ func walletCalls(wallet string) []struct {
 	}{
 		{"assets", "GET", "/v1/wallet/" + wallet + "/assets", "wallet:read", nil},
 		{"build", "POST", "/v1/wallet/" + wallet + "/transactions", "transactions:build", map[string]any{"items": []any{item}}},
+		{"select all", "POST", "/v1/wallet/" + wallet + "/transactions", "transactions:build", map[string]any{"selectAll": true}},
+		{"summary", "GET", "/v1/wallet/" + wallet + "/summary?donationPercentage=0.1", "transactions:build", nil},
 		{"submit", "POST", "/v1/wallet/" + wallet + "/transactions/submit", "transactions:submit",
 			map[string]any{"signed": []any{map[string]any{"transactionBase64": "AQID", "submissionTicket": "t"}}}},
 	}

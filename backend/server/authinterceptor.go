@@ -23,6 +23,7 @@ var requirements = map[string]auth.Requirement{
 	reclaimv1connect.WalletServiceBuildTransactionsProcedure:  {APIKey: true, Session: true, Scope: auth.ScopeTransactionsBuild, BindsWallet: true},
 	reclaimv1connect.WalletServiceSubmitTransactionsProcedure: {APIKey: true, Session: true, Scope: auth.ScopeTransactionsSubmit, BindsWallet: true},
 	reclaimv1connect.WalletServiceStreamWalletAssetsProcedure: {Session: true, Scope: auth.ScopeWalletStream, BindsWallet: true},
+	reclaimv1connect.WalletServiceGetSummaryProcedure:         {APIKey: true, Session: true, Scope: auth.ScopeTransactionsBuild, BindsWallet: true},
 	reclaimv1connect.ProjectServiceGetLeaderboardProcedure:    {APIKey: true, Session: true},
 	reclaimv1connect.ProjectServiceGetStatsProcedure:          {APIKey: true, Session: true},
 }

@@ -272,6 +272,9 @@ func FuzzBuild(f *testing.F) {
 		`{"items":[]}`, `{"items":[null]}`, `{"items":{}}`, `{"items":"all"}`,
 		`{"items":[{"type":1}]}`, `{"donationPercentage":"NaN"}`, `{"priorityFeeLevel":"ultra"}`,
 		`{not json`, ``, `{"items":[{}],"address":"` + fe.wallet + `"}`,
+		`{"selectAll":true}`, `{"selectAll":true,"donationPercentage":0.1,"priorityFeeLevel":"none"}`,
+		`{"selectAll":true,"items":` + string(sel) + `}`, `{"selectAll":"yes"}`, `{"selectAll":1}`, `{"selectAll":null}`,
+		`{"selectAll":false}`, `{"select_all":true}`,
 	} {
 		f.Add(fe.wallet, body)
 	}
@@ -283,6 +286,29 @@ func FuzzBuild(f *testing.F) {
 		}
 		fe.send(t, fe.request(t, "POST", path, "application/json", []byte(body), bearer(fe.token)), true)
 		fe.send(t, fe.request(t, "POST", "/reclaim.v1.WalletService/BuildTransactions", "application/json", []byte(body), bearer(fe.token)), false)
+	})
+}
+
+// FuzzSummaryQuery: GET /v1/wallet/{address}/summary parses its path and
+// query (donationPercentage, priorityFeeLevel) into a summary that is built
+// as a select-all build; no input gets a 5xx.
+func FuzzSummaryQuery(f *testing.F) {
+	fe := newFuzzEnv(f)
+	for _, q := range []string{
+		"", "donationPercentage=0.1", "donationPercentage=0&priorityFeeLevel=none", "priorityFeeLevel=high",
+		"donationPercentage=1.5", "donationPercentage=-0.1", "donationPercentage=NaN", "donationPercentage=1e-3",
+		"donationPercentage=much", "donationPercentage=", "priorityFeeLevel=ultra", "priorityFeeLevel=",
+		"donation_percentage=0.1", "items=all", "selectAll=true", "donationPercentage=0.1&donationPercentage=0.2", "x=%zz",
+	} {
+		f.Add(fe.wallet, q)
+	}
+	f.Add("not-an-address", "")
+	f.Fuzz(func(t *testing.T, address, query string) {
+		path := "/v1/wallet/" + address + "/summary?" + query
+		if !validPath(path) {
+			return
+		}
+		fe.send(t, fe.request(t, "GET", path, "", nil, bearer(fe.token)), true)
 	})
 }
 

@@ -100,6 +100,7 @@ func TestGoldenAnswers(t *testing.T) {
 	f.errors(t, g)
 	goldenOutages(t, g)
 	goldenCORS(t, g)
+	g.section(t, "summary", func(g *golden) { f.summary(g, cluster) })
 	goldenIdempotency(t, g, f)
 }
 

@@ -113,6 +113,7 @@ func FuzzDecodeMatchesReference(f *testing.F) {
 		`{"entries":[{"payer":"p","totalGrossRebate":1,"transactionTypeCounts":{"token_burn":2}}]}`,
 		`{"address":"a","chunkSize":"5","limit":1000,"cursor":"\u00e9\ud83d\ude00"}`,
 		`{"ttlSeconds":"-0","walletAddress":null}`, `{"donationPercentage":1E-7}`, `{"counts":{"a":1,"a":2}}`,
+		`{"selectAll":true,"donationPercentage":0.1}`, `{"types":{"token":{"count":2,"lamports":"4078560"}},"transactionCount":1}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -55,6 +55,7 @@ func TestRateLimitPerCredential(t *testing.T) {
 	e.rest("POST", "/v1/sessions", apiKey(e.apiKey), map[string]any{"walletAddress": newWallet()}).restErr(429, "resource_exhausted")
 	e.rest("GET", "/v1/leaderboard", apiKey(e.apiKey), nil).restErr(429, "resource_exhausted")
 	e.rest("GET", "/v1/wallet/"+newWallet()+"/assets", apiKey(e.apiKey), nil).restErr(429, "resource_exhausted")
+	e.rest("GET", "/v1/wallet/"+newWallet()+"/summary", apiKey(e.apiKey), nil).restErr(429, "resource_exhausted")
 
 	// Another key of the same project, or another tenant, is not throttled.
 	other, _ := e.newAPIKey(e.project.ID)

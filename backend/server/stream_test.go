@@ -14,6 +14,7 @@ import (
 	"connectrpc.com/connect"
 	"github.com/coder/websocket"
 
+	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 )
 
@@ -199,7 +200,7 @@ func TestStreamChunks(t *testing.T) {
 			if ch.ChunkIndex != i || len(ch.Items) != sizes[i] || ch.Complete != (i == 2) || ch.WalletAddress != wallet {
 				t.Fatalf("chunk %d: index %d, %d items, complete %v", i, ch.ChunkIndex, len(ch.Items), ch.Complete)
 			}
-			if len(ch.Counts) != 6 {
+			if len(ch.Counts) != len(assets.ItemTypes()) {
 				t.Fatalf("chunk %d counts %v lack types", i, ch.Counts)
 			}
 			for typ, n := range ch.Counts {
@@ -328,7 +329,7 @@ func TestStreamRequests(t *testing.T) {
 	}
 
 	res := readAll(t, e.dialStream(t, wallet, tokenQuery(tok), nil))
-	if len(res.chunks) != 1 || !res.chunks[0].Complete || res.chunks[0].Items == nil || len(res.chunks[0].Counts) != 6 {
+	if len(res.chunks) != 1 || !res.chunks[0].Complete || res.chunks[0].Items == nil || len(res.chunks[0].Counts) != len(assets.ItemTypes()) {
 		t.Fatalf("empty wallet: %v", res.raw)
 	}
 	if res.close.Code != websocket.StatusNormalClosure {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
+	"github.com/reclaim-sol/reclaim/backend/engine/txbuild"
 	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
@@ -63,8 +64,12 @@ func walletItem(it assets.Item) *reclaimv1.WalletItem {
 	for i, a := range it.Actions {
 		out.Actions[i] = string(a)
 	}
-	mint, lamports := it.Mint.String(), it.Lamports
-	out.Mint, out.Lamports = &mint, &lamports
+	lamports := it.Lamports
+	out.Lamports = &lamports
+	if !it.Mint.IsZero() { // program buffers, nonce and stake accounts have none
+		mint := it.Mint.String()
+		out.Mint = &mint
+	}
 	if it.Symbol != "" {
 		out.Symbol = &it.Symbol
 	}
@@ -91,7 +96,7 @@ func (s *walletServer) BuildTransactions(ctx context.Context, req *connect.Reque
 	level := m.PriorityFeeLevel
 	in := wallet.BuildRequest{
 		ProjectID: principalFrom(ctx).ProjectID, Wallet: signer, Items: make([]wallet.Selection, len(m.GetItems())),
-		DonationPercentage: m.DonationPercentage, PriorityFeeLevel: (*wallet.PriorityLevel)(level),
+		SelectAll: m.GetSelectAll(), DonationPercentage: m.DonationPercentage, PriorityFeeLevel: (*wallet.PriorityLevel)(level),
 	}
 	for i, it := range m.GetItems() {
 		in.Items[i] = wallet.SelectionOf(assets.ItemType(it.GetType()), it.GetAddress(), assets.Action(it.GetAction()))
@@ -114,9 +119,34 @@ func (s *walletServer) BuildTransactions(ctx context.Context, req *connect.Reque
 			DonationAmount: tx.DonationAmount, ComputeUnitsNeeded: tx.ComputeUnits, SubmissionTicket: built.Tickets[i],
 		}
 	}
-	t := built.Totals()
-	out.Totals = &reclaimv1.Totals{ItemCount: uint32(t.ItemCount), GrossRebate: t.GrossRebate, NetRebate: t.NetRebate,
+	out.Totals = totals(built.Totals())
+	return connect.NewResponse(out), nil
+}
+
+func totals(t txbuild.Totals) *reclaimv1.Totals {
+	return &reclaimv1.Totals{ItemCount: uint32(t.ItemCount), GrossRebate: t.GrossRebate, NetRebate: t.NetRebate,
 		DonationAmount: t.DonationAmount, Fees: t.Fees}
+}
+
+func (s *walletServer) GetSummary(ctx context.Context, req *connect.Request[reclaimv1.GetSummaryRequest]) (*connect.Response[reclaimv1.GetSummaryResponse], error) {
+	m := req.Msg
+	signer, err := wallet.ParseSigner(m.GetAddress())
+	if err != nil {
+		return nil, err
+	}
+	level := m.PriorityFeeLevel
+	sum, err := s.svc.Summary(ctx, wallet.SummaryRequest{
+		ProjectID: principalFrom(ctx).ProjectID, Wallet: signer,
+		DonationPercentage: m.DonationPercentage, PriorityFeeLevel: (*wallet.PriorityLevel)(level),
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &reclaimv1.GetSummaryResponse{WalletAddress: m.GetAddress(), Types: make(map[string]*reclaimv1.TypeSummary, len(sum.Types)),
+		Totals: totals(sum.Totals), TransactionCount: uint32(sum.TransactionCount)}
+	for t, ts := range sum.Types {
+		out.Types[string(t)] = &reclaimv1.TypeSummary{Count: uint32(ts.Count), Lamports: ts.Lamports}
+	}
 	return connect.NewResponse(out), nil
 }
 

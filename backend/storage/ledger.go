@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -263,14 +264,46 @@ type payerTotalRow struct {
 	TokenAccountClosureCount int64  `bun:"token_account_closure_count,notnull"`
 	TokenBurnCount           int64  `bun:"token_burn_count,notnull"`
 	NFTBurnCount             int64  `bun:"nft_burn_count,notnull"`
-	DonationAmount           int64  `bun:"donation_amount,notnull"`
-	DonationCount            int64  `bun:"donation_count,notnull"`
-	CommunityAmount          int64  `bun:"community_amount,notnull"`
+	// The counts of the types migration 14 added.
+	ExcessRentWithdrawalCount   int64 `bun:"excess_rent_withdrawal_count,notnull"`
+	ProgramBufferClosureCount   int64 `bun:"program_buffer_closure_count,notnull"`
+	NonceAccountClosureCount    int64 `bun:"nonce_account_closure_count,notnull"`
+	StakeAccountWithdrawalCount int64 `bun:"stake_account_withdrawal_count,notnull"`
+	DonationAmount              int64 `bun:"donation_amount,notnull"`
+	DonationCount               int64 `bun:"donation_count,notnull"`
+	CommunityAmount             int64 `bun:"community_amount,notnull"`
+}
+
+// countOf is the field counting transactions of type t.
+func (p *payerTotalRow) countOf(t string) *int64 {
+	switch t {
+	case ledger.TypeTokenAccountClosure:
+		return &p.TokenAccountClosureCount
+	case ledger.TypeTokenBurn:
+		return &p.TokenBurnCount
+	case ledger.TypeNFTBurn:
+		return &p.NFTBurnCount
+	case ledger.TypeExcessRentWithdrawal:
+		return &p.ExcessRentWithdrawalCount
+	case ledger.TypeProgramBufferClosure:
+		return &p.ProgramBufferClosureCount
+	case ledger.TypeNonceAccountClosure:
+		return &p.NonceAccountClosureCount
+	case ledger.TypeStakeAccountWithdrawal:
+		return &p.StakeAccountWithdrawalCount
+	}
+	return nil
 }
 
 // addToTotals counts the confirmed entry r in its wallet's totals; first
 // reports that it is the wallet's first in the project.
 func addToTotals(ctx context.Context, tx bun.Tx, r *transactionRow) (first bool, err error) {
+	return addToTotalsOf(ctx, tx, r, ledger.Types)
+}
+
+// addToTotalsOf is addToTotals writing the counts of types alone (a
+// version that knew no others wrote those: tests of upgrades).
+func addToTotalsOf(ctx context.Context, tx bun.Tx, r *transactionRow, types []string) (first bool, err error) {
 	one := payerTotalRow{
 		ProjectID:        r.ProjectID,
 		Payer:            r.Payer,
@@ -281,13 +314,8 @@ func addToTotals(ctx context.Context, tx bun.Tx, r *transactionRow) (first bool,
 		DonationAmount:   r.DonationAmount,
 		CommunityAmount:  r.ServiceFee,
 	}
-	switch r.Type {
-	case ledger.TypeTokenAccountClosure:
-		one.TokenAccountClosureCount = 1
-	case ledger.TypeTokenBurn:
-		one.TokenBurnCount = 1
-	case ledger.TypeNFTBurn:
-		one.NFTBurnCount = 1
+	if c := one.countOf(r.Type); c != nil {
+		*c = 1
 	}
 	if r.DonationAmount > 0 {
 		one.DonationCount = 1
@@ -296,8 +324,16 @@ func addToTotals(ctx context.Context, tx bun.Tx, r *transactionRow) (first bool,
 	all.Type = ""
 	rows := []payerTotalRow{one, all}
 	q := tx.NewInsert().Model(&rows).On("CONFLICT (project_id, payer, type) DO UPDATE")
-	for _, c := range []string{"gross_rebate", "net_rebate", "transaction_count", "token_account_closure_count",
-		"token_burn_count", "nft_burn_count", "donation_amount", "donation_count", "community_amount"} {
+	for _, t := range ledger.Types {
+		if !slices.Contains(types, t) {
+			q = q.ExcludeColumn(typeCountColumn(t))
+		}
+	}
+	cols := []string{"gross_rebate", "net_rebate", "transaction_count", "donation_amount", "donation_count", "community_amount"}
+	for _, t := range types {
+		cols = append(cols, typeCountColumn(t))
+	}
+	for _, c := range cols {
 		q = q.Set("? = ?TableAlias.? + EXCLUDED.?", bun.Ident(c), bun.Ident(c), bun.Ident(c))
 	}
 	var counts []struct {

@@ -60,6 +60,10 @@ type leaderboardRow struct {
 	TokenAccountClosures  int64  `bun:"token_account_closure_count"`
 	TokenBurns            int64  `bun:"token_burn_count"`
 	NFTBurns              int64  `bun:"nft_burn_count"`
+	ExcessRentWithdrawals int64  `bun:"excess_rent_withdrawal_count"`
+	BufferClosures        int64  `bun:"program_buffer_closure_count"`
+	NonceClosures         int64  `bun:"nonce_account_closure_count"`
+	StakeWithdrawals      int64  `bun:"stake_account_withdrawal_count"`
 	TotalDonationAmount   int64  `bun:"total_donation_amount"`
 	TotalDonationCount    int64  `bun:"total_donation_count"`
 	TotalCommunityAmount  int64  `bun:"total_community_amount"`
@@ -164,9 +168,13 @@ func (s *Store) leaderboardPage(ctx context.Context, projectID string, q *bun.Se
 			TotalNetRebate:        r.TotalNetRebate,
 			TotalTransactionCount: r.TotalTransactionCount,
 			TransactionTypeCounts: map[string]int64{
-				ledger.TypeTokenAccountClosure: r.TokenAccountClosures,
-				ledger.TypeTokenBurn:           r.TokenBurns,
-				ledger.TypeNFTBurn:             r.NFTBurns,
+				ledger.TypeTokenAccountClosure:    r.TokenAccountClosures,
+				ledger.TypeTokenBurn:              r.TokenBurns,
+				ledger.TypeNFTBurn:                r.NFTBurns,
+				ledger.TypeExcessRentWithdrawal:   r.ExcessRentWithdrawals,
+				ledger.TypeProgramBufferClosure:   r.BufferClosures,
+				ledger.TypeNonceAccountClosure:    r.NonceClosures,
+				ledger.TypeStakeAccountWithdrawal: r.StakeWithdrawals,
 			},
 			TotalDonationAmount:  r.TotalDonationAmount,
 			TotalDonationCount:   r.TotalDonationCount,
@@ -196,7 +204,7 @@ func (s *Store) rankedTotals(table, projectID string, f ledger.Filter) *bun.Sele
 		ColumnExpr("gross_rebate AS total_gross_rebate").
 		ColumnExpr("net_rebate AS total_net_rebate").
 		ColumnExpr("transaction_count AS total_transaction_count").
-		ColumnExpr("token_account_closure_count, token_burn_count, nft_burn_count").
+		ColumnExpr(commaList(typeCountColumns())).
 		ColumnExpr("donation_amount AS total_donation_amount").
 		ColumnExpr("donation_count AS total_donation_count").
 		ColumnExpr("community_amount AS total_community_amount").
@@ -217,9 +225,7 @@ func (s *Store) leaderboardFromEntries(projectID string, f ledger.Filter) *bun.S
 		ColumnExpr("CAST(SUM(gross_rebate) AS BIGINT) AS total_gross_rebate").
 		ColumnExpr("CAST(SUM(net_rebate) AS BIGINT) AS total_net_rebate").
 		ColumnExpr("COUNT(*) AS total_transaction_count").
-		ColumnExpr("COUNT(CASE WHEN type = ? THEN 1 END) AS token_account_closure_count", ledger.TypeTokenAccountClosure).
-		ColumnExpr("COUNT(CASE WHEN type = ? THEN 1 END) AS token_burn_count", ledger.TypeTokenBurn).
-		ColumnExpr("COUNT(CASE WHEN type = ? THEN 1 END) AS nft_burn_count", ledger.TypeNFTBurn).
+		ColumnExpr(typeCountsAs()).
 		ColumnExpr("CAST(SUM(donation_amount) AS BIGINT) AS total_donation_amount").
 		ColumnExpr("COUNT(CASE WHEN donation_amount > 0 THEN 1 END) AS total_donation_count").
 		ColumnExpr("CAST(SUM(service_fee) AS BIGINT) AS total_community_amount").

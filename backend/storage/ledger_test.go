@@ -92,12 +92,22 @@ func seed(t *testing.T, s *storage.Store) (projectID, otherID string) {
 	return p.ID, other.ID
 }
 
-func counts(closures, burns, nfts int64) map[string]int64 {
-	return map[string]int64{
+// counts are a leaderboard row's type counts: closures, token and NFT
+// burns, then, when given, the counts of issue 23's types in ledger.Types
+// order (0 when not).
+func counts(closures, burns, nfts int64, more ...int64) map[string]int64 {
+	m := map[string]int64{
 		ledger.TypeTokenAccountClosure: closures,
 		ledger.TypeTokenBurn:           burns,
 		ledger.TypeNFTBurn:             nfts,
 	}
+	for i, t := range ledger.Types[3:] {
+		m[t] = 0
+		if i < len(more) {
+			m[t] = more[i]
+		}
+	}
+	return m
 }
 
 // Whole-ledger totals per payer (see seed).
@@ -540,6 +550,75 @@ func TestConfirmRace(t *testing.T) {
 			TotalWallets: 1, TotalDonations: 1, TotalDonationAmount: 100_000}
 		if wins != 1 || st != want {
 			t.Errorf("%d confirmations won, stats %+v; want 1 and %+v", wins, st, want)
+		}
+	})
+}
+
+// TestLeaderboardCountsNewTypes: transactions of issue 23's types (excess
+// rent withdrawals, buffer and nonce closures, stake withdrawals, migration
+// 14's columns) count in the stats and in every leaderboard read: all time
+// (per-wallet totals), a month (reclaim_rollup_periods), a range of days,
+// each type alone.
+func TestLeaderboardCountsNewTypes(t *testing.T) {
+	t.Parallel()
+	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+		t.Parallel()
+		ctx := ctxT(t)
+		p, err := s.CreateProject(ctx, project.Project{Name: "p"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := ledger.StatusConfirmed
+		rows := []ledger.Entry{
+			entry("x1", wsol, ledger.TypeExcessRentWithdrawal, 1_652_520, 0, 0, c, at("2026-03-02T10:00:00Z")),
+			entry("x2", wsol, ledger.TypeExcessRentWithdrawal, 550_840, 0, 0, c, at("2026-03-03T10:00:00Z")),
+			entry("b1", wsol, ledger.TypeProgramBufferClosure, 7_967_760, 0, 0, c, at("2026-03-04T10:00:00Z")),
+			entry("n1", wsol, ledger.TypeNonceAccountClosure, 1_447_680, 0, 0, c, at("2026-03-05T10:00:00Z")),
+			entry("s1", wsol, ledger.TypeStakeAccountWithdrawal, 5_002_282_880, 0, 0, c, at("2026-03-06T10:00:00Z")),
+			entry("t1", tok, ledger.TypeTokenAccountClosure, 2_039_280, 0, 0, c, at("2026-03-06T11:00:00Z")),
+		}
+		for _, e := range rows {
+			e.ProjectID = p.ID
+			if err := s.InsertEntry(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.WaitForRollups(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var gross int64
+		for _, e := range rows[:5] {
+			gross += e.GrossRebate
+		}
+		for _, f := range []ledger.FilterParams{
+			{},
+			{StartDate: "2026-03-01", EndDate: "2026-03-31"},
+			{StartDate: "2026-03-02", EndDate: "2026-03-06"},
+		} {
+			board, err := ledger.NewService(s).Leaderboard(ctx, p.ID, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(board) != 2 || board[0].Payer != wsol || board[0].TotalGrossRebate != gross ||
+				!reflect.DeepEqual(board[0].TransactionTypeCounts, counts(0, 0, 0, 2, 1, 1, 1)) ||
+				!reflect.DeepEqual(board[1].TransactionTypeCounts, counts(1, 0, 0)) {
+				t.Errorf("%+v: %+v", f, board)
+			}
+		}
+		for i, typ := range ledger.Types[3:] {
+			board, err := ledger.NewService(s).Leaderboard(ctx, p.ID, ledger.FilterParams{TransactionType: typ})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := make([]int64, 4)
+			want[i] = []int64{2, 1, 1, 1}[i]
+			if len(board) != 1 || board[0].Payer != wsol || !reflect.DeepEqual(board[0].TransactionTypeCounts, counts(0, 0, 0, want...)) {
+				t.Errorf("%s alone: %+v", typ, board)
+			}
+		}
+		st, err := s.Stats(ctx, p.ID)
+		if err != nil || st.TotalTransactionCount != 6 || st.TotalGrossRebate != gross+2_039_280 || st.TotalWallets != 2 {
+			t.Errorf("stats %+v, %v", st, err)
 		}
 	})
 }

@@ -36,11 +36,12 @@ var schema = []migration{
 	{name: "20260521000008", comment: "tracker_leases", up: upTrackerLeases},              // migrations_tracker.go
 	// migrations_rollups.go
 	{name: "20260521000009", comment: "rollups", up: upRollups, after: afterRollups},
-	{name: "20260521000010", comment: "ranking", up: upRanking, after: afterRanking},    // migrations_ranking.go
-	{name: "20260521000011", comment: "console_spent_tokens", up: upConsoleSpentTokens}, // migrations_console.go
-	{name: "20260521000012", comment: "attempts", up: upAttempts, after: afterAttempts}, // migrations_attempts.go
-	{name: "20260521000013", comment: "storage_probe", up: upProbe},                     // migrations_probe.go
-	{name: "20260521000015", comment: "webhooks_idempotency", up: upWebhooks},           // migrations_webhooks.go
+	{name: "20260521000010", comment: "ranking", up: upRanking, after: afterRanking},      // migrations_ranking.go
+	{name: "20260521000011", comment: "console_spent_tokens", up: upConsoleSpentTokens},   // migrations_console.go
+	{name: "20260521000012", comment: "attempts", up: upAttempts, after: afterAttempts},   // migrations_attempts.go
+	{name: "20260521000013", comment: "storage_probe", up: upProbe},                       // migrations_probe.go
+	{name: "20260521000014", comment: "type_counts", up: upTypeCounts, after: typesAfter}, // migrations_types.go
+	{name: "20260521000015", comment: "webhooks_idempotency", up: upWebhooks},             // migrations_webhooks.go
 }
 
 // Migrate brings the schema up to date. It is idempotent, and safe when

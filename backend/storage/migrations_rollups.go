@@ -28,7 +28,9 @@ const (
 const rollupFigures = `gross_rebate BIGINT NOT NULL, net_rebate BIGINT NOT NULL, transaction_count BIGINT NOT NULL,
 	%s donation_amount BIGINT NOT NULL, donation_count BIGINT NOT NULL, community_amount BIGINT NOT NULL`
 
-const typeCountColumns = `token_account_closure_count BIGINT NOT NULL, token_burn_count BIGINT NOT NULL, nft_burn_count BIGINT NOT NULL,`
+// typeCountColumnsV9 are the type counts of migration 9 (frozen: migration
+// 14 added the others).
+const typeCountColumnsV9 = `token_account_closure_count BIGINT NOT NULL, token_burn_count BIGINT NOT NULL, nft_burn_count BIGINT NOT NULL,`
 
 // rollupTables are the tables of migration 9, as CREATE TABLE statements
 // with the dialect's clauses left as placeholders: {include} is the INCLUDE
@@ -49,7 +51,7 @@ var rollupTables = []string{
 	`CREATE TABLE IF NOT EXISTS reclaim_rollup_periods (
 	project_id VARCHAR NOT NULL,
 	payer VARCHAR NOT NULL, type VARCHAR NOT NULL, period SMALLINT NOT NULL, bucket INTEGER NOT NULL,
-	` + fmt.Sprintf(rollupFigures, typeCountColumns) + `,
+	` + fmt.Sprintf(rollupFigures, typeCountColumnsV9) + `,
 	PRIMARY KEY (project_id, payer, type, period, bucket)){rowid}`,
 	// A project's confirmed entries per UTC day: the console's chart.
 	`CREATE TABLE IF NOT EXISTS reclaim_project_days (
@@ -67,9 +69,11 @@ var rollupTables = []string{
 	id INTEGER NOT NULL PRIMARY KEY, project_id VARCHAR NOT NULL, payer VARCHAR NOT NULL, done BOOLEAN NOT NULL)`,
 }
 
-// rankInclude is what a ranking index carries besides its key on Postgres,
-// so that a page at a deep offset is read from the index alone.
-const rankInclude = ` INCLUDE (net_rebate, transaction_count, token_account_closure_count, token_burn_count, nft_burn_count,
+// rankIncludeV9 is what a ranking index of migration 9 carries besides its
+// key on Postgres, so that a page at a deep offset is read from the index
+// alone (frozen: migration 14 replaced those indexes with ones that carry
+// every type's count).
+const rankIncludeV9 = ` INCLUDE (net_rebate, transaction_count, token_account_closure_count, token_burn_count, nft_burn_count,
 	donation_amount, donation_count, community_amount)`
 
 // rollupIndex is an index of migration 9. On an existing table (onLedger)
@@ -92,14 +96,14 @@ var rollupIndexes = []rollupIndex{
 	{
 		name: "reclaim_rollup_periods_rank_idx", table: "reclaim_rollup_periods",
 		columns:   "project_id, type, period, bucket, gross_rebate DESC, payer",
-		pgColumns: `project_id, type, period, bucket, gross_rebate DESC, payer COLLATE "C"`, include: rankInclude,
+		pgColumns: `project_id, type, period, bucket, gross_rebate DESC, payer COLLATE "C"`, include: rankIncludeV9,
 	},
 	// All time ranked the same way (replaces reclaim_payer_totals_rank_idx,
 	// which left the payer order to a sort of every wallet).
 	{
 		name: "reclaim_payer_totals_board_idx", table: "reclaim_payer_totals", onLedger: true,
 		columns:   "project_id, type, gross_rebate DESC, payer",
-		pgColumns: `project_id, type, gross_rebate DESC, payer COLLATE "C"`, include: rankInclude,
+		pgColumns: `project_id, type, gross_rebate DESC, payer COLLATE "C"`, include: rankIncludeV9,
 	},
 	// Confirmed rows the rollups do not count yet: normally none.
 	{

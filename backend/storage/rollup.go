@@ -100,12 +100,9 @@ ON CONFLICT (project_id, day, payer, type) DO UPDATE SET ` + addedUp("reclaim_ro
 	// Each row counts four times: for its type and for all types (""), in
 	// its month and in its year.
 	addToRollupPeriods = `INSERT INTO reclaim_rollup_periods (project_id, payer, type, period, bucket,
-	gross_rebate, net_rebate, transaction_count, token_account_closure_count, token_burn_count, nft_burn_count,
-	donation_amount, donation_count, community_amount)
+	` + commaList(figureColumns()) + `)
 SELECT project_id, payer, t, period, bucket, SUM(gross_rebate), SUM(net_rebate), COUNT(*),
-	COUNT(CASE WHEN type = 'token_account_closure' THEN 1 END),
-	COUNT(CASE WHEN type = 'token_burn' THEN 1 END),
-	COUNT(CASE WHEN type = 'nft_burn' THEN 1 END),
+	` + commaList(typeCountsOf()) + `,
 	SUM(donation_amount), COUNT(CASE WHEN donation_amount > 0 THEN 1 END), SUM(service_fee)
 FROM (
 	SELECT project_id, payer, type, CASE WHEN k.all_types = 1 THEN '' ELSE type END AS t, k.period,
@@ -118,9 +115,7 @@ FROM (
 ) AS counted
 WHERE TRUE
 GROUP BY project_id, payer, t, period, bucket ORDER BY project_id, payer, t, period, bucket
-ON CONFLICT (project_id, payer, type, period, bucket) DO UPDATE SET ` + addedUp("reclaim_rollup_periods",
-		"gross_rebate", "net_rebate", "transaction_count", "token_account_closure_count", "token_burn_count",
-		"nft_burn_count", "donation_amount", "donation_count", "community_amount")
+ON CONFLICT (project_id, payer, type, period, bucket) DO UPDATE SET ` + addedUp("reclaim_rollup_periods", figureColumns()...)
 
 	addToProjectDays = `INSERT INTO reclaim_project_days (project_id, day, gross_rebate, transaction_count)
 SELECT project_id, %[2]s, SUM(gross_rebate), COUNT(*)

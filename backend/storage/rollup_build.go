@@ -262,9 +262,21 @@ func (s *Store) catchUpRollups(ctx context.Context) error {
 }
 
 // rebuildPayerTotals recomputes the per-wallet totals of all time from the
-// confirmed ledger rows: what migration 2 did (payerTotalsV2, frozen), as
-// long as the totals' table keeps that shape.
-const rebuildPayerTotals = payerTotalsV2
+// confirmed rows, as migration 2 first did (payerTotalsV2), with every
+// type's count.
+var rebuildPayerTotals = `
+INSERT INTO reclaim_payer_totals (project_id, payer, type, ` + commaList(figureColumns()) + `)
+SELECT project_id, payer, t, SUM(gross_rebate), SUM(net_rebate), COUNT(*),
+	` + commaList(typeCountsOf()) + `,
+	SUM(donation_amount), COUNT(CASE WHEN donation_amount > 0 THEN 1 END), SUM(service_fee)
+FROM (
+	SELECT project_id, payer, type, type AS t, gross_rebate, net_rebate, donation_amount, service_fee
+	FROM reclaim_transactions WHERE status = 'confirmed'
+	UNION ALL
+	SELECT project_id, payer, type, '' AS t, gross_rebate, net_rebate, donation_amount, service_fee
+	FROM reclaim_transactions WHERE status = 'confirmed'
+) AS confirmed
+GROUP BY project_id, payer, t`
 
 // rollupTablesByName are the tables a rebuild empties and fills again.
 var rollupTablesByName = []string{"reclaim_payer_totals", "reclaim_rollup_days", "reclaim_rollup_periods",

@@ -89,7 +89,7 @@ func ConfirmAsBefore(ctx context.Context, s *Store, jti string, at time.Time) er
 		if err != nil || len(rows) == 0 {
 			return err
 		}
-		_, err = addToTotals(ctx, tx, &rows[0])
+		_, err = addToTotalsOf(ctx, tx, &rows[0], ledger.Types[:3]) // the types it knew
 		return err
 	})
 }
@@ -136,7 +136,7 @@ func InsertAsBefore(ctx context.Context, s *Store, e ledger.Entry) error {
 		if row.Status != ledger.StatusConfirmed {
 			return nil
 		}
-		_, err := addToTotals(ctx, tx, &row)
+		_, err := addToTotalsOf(ctx, tx, &row, ledger.Types[:3]) // the types it knew
 		return err
 	})
 }

@@ -215,8 +215,8 @@ func (s *Store) leaderboardOfPieces(projectID string, f ledger.Filter, ps []piec
 // boardColumns are the leaderboard's figures, each the expression of(i) for
 // the i-th of pieceColumns, named as leaderboardRow reads them.
 func boardColumns(of func(i int) string) []string {
-	names := []string{"total_gross_rebate", "total_net_rebate", "total_transaction_count", "token_account_closure_count",
-		"token_burn_count", "nft_burn_count", "total_donation_amount", "total_donation_count", "total_community_amount"}
+	names := append(append([]string{"total_gross_rebate", "total_net_rebate", "total_transaction_count"}, typeCountColumns()...),
+		"total_donation_amount", "total_donation_count", "total_community_amount")
 	cols := make([]string, len(names))
 	for i, n := range names {
 		cols[i] = of(i) + " AS " + n
@@ -249,8 +249,7 @@ func (s *Store) sumPieces(projectID string, f ledger.Filter, ps []piece, cond st
 // planner pick a nested-loop anti-join; excluding them from that bounded
 // prefix joins by hash.)
 func (s *Store) leaderboardOverBase(projectID string, f ledger.Filter, p piece, base *bun.SelectQuery, corrections []piece) *bun.SelectQuery {
-	periodCols := []string{"gross_rebate", "net_rebate", "transaction_count", "token_account_closure_count",
-		"token_burn_count", "nft_burn_count", "donation_amount", "donation_count", "community_amount"}
+	periodCols := figureColumns()
 	top := base.OrderExpr("total_gross_rebate DESC").OrderExpr(s.payerOrder())
 	untouched := s.db.NewSelect().
 		TableExpr("(? LIMIT (SELECT COUNT(*) FROM corrections) + ?) AS t", top, f.Offset+f.Limit).
@@ -278,14 +277,21 @@ func periodOf(k pieceKind) int {
 }
 
 // pieceColumns are the names of what pieceSQL selects besides the payer: the
-// figures the leaderboard sums.
-var pieceColumns = []string{"g", "n", "c", "tac", "tb", "nft", "da", "dc", "ca"}
+// figures the leaderboard sums, the type counts t0, t1, ... in
+// ledger.Types order.
+var pieceColumns = func() []string {
+	cols := []string{"g", "n", "c"}
+	for i := range ledger.Types {
+		cols = append(cols, fmt.Sprintf("t%d", i))
+	}
+	return append(cols, "da", "dc", "ca")
+}()
 
 // typeCounts are the per-type counts of rows that count n transactions of
 // their type.
 func typeCounts(n string) []string {
 	var out []string
-	for _, t := range []string{ledger.TypeTokenAccountClosure, ledger.TypeTokenBurn, ledger.TypeNFTBurn} {
+	for _, t := range ledger.Types {
 		out = append(out, fmt.Sprintf("CASE WHEN type = '%s' THEN %s ELSE 0 END", t, n))
 	}
 	return out
@@ -314,8 +320,7 @@ func pieceSQL(p piece, projectID string, f ledger.Filter, rankOnly bool, cond st
 		}
 	default:
 		table, where = "reclaim_rollup_periods", "type = ? AND period = ? AND bucket >= ? AND bucket < ?"
-		exprs = []string{"gross_rebate", "net_rebate", "transaction_count", "token_account_closure_count",
-			"token_burn_count", "nft_burn_count", "donation_amount", "donation_count", "community_amount"}
+		exprs = figureColumns()
 		args = append(args, f.Type, periodOf(p.kind), p.lo, p.hi)
 	}
 	sign := ""

@@ -192,7 +192,13 @@ func (g *ledgerGen) record(t *testing.T, s *storage.Store, projectID string, n i
 		if gross == 0 {
 			donation, service = 0, 0 // a cNFT burn: no rent, the fee only
 		}
-		e := entry(jti, g.payers[g.r.IntN(len(g.payers))], ledger.Types[g.r.IntN(3)], gross, donation, service, ledger.StatusSubmitted, nil)
+		types := ledger.Types
+		if how.before || how.inFlight {
+			// What a version before migration 9 (or 14), which confirms
+			// these, knew (docs/decisions.md, "type counts").
+			types = ledger.Types[:3]
+		}
+		e := entry(jti, g.payers[g.r.IntN(len(g.payers))], types[g.r.IntN(len(types))], gross, donation, service, ledger.StatusSubmitted, nil)
 		e.ProjectID, e.CreatedAt = projectID, g.instant()
 		at := g.instant()
 		k := g.r.IntN(10)
@@ -241,7 +247,7 @@ func (g *ledgerGen) filter() ledger.Filter {
 		f.Payer = g.payers[g.r.IntN(len(g.payers))]
 	}
 	if g.r.IntN(3) == 0 {
-		f.Type = ledger.Types[g.r.IntN(3)]
+		f.Type = ledger.Types[g.r.IntN(len(ledger.Types))]
 	}
 	bound := func() *time.Time {
 		if g.r.IntN(5) == 0 {

@@ -4,6 +4,7 @@
 package ixtest
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"testing"
 
@@ -80,3 +81,18 @@ func CheckMetas(t *testing.T, got solana.AccountMetaSlice, want []Meta) {
 		}
 	}
 }
+
+// Key is a fixed public key named for a test: the SHA-256 of its name.
+func Key(name string) solana.PublicKey {
+	h := sha256.Sum256([]byte(name))
+	return solana.PublicKeyFromBytes(h[:])
+}
+
+// Writable is the expected meta of a writable account that does not sign.
+func Writable(k solana.PublicKey) Meta { return Meta{Key: k, Writable: true} }
+
+// Signer is a read-only signer.
+func Signer(k solana.PublicKey) Meta { return Meta{Key: k, Signer: true} }
+
+// ReadOnly is neither writable nor a signer.
+func ReadOnly(k solana.PublicKey) Meta { return Meta{Key: k} }

@@ -37,17 +37,27 @@ var Default = Sysvar{LamportsPerByteYear: 3480, ExemptionThreshold: 2}
 // lamports_per_byte_year u64, exemption_threshold f64, burn_percent u8.
 // An account that is missing, not a sysvar or too short reads as Default.
 func Parse(a *rpc.Account) Sysvar {
+	if r, ok := Read(a); ok {
+		return r
+	}
+	return Default
+}
+
+// Read is Parse without the fallback: ok is false when a is not the Rent
+// sysvar, and no figure should be trusted. Since SIMD-0194 the first field
+// holds lamports per byte with a threshold of 1.0; the formula is the same.
+func Read(a *rpc.Account) (r Sysvar, ok bool) {
 	if a == nil || a.Data == nil || !a.Owner.Equals(SysvarOwner) {
-		return Default
+		return Sysvar{}, false
 	}
 	d := a.Data.GetBinary()
 	if len(d) < 17 {
-		return Default
+		return Sysvar{}, false
 	}
 	return Sysvar{
 		LamportsPerByteYear: binary.LittleEndian.Uint64(d[0:8]),
 		ExemptionThreshold:  math.Float64frombits(binary.LittleEndian.Uint64(d[8:16])),
-	}
+	}, true
 }
 
 // MinimumBalance is Rent::minimum_balance as the programs compute it:

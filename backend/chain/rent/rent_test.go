@@ -35,7 +35,28 @@ func TestParse(t *testing.T) {
 			if got := rent.Parse(tc.a); got != tc.want {
 				t.Errorf("Parse = %+v, want %+v", got, tc.want)
 			}
+			if got, ok := rent.Read(tc.a); ok != (tc.name == "the sysvar") || ok && got != tc.want {
+				t.Errorf("Read = %+v, %v", got, ok)
+			}
 		})
+	}
+}
+
+// TestMinimumBalanceAfterCut: the local validator's Rent sysvar in SIMD-0194's
+// form (6,960 a byte, threshold 1.0) and after a SIMD-0437 step to 5,080: a
+// token account's minimum drops by 550,840, as validator_setRent's test
+// (e2e/validator/test/rent.test.js) has the program withdraw.
+func TestMinimumBalanceAfterCut(t *testing.T) {
+	t.Parallel()
+	before, after := rent.Sysvar{LamportsPerByteYear: 6960, ExemptionThreshold: 1}, rent.Sysvar{LamportsPerByteYear: 5080, ExemptionThreshold: 1}
+	if got := before.MinimumBalance(165); got != 2_039_280 {
+		t.Errorf("before: %d", got)
+	}
+	if got := before.MinimumBalance(165) - after.MinimumBalance(165); got != 550_840 {
+		t.Errorf("a token account's excess after the cut: %d, want 550,840", got)
+	}
+	if got := (rent.Sysvar{LamportsPerByteYear: 696, ExemptionThreshold: 1}).MinimumBalance(165); got != 293*696 {
+		t.Errorf("at the last step: %d", got)
 	}
 }
 

@@ -118,6 +118,18 @@ func TestInstructionLayouts(t *testing.T) {
 			Metas: []ixtest.Meta{w(mint), ro(owner), ro(mint), s(to)},
 		},
 		{
+			// spl-token-2022's withdraw_excess_lamports (instruction.rs):
+			// TokenInstruction::WithdrawExcessLamports packs as [38];
+			// source and destination writable, the authority a signer.
+			Name: "WithdrawExcessLamports Token-2022", Ix: spltoken.WithdrawExcessLamports(t22, acct, to, owner),
+			Program: t22, Data: "26", Metas: []ixtest.Meta{w(acct), w(to), s(owner)},
+		},
+		{
+			// p-token's (spl-token-interface) instruction 38, the same layout.
+			Name: "WithdrawExcessLamports SPL Token (p-token)", Ix: spltoken.WithdrawExcessLamports(tok, mint, to, owner),
+			Program: tok, Data: "26", Metas: []ixtest.Meta{w(mint), w(to), s(owner)},
+		},
+		{
 			Name: "CreateAssociatedTokenAccount", Ix: spltoken.CreateAssociatedTokenAccount(to, owner, mint, tok, false),
 			Program: solana.SPLAssociatedTokenAccountProgramID, Data: "",
 			Metas: []ixtest.Meta{signerW(to), w(tokenAta), ro(owner), ro(mint), ro(solana.SystemProgramID), ro(tok)},

@@ -136,3 +136,44 @@ func TestSizes(t *testing.T) {
 		t.Errorf("TokenMetadataSize = %d", got)
 	}
 }
+
+func TestParseMintAuthority(t *testing.T) {
+	t.Parallel()
+	self, auth := solana.NewWallet().PublicKey(), solana.NewWallet().PublicKey()
+	md := spltoken.TokenMetadata{Name: "N", Symbol: "S", URI: "U"}
+	for name, data := range map[string][]byte{
+		"SPL Token mint":                  spltokentest.MintOf(&auth, self, 6, 1000, nil),
+		"Token-2022 mint with extensions": spltokentest.MintOf(&auth, self, 6, 1000, &md),
+	} {
+		m, err := spltoken.ParseMint(data)
+		if err != nil || m.MintAuthority == nil || *m.MintAuthority != auth {
+			t.Errorf("%s: ParseMint = %+v, %v; want mint authority %s", name, m, err, auth)
+		}
+		if got := data[spltoken.MintAuthorityFilter : spltoken.MintAuthorityFilter+36]; string(got) != string(spltoken.MintAuthorityBytes(auth)) {
+			t.Errorf("%s: the filter's bytes %x are not the mint's %x", name, spltoken.MintAuthorityBytes(auth), got)
+		}
+	}
+	fixed, err := spltoken.ParseMint(spltokentest.MintOf(nil, self, 0, 1, nil))
+	if err != nil || fixed.MintAuthority != nil {
+		t.Errorf("a mint without mint authority: %+v, %v", fixed, err)
+	}
+}
+
+func TestWithdrawsExcess(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		program solana.PublicKey
+		pToken  bool
+		want    bool
+	}{
+		{solana.Token2022ProgramID, false, true},
+		{solana.Token2022ProgramID, true, true},
+		{solana.TokenProgramID, true, true},
+		{solana.TokenProgramID, false, false}, // the classic program: InvalidInstruction
+		{solana.SystemProgramID, true, false},
+	} {
+		if got := spltoken.WithdrawsExcess(tc.program, tc.pToken); got != tc.want {
+			t.Errorf("WithdrawsExcess(%s, p-token %v) = %v, want %v", tc.program, tc.pToken, got, tc.want)
+		}
+	}
+}

@@ -2,12 +2,27 @@ package spltoken
 
 import (
 	"encoding/binary"
+
+	"github.com/gagliardetto/solana-go"
 )
+
+// MintAuthorityFilter is the offset a getProgramAccounts memcmp filter
+// matches a mint's authority at: the COption tag (1: Some) at 0, then the
+// key; MintAuthorityBytes is what it compares.
+const MintAuthorityFilter = 0
+
+// MintAuthorityBytes are the 36 bytes a mint whose mint authority is
+// authority begins with.
+func MintAuthorityBytes(authority solana.PublicKey) []byte {
+	return append([]byte{1, 0, 0, 0}, authority[:]...)
+}
 
 // Mint is the part of a mint that Reclaim reads.
 type Mint struct {
-	Supply   uint64
-	Decimals uint8
+	// MintAuthority is nil when none is set (the supply is fixed).
+	MintAuthority *solana.PublicKey
+	Supply        uint64
+	Decimals      uint8
 	// Metadata is Token-2022's TokenMetadata extension on the mint itself;
 	// nil when absent or unreadable.
 	Metadata *TokenMetadata
@@ -25,6 +40,10 @@ func ParseMint(data []byte) (Mint, error) {
 		return Mint{}, ErrLayout
 	}
 	m := Mint{Supply: binary.LittleEndian.Uint64(data[36:44]), Decimals: data[44]}
+	if binary.LittleEndian.Uint32(data[0:4]) == 1 {
+		pk := solana.PublicKeyFromBytes(data[4:36])
+		m.MintAuthority = &pk
+	}
 	EachExtension(data, func(typ ExtensionType, value []byte) {
 		if typ == ExtensionTokenMetadata {
 			md, err := ParseTokenMetadata(value)

@@ -21,6 +21,18 @@ import (
 // Programs are the token programs, SPL Token first.
 var Programs = []solana.PublicKey{solana.TokenProgramID, solana.Token2022ProgramID}
 
+// PTokenFeature is the feature gate of SIMD-0266 ("Efficient Token
+// program"): once active, the SPL Token program is p-token, which has
+// WithdrawExcessLamports as Token-2022 does.
+var PTokenFeature = solana.MustPublicKeyFromBase58("ptokFjwyJtrwCa9Kgo9xoDS59V4QccBGEaRFnRPnSdP")
+
+// WithdrawsExcess reports whether program takes WithdrawExcessLamports on a
+// cluster where PTokenFeature is active (pToken) or not: Token-2022 always,
+// SPL Token only as p-token.
+func WithdrawsExcess(program solana.PublicKey, pToken bool) bool {
+	return program.Equals(solana.Token2022ProgramID) || pToken && program.Equals(solana.TokenProgramID)
+}
+
 // IsProgram reports whether program is SPL Token or Token-2022.
 func IsProgram(program solana.PublicKey) bool {
 	return program.Equals(solana.TokenProgramID) || program.Equals(solana.Token2022ProgramID)
@@ -54,18 +66,19 @@ var ErrLayout = errors.New("spltoken: not the expected account")
 
 // Instruction tags: the first data byte of every token instruction.
 const (
-	tagSetAuthority        = 6
-	tagCloseAccount        = 9
-	tagFreezeAccount       = 10
-	tagTransferChecked     = 12
-	tagMintToChecked       = 14
-	tagBurnChecked         = 15
-	tagSyncNative          = 17
-	tagInitializeAccount3  = 18
-	tagInitializeMint2     = 20
-	tagTransferFeeExt      = 26
-	tagMetadataPointerExt  = 39
-	transferFeeInitConfig  = 0
-	transferFeeHarvestMint = 4
-	metadataPointerInit    = 0
+	tagSetAuthority           = 6
+	tagCloseAccount           = 9
+	tagFreezeAccount          = 10
+	tagTransferChecked        = 12
+	tagMintToChecked          = 14
+	tagBurnChecked            = 15
+	tagSyncNative             = 17
+	tagInitializeAccount3     = 18
+	tagInitializeMint2        = 20
+	tagTransferFeeExt         = 26
+	tagWithdrawExcessLamports = 38
+	tagMetadataPointerExt     = 39
+	transferFeeInitConfig     = 0
+	transferFeeHarvestMint    = 4
+	metadataPointerInit       = 0
 )

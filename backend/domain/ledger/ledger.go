@@ -25,11 +25,21 @@ const (
 	TypeTokenAccountClosure = "token_account_closure"
 	TypeTokenBurn           = "token_burn"
 	TypeNFTBurn             = "nft_burn"
+	// TypeExcessRentWithdrawal withdraws the excess rent of token accounts
+	// and mints (WithdrawExcessLamports), which stay open.
+	TypeExcessRentWithdrawal = "excess_rent_withdrawal"
+	// TypeProgramBufferClosure closes upgradeable-loader buffers.
+	TypeProgramBufferClosure = "program_buffer_closure"
+	// TypeNonceAccountClosure withdraws durable nonce accounts whole.
+	TypeNonceAccountClosure = "nonce_account_closure"
+	// TypeStakeAccountWithdrawal withdraws inactive stake accounts whole.
+	TypeStakeAccountWithdrawal = "stake_account_withdrawal"
 )
 
 // Types lists every known transaction type, in display order. Treat it as
 // read-only.
-var Types = []string{TypeTokenAccountClosure, TypeTokenBurn, TypeNFTBurn}
+var Types = []string{TypeTokenAccountClosure, TypeTokenBurn, TypeNFTBurn,
+	TypeExcessRentWithdrawal, TypeProgramBufferClosure, TypeNonceAccountClosure, TypeStakeAccountWithdrawal}
 
 // ValidType reports whether t is one of Types.
 func ValidType(t string) bool {

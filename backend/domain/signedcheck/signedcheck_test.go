@@ -59,6 +59,16 @@ func TestCheckRefuses(t *testing.T) {
 		{"a System transfer to a stranger", with(append(append([]solana.Instruction{}, b...), guard, transfer(wallet, stranger, 1))...),
 			"an instruction was added at index 6: System transfer"},
 		{"a Memo", with(insert(b, 2, memo("hello"))...), "an instruction was added at index 2: Memo instruction"},
+		{"an excess withdrawal to a stranger", with(insert(b, 3, solana.NewInstruction(solana.Token2022ProgramID, solana.AccountMetaSlice{
+			solana.Meta(key("account")).WRITE(), solana.Meta(stranger).WRITE(), solana.Meta(wallet).SIGNER()}, []byte{38}))...),
+			"an instruction was added at index 3: Token-2022 WithdrawExcessLamports"},
+		{"a stake withdrawal to a stranger", with(insert(b, 3, solana.NewInstruction(solana.StakeProgramID, solana.AccountMetaSlice{
+			solana.Meta(key("stake")).WRITE(), solana.Meta(stranger).WRITE(), solana.Meta(solana.SysVarClockPubkey),
+			solana.Meta(solana.SysVarStakeHistoryPubkey), solana.Meta(wallet).SIGNER()}, []byte{4, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}))...),
+			"an instruction was added at index 3: Stake Withdraw"},
+		{"a buffer closed to a stranger", with(insert(b, 3, solana.NewInstruction(solana.BPFLoaderUpgradeableProgramID, solana.AccountMetaSlice{
+			solana.Meta(key("buffer")).WRITE(), solana.Meta(stranger).WRITE(), solana.Meta(wallet).SIGNER()}, []byte{5, 0, 0, 0}))...),
+			"an instruction was added at index 3: BPF Upgradeable Loader Close"},
 		{"a second Token instruction", with(insert(b, 3, closeAccount(key("another account")))...), "added at index 3: Token CloseAccount"},
 		{"the same Token instruction twice", with(insert(b, 3, closeAccount(tokenAcct))...), "instruction 3 (Token CloseAccount) repeats a built instruction"},
 		{"a Lighthouse memory write", with(append(append([]solana.Instruction{}, b...), memoryWrite())...), "instruction 5 is a Lighthouse MemoryWrite, which moves lamports"},

@@ -13,6 +13,20 @@ const (
 	TypeFungibleAsset     ItemType = "fungible_asset"
 	TypeZKCompressedToken ItemType = "zk_compressed_token"
 	TypeCNFT              ItemType = "cnft"
+	// TypeExcessRent is the lamports of a token account or mint above its
+	// rent-exempt minimum under the cluster's current Rent sysvar: what a
+	// rent cut (SIMD-0437) leaves in every account made before it.
+	TypeExcessRent ItemType = "excess_rent"
+	// TypeProgramBuffer is a buffer account of the upgradeable BPF loader
+	// whose authority is the wallet: the bytes of a program deploy that
+	// failed or was abandoned.
+	TypeProgramBuffer ItemType = "program_buffer"
+	// TypeNonceAccount is a durable nonce account whose authority is the
+	// wallet.
+	TypeNonceAccount ItemType = "nonce_account"
+	// TypeStakeAccount is a stake account whose withdraw authority is the
+	// wallet, with nothing staked any more.
+	TypeStakeAccount ItemType = "stake_account"
 )
 
 // Action is a BurnerAction: what reclaiming does to an item.
@@ -23,10 +37,17 @@ type Action string
 const (
 	ActionClose Action = "close"
 	ActionBurn  Action = "burn"
+	// ActionWithdrawExcess takes an account's excess rent out, leaving it
+	// open with everything else unchanged (WithdrawExcessLamports).
+	ActionWithdrawExcess Action = "withdraw_excess"
+	// ActionWithdraw takes every lamport out of a stake account, which
+	// closes it.
+	ActionWithdraw Action = "withdraw"
 )
 
 // itemTypes are the WalletItemTypes in the contract's order.
-var itemTypes = []ItemType{TypeEmptyAccount, TypeToken, TypeNFT, TypeFungibleAsset, TypeZKCompressedToken, TypeCNFT}
+var itemTypes = []ItemType{TypeEmptyAccount, TypeToken, TypeNFT, TypeFungibleAsset, TypeZKCompressedToken, TypeCNFT,
+	TypeExcessRent, TypeProgramBuffer, TypeNonceAccount, TypeStakeAccount}
 
 // actions is the one table of the actions each type can take: what a build
 // request may select (validation), the most discovery offers (each item's
@@ -34,7 +55,9 @@ var itemTypes = []ItemType{TypeEmptyAccount, TypeToken, TypeNFT, TypeFungibleAss
 // docs/decisions.md states (actions_test.go checks it). A token burns,
 // except wrapped SOL, which closes (the token programs refuse Burn on
 // native accounts; closing returns the balance with the rent). Fungible
-// assets and ZK-compressed tokens are listed but take no action yet.
+// assets and ZK-compressed tokens are listed but take no action yet. A
+// program buffer closes to the wallet, a nonce account closes (its whole
+// balance withdrawn), a stake account is withdrawn whole.
 var actions = map[ItemType][]Action{
 	TypeEmptyAccount:      {ActionClose},
 	TypeToken:             {ActionBurn, ActionClose},
@@ -42,6 +65,10 @@ var actions = map[ItemType][]Action{
 	TypeFungibleAsset:     {},
 	TypeZKCompressedToken: {},
 	TypeCNFT:              {ActionBurn},
+	TypeExcessRent:        {ActionWithdrawExcess},
+	TypeProgramBuffer:     {ActionClose},
+	TypeNonceAccount:      {ActionClose},
+	TypeStakeAccount:      {ActionWithdraw},
 }
 
 // ItemTypes lists every WalletItemType, in the contract's order; a
@@ -69,4 +96,31 @@ func ActionsFor(t ItemType) []Action {
 // build request's selection must satisfy before the chain is asked.
 func ValidAction(t ItemType, a Action) bool {
 	return slices.Contains(actions[t], a)
+}
+
+// safe is the one table of what "select all safe items" takes: for each
+// type, the action that destroys nothing its owner could still want. An
+// empty account closes (nothing in it), excess rent is withdrawn (the
+// account stays open with all it holds), a program buffer, a nonce account
+// and a stake account with nothing staked give back their lamports. Every
+// burn is left out, and so is a token's close (wrapped SOL: its balance is
+// the owner's wrapped SOL).
+var safe = map[ItemType]Action{
+	TypeEmptyAccount:  ActionClose,
+	TypeExcessRent:    ActionWithdrawExcess,
+	TypeProgramBuffer: ActionClose,
+	TypeNonceAccount:  ActionClose,
+	TypeStakeAccount:  ActionWithdraw,
+}
+
+// SafeAction is the action a select-all build takes on it, and whether it
+// takes any: the item's type must have a safe action, and the item must
+// offer it now (an empty account another key is the close authority of
+// offers none).
+func (it Item) SafeAction() (Action, bool) {
+	a, ok := safe[it.Type]
+	if !ok || !slices.Contains(it.Actions, a) {
+		return "", false
+	}
+	return a, true
 }

@@ -14,7 +14,8 @@ import (
 
 func TestAssetsActionsTable(t *testing.T) {
 	t.Parallel()
-	want := []ItemType{"empty_account", "token", "nft", "fungible_asset", "zk_compressed_token", "cnft"}
+	want := []ItemType{"empty_account", "token", "nft", "fungible_asset", "zk_compressed_token", "cnft",
+		"excess_rent", "program_buffer", "nonce_account", "stake_account"}
 	if got := ItemTypes(); !slices.Equal(got, want) {
 		t.Fatalf("ItemTypes = %v, want the contract's %v", got, want)
 	}
@@ -22,7 +23,7 @@ func TestAssetsActionsTable(t *testing.T) {
 		if !typ.Known() || ActionsFor(typ) == nil {
 			t.Errorf("%s has no row", typ)
 		}
-		for _, a := range []Action{ActionClose, ActionBurn} {
+		for _, a := range []Action{ActionClose, ActionBurn, ActionWithdrawExcess, ActionWithdraw} {
 			if ValidAction(typ, a) != slices.Contains(ActionsFor(typ), a) {
 				t.Errorf("ValidAction(%s, %s) disagrees with ActionsFor", typ, a)
 			}
@@ -36,6 +37,43 @@ func TestAssetsActionsTable(t *testing.T) {
 	ItemTypes()[0] = "swap"
 	if !ValidAction(TypeToken, ActionBurn) || ItemTypes()[0] != TypeEmptyAccount {
 		t.Error("the table changed through a returned slice")
+	}
+}
+
+// TestAssetsSafeActions: select-all takes each safe type's one action when
+// the item offers it, and never a burn nor a token's close.
+func TestAssetsSafeActions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		item Item
+		want Action
+	}{
+		{Item{Type: TypeEmptyAccount, Actions: []Action{ActionClose}}, ActionClose},
+		{Item{Type: TypeEmptyAccount, HasCloseAuthority: true}, ""}, // another key closes it
+		{Item{Type: TypeExcessRent, Actions: []Action{ActionWithdrawExcess}}, ActionWithdrawExcess},
+		{Item{Type: TypeProgramBuffer, Actions: []Action{ActionClose}}, ActionClose},
+		{Item{Type: TypeNonceAccount, Actions: []Action{ActionClose}}, ActionClose},
+		{Item{Type: TypeStakeAccount, Actions: []Action{ActionWithdraw}}, ActionWithdraw},
+		{Item{Type: TypeToken, Actions: []Action{ActionBurn}}, ""},
+		{Item{Type: TypeToken, IsNative: true, Actions: []Action{ActionClose}}, ""},
+		{Item{Type: TypeNFT, Actions: []Action{ActionBurn}}, ""},
+		{Item{Type: TypeCNFT, Actions: []Action{ActionBurn}}, ""},
+		{Item{Type: TypeFungibleAsset}, ""},
+		{Item{Type: TypeZKCompressedToken}, ""},
+	} {
+		a, ok := tc.item.SafeAction()
+		if a != tc.want || ok != (tc.want != "") {
+			t.Errorf("%s %+v: SafeAction = %q %v, want %q", tc.item.Type, tc.item.Actions, a, ok, tc.want)
+		}
+		if ok && (a == ActionBurn || !ValidAction(tc.item.Type, a)) {
+			t.Errorf("%s: select-all takes %s", tc.item.Type, a)
+		}
+	}
+	for _, typ := range ItemTypes() {
+		a, ok := Item{Type: typ, Actions: ActionsFor(typ)}.SafeAction()
+		if ok && a == ActionBurn {
+			t.Errorf("%s: select-all burns", typ)
+		}
 	}
 }
 

@@ -51,16 +51,13 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
-
-	"github.com/reclaim-sol/reclaim/backend/chain/mplcore"
-	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
-	"github.com/reclaim-sol/reclaim/backend/pkg/rpclimit"
 )
 
 // RPC is the part of solana-go's *rpc.Client that discovery calls.
 type RPC interface {
 	GetTokenAccountsByOwner(ctx context.Context, owner solana.PublicKey, conf *rpc.GetTokenAccountsConfig, opts *rpc.GetTokenAccountsOpts) (*rpc.GetTokenAccountsResult, error)
 	GetMultipleAccountsWithOpts(ctx context.Context, accounts []solana.PublicKey, opts *rpc.GetMultipleAccountsOpts) (*rpc.GetMultipleAccountsResult, error)
+	GetProgramAccountsWithOpts(ctx context.Context, program solana.PublicKey, opts *rpc.GetProgramAccountsOpts) (rpc.GetProgramAccountsResult, error)
 }
 
 // PriceSource gives USD prices per mint (base58). A mint without a known price is
@@ -107,9 +104,11 @@ func NewDiscoverer(rpc RPC, prices PriceSource, sources ...Source) *Discoverer {
 // Listing is every reclaimable item of a wallet.
 type Listing struct {
 	// Items in discovery order (see Stream): the TokenAccounts token accounts
-	// by address, then the Sources' items by address.
+	// by address, then by address the Sources' items and the cluster's other
+	// items (excess rent, program buffers, nonce and stake accounts).
 	Items []Item
-	// TokenAccounts is how many of Items are SPL Token and Token-2022 accounts.
+	// TokenAccounts is how many of Items are SPL Token and Token-2022
+	// accounts: the first ones.
 	TokenAccounts int
 	// Counts has one key per type of ItemTypes, zeros included.
 	Counts map[ItemType]int
@@ -139,6 +138,16 @@ const (
 	// a burned asset's stub), and an asset of another owner.
 	reasonNotCore         = "not an MPL Core asset"
 	reasonOtherWalletCore = "MPL Core asset is owned by another wallet"
+	// Excess rent, buffers, nonce and stake accounts.
+	reasonOtherAuthority   = "its authority is another wallet"
+	reasonNoRent           = "the cluster did not serve its Rent sysvar"
+	reasonNoClock          = "the cluster did not serve its Clock sysvar"
+	reasonNoWithdrawExcess = "its token program does not take WithdrawExcessLamports on this cluster (SPL Token before p-token)"
+	reasonNoExcess         = "holds no lamports above its rent-exempt minimum"
+	reasonNativeExcess     = "is wrapped SOL: close it (a token item) to take its balance and rent"
+	reasonNotBuffer        = "not a buffer account of the upgradeable BPF loader"
+	reasonNotNonce         = "not an initialized nonce account"
+	reasonNotStake         = "not an initialized or delegated stake account"
 )
 
 // List reads every token account of wallet with its mint and metadata, and
@@ -154,96 +163,4 @@ func (d *Discoverer) List(ctx context.Context, wallet solana.PublicKey) (Listing
 		return Listing{}, err
 	}
 	return Listing{Items: items, TokenAccounts: n, Counts: countItems(items)}, nil
-}
-
-// Resolve reads the current state of exactly these items of wallet, for
-// building: items in the given order, without Metaplex display metadata,
-// collections or prices (names from Token-2022's metadata extension come with
-// the mint). The mints of empty accounts are not read (a close needs nothing
-// of them): such items have Decimals 0 and no name, so a selection of empty
-// accounts resolves in one round trip. Token accounts of NFTs carry what a Token Metadata burn needs
-// (one more chunked read for them; see metaplex.go), planned as burned
-// together in the given order (metaplex.BurnPlan.Together). An address owned by
-// the MPL Core program resolves as a Core asset (one more read, for the Rent
-// sysvar, only when there is one).
-// An address that does not exist, is neither a token account nor a Core asset,
-// or belongs to another wallet gives an *ItemError (the first one in order).
-func (d *Discoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addresses []solana.PublicKey) ([]Item, error) {
-	ctx = rpclimit.Ensure(ctx)
-	accs, err := d.accounts(ctx, addresses)
-	if err != nil {
-		return nil, err
-	}
-	var owned []ownedAccount
-	var cores []coreAccount
-	for i, addr := range addresses {
-		a := accs[i]
-		if a == nil {
-			return nil, &ItemError{Address: addr.String(), Index: i, Reason: reasonNotFound}
-		}
-		if a.Owner.Equals(mplcore.ProgramID) {
-			ca, err := mplcore.ParseAsset(data(a))
-			if err != nil {
-				return nil, &ItemError{Address: addr.String(), Index: i, Reason: reasonNotCore}
-			}
-			if !ca.Owner.Equals(wallet) {
-				return nil, &ItemError{Address: addr.String(), Index: i, Reason: reasonOtherWalletCore}
-			}
-			cores = append(cores, coreAccount{address: addr, asset: ca, size: uint64(len(data(a)))})
-			continue
-		}
-		st, err := spltoken.ParseAccount(data(a))
-		if !spltoken.IsProgram(a.Owner) || err != nil {
-			return nil, &ItemError{Address: addr.String(), Index: i, Reason: reasonNotToken}
-		}
-		if !st.Owner.Equals(wallet) {
-			return nil, &ItemError{Address: addr.String(), Index: i, Reason: reasonOtherWallet}
-		}
-		owned = append(owned, ownedAccount{address: addr, program: a.Owner, lamports: a.Lamports, state: st})
-	}
-	// An empty account's type and actions do not depend on its mint, nor
-	// does its close: its mint is not read.
-	var held []ownedAccount
-	for _, a := range owned {
-		if a.state.Amount > 0 {
-			held = append(held, a)
-		}
-	}
-	mints, err := d.mints(ctx, held, false)
-	if err != nil {
-		return nil, err
-	}
-	tokens := make([]Item, len(owned))
-	for i, a := range owned {
-		var m mintInfo
-		if a.state.Amount > 0 {
-			m = mints[a.state.Mint]
-		}
-		tokens[i] = newItem(a, m)
-	}
-	if plan, at := planMetaplex(tokens, mints, false); len(plan.Keys) > 0 {
-		// The selection burns together: prints sharing an edition marker
-		// close it between them.
-		plan.Together = true
-		accs, err := d.accounts(ctx, plan.Keys)
-		if err != nil {
-			return nil, err
-		}
-		if err := d.applyBurns(ctx, plan, at, accs, tokens); err != nil {
-			return nil, err
-		}
-	}
-	coreList, err := coreItems(ctx, d, cores)
-	if err != nil {
-		return nil, err
-	}
-	byAddress := make(map[solana.PublicKey]Item, len(addresses))
-	for _, it := range append(tokens, coreList...) {
-		byAddress[it.Address] = it
-	}
-	items := make([]Item, len(addresses))
-	for i, addr := range addresses {
-		items[i] = byAddress[addr]
-	}
-	return items, nil
 }

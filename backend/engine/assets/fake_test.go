@@ -17,6 +17,8 @@ import (
 type fakeRPC struct {
 	tokenAccounts func(owner, program solana.PublicKey) (*rpc.GetTokenAccountsResult, error)
 	multiple      func(keys []solana.PublicKey) (*rpc.GetMultipleAccountsResult, error)
+	// programAccounts answers getProgramAccounts; nil answers [].
+	programAccounts func(program solana.PublicKey, opts *rpc.GetProgramAccountsOpts) (rpc.GetProgramAccountsResult, error)
 
 	mu      sync.Mutex
 	calls   map[string]int
@@ -59,6 +61,17 @@ func (f *fakeRPC) GetMultipleAccountsWithOpts(_ context.Context, keys []solana.P
 	return f.multiple(keys)
 }
 
+func (f *fakeRPC) GetProgramAccountsWithOpts(_ context.Context, program solana.PublicKey, opts *rpc.GetProgramAccountsOpts) (rpc.GetProgramAccountsResult, error) {
+	f.count("getProgramAccounts", 0)
+	if opts == nil || opts.Encoding != solana.EncodingBase64 {
+		panic("getProgramAccounts without base64 encoding")
+	}
+	if f.programAccounts == nil {
+		return rpc.GetProgramAccountsResult{}, nil
+	}
+	return f.programAccounts(program, opts)
+}
+
 // chain is an in-memory cluster behind a fakeRPC.
 type chain struct {
 	mu       sync.Mutex
@@ -98,7 +111,42 @@ func (c *chain) rpc() *fakeRPC {
 			}
 			return res, nil
 		},
+		programAccounts: c.programAccounts,
 	}
+}
+
+// programAccounts answers getProgramAccounts as a node does: the program's
+// accounts whose whole data meets every dataSize and memcmp filter, their
+// data sliced when asked.
+func (c *chain) programAccounts(program solana.PublicKey, opts *rpc.GetProgramAccountsOpts) (rpc.GetProgramAccountsResult, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := rpc.GetProgramAccountsResult{}
+	for addr, a := range c.accounts {
+		d := a.Data.GetBinary()
+		if !a.Owner.Equals(program) || !matches(d, opts.Filters) {
+			continue
+		}
+		acc := *a
+		if s := opts.DataSlice; s != nil {
+			from := min(int(*s.Offset), len(d))
+			acc.Data = rpc.DataBytesOrJSONFromBytes(d[from:min(from+int(*s.Length), len(d))])
+		}
+		out = append(out, &rpc.KeyedAccount{Pubkey: addr, Account: &acc})
+	}
+	return out, nil
+}
+
+func matches(d []byte, filters []rpc.RPCFilter) bool {
+	for _, f := range filters {
+		if f.DataSize != 0 && uint64(len(d)) != f.DataSize {
+			return false
+		}
+		if m := f.Memcmp; m != nil && (int(m.Offset)+len(m.Bytes) > len(d) || string(d[m.Offset:int(m.Offset)+len(m.Bytes)]) != string(m.Bytes)) {
+			return false
+		}
+	}
+	return true
 }
 
 // acct describes a token account to encode.

@@ -28,6 +28,7 @@ type ownedAccount struct {
 	key      string // address in base58, set by discovery (Resolve leaves it empty)
 	program  solana.PublicKey
 	lamports uint64
+	size     uint64 // data length: what its rent-exempt minimum is of
 	state    spltoken.Account
 }
 

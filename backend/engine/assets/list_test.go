@@ -54,8 +54,6 @@ func (w *world) list(prices PriceSource) Listing {
 	return l
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // TestListClassification lists a wallet holding one account per case and checks
 // the whole item.
 func TestAssetsListClassification(t *testing.T) {

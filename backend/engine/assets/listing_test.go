@@ -98,7 +98,8 @@ func TestAssetsListOrderAndCounts(t *testing.T) {
 	w.c.put(solana.NewWallet().PublicKey(), tok, tokenRent, uninit)
 
 	l := w.list(nil)
-	want := map[ItemType]int{TypeEmptyAccount: 10, TypeToken: 3, TypeNFT: 3, TypeFungibleAsset: 0, TypeZKCompressedToken: 0, TypeCNFT: 0}
+	want := map[ItemType]int{TypeEmptyAccount: 10, TypeToken: 3, TypeNFT: 3, TypeFungibleAsset: 0, TypeZKCompressedToken: 0, TypeCNFT: 0,
+		TypeExcessRent: 0, TypeProgramBuffer: 0, TypeNonceAccount: 0, TypeStakeAccount: 0}
 	if fmt.Sprint(l.Counts) != fmt.Sprint(want) {
 		t.Errorf("counts = %v, want %v", l.Counts, want)
 	}
@@ -118,7 +119,8 @@ func TestAssetsListOrderAndCounts(t *testing.T) {
 	}
 }
 
-// TestListBatching pins the number of RPC calls: two getTokenAccountsByOwner, the
+// TestListBatching pins the number of RPC calls: two getTokenAccountsByOwner
+// with the cluster's reads (its state, five getProgramAccounts), the
 // mints and their metadata PDAs in chunks of 100 keys, and one chunked read of the
 // collections' metadata with the NFTs' edition PDAs and the Rent sysvar: the
 // calls grow with ceil(accounts / 100).
@@ -148,7 +150,10 @@ func TestAssetsListBatching(t *testing.T) {
 			if len(l.Items) != n || l.Items[0].Collection == nil || l.Items[0].Collection.Name != "Collection" {
 				t.Fatalf("%d items, first %+v", len(l.Items), l.Items[0])
 			}
-			want := 2 + (2*n+99)/100 + (3+n+1+99)/100
+			// 2 getTokenAccountsByOwner, the cluster's state (1) and its 5
+			// scans (mints of both programs, buffers, nonce and stake
+			// accounts), the mints, then the collections and editions.
+			want := 2 + 1 + 5 + (2*n+99)/100 + (3+n+1+99)/100
 			if got := f.total(); got != want {
 				t.Errorf("%d accounts: %d RPC calls (%v), want %d", n, got, f.calls, want)
 			}

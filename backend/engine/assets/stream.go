@@ -17,9 +17,11 @@ import (
 // Discovery order. List and Stream give the items of a wallet in one order,
 // which lets Stream send its first chunk long before the wallet is read
 // whole: first the SPL Token and Token-2022 accounts by address (known after
-// the two getTokenAccountsByOwner calls, before any mint is read), then the
-// items of the Sources, by address. Type does not order items: an account's
-// type is known only once its mint is read.
+// the two getTokenAccountsByOwner calls, before any mint is read), then, by
+// address, the items of the Sources and those the cluster's reads found
+// (cluster.go: the excess rent of token accounts and mints, program
+// buffers, nonce and stake accounts). Type does not order items: an
+// account's type is known only once its mint is read.
 
 // StreamPage is how many token accounts Stream classifies in one step: their
 // mints and metadata PDAs fill one getMultipleAccounts call of 100 keys.
@@ -111,16 +113,20 @@ type sink func(items []Item, more, final bool) error
 
 // discover reads wallet's token accounts, then classifies them pageSize at a
 // time (all at once when pageSize is 0), reading up to streamPagesAhead pages
-// in parallel but handing them to out in order; the Sources run meanwhile and
-// their items follow. It returns how many items were token accounts.
+// in parallel but handing them to out in order; the Sources and the
+// cluster's reads (cluster.go) run meanwhile, and their items follow with
+// the token accounts' excess rent, by address. It returns how many items
+// were token accounts.
 func (d *Discoverer) discover(ctx context.Context, wallet solana.PublicKey, pageSize int, step time.Duration, out sink) (int, error) {
 	ctx, cancel := context.WithCancel(rpclimit.Ensure(ctx))
 	sources := d.startSources(ctx, wallet, step)
+	cluster := d.startCluster(ctx, wallet, step)
 	var pages <-chan pageResult
 	defer func() {
 		// Nothing outlives the call: reads in flight see the cancellation.
 		cancel()
 		sources.wait()
+		cluster.wait()
 		if pages != nil {
 			for range pages {
 			}
@@ -140,31 +146,35 @@ func (d *Discoverer) discover(ctx context.Context, wallet solana.PublicKey, page
 		pageSize = max(len(owned), 1)
 	}
 	pages = d.readPages(ctx, owned, pageSize, step)
-	hasSources := len(d.sources) > 0
+	var excess []Item
 	done := 0
 	for res := range pages {
 		if res.err != nil {
 			return 0, res.err
 		}
+		st, err := cluster.state.wait(ctx)
+		if err != nil {
+			return 0, err
+		}
+		excess = append(excess, excessPage(owned[done:done+len(res.items)], res.items, st)...)
 		done += len(res.items)
-		rest := len(owned) - done
-		if err := out(res.items, rest > 0, rest == 0 && !hasSources); err != nil {
+		if err := out(res.items, done < len(owned), false); err != nil {
 			return 0, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	if !hasSources {
-		if len(owned) == 0 {
-			return 0, out(nil, false, true)
-		}
-		return len(owned), nil
-	}
 	more, err := sources.items(ctx)
 	if err != nil {
 		return 0, err
 	}
+	others, err := cluster.items.wait(ctx)
+	if err != nil {
+		return 0, err
+	}
+	more = append(append(more, others...), excess...)
+	sortByAddress(more, func(it Item) string { return it.Address.String() })
 	return len(owned), out(more, false, true)
 }
 

@@ -73,7 +73,7 @@ func ownedOf(address, program solana.PublicKey, lamports uint64, data []byte, wa
 	if err != nil || !st.Owner.Equals(wallet) {
 		return ownedAccount{}, false
 	}
-	return ownedAccount{address: address, key: address.String(), program: program, lamports: lamports, state: st}, true
+	return ownedAccount{address: address, key: address.String(), program: program, lamports: lamports, size: uint64(len(data)), state: st}, true
 }
 
 // tokenAccountsAnswer reads a getTokenAccountsByOwner answer (base64
@@ -201,7 +201,7 @@ func (s *jsonScan) keyedAccount(wallet solana.PublicKey) (a ownedAccount, ok boo
 	if perr != nil || !st.Owner.Equals(wallet) {
 		return a, false, nil //nolint:nilerr // not an initialized token account of wallet: left out, as solana-go's path does
 	}
-	return ownedAccount{address: address, key: string(pubkey), program: spltoken.Programs[program], lamports: lamports, state: st}, true, nil
+	return ownedAccount{address: address, key: string(pubkey), program: spltoken.Programs[program], lamports: lamports, size: uint64(len(data)), state: st}, true, nil
 }
 
 // base64Data reads an account's data as ["<base64>", "base64"], into s.buf

@@ -128,6 +128,14 @@ func estimateUnits(s Selected) uint64 {
 	switch {
 	case s.Item.Type == assets.TypeCNFT:
 		return unitsBubblegumBurn
+	case s.Item.Type == assets.TypeExcessRent:
+		return unitsWithdrawExcess
+	case s.Item.Type == assets.TypeProgramBuffer:
+		return unitsBufferClose
+	case s.Item.Type == assets.TypeNonceAccount:
+		return unitsNonceWithdraw
+	case s.Item.Type == assets.TypeStakeAccount:
+		return unitsStakeWithdraw
 	case s.Item.Core != nil:
 		return unitsCoreBurn
 	case s.Item.Metaplex != nil && s.Action == assets.ActionBurn:

@@ -108,27 +108,35 @@ func TestPackFillsTheSpace(t *testing.T) {
 	for _, headroom := range []int{0, 100, 300} {
 		t.Run(fmt.Sprintf("headroom %d", headroom), func(t *testing.T) {
 			t.Parallel()
-			r := mustCheck(t, fullParams(items, headroom))
-			bs, err := r.pack(defaultLimits(headroom))
-			if err != nil {
-				t.Fatal(err)
-			}
-			next := 0
-			for i, b := range bs {
-				next += len(b.items)
-				size, _ := r.size(b.items)
-				if size > MaxTransactionSize-headroom {
-					t.Errorf("transaction %d is %d bytes, over %d", i, size, MaxTransactionSize-headroom)
-				}
-				if next < len(items) {
-					if more, _ := r.size(append(b.items[:len(b.items):len(b.items)], items[next])); more <= MaxTransactionSize-headroom {
-						t.Errorf("transaction %d (%d bytes) had room for another item (%d bytes)", i, size, more)
-					}
-				}
-			}
-			t.Logf("headroom %d: %v", headroom, counts(bs))
+			t.Logf("headroom %d: %v", headroom, packedFull(t, items, headroom))
 		})
 	}
+}
+
+// packedFull packs items (of one type) with every frame instruction and
+// headroom, checks every transaction stays within the limit and all but the
+// last is too full for one more item, and returns their counts.
+func packedFull(t *testing.T, items []Selected, headroom int) []int {
+	t.Helper()
+	r := mustCheck(t, fullParams(items, headroom))
+	bs, err := r.pack(defaultLimits(headroom))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := 0
+	for i, b := range bs {
+		next += len(b.items)
+		size, _ := r.size(b.items)
+		if size > MaxTransactionSize-headroom {
+			t.Errorf("transaction %d is %d bytes, over %d", i, size, MaxTransactionSize-headroom)
+		}
+		if next < len(items) {
+			if more, _ := r.size(append(b.items[:len(b.items):len(b.items)], items[next])); more <= MaxTransactionSize-headroom {
+				t.Errorf("transaction %d (%d bytes) had room for another item (%d bytes)", i, size, more)
+			}
+		}
+	}
+	return counts(bs)
 }
 
 // TestPackGroupsByType keeps request order within each type and orders the types

@@ -9,6 +9,10 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/reclaim-sol/reclaim/backend/chain/loaderv3"
+	"github.com/reclaim-sol/reclaim/backend/chain/nonce"
+	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
+	"github.com/reclaim-sol/reclaim/backend/chain/stake"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/engine/cnft"
 	"github.com/reclaim-sol/reclaim/backend/pkg/rpclimit"
@@ -37,6 +41,34 @@ const (
 	// the tree's change log and logs the change through SPL Noop.
 	unitsBubblegumBurn = 100_000
 )
+
+// Compute estimates of the accounts reclaimed by one instruction of a
+// builtin or a small program: WithdrawExcessLamports (p-token spends a few
+// hundred units, Token-2022 a few thousand), the loader's Close, the System
+// program's WithdrawNonceAccount, the stake program's Withdraw (core BPF,
+// which reads the StakeHistory sysvar).
+const (
+	unitsWithdrawExcess = 10_000
+	unitsBufferClose    = 10_000
+	unitsNonceWithdraw  = 5_000
+	unitsStakeWithdraw  = 30_000
+)
+
+// accountReclaim is the one instruction that reclaims an excess_rent,
+// program_buffer, nonce_account or stake_account item to wallet, its
+// authority: WithdrawExcessLamports, the loader's Close, the withdrawal
+// of the whole balance (the item's Lamports, which discovery read).
+func accountReclaim(it assets.Item, wallet solana.PublicKey) solana.Instruction {
+	switch it.Type {
+	case assets.TypeExcessRent:
+		return spltoken.WithdrawExcessLamports(it.TokenProgram, it.Address, wallet, wallet)
+	case assets.TypeProgramBuffer:
+		return loaderv3.Close(it.Address, wallet, wallet)
+	case assets.TypeNonceAccount:
+		return nonce.Withdraw(it.Address, wallet, wallet, it.Lamports)
+	}
+	return stake.Withdraw(it.Address, wallet, wallet, it.Lamports)
+}
 
 // metaplexBurn is Token Metadata's BurnV1 of an NFT held by wallet.
 func metaplexBurn(it assets.Item, wallet solana.PublicKey) solana.Instruction {

@@ -8,8 +8,14 @@
 // type cnft whose Address is the asset id) burn with Bubblegum's burn (V1
 // trees) or burn_v2 (V2 trees), which the CNFTPlanner given by
 // WithCNFTPlanner builds from the indexer's proof when Build starts; they
-// return nothing. They are grouped by ledger type (token_account_closure,
-// token_burn, nft_burn) in order of first appearance and packed greedily, in
+// return nothing. Excess rent withdraws with WithdrawExcessLamports,
+// program buffers close with the loader's Close, nonce accounts and
+// stake accounts are withdrawn whole (programs.go: accountReclaim); each
+// item's Lamports, which discovery read, is exactly what its instruction
+// moves to the wallet. They are grouped by ledger type (token_account_closure,
+// token_burn, nft_burn, excess_rent_withdrawal, program_buffer_closure,
+// nonce_account_closure, stake_account_withdrawal) in order of first
+// appearance and packed greedily, in
 // request order (print editions that share an edition marker stay together:
 // see packUnits), while the signed transaction stays within 1232 bytes less
 // the caller's headroom (room for wallet guard instructions) and an estimate
@@ -83,8 +89,8 @@ const (
 	PriorityHigh   = "high"
 )
 
-// Selected is an item and the action to take on it: assets.ActionClose or
-// assets.ActionBurn.
+// Selected is an item and the action to take on it: one of its type's
+// (assets.ActionsFor).
 type Selected struct {
 	Item   assets.Item
 	Action assets.Action
@@ -132,12 +138,13 @@ type Tx struct {
 	// editions sharing an edition marker follow the first of them: they
 	// burn in one transaction).
 	Includes []Selected
-	// LedgerType is ledger.TypeTokenAccountClosure, ledger.TypeTokenBurn or
-	// ledger.TypeNFTBurn: close, burn of a token, burn of an NFT.
+	// LedgerType is one of ledger.Types: close, burn of a token, burn of an
+	// NFT, excess rent withdrawal, buffer or nonce closure, stake withdrawal.
 	LedgerType ledger.Type
 	// GrossRebate is what the included items' reclaims return to the wallet:
 	// the lamports of the token accounts closed, the refund of the Metaplex
-	// and Core burns (see assets.Item.Lamports).
+	// and Core burns, the excess rent withdrawn, the lamports of the
+	// buffers, nonce and stake accounts emptied (see assets.Item.Lamports).
 	GrossRebate uint64
 	// NetRebate is the change of the wallet's balance when the transaction
 	// lands: GrossRebate - Fees - DonationAmount. It is positive, except in a

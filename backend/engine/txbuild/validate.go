@@ -7,8 +7,10 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/reclaim-sol/reclaim/backend/chain/loaderv3"
 	"github.com/reclaim-sol/reclaim/backend/chain/mplcore"
 	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
+	"github.com/reclaim-sol/reclaim/backend/chain/stake"
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 )
@@ -95,6 +97,8 @@ func ledgerType(s Selected, wallet solana.PublicKey) (ledger.Type, error) {
 		return cnftLedgerType(s, wallet)
 	case it.Core != nil:
 		return coreLedgerType(s, wallet)
+	case reclaimedWhole[it.Type].ledger != "" || it.Type == assets.TypeExcessRent:
+		return accountLedgerType(s, wallet)
 	case !spltoken.IsProgram(it.TokenProgram):
 		return "", itemError(s, "is not an SPL Token or Token-2022 account (program %s)", it.TokenProgram)
 	case !it.Owner.Equals(wallet):
@@ -163,15 +167,57 @@ func cnftLedgerType(s Selected, wallet solana.PublicKey) (ledger.Type, error) {
 	return ledger.TypeNFTBurn, nil
 }
 
+// reclaimedWhole are the accounts whose every lamport their reclaim
+// returns, by type: the program that owns them, their one action and the
+// ledger type of their transactions.
+var reclaimedWhole = map[assets.ItemType]struct {
+	program solana.PublicKey
+	action  assets.Action
+	ledger  ledger.Type
+}{
+	assets.TypeProgramBuffer: {loaderv3.ProgramID, assets.ActionClose, ledger.TypeProgramBufferClosure},
+	assets.TypeNonceAccount:  {solana.SystemProgramID, assets.ActionClose, ledger.TypeNonceAccountClosure},
+	assets.TypeStakeAccount:  {stake.ProgramID, assets.ActionWithdraw, ledger.TypeStakeAccountWithdrawal},
+}
+
+// accountLedgerType checks an excess_rent item (a token account or mint of
+// a token program, the wallet its owner or mint authority) or an account
+// reclaimed whole (reclaimedWhole): its action is its type's one, and it
+// returns lamports.
+func accountLedgerType(s Selected, wallet solana.PublicKey) (ledger.Type, error) {
+	it := s.Item
+	program, action, typ := solana.PublicKey{}, assets.ActionWithdrawExcess, ledger.Type(ledger.TypeExcessRentWithdrawal)
+	if w, ok := reclaimedWhole[it.Type]; ok {
+		program, action, typ = w.program, w.action, w.ledger
+	}
+	switch {
+	case it.Type == assets.TypeExcessRent && !spltoken.IsProgram(it.TokenProgram):
+		return "", itemError(s, "excess rent is withdrawn from SPL Token and Token-2022 accounts and mints, not from an account of %s", it.TokenProgram)
+	case it.Type != assets.TypeExcessRent && !it.TokenProgram.Equals(program):
+		return "", itemError(s, "a %s is an account of %s, not of %s", it.Type, program, it.TokenProgram)
+	case !it.Owner.Equals(wallet):
+		return "", itemError(s, "its authority is %s, not the wallet", it.Owner)
+	case s.Action != action:
+		return "", itemError(s, "action %q is not available for a %s (available: [%s])", s.Action, it.Type, action)
+	case it.Lamports == 0:
+		return "", itemError(s, "a %s returns lamports, but the item claims none", it.Type)
+	}
+	return typ, nil
+}
+
 // itemInstructions reclaims one item: harvest withheld Token-2022 fees, burn
-// the whole balance when burning, close to the wallet. Wrapped SOL is closed,
+// the whole balance when burning, close to the wallet. Excess rent, buffers,
+// nonce and stake accounts take one instruction each (programs.go). Wrapped SOL is closed,
 // never burned: closing returns its balance with its rent. A Metaplex NFT
 // burns with Token Metadata's BurnV1 and an MPL Core asset with Core's BurnV1
 // (programs.go): each closes what it burns to the wallet.
 func itemInstructions(s Selected, wallet solana.PublicKey) []solana.Instruction {
 	it := s.Item
-	if it.Type == assets.TypeCNFT {
+	switch it.Type {
+	case assets.TypeCNFT:
 		return []solana.Instruction{s.burn}
+	case assets.TypeExcessRent, assets.TypeProgramBuffer, assets.TypeNonceAccount, assets.TypeStakeAccount:
+		return []solana.Instruction{accountReclaim(it, wallet)}
 	}
 	if it.Core != nil {
 		return []solana.Instruction{coreBurn(it, wallet)}

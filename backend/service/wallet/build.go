@@ -27,12 +27,14 @@ type Selection struct {
 }
 
 // BuildRequest is one build: the caller's project, the wallet (the path's,
-// a key that can sign: ParseSigner), the selection and the options (nil:
-// not given).
+// a key that can sign: ParseSigner), the selection (Items, or SelectAll:
+// every safe item listed now, see selectSafe) and the options (nil: not
+// given).
 type BuildRequest struct {
 	ProjectID          string
 	Wallet             solana.PublicKey
 	Items              []Selection
+	SelectAll          bool
 	DonationPercentage *float64
 	PriorityFeeLevel   *PriorityLevel
 }
@@ -48,54 +50,89 @@ type TicketedBuild struct {
 // Build checks the request, reads the selected items from the chain now,
 // builds the transactions and issues their tickets.
 func (s *Service) Build(ctx context.Context, req BuildRequest) (TicketedBuild, error) {
-	wallet := req.Wallet
 	if err := validateBuild(req); err != nil {
 		return TicketedBuild{}, err
 	}
-	p, err := s.project(ctx, req.ProjectID)
+	params, err := s.params(ctx, req.ProjectID, req.Wallet, req.DonationPercentage, req.PriorityFeeLevel)
 	if err != nil {
 		return TicketedBuild{}, err
 	}
+	ctx = s.limited(ctx)
+	bctx, cancel := context.WithTimeout(ctx, s.d.BuildTimeout)
+	defer cancel()
+	var res txbuild.Result
+	if req.SelectAll {
+		if _, res, err = s.buildSafe(ctx, bctx, params); err != nil {
+			return TicketedBuild{}, err
+		}
+		if len(res.Txs) == 0 {
+			return TicketedBuild{}, invalidf("selectAll", "nothing in wallet %s is safe to reclaim now (empty accounts, excess rent, program buffers, nonce or stake accounts): list its assets and select items", req.Wallet)
+		}
+		return s.issue(req.ProjectID, req.Wallet.String(), res)
+	}
+	// The build's reads that do not depend on the items (blockhash,
+	// recipients, fees) go out with the reads of the items.
+	pf := s.d.Builder.Prefetch(bctx, params, onChain(req.Items))
+	selected, err := s.resolve(ctx, req.Wallet, req.Items)
+	if err != nil {
+		return TicketedBuild{}, err
+	}
+	params.Items = selected
+	res, err = s.d.Builder.BuildWith(bctx, params, pf)
+	if err != nil {
+		return TicketedBuild{}, s.buildFailed(err, func(i int) string {
+			if i >= 0 && i < len(req.Items) {
+				return itemField(i)
+			}
+			return "items"
+		})
+	}
+	return s.issue(req.ProjectID, req.Wallet.String(), res)
+}
+
+// params are the build's parameters but its items: the donation (refused
+// when the project has no wallet for it), the priority, the operator's fee.
+func (s *Service) params(ctx context.Context, projectID string, wallet solana.PublicKey, donationPct *float64, level *PriorityLevel) (txbuild.Params, error) {
+	p, err := s.project(ctx, projectID)
+	if err != nil {
+		return txbuild.Params{}, err
+	}
 	donation := 0.0
-	if req.DonationPercentage != nil {
-		donation = *req.DonationPercentage
+	if donationPct != nil {
+		donation = *donationPct
 	}
 	if donation > 0 && p.DonationWallet == "" {
-		return TicketedBuild{}, invalidf("donationPercentage", "project %s has no donation wallet: set one in the dashboard or leave donationPercentage out", p.ID)
+		return txbuild.Params{}, invalidf("donationPercentage", "project %s has no donation wallet: set one in the dashboard or leave donationPercentage out", p.ID)
 	}
 	params := txbuild.Params{
 		Wallet: wallet, DonationPercentage: donation,
 		ServiceFeeBPS: s.d.ServiceFeeBPS, Treasury: s.d.Treasury, HeadroomBytes: s.d.HeadroomBytes,
 	}
-	if req.PriorityFeeLevel != nil {
-		params.PriorityLevel = string(*req.PriorityFeeLevel)
+	if level != nil {
+		params.PriorityLevel = string(*level)
 	}
 	if p.DonationWallet != "" {
 		dw := solana.MustPublicKeyFromBase58(p.DonationWallet)
 		params.DonationWallet = &dw
 	}
-	// The build's reads that do not depend on the items (blockhash,
-	// recipients, fees) go out with the reads of the items.
-	ctx = s.limited(ctx)
-	bctx, cancel := context.WithTimeout(ctx, s.d.BuildTimeout)
-	defer cancel()
-	pf := s.d.Builder.Prefetch(bctx, params, onChain(req.Items))
-	selected, err := s.resolve(ctx, wallet, req.Items)
-	if err != nil {
-		return TicketedBuild{}, err
-	}
-	params.Items = selected
-	res, err := s.d.Builder.BuildWith(bctx, params, pf)
+	return params, nil
+}
+
+// buildFailed is the error of a Builder's build: a mistake in the request
+// names the item at fault by field (its position in Params.Items), the
+// indexer or the cluster failing is unavailable.
+func (s *Service) buildFailed(err error, field func(i int) string) error {
 	var berr *txbuild.Error
 	switch {
 	case errors.As(err, &berr):
-		return TicketedBuild{}, buildError(berr, len(req.Items))
+		if berr.Item() == "" {
+			return invalidf(field(-1), "%s", berr.Message)
+		}
+		return invalidf(field(berr.Index), "%s: %s", berr.Item(), berr.Message)
 	case errors.Is(err, txbuild.ErrCNFTPlanner):
-		return TicketedBuild{}, fault.Unavailable("the DAS indexer (or the cluster, reading a merkle tree) failed or did not answer while planning a compressed NFT burn; retry shortly", err)
-	case err != nil:
-		return TicketedBuild{}, s.clusterError(err)
+		return fault.Unavailable("the DAS indexer (or the cluster, reading a merkle tree) failed or did not answer while planning a compressed NFT burn; retry shortly", err)
 	}
-	return s.issue(req.ProjectID, wallet.String(), res)
+	return s.clusterError(err)
 }
 
 // onChain lists the addresses of the selected accounts: every item but the
@@ -119,10 +156,11 @@ func (s *Service) resolve(ctx context.Context, wallet solana.PublicKey, sel []Se
 	out := make([]txbuild.Selected, len(sel))
 	var onChain []int
 	var addrs []solana.PublicKey
+	var types []assets.ItemType
 	for i, it := range sel {
 		addr := it.Address
 		if it.Type != assets.TypeCNFT {
-			onChain, addrs = append(onChain, i), append(addrs, addr)
+			onChain, addrs, types = append(onChain, i), append(addrs, addr), append(types, it.Type)
 			continue
 		}
 		if !s.d.Builder.BurnsCNFTs() {
@@ -137,7 +175,7 @@ func (s *Service) resolve(ctx context.Context, wallet solana.PublicKey, sel []Se
 	}
 	rctx, cancel := context.WithTimeout(ctx, s.d.RPCTimeout)
 	defer cancel()
-	items, err := s.d.Discoverer.Resolve(rctx, wallet, addrs)
+	items, err := s.d.Discoverer.ResolveAs(rctx, wallet, addrs, types)
 	var ierr *assets.ItemError
 	if errors.As(err, &ierr) {
 		return nil, invalidf(itemAt(onChain, ierr.Index), "%s: %s", ierr.Item(), ierr.Reason)
@@ -168,8 +206,11 @@ func withArticle(t assets.ItemType) string {
 }
 
 func pastTense(a assets.Action) string {
-	if a == assets.ActionClose {
+	switch a {
+	case assets.ActionClose:
 		return "closed"
+	case assets.ActionWithdraw, assets.ActionWithdrawExcess:
+		return "withdrawn"
 	}
 	return "burned"
 }
@@ -185,20 +226,6 @@ func whyNot(it assets.Item) string {
 		return "it takes only " + join(it.Actions, " or ")
 	}
 	return "the token program would refuse it"
-}
-
-// buildError is the caller's mistake the Builder found among n items; one
-// about an item names it by its position, which Params.Items shares with
-// the selection.
-func buildError(e *txbuild.Error, n int) error {
-	if e.Item() == "" {
-		return invalidf("items", "%s", e.Message)
-	}
-	field := "items"
-	if e.Index >= 0 && e.Index < n {
-		field = itemField(e.Index)
-	}
-	return invalidf(field, "%s: %s", e.Item(), e.Message)
 }
 
 // itemAt names the selection at position k of the items read on chain

@@ -57,7 +57,7 @@ func TestBuildRefusesBadRequests(t *testing.T) {
 		{"no items", buildOf(), "items", "items: at least one item is required"},
 		{"501 items", buildOf(emptyAccounts(501)...), "items", "items: at most 500 items per request, got 501: split the selection"},
 		{"501 items, one of them bad", buildOf(with(emptyAccounts(501), 3, SelectionOf(assets.TypeNFT, "0OIl", assets.ActionBurn))...), "items", "items: at most 500…"},
-		{"unknown type", buildOf(SelectionOf("coin", dup, assets.ActionBurn)), "items[0].type", `items[0].type: unknown item type "coin": want one of empty_account, token, nft, fungible_asset, zk_compressed_token, cnft`},
+		{"unknown type", buildOf(SelectionOf("coin", dup, assets.ActionBurn)), "items[0].type", `items[0].type: unknown item type "coin": want one of empty_account, token, nft, fungible_asset, zk_compressed_token, cnft, excess_rent, program_buffer, nonce_account, stake_account`},
 		{"unknown type before a bad address", buildOf(SelectionOf("coin", "0OIl", assets.ActionBurn)), "items[0].type", "items[0].type: …"},
 		{"missing address", buildOf(emptyAccounts(1)[0], SelectionOf(assets.TypeNFT, "", assets.ActionBurn)), "items[1].address", "items[1].address: is required"},
 		{"address not base58", buildOf(SelectionOf(assets.TypeNFT, "0OIl", assets.ActionBurn)), "items[0].address", `items[0].address: "0OIl" is not a Solana address (base58 of 32 bytes)`},
@@ -446,6 +446,8 @@ func TestWithArticle(t *testing.T) {
 	want := map[assets.ItemType]string{
 		assets.TypeEmptyAccount: "an empty_account", assets.TypeToken: "a token", assets.TypeNFT: "an nft",
 		assets.TypeFungibleAsset: "a fungible_asset", assets.TypeZKCompressedToken: "a zk_compressed_token", assets.TypeCNFT: "a cnft",
+		assets.TypeExcessRent: "an excess_rent", assets.TypeProgramBuffer: "a program_buffer", assets.TypeNonceAccount: "a nonce_account",
+		assets.TypeStakeAccount: "a stake_account",
 	}
 	for _, typ := range assets.ItemTypes() {
 		if got := withArticle(typ); got != want[typ] {

@@ -150,7 +150,7 @@ func (d fakeDiscoverer) Stream(ctx context.Context, wallet solana.PublicKey, opt
 	return d.f.stream(ctx, wallet, opts, emit)
 }
 
-func (d fakeDiscoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addrs []solana.PublicKey) ([]assets.Item, error) {
+func (d fakeDiscoverer) ResolveAs(ctx context.Context, wallet solana.PublicKey, addrs []solana.PublicKey, _ []assets.ItemType) ([]assets.Item, error) {
 	defer d.f.count("Resolve")()
 	return d.f.resolve(ctx, wallet, addrs)
 }

@@ -85,7 +85,12 @@ func SelectionOf(t assets.ItemType, address string, a assets.Action) Selection {
 }
 
 func validateBuild(req BuildRequest) error {
-	if len(req.Items) == 0 {
+	switch {
+	case req.SelectAll && len(req.Items) > 0:
+		return invalidf("selectAll", "give either items or selectAll, not both: selectAll selects every safe item itself")
+	case req.SelectAll:
+		return validateOptions(req.DonationPercentage, req.PriorityFeeLevel)
+	case len(req.Items) == 0:
 		return invalidf("items", "at least one item is required")
 	}
 	if len(req.Items) > MaxBuildItems {
@@ -108,14 +113,20 @@ func validateBuild(req BuildRequest) error {
 		}
 		seen[it.Address] = i
 	}
-	if req.DonationPercentage != nil {
-		d := *req.DonationPercentage
+	return validateOptions(req.DonationPercentage, req.PriorityFeeLevel)
+}
+
+// validateOptions checks a build's (or a summary's) donation and priority
+// (nil: not given).
+func validateOptions(donation *float64, level *PriorityLevel) error {
+	if donation != nil {
+		d := *donation
 		if math.IsNaN(d) || d < 0 || d > 1 {
 			return invalidf("donationPercentage", "must be from 0 to 1 (0.1 means 10%%), got %v", d)
 		}
 	}
-	if req.PriorityFeeLevel != nil && !req.PriorityFeeLevel.Known() {
-		return invalidf("priorityFeeLevel", "unknown level %q: want one of %s", *req.PriorityFeeLevel, join(priorityLevels, ", "))
+	if level != nil && !level.Known() {
+		return invalidf("priorityFeeLevel", "unknown level %q: want one of %s", *level, join(priorityLevels, ", "))
 	}
 	return nil
 }

@@ -42,7 +42,9 @@ import (
 type Discoverer interface {
 	List(ctx context.Context, wallet solana.PublicKey) (assets.Listing, error)
 	Stream(ctx context.Context, wallet solana.PublicKey, opts assets.StreamOptions, emit func(chunk []assets.Item, last bool) error) error
-	Resolve(ctx context.Context, wallet solana.PublicKey, addresses []solana.PublicKey) ([]assets.Item, error)
+	// ResolveAs reads the addresses as the types they were selected as
+	// (a token account selected as excess_rent resolves as its excess).
+	ResolveAs(ctx context.Context, wallet solana.PublicKey, addresses []solana.PublicKey, types []assets.ItemType) ([]assets.Item, error)
 }
 
 // Builder builds the transactions of a selection (*txbuild.Builder):

@@ -20,6 +20,7 @@ const wire = require('./wire');
 const errors = require('./errors');
 const { tokenAccount, mintDecimals, uiAmount, TOKEN_PROGRAM, TOKEN_2022_PROGRAM } = require('./accounts');
 const { OwnerIndex } = require('./ownerindex');
+const { ProgramIndex } = require('./programindex');
 const { AccountCache } = require('./accountcache');
 const stake = require('./stake');
 const ed25519 = require('./ed25519');
@@ -109,6 +110,7 @@ class Chain extends EventEmitter {
     this.blockhashUse = new Map(); // recent blockhash -> height of the newest block a transaction of it landed in
     this.stakeHistory = new Map(); // epoch (bigint) -> { effective, activating, deactivating }
     this.owners = new OwnerIndex(this.svm); // token accounts by owner
+    this.programIndex = new ProgramIndex(this.svm); // accounts by program, for getProgramAccounts
     this.accounts = new AccountCache(this.svm); // token-program accounts, encoded
     this.faucet = ed25519.generate();
     this.svm.setAccount(this.faucet.pubkey, new Account(FAUCET_LAMPORTS, new Uint8Array(0), SYSTEM_PROGRAM, false, 0n));
@@ -424,6 +426,7 @@ class Chain extends EventEmitter {
     const writable = outcome.keys.filter((k) => k.writable).map((k) => k.pubkey);
     block.prio.push({ price, writable });
     this.owners.update(writable);
+    this.programIndex.update(writable);
     this.accounts.forget(writable);
     const rec = { ...outcome, slot: this.slot, blockHeight: this.blockHeight, blockTime: block.blockTime };
     this.txs.set(outcome.signature, rec);

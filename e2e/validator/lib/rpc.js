@@ -284,25 +284,39 @@ class Rpc {
 
   m_getProgramAccounts(program, config = {}) {
     const programId = bs58.decodePubkey(pubkeyParam(program));
-    const filters = config.filters ?? [];
-    const matches = (data) => filters.every((f) => {
+    const out = [];
+    for (const { address, data } of this.chain.programIndex.accounts(programId)) {
+      if (!this.matchesFilters(data, config.filters)) continue;
+      out.push({ pubkey: bs58.encode(address), account: this.encode(this.chain.svm.getAccount(address), config) });
+    }
+    return config.withContext ? this.withCtx(config, out) : out;
+  }
+
+  // matchesFilters says whether data meets every filter of a
+  // getProgramAccounts (dataSize, memcmp in base58 or base64,
+  // tokenAccountState); an unknown filter is -32602. The bytes of a memcmp
+  // are decoded once per filters array.
+  matchesFilters(data, filters = []) {
+    if (!filters.decoded) {
+      for (const f of filters) {
+        if (f.memcmp) {
+          const enc = f.memcmp.encoding ?? 'base58';
+          f.memcmp.decoded = enc === 'base64' ? Buffer.from(f.memcmp.bytes, 'base64') : bs58.decode(f.memcmp.bytes);
+        } else if (f.dataSize === undefined && f.tokenAccountState === undefined) {
+          throw invalidParams('Invalid param: unsupported filter');
+        }
+      }
+      Object.defineProperty(filters, 'decoded', { value: true });
+    }
+    return filters.every((f) => {
       if (f.dataSize !== undefined) return data.length === f.dataSize;
       if (f.memcmp) {
-        const enc = f.memcmp.encoding ?? 'base58';
-        const bytes = enc === 'base64' ? Buffer.from(f.memcmp.bytes, 'base64') : bs58.decode(f.memcmp.bytes);
+        const bytes = f.memcmp.decoded;
         const off = f.memcmp.offset;
         return off + bytes.length <= data.length && data.subarray(off, off + bytes.length).equals(bytes);
       }
-      if (f.tokenAccountState !== undefined) return data.length >= 165;
-      throw invalidParams('Invalid param: unsupported filter');
+      return data.length >= 165; // tokenAccountState
     });
-    const out = [];
-    for (const entry of this.chain.svm.getProgramAccounts(programId)) {
-      const acct = entry.account();
-      if (!matches(Buffer.from(acct.data()))) continue;
-      out.push({ pubkey: bs58.encode(entry.address), account: this.encode(acct, config) });
-    }
-    return config.withContext ? this.withCtx(config, out) : out;
   }
 
   // m_getTokenAccountsByOwner reads the owner's accounts from the chain's

@@ -18,6 +18,7 @@ import {
   sessionToken,
   type BuildTransactionsResponse,
   type GetStatsResponse,
+  type GetSummaryResponse,
   type WalletItem,
 } from "@reclaim-sol/client";
 import { SolanaSignTransaction, type SolanaSignTransactionFeature } from "@solana/wallet-standard-features";
@@ -103,6 +104,7 @@ async function connect(config: Config, wallet: Wallet) {
   $("account").textContent = account.address;
   $("account").dataset.address = account.address;
   await list(s);
+  $<HTMLButtonElement>("reclaim-all").onclick = () => reclaimAll(s).catch((err) => fail("reclaim all", err));
   $<HTMLButtonElement>("build").onclick = () => build(s).catch((err) => fail("build", err));
   $<HTMLButtonElement>("submit").onclick = () => submit(s).catch((err) => fail("submit", err));
   $<HTMLButtonElement>("select-all").onclick = () => {
@@ -125,7 +127,14 @@ async function newSession(wallet: string): Promise<string> {
 
 async function list(s: Session) {
   status("Listing the wallet's items…");
-  const listing = await s.wallets.listAssets({ address: s.account.address });
+  // The summary is asked with the items and shown with them, in one go:
+  // it stands above the buttons, which must not move once they show.
+  const [listing, sum] = await Promise.all([
+    s.wallets.listAssets({ address: s.account.address }),
+    s.wallets.getSummary({ address: s.account.address, donationPercentage: donation(), priorityFeeLevel: "none" })
+      .catch((err) => fail("summary", err)),
+  ]);
+  if (sum) showSummary(sum);
   s.items = listing.items;
   $("items").replaceChildren(...listing.items.map((it) => {
     const action = it.actions[0];
@@ -150,9 +159,35 @@ async function build(s: Session) {
     return checked && it.actions[0] ? [{ type: it.type, address: it.address, action: it.actions[0] }] : [];
   });
   if (items.length === 0) throw new Error("select at least one item");
-  const donation = Number($<HTMLInputElement>("donation").value) / 100;
   status("Building…");
-  const quote = await s.wallets.buildTransactions({ address: s.account.address, items, donationPercentage: donation, priorityFeeLevel: "none" });
+  showQuote(s, await s.wallets.buildTransactions({ address: s.account.address, items, donationPercentage: donation(), priorityFeeLevel: "none" }));
+}
+
+// donation is the fraction of the rebate the person chose to donate.
+const donation = () => Number($<HTMLInputElement>("donation").value) / 100;
+
+// showSummary shows, before anything is built, what the wallet holds per
+// type and what reclaiming every safe item would return (the same figures
+// the select-all build then returns).
+function showSummary(sum: GetSummaryResponse) {
+  const t = sum.totals!;
+  const types = Object.entries(sum.types).filter(([, v]) => v.count > 0)
+    .map(([k, v]) => el("tr", {}, el("th", {}, k), el("td", { class: "num" }, `${v.count} (${formatSol(v.lamports)} SOL)`)));
+  $("summary").replaceChildren(...types,
+    el("tr", {}, el("th", {}, "Reclaim all safe items"), el("td", {
+      class: "num", "data-testid": "summary-net", "data-lamports": String(t.netRebate), "data-transactions": String(sum.transactionCount),
+    }, `${t.itemCount} items, ${formatSol(t.netRebate)} SOL to you in ${sum.transactionCount} transactions`)));
+  $<HTMLButtonElement>("reclaim-all").disabled = sum.transactionCount === 0;
+}
+
+// reclaimAll builds every safe item (closes of empty accounts, excess rent,
+// buffers, nonce and stake accounts; never a burn).
+async function reclaimAll(s: Session) {
+  status("Building…");
+  showQuote(s, await s.wallets.buildTransactions({ address: s.account.address, selectAll: true, donationPercentage: donation(), priorityFeeLevel: "none" }));
+}
+
+function showQuote(s: Session, quote: BuildTransactionsResponse) {
   s.quote = quote;
   const t = quote.totals!;
   const line = (label: string, id: string, v: bigint) =>

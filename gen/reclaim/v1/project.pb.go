@@ -27,7 +27,9 @@ type GetLeaderboardRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// payer keeps only this wallet.
 	Payer *string `protobuf:"bytes,1,opt,name=payer,proto3,oneof" json:"payer,omitempty"`
-	// transaction_type keeps only token_account_closure, token_burn or nft_burn.
+	// transaction_type keeps only token_account_closure, token_burn, nft_burn,
+	// excess_rent_withdrawal, program_buffer_closure, nonce_account_closure or
+	// stake_account_withdrawal.
 	TransactionType *string `protobuf:"bytes,2,opt,name=transaction_type,json=transactionType,proto3,oneof" json:"transaction_type,omitempty"`
 	// start_date is an ISO 8601 date or timestamp, inclusive.
 	StartDate *string `protobuf:"bytes,3,opt,name=start_date,json=startDate,proto3,oneof" json:"start_date,omitempty"`
@@ -124,7 +126,10 @@ type LeaderboardEntry struct {
 	TotalNetRebate int64 `protobuf:"varint,3,opt,name=total_net_rebate,json=totalNetRebate,proto3" json:"total_net_rebate,omitempty"`
 	// total_transaction_count of confirmed transactions.
 	TotalTransactionCount uint64 `protobuf:"varint,4,opt,name=total_transaction_count,json=totalTransactionCount,proto3" json:"total_transaction_count,omitempty"`
-	// transaction_type_counts counts transactions per type.
+	// transaction_type_counts counts transactions per type, every type
+	// present: token_account_closure, token_burn, nft_burn,
+	// excess_rent_withdrawal, program_buffer_closure, nonce_account_closure,
+	// stake_account_withdrawal.
 	TransactionTypeCounts map[string]uint64 `protobuf:"bytes,5,rep,name=transaction_type_counts,json=transactionTypeCounts,proto3" json:"transaction_type_counts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
 	// total_donation_amount in lamports.
 	TotalDonationAmount uint64 `protobuf:"varint,6,opt,name=total_donation_amount,json=totalDonationAmount,proto3" json:"total_donation_amount,omitempty"`

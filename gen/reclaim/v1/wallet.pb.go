@@ -94,7 +94,8 @@ type ListAssetsResponse struct {
 	// items are the wallet's reclaimable items.
 	Items []*WalletItem `protobuf:"bytes,2,rep,name=items,proto3" json:"items,omitempty"`
 	// counts holds the number of items of each WalletItemType, over the whole
-	// wallet, with every type present.
+	// wallet, with every type present (the new ones included:
+	// excess_rent, program_buffer, nonce_account, stake_account).
 	Counts map[string]uint32 `protobuf:"bytes,3,rep,name=counts,proto3" json:"counts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
 	// next_cursor is set when a limit cut the list short.
 	NextCursor    *string `protobuf:"bytes,4,opt,name=next_cursor,json=nextCursor,proto3,oneof" json:"next_cursor,omitempty"`
@@ -164,11 +165,14 @@ func (x *ListAssetsResponse) GetNextCursor() string {
 type WalletItem struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// type is one of empty_account, token, nft, fungible_asset,
-	// zk_compressed_token, cnft.
+	// zk_compressed_token, cnft, excess_rent (lamports of a token account or
+	// mint above its rent-exempt minimum), program_buffer, nonce_account,
+	// stake_account.
 	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
 	// address identifies the item; pass it back in an ItemSelection.
 	Address string `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
-	// mint is the token mint address.
+	// mint is the token mint address; absent for program_buffer,
+	// nonce_account and stake_account.
 	Mint *string `protobuf:"bytes,3,opt,name=mint,proto3,oneof" json:"mint,omitempty"`
 	// name is a display name.
 	Name string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
@@ -176,7 +180,9 @@ type WalletItem struct {
 	Symbol *string `protobuf:"bytes,5,opt,name=symbol,proto3,oneof" json:"symbol,omitempty"`
 	// image_uri locates the item's image.
 	ImageUri *string `protobuf:"bytes,6,opt,name=image_uri,json=imageUri,proto3,oneof" json:"image_uri,omitempty"`
-	// lamports held by the account.
+	// lamports the item's reclaim returns: those held by the account, or,
+	// for excess_rent, those above its rent-exempt minimum (the account
+	// stays open).
 	Lamports *uint64 `protobuf:"varint,7,opt,name=lamports,proto3,oneof" json:"lamports,omitempty"`
 	// decimals of the token.
 	Decimals *uint32 `protobuf:"varint,8,opt,name=decimals,proto3,oneof" json:"decimals,omitempty"`
@@ -188,11 +194,15 @@ type WalletItem struct {
 	UsdValue *float64 `protobuf:"fixed64,11,opt,name=usd_value,json=usdValue,proto3,oneof" json:"usd_value,omitempty"`
 	// collection of an NFT.
 	Collection *Collection `protobuf:"bytes,12,opt,name=collection,proto3,oneof" json:"collection,omitempty"`
-	// token_program is the owning token program's address.
+	// token_program is the address of the program that owns the item: a
+	// token program, MPL Core, Bubblegum, the upgradeable BPF loader
+	// (program_buffer), the System program (nonce_account) or the stake
+	// program (stake_account).
 	TokenProgram string `protobuf:"bytes,13,opt,name=token_program,json=tokenProgram,proto3" json:"token_program,omitempty"`
 	// is_frozen tells whether the item is frozen.
 	IsFrozen bool `protobuf:"varint,14,opt,name=is_frozen,json=isFrozen,proto3" json:"is_frozen,omitempty"`
-	// actions available for the item: close, burn.
+	// actions available for the item: close, burn, withdraw_excess
+	// (excess_rent), withdraw (stake_account).
 	Actions       []string `protobuf:"bytes,15,rep,name=actions,proto3" json:"actions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -395,7 +405,8 @@ type ItemSelection struct {
 	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
 	// address as returned by ListAssets.
 	Address string `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
-	// action is close or burn.
+	// action is close, burn, withdraw_excess or withdraw, as the item's
+	// actions offer.
 	Action        string `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -457,15 +468,21 @@ type BuildTransactionsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// address is the wallet's base58 address.
 	Address string `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
-	// items to reclaim: at least one.
+	// items to reclaim: at least one, unless select_all is set.
 	Items []*ItemSelection `protobuf:"bytes,2,rep,name=items,proto3" json:"items,omitempty"`
 	// donation_percentage is the fraction of the rebate donated to the
 	// project, from 0 to 1.
 	DonationPercentage *float64 `protobuf:"fixed64,3,opt,name=donation_percentage,json=donationPercentage,proto3,oneof" json:"donation_percentage,omitempty"`
 	// priority_fee_level is none, low, medium (default) or high.
 	PriorityFeeLevel *string `protobuf:"bytes,4,opt,name=priority_fee_level,json=priorityFeeLevel,proto3,oneof" json:"priority_fee_level,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// select_all, instead of items, selects every item whose action destroys
+	// nothing the wallet could still want, as listed now: empty accounts
+	// (close), excess_rent (withdraw_excess), program buffers and nonce
+	// accounts (close), stake accounts (withdraw); never a burn. At most 500
+	// of them, in listing order.
+	SelectAll     bool `protobuf:"varint,5,opt,name=select_all,json=selectAll,proto3" json:"select_all,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *BuildTransactionsRequest) Reset() {
@@ -524,6 +541,13 @@ func (x *BuildTransactionsRequest) GetPriorityFeeLevel() string {
 		return *x.PriorityFeeLevel
 	}
 	return ""
+}
+
+func (x *BuildTransactionsRequest) GetSelectAll() bool {
+	if x != nil {
+		return x.SelectAll
+	}
+	return false
 }
 
 // BuiltTransaction is one unsigned transaction and its accounting.
@@ -1207,6 +1231,202 @@ func (x *StreamWalletAssetsResponse) GetCounts() map[string]uint32 {
 	return nil
 }
 
+// GetSummaryRequest is GET /v1/wallet/{address}/summary.
+type GetSummaryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// address is the wallet's base58 address.
+	Address string `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
+	// donation_percentage of the select_all build the totals describe, from
+	// 0 to 1.
+	DonationPercentage *float64 `protobuf:"fixed64,2,opt,name=donation_percentage,json=donationPercentage,proto3,oneof" json:"donation_percentage,omitempty"`
+	// priority_fee_level of that build: none, low, medium (default) or high.
+	PriorityFeeLevel *string `protobuf:"bytes,3,opt,name=priority_fee_level,json=priorityFeeLevel,proto3,oneof" json:"priority_fee_level,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *GetSummaryRequest) Reset() {
+	*x = GetSummaryRequest{}
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSummaryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSummaryRequest) ProtoMessage() {}
+
+func (x *GetSummaryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSummaryRequest.ProtoReflect.Descriptor instead.
+func (*GetSummaryRequest) Descriptor() ([]byte, []int) {
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *GetSummaryRequest) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+func (x *GetSummaryRequest) GetDonationPercentage() float64 {
+	if x != nil && x.DonationPercentage != nil {
+		return *x.DonationPercentage
+	}
+	return 0
+}
+
+func (x *GetSummaryRequest) GetPriorityFeeLevel() string {
+	if x != nil && x.PriorityFeeLevel != nil {
+		return *x.PriorityFeeLevel
+	}
+	return ""
+}
+
+// TypeSummary is what a wallet holds of one item type.
+type TypeSummary struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// count of the listed items of the type.
+	Count uint32 `protobuf:"varint,1,opt,name=count,proto3" json:"count,omitempty"`
+	// lamports their reclaim returns, summed (WalletItem.lamports).
+	Lamports      uint64 `protobuf:"varint,2,opt,name=lamports,proto3" json:"lamports,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TypeSummary) Reset() {
+	*x = TypeSummary{}
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TypeSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TypeSummary) ProtoMessage() {}
+
+func (x *TypeSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TypeSummary.ProtoReflect.Descriptor instead.
+func (*TypeSummary) Descriptor() ([]byte, []int) {
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *TypeSummary) GetCount() uint32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *TypeSummary) GetLamports() uint64 {
+	if x != nil {
+		return x.Lamports
+	}
+	return 0
+}
+
+// GetSummaryResponse is a wallet's summary.
+type GetSummaryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// wallet_address is the queried address.
+	WalletAddress string `protobuf:"bytes,1,opt,name=wallet_address,json=walletAddress,proto3" json:"wallet_address,omitempty"`
+	// types holds every WalletItemType, zeros included.
+	Types map[string]*TypeSummary `protobuf:"bytes,2,rep,name=types,proto3" json:"types,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// totals of the select_all build at the request's donation and priority,
+	// as BuildTransactionsResponse.totals will state them; zero when nothing
+	// is safe to reclaim.
+	Totals *Totals `protobuf:"bytes,3,opt,name=totals,proto3" json:"totals,omitempty"`
+	// transaction_count is how many transactions (signatures) that build
+	// takes.
+	TransactionCount uint32 `protobuf:"varint,4,opt,name=transaction_count,json=transactionCount,proto3" json:"transaction_count,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *GetSummaryResponse) Reset() {
+	*x = GetSummaryResponse{}
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSummaryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSummaryResponse) ProtoMessage() {}
+
+func (x *GetSummaryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSummaryResponse.ProtoReflect.Descriptor instead.
+func (*GetSummaryResponse) Descriptor() ([]byte, []int) {
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *GetSummaryResponse) GetWalletAddress() string {
+	if x != nil {
+		return x.WalletAddress
+	}
+	return ""
+}
+
+func (x *GetSummaryResponse) GetTypes() map[string]*TypeSummary {
+	if x != nil {
+		return x.Types
+	}
+	return nil
+}
+
+func (x *GetSummaryResponse) GetTotals() *Totals {
+	if x != nil {
+		return x.Totals
+	}
+	return nil
+}
+
+func (x *GetSummaryResponse) GetTransactionCount() uint32 {
+	if x != nil {
+		return x.TransactionCount
+	}
+	return 0
+}
+
 var File_reclaim_v1_wallet_proto protoreflect.FileDescriptor
 
 const file_reclaim_v1_wallet_proto_rawDesc = "" +
@@ -1268,12 +1488,14 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\rItemSelection\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x18\n" +
 	"\aaddress\x18\x02 \x01(\tR\aaddress\x12\x16\n" +
-	"\x06action\x18\x03 \x01(\tR\x06action\"\xfd\x01\n" +
+	"\x06action\x18\x03 \x01(\tR\x06action\"\x9c\x02\n" +
 	"\x18BuildTransactionsRequest\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12/\n" +
 	"\x05items\x18\x02 \x03(\v2\x19.reclaim.v1.ItemSelectionR\x05items\x124\n" +
 	"\x13donation_percentage\x18\x03 \x01(\x01H\x00R\x12donationPercentage\x88\x01\x01\x121\n" +
-	"\x12priority_fee_level\x18\x04 \x01(\tH\x01R\x10priorityFeeLevel\x88\x01\x01B\x16\n" +
+	"\x12priority_fee_level\x18\x04 \x01(\tH\x01R\x10priorityFeeLevel\x88\x01\x01\x12\x1d\n" +
+	"\n" +
+	"select_all\x18\x05 \x01(\bR\tselectAllB\x16\n" +
 	"\x14_donation_percentageB\x15\n" +
 	"\x13_priority_fee_level\"\xc2\x02\n" +
 	"\x10BuiltTransaction\x12-\n" +
@@ -1331,13 +1553,33 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\x06counts\x18\x05 \x03(\v22.reclaim.v1.StreamWalletAssetsResponse.CountsEntryR\x06counts\x1a9\n" +
 	"\vCountsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x012\x96\x04\n" +
+	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"\xc5\x01\n" +
+	"\x11GetSummaryRequest\x12\x18\n" +
+	"\aaddress\x18\x01 \x01(\tR\aaddress\x124\n" +
+	"\x13donation_percentage\x18\x02 \x01(\x01H\x00R\x12donationPercentage\x88\x01\x01\x121\n" +
+	"\x12priority_fee_level\x18\x03 \x01(\tH\x01R\x10priorityFeeLevel\x88\x01\x01B\x16\n" +
+	"\x14_donation_percentageB\x15\n" +
+	"\x13_priority_fee_level\"?\n" +
+	"\vTypeSummary\x12\x14\n" +
+	"\x05count\x18\x01 \x01(\rR\x05count\x12\x1a\n" +
+	"\blamports\x18\x02 \x01(\x04R\blamports\"\xa8\x02\n" +
+	"\x12GetSummaryResponse\x12%\n" +
+	"\x0ewallet_address\x18\x01 \x01(\tR\rwalletAddress\x12?\n" +
+	"\x05types\x18\x02 \x03(\v2).reclaim.v1.GetSummaryResponse.TypesEntryR\x05types\x12*\n" +
+	"\x06totals\x18\x03 \x01(\v2\x12.reclaim.v1.TotalsR\x06totals\x12+\n" +
+	"\x11transaction_count\x18\x04 \x01(\rR\x10transactionCount\x1aQ\n" +
+	"\n" +
+	"TypesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12-\n" +
+	"\x05value\x18\x02 \x01(\v2\x17.reclaim.v1.TypeSummaryR\x05value:\x028\x012\x89\x05\n" +
 	"\rWalletService\x12p\n" +
 	"\n" +
 	"ListAssets\x12\x1d.reclaim.v1.ListAssetsRequest\x1a\x1e.reclaim.v1.ListAssetsResponse\"#\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/wallet/{address}/assets\x12\x8e\x01\n" +
 	"\x11BuildTransactions\x12$.reclaim.v1.BuildTransactionsRequest\x1a%.reclaim.v1.BuildTransactionsResponse\",\x82\xd3\xe4\x93\x02&:\x01*\"!/v1/wallet/{address}/transactions\x12\x98\x01\n" +
 	"\x12SubmitTransactions\x12%.reclaim.v1.SubmitTransactionsRequest\x1a&.reclaim.v1.SubmitTransactionsResponse\"3\x82\xd3\xe4\x93\x02-:\x01*\"(/v1/wallet/{address}/transactions/submit\x12g\n" +
-	"\x12StreamWalletAssets\x12%.reclaim.v1.StreamWalletAssetsRequest\x1a&.reclaim.v1.StreamWalletAssetsResponse\"\x000\x01B\x9f\x01\n" +
+	"\x12StreamWalletAssets\x12%.reclaim.v1.StreamWalletAssetsRequest\x1a&.reclaim.v1.StreamWalletAssetsResponse\"\x000\x01\x12q\n" +
+	"\n" +
+	"GetSummary\x12\x1d.reclaim.v1.GetSummaryRequest\x1a\x1e.reclaim.v1.GetSummaryResponse\"$\x82\xd3\xe4\x93\x02\x1e\x12\x1c/v1/wallet/{address}/summaryB\x9f\x01\n" +
 	"\x0ecom.reclaim.v1B\vWalletProtoP\x01Z7github.com/reclaim-sol/reclaim/gen/reclaim/v1;reclaimv1\xa2\x02\x03RXX\xaa\x02\n" +
 	"Reclaim.V1\xca\x02\n" +
 	"Reclaim\\V1\xe2\x02\x16Reclaim\\V1\\GPBMetadata\xea\x02\vReclaim::V1b\x06proto3"
@@ -1354,7 +1596,7 @@ func file_reclaim_v1_wallet_proto_rawDescGZIP() []byte {
 	return file_reclaim_v1_wallet_proto_rawDescData
 }
 
-var file_reclaim_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_reclaim_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_reclaim_v1_wallet_proto_goTypes = []any{
 	(*ListAssetsRequest)(nil),          // 0: reclaim.v1.ListAssetsRequest
 	(*ListAssetsResponse)(nil),         // 1: reclaim.v1.ListAssetsResponse
@@ -1372,12 +1614,16 @@ var file_reclaim_v1_wallet_proto_goTypes = []any{
 	(*SubmitTransactionsResponse)(nil), // 13: reclaim.v1.SubmitTransactionsResponse
 	(*StreamWalletAssetsRequest)(nil),  // 14: reclaim.v1.StreamWalletAssetsRequest
 	(*StreamWalletAssetsResponse)(nil), // 15: reclaim.v1.StreamWalletAssetsResponse
-	nil,                                // 16: reclaim.v1.ListAssetsResponse.CountsEntry
-	nil,                                // 17: reclaim.v1.StreamWalletAssetsResponse.CountsEntry
+	(*GetSummaryRequest)(nil),          // 16: reclaim.v1.GetSummaryRequest
+	(*TypeSummary)(nil),                // 17: reclaim.v1.TypeSummary
+	(*GetSummaryResponse)(nil),         // 18: reclaim.v1.GetSummaryResponse
+	nil,                                // 19: reclaim.v1.ListAssetsResponse.CountsEntry
+	nil,                                // 20: reclaim.v1.StreamWalletAssetsResponse.CountsEntry
+	nil,                                // 21: reclaim.v1.GetSummaryResponse.TypesEntry
 }
 var file_reclaim_v1_wallet_proto_depIdxs = []int32{
 	2,  // 0: reclaim.v1.ListAssetsResponse.items:type_name -> reclaim.v1.WalletItem
-	16, // 1: reclaim.v1.ListAssetsResponse.counts:type_name -> reclaim.v1.ListAssetsResponse.CountsEntry
+	19, // 1: reclaim.v1.ListAssetsResponse.counts:type_name -> reclaim.v1.ListAssetsResponse.CountsEntry
 	3,  // 2: reclaim.v1.WalletItem.collection:type_name -> reclaim.v1.Collection
 	4,  // 3: reclaim.v1.BuildTransactionsRequest.items:type_name -> reclaim.v1.ItemSelection
 	4,  // 4: reclaim.v1.BuiltTransaction.includes:type_name -> reclaim.v1.ItemSelection
@@ -1388,20 +1634,25 @@ var file_reclaim_v1_wallet_proto_depIdxs = []int32{
 	11, // 9: reclaim.v1.SubmissionResult.error:type_name -> reclaim.v1.SubmissionError
 	12, // 10: reclaim.v1.SubmitTransactionsResponse.results:type_name -> reclaim.v1.SubmissionResult
 	2,  // 11: reclaim.v1.StreamWalletAssetsResponse.items:type_name -> reclaim.v1.WalletItem
-	17, // 12: reclaim.v1.StreamWalletAssetsResponse.counts:type_name -> reclaim.v1.StreamWalletAssetsResponse.CountsEntry
-	0,  // 13: reclaim.v1.WalletService.ListAssets:input_type -> reclaim.v1.ListAssetsRequest
-	5,  // 14: reclaim.v1.WalletService.BuildTransactions:input_type -> reclaim.v1.BuildTransactionsRequest
-	10, // 15: reclaim.v1.WalletService.SubmitTransactions:input_type -> reclaim.v1.SubmitTransactionsRequest
-	14, // 16: reclaim.v1.WalletService.StreamWalletAssets:input_type -> reclaim.v1.StreamWalletAssetsRequest
-	1,  // 17: reclaim.v1.WalletService.ListAssets:output_type -> reclaim.v1.ListAssetsResponse
-	8,  // 18: reclaim.v1.WalletService.BuildTransactions:output_type -> reclaim.v1.BuildTransactionsResponse
-	13, // 19: reclaim.v1.WalletService.SubmitTransactions:output_type -> reclaim.v1.SubmitTransactionsResponse
-	15, // 20: reclaim.v1.WalletService.StreamWalletAssets:output_type -> reclaim.v1.StreamWalletAssetsResponse
-	17, // [17:21] is the sub-list for method output_type
-	13, // [13:17] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	20, // 12: reclaim.v1.StreamWalletAssetsResponse.counts:type_name -> reclaim.v1.StreamWalletAssetsResponse.CountsEntry
+	21, // 13: reclaim.v1.GetSummaryResponse.types:type_name -> reclaim.v1.GetSummaryResponse.TypesEntry
+	7,  // 14: reclaim.v1.GetSummaryResponse.totals:type_name -> reclaim.v1.Totals
+	17, // 15: reclaim.v1.GetSummaryResponse.TypesEntry.value:type_name -> reclaim.v1.TypeSummary
+	0,  // 16: reclaim.v1.WalletService.ListAssets:input_type -> reclaim.v1.ListAssetsRequest
+	5,  // 17: reclaim.v1.WalletService.BuildTransactions:input_type -> reclaim.v1.BuildTransactionsRequest
+	10, // 18: reclaim.v1.WalletService.SubmitTransactions:input_type -> reclaim.v1.SubmitTransactionsRequest
+	14, // 19: reclaim.v1.WalletService.StreamWalletAssets:input_type -> reclaim.v1.StreamWalletAssetsRequest
+	16, // 20: reclaim.v1.WalletService.GetSummary:input_type -> reclaim.v1.GetSummaryRequest
+	1,  // 21: reclaim.v1.WalletService.ListAssets:output_type -> reclaim.v1.ListAssetsResponse
+	8,  // 22: reclaim.v1.WalletService.BuildTransactions:output_type -> reclaim.v1.BuildTransactionsResponse
+	13, // 23: reclaim.v1.WalletService.SubmitTransactions:output_type -> reclaim.v1.SubmitTransactionsResponse
+	15, // 24: reclaim.v1.WalletService.StreamWalletAssets:output_type -> reclaim.v1.StreamWalletAssetsResponse
+	18, // 25: reclaim.v1.WalletService.GetSummary:output_type -> reclaim.v1.GetSummaryResponse
+	21, // [21:26] is the sub-list for method output_type
+	16, // [16:21] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_reclaim_v1_wallet_proto_init() }
@@ -1416,13 +1667,14 @@ func file_reclaim_v1_wallet_proto_init() {
 	file_reclaim_v1_wallet_proto_msgTypes[5].OneofWrappers = []any{}
 	file_reclaim_v1_wallet_proto_msgTypes[12].OneofWrappers = []any{}
 	file_reclaim_v1_wallet_proto_msgTypes[14].OneofWrappers = []any{}
+	file_reclaim_v1_wallet_proto_msgTypes[16].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_reclaim_v1_wallet_proto_rawDesc), len(file_reclaim_v1_wallet_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   18,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -55,7 +55,16 @@ func (a Account) Bytes() []byte {
 // additional (key, value) pair.
 func Mint(self solana.PublicKey, decimals uint8, supply uint64, md *spltoken.TokenMetadata) []byte {
 	auth := solana.NewWallet().PublicKey()
-	d := COption(&auth)
+	return MintOf(&auth, self, decimals, supply, md)
+}
+
+// MintOf is Mint with the given mint authority (nil: none).
+func MintOf(authority *solana.PublicKey, self solana.PublicKey, decimals uint8, supply uint64, md *spltoken.TokenMetadata) []byte {
+	auth := solana.NewWallet().PublicKey()
+	if authority != nil {
+		auth = *authority
+	}
+	d := COption(authority)
 	d = binary.LittleEndian.AppendUint64(d, supply)
 	d = append(d, decimals, 1)
 	d = append(d, COption(nil)...)

@@ -28,8 +28,8 @@ type rankRow struct {
 }
 
 const (
-	rowSlotBits   = 2                           // a type: ledger.Types
-	rowWalletBits = 26                          // 67 million wallets
+	rowSlotBits   = 3                           // a type: ledger.Types (7 of 8)
+	rowWalletBits = 25                          // 33 million wallets
 	rowGrossShift = rowSlotBits + rowWalletBits // 36 bits of gross: 68 SOL a row
 	rowMaxGross   = 1<<(64-rowGrossShift) - 1
 	rowMaxWallet  = 1<<rowWalletBits - 1

@@ -45,6 +45,9 @@ const (
 	// WalletServiceStreamWalletAssetsProcedure is the fully-qualified name of the WalletService's
 	// StreamWalletAssets RPC.
 	WalletServiceStreamWalletAssetsProcedure = "/reclaim.v1.WalletService/StreamWalletAssets"
+	// WalletServiceGetSummaryProcedure is the fully-qualified name of the WalletService's GetSummary
+	// RPC.
+	WalletServiceGetSummaryProcedure = "/reclaim.v1.WalletService/GetSummary"
 )
 
 // WalletServiceClient is a client for the reclaim.v1.WalletService service.
@@ -60,6 +63,10 @@ type WalletServiceClient interface {
 	// discovered. Browsers reach it as a WebSocket at
 	// GET /v1/wallet/{address}/stream.
 	StreamWalletAssets(context.Context, *connect.Request[v1.StreamWalletAssetsRequest]) (*connect.ServerStreamForClient[v1.StreamWalletAssetsResponse], error)
+	// GetSummary states, without building transactions or issuing tickets,
+	// what a wallet holds per item type and what a select_all build would
+	// return: its totals and how many transactions it takes.
+	GetSummary(context.Context, *connect.Request[v1.GetSummaryRequest]) (*connect.Response[v1.GetSummaryResponse], error)
 }
 
 // NewWalletServiceClient constructs a client for the reclaim.v1.WalletService service. By default,
@@ -97,6 +104,12 @@ func NewWalletServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			connect.WithSchema(walletServiceMethods.ByName("StreamWalletAssets")),
 			connect.WithClientOptions(opts...),
 		),
+		getSummary: connect.NewClient[v1.GetSummaryRequest, v1.GetSummaryResponse](
+			httpClient,
+			baseURL+WalletServiceGetSummaryProcedure,
+			connect.WithSchema(walletServiceMethods.ByName("GetSummary")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -106,6 +119,7 @@ type walletServiceClient struct {
 	buildTransactions  *connect.Client[v1.BuildTransactionsRequest, v1.BuildTransactionsResponse]
 	submitTransactions *connect.Client[v1.SubmitTransactionsRequest, v1.SubmitTransactionsResponse]
 	streamWalletAssets *connect.Client[v1.StreamWalletAssetsRequest, v1.StreamWalletAssetsResponse]
+	getSummary         *connect.Client[v1.GetSummaryRequest, v1.GetSummaryResponse]
 }
 
 // ListAssets calls reclaim.v1.WalletService.ListAssets.
@@ -128,6 +142,11 @@ func (c *walletServiceClient) StreamWalletAssets(ctx context.Context, req *conne
 	return c.streamWalletAssets.CallServerStream(ctx, req)
 }
 
+// GetSummary calls reclaim.v1.WalletService.GetSummary.
+func (c *walletServiceClient) GetSummary(ctx context.Context, req *connect.Request[v1.GetSummaryRequest]) (*connect.Response[v1.GetSummaryResponse], error) {
+	return c.getSummary.CallUnary(ctx, req)
+}
+
 // WalletServiceHandler is an implementation of the reclaim.v1.WalletService service.
 type WalletServiceHandler interface {
 	// ListAssets lists the burnable and closable items of a wallet.
@@ -141,6 +160,10 @@ type WalletServiceHandler interface {
 	// discovered. Browsers reach it as a WebSocket at
 	// GET /v1/wallet/{address}/stream.
 	StreamWalletAssets(context.Context, *connect.Request[v1.StreamWalletAssetsRequest], *connect.ServerStream[v1.StreamWalletAssetsResponse]) error
+	// GetSummary states, without building transactions or issuing tickets,
+	// what a wallet holds per item type and what a select_all build would
+	// return: its totals and how many transactions it takes.
+	GetSummary(context.Context, *connect.Request[v1.GetSummaryRequest]) (*connect.Response[v1.GetSummaryResponse], error)
 }
 
 // NewWalletServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -174,6 +197,12 @@ func NewWalletServiceHandler(svc WalletServiceHandler, opts ...connect.HandlerOp
 		connect.WithSchema(walletServiceMethods.ByName("StreamWalletAssets")),
 		connect.WithHandlerOptions(opts...),
 	)
+	walletServiceGetSummaryHandler := connect.NewUnaryHandler(
+		WalletServiceGetSummaryProcedure,
+		svc.GetSummary,
+		connect.WithSchema(walletServiceMethods.ByName("GetSummary")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/reclaim.v1.WalletService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case WalletServiceListAssetsProcedure:
@@ -184,6 +213,8 @@ func NewWalletServiceHandler(svc WalletServiceHandler, opts ...connect.HandlerOp
 			walletServiceSubmitTransactionsHandler.ServeHTTP(w, r)
 		case WalletServiceStreamWalletAssetsProcedure:
 			walletServiceStreamWalletAssetsHandler.ServeHTTP(w, r)
+		case WalletServiceGetSummaryProcedure:
+			walletServiceGetSummaryHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -207,4 +238,8 @@ func (UnimplementedWalletServiceHandler) SubmitTransactions(context.Context, *co
 
 func (UnimplementedWalletServiceHandler) StreamWalletAssets(context.Context, *connect.Request[v1.StreamWalletAssetsRequest], *connect.ServerStream[v1.StreamWalletAssetsResponse]) error {
 	return connect.NewError(connect.CodeUnimplemented, errors.New("reclaim.v1.WalletService.StreamWalletAssets is not implemented"))
+}
+
+func (UnimplementedWalletServiceHandler) GetSummary(context.Context, *connect.Request[v1.GetSummaryRequest]) (*connect.Response[v1.GetSummaryResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("reclaim.v1.WalletService.GetSummary is not implemented"))
 }

@@ -24,7 +24,9 @@ export declare type GetLeaderboardRequest = Message<"reclaim.v1.GetLeaderboardRe
   payer?: string | undefined;
 
   /**
-   * transaction_type keeps only token_account_closure, token_burn or nft_burn.
+   * transaction_type keeps only token_account_closure, token_burn, nft_burn,
+   * excess_rent_withdrawal, program_buffer_closure, nonce_account_closure or
+   * stake_account_withdrawal.
    *
    * @generated from field: optional string transaction_type = 2;
    */
@@ -100,7 +102,10 @@ export declare type LeaderboardEntry = Message<"reclaim.v1.LeaderboardEntry"> & 
   totalTransactionCount: bigint;
 
   /**
-   * transaction_type_counts counts transactions per type.
+   * transaction_type_counts counts transactions per type, every type
+   * present: token_account_closure, token_burn, nft_burn,
+   * excess_rent_withdrawal, program_buffer_closure, nonce_account_closure,
+   * stake_account_withdrawal.
    *
    * @generated from field: map<string, uint64> transaction_type_counts = 5;
    */

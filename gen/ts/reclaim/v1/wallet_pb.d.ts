@@ -66,7 +66,8 @@ export declare type ListAssetsResponse = Message<"reclaim.v1.ListAssetsResponse"
 
   /**
    * counts holds the number of items of each WalletItemType, over the whole
-   * wallet, with every type present.
+   * wallet, with every type present (the new ones included:
+   * excess_rent, program_buffer, nonce_account, stake_account).
    *
    * @generated from field: map<string, uint32> counts = 3;
    */
@@ -94,7 +95,9 @@ export declare const ListAssetsResponseSchema: GenMessage<ListAssetsResponse>;
 export declare type WalletItem = Message<"reclaim.v1.WalletItem"> & {
   /**
    * type is one of empty_account, token, nft, fungible_asset,
-   * zk_compressed_token, cnft.
+   * zk_compressed_token, cnft, excess_rent (lamports of a token account or
+   * mint above its rent-exempt minimum), program_buffer, nonce_account,
+   * stake_account.
    *
    * @generated from field: string type = 1;
    */
@@ -108,7 +111,8 @@ export declare type WalletItem = Message<"reclaim.v1.WalletItem"> & {
   address: string;
 
   /**
-   * mint is the token mint address.
+   * mint is the token mint address; absent for program_buffer,
+   * nonce_account and stake_account.
    *
    * @generated from field: optional string mint = 3;
    */
@@ -136,7 +140,9 @@ export declare type WalletItem = Message<"reclaim.v1.WalletItem"> & {
   imageUri?: string | undefined;
 
   /**
-   * lamports held by the account.
+   * lamports the item's reclaim returns: those held by the account, or,
+   * for excess_rent, those above its rent-exempt minimum (the account
+   * stays open).
    *
    * @generated from field: optional uint64 lamports = 7;
    */
@@ -178,7 +184,10 @@ export declare type WalletItem = Message<"reclaim.v1.WalletItem"> & {
   collection?: Collection | undefined;
 
   /**
-   * token_program is the owning token program's address.
+   * token_program is the address of the program that owns the item: a
+   * token program, MPL Core, Bubblegum, the upgradeable BPF loader
+   * (program_buffer), the System program (nonce_account) or the stake
+   * program (stake_account).
    *
    * @generated from field: string token_program = 13;
    */
@@ -192,7 +201,8 @@ export declare type WalletItem = Message<"reclaim.v1.WalletItem"> & {
   isFrozen: boolean;
 
   /**
-   * actions available for the item: close, burn.
+   * actions available for the item: close, burn, withdraw_excess
+   * (excess_rent), withdraw (stake_account).
    *
    * @generated from field: repeated string actions = 15;
    */
@@ -253,7 +263,8 @@ export declare type ItemSelection = Message<"reclaim.v1.ItemSelection"> & {
   address: string;
 
   /**
-   * action is close or burn.
+   * action is close, burn, withdraw_excess or withdraw, as the item's
+   * actions offer.
    *
    * @generated from field: string action = 3;
    */
@@ -280,7 +291,7 @@ export declare type BuildTransactionsRequest = Message<"reclaim.v1.BuildTransact
   address: string;
 
   /**
-   * items to reclaim: at least one.
+   * items to reclaim: at least one, unless select_all is set.
    *
    * @generated from field: repeated reclaim.v1.ItemSelection items = 2;
    */
@@ -300,6 +311,17 @@ export declare type BuildTransactionsRequest = Message<"reclaim.v1.BuildTransact
    * @generated from field: optional string priority_fee_level = 4;
    */
   priorityFeeLevel?: string | undefined;
+
+  /**
+   * select_all, instead of items, selects every item whose action destroys
+   * nothing the wallet could still want, as listed now: empty accounts
+   * (close), excess_rent (withdraw_excess), program buffers and nonce
+   * accounts (close), stake accounts (withdraw); never a burn. At most 500
+   * of them, in listing order.
+   *
+   * @generated from field: bool select_all = 5;
+   */
+  selectAll: boolean;
 };
 
 /**
@@ -682,6 +704,112 @@ export declare type StreamWalletAssetsResponse = Message<"reclaim.v1.StreamWalle
 export declare const StreamWalletAssetsResponseSchema: GenMessage<StreamWalletAssetsResponse>;
 
 /**
+ * GetSummaryRequest is GET /v1/wallet/{address}/summary.
+ *
+ * @generated from message reclaim.v1.GetSummaryRequest
+ */
+export declare type GetSummaryRequest = Message<"reclaim.v1.GetSummaryRequest"> & {
+  /**
+   * address is the wallet's base58 address.
+   *
+   * @generated from field: string address = 1;
+   */
+  address: string;
+
+  /**
+   * donation_percentage of the select_all build the totals describe, from
+   * 0 to 1.
+   *
+   * @generated from field: optional double donation_percentage = 2;
+   */
+  donationPercentage?: number | undefined;
+
+  /**
+   * priority_fee_level of that build: none, low, medium (default) or high.
+   *
+   * @generated from field: optional string priority_fee_level = 3;
+   */
+  priorityFeeLevel?: string | undefined;
+};
+
+/**
+ * Describes the message reclaim.v1.GetSummaryRequest.
+ * Use `create(GetSummaryRequestSchema)` to create a new message.
+ */
+export declare const GetSummaryRequestSchema: GenMessage<GetSummaryRequest>;
+
+/**
+ * TypeSummary is what a wallet holds of one item type.
+ *
+ * @generated from message reclaim.v1.TypeSummary
+ */
+export declare type TypeSummary = Message<"reclaim.v1.TypeSummary"> & {
+  /**
+   * count of the listed items of the type.
+   *
+   * @generated from field: uint32 count = 1;
+   */
+  count: number;
+
+  /**
+   * lamports their reclaim returns, summed (WalletItem.lamports).
+   *
+   * @generated from field: uint64 lamports = 2;
+   */
+  lamports: bigint;
+};
+
+/**
+ * Describes the message reclaim.v1.TypeSummary.
+ * Use `create(TypeSummarySchema)` to create a new message.
+ */
+export declare const TypeSummarySchema: GenMessage<TypeSummary>;
+
+/**
+ * GetSummaryResponse is a wallet's summary.
+ *
+ * @generated from message reclaim.v1.GetSummaryResponse
+ */
+export declare type GetSummaryResponse = Message<"reclaim.v1.GetSummaryResponse"> & {
+  /**
+   * wallet_address is the queried address.
+   *
+   * @generated from field: string wallet_address = 1;
+   */
+  walletAddress: string;
+
+  /**
+   * types holds every WalletItemType, zeros included.
+   *
+   * @generated from field: map<string, reclaim.v1.TypeSummary> types = 2;
+   */
+  types: { [key: string]: TypeSummary };
+
+  /**
+   * totals of the select_all build at the request's donation and priority,
+   * as BuildTransactionsResponse.totals will state them; zero when nothing
+   * is safe to reclaim.
+   *
+   * @generated from field: reclaim.v1.Totals totals = 3;
+   */
+  totals?: Totals | undefined;
+
+  /**
+   * transaction_count is how many transactions (signatures) that build
+   * takes.
+   *
+   * @generated from field: uint32 transaction_count = 4;
+   */
+  transactionCount: number;
+};
+
+/**
+ * Describes the message reclaim.v1.GetSummaryResponse.
+ * Use `create(GetSummaryResponseSchema)` to create a new message.
+ */
+export declare const GetSummaryResponseSchema: GenMessage<GetSummaryResponse>;
+
+/**
  * WalletService lists a wallet's reclaimable items, builds the transactions
  * that reclaim them and relays the signed transactions.
  *
@@ -730,6 +858,18 @@ export declare const WalletService: GenService<{
     methodKind: "server_streaming";
     input: typeof StreamWalletAssetsRequestSchema;
     output: typeof StreamWalletAssetsResponseSchema;
+  },
+  /**
+   * GetSummary states, without building transactions or issuing tickets,
+   * what a wallet holds per item type and what a select_all build would
+   * return: its totals and how many transactions it takes.
+   *
+   * @generated from rpc reclaim.v1.WalletService.GetSummary
+   */
+  getSummary: {
+    methodKind: "unary";
+    input: typeof GetSummaryRequestSchema;
+    output: typeof GetSummaryResponseSchema;
   },
 }>;
 
