@@ -101,6 +101,7 @@ func TestGoldenAnswers(t *testing.T) {
 	goldenOutages(t, g)
 	goldenCORS(t, g)
 	g.section(t, "summary", func(g *golden) { f.summary(g, cluster) })
+	goldenIdempotency(t, g, f)
 }
 
 func keyCred(name string) gcred {

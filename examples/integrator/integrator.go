@@ -37,6 +37,10 @@ type Options struct {
 	DemoWalletGuards bool
 	// Client calls Reclaim (a client with a 10 s timeout when nil).
 	Client *http.Client
+	// WebhookSecret is the signing secret (whsec_...) of the endpoint
+	// `reclaim webhooks add` made for POST /api/webhooks/reclaim; "": no
+	// webhook route.
+	WebhookSecret string
 }
 
 // New returns the backend's handler.
@@ -53,6 +57,9 @@ func New(o Options) http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"reclaimUrl": o.ReclaimURL})
 	})
 	mux.HandleFunc("POST /api/session", o.session)
+	if o.WebhookSecret != "" {
+		mux.HandleFunc("POST /api/webhooks/reclaim", o.webhook)
+	}
 	return mux
 }
 

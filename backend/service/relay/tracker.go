@@ -70,6 +70,8 @@ type Tracker struct {
 	// Retention is how long the submission log keeps a line: older ones
 	// are pruned (retention.go); 0 keeps every line.
 	Retention time.Duration
+	// Expiring are other rows pruned in the same pass (retention.go).
+	Expiring []Expiring
 	// owner names this tracker in the leases and pass claims it holds.
 	owner string
 	// grace keeps a claim that is still being sent out of the tracker's way.
