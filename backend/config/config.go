@@ -71,6 +71,10 @@ type Config struct {
 	PhotonRPCURL string
 	// AllowSignup lets anyone create an owner account in the console.
 	AllowSignup bool
+	// WebhookAllowInsecure lets webhook endpoints be http and reach private
+	// and loopback addresses: local development and tests only
+	// (RECLAIM_WEBHOOK_ALLOW_INSECURE).
+	WebhookAllowInsecure bool
 	// Cluster names the cluster for block explorer links: mainnet-beta,
 	// devnet, testnet or localnet (the explorer's custom cluster at
 	// http://127.0.0.1:8899). Links never carry SolanaRPCURL.
@@ -212,6 +216,13 @@ func (c *Config) readLimits(r *envReader) {
 			r.errs = append(r.errs, fmt.Sprintf("RECLAIM_ALLOW_SIGNUP=%q: want true or false", v))
 		}
 		c.AllowSignup = b
+	}
+	if v := strings.TrimSpace(r.getenv("RECLAIM_WEBHOOK_ALLOW_INSECURE")); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			r.errs = append(r.errs, fmt.Sprintf("RECLAIM_WEBHOOK_ALLOW_INSECURE=%q: want true or false (1 or 0)", v))
+		}
+		c.WebhookAllowInsecure = b
 	}
 }
 

@@ -101,6 +101,7 @@ func TestGoldenAnswers(t *testing.T) {
 	goldenOutages(t, g)
 	goldenCORS(t, g)
 	g.section(t, "summary", func(g *golden) { f.summary(g, cluster) })
+	goldenIdempotency(t, g, f)
 	// Sections added after the contract's first recording come last, so
 	// that the answers recorded before stay byte for byte (their rate-limit
 	// counts and token numbers).

@@ -214,6 +214,7 @@ func (s *Store) ConfirmEntry(ctx context.Context, jti string, landed ledger.Figu
 
 func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, errMsg string, at time.Time, landed *ledger.Figures, slot int64) (bool, error) {
 	var changed bool
+	var events int64
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var rows []transactionRow
 		q := tx.NewUpdate().Model(&rows).
@@ -243,14 +244,23 @@ func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, er
 		}
 		changed = true
 		if status == ledger.StatusConfirmed {
-			return s.countConfirmed(ctx, tx, &rows[0])
+			if err := s.countConfirmed(ctx, tx, &rows[0]); err != nil {
+				return err
+			}
 		}
-		return nil
+		// The webhooks' outbox, in this transaction: an event is written
+		// exactly when its status change is (webhooks_outbox.go).
+		var err error
+		events, err = s.enqueueEvent(ctx, tx, &rows[0], at)
+		return err
 	})
 	if err != nil {
 		return false, fmt.Errorf("set ledger entry status for ticket %s: %w", jti, s.writeErr(err))
 	}
 	if changed {
+		if events > 0 {
+			s.notifyOutbox()
+		}
 		return true, nil
 	}
 	if _, err := s.EntryByTicketJTI(ctx, jti); err != nil {

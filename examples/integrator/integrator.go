@@ -41,6 +41,10 @@ type Options struct {
 	DemoWalletRPC string
 	// Client calls Reclaim (a client with a 10 s timeout when nil).
 	Client *http.Client
+	// WebhookSecret is the signing secret (whsec_...) of the endpoint
+	// `reclaim webhooks add` made for POST /api/webhooks/reclaim; "": no
+	// webhook route.
+	WebhookSecret string
 }
 
 // New returns the backend's handler.
@@ -59,6 +63,9 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("POST /api/session", o.session)
 	if o.DemoWalletRPC != "" {
 		mux.HandleFunc("POST /api/demo-send", o.demoSend)
+	}
+	if o.WebhookSecret != "" {
+		mux.HandleFunc("POST /api/webhooks/reclaim", o.webhook)
 	}
 	return mux
 }

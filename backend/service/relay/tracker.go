@@ -80,6 +80,8 @@ type Tracker struct {
 	RebroadcastInterval time.Duration
 	// Paths, when set, get every rebroadcast too (extra send paths).
 	Paths *Paths
+	// Expiring are other rows pruned in the same pass (retention.go).
+	Expiring []Expiring
 	// owner names this tracker in the leases and pass claims it holds.
 	owner string
 	// grace keeps a claim that is still being sent out of the tracker's way.

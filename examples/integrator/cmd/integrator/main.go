@@ -31,6 +31,7 @@ func main() {
 	demoWallet := flag.String("demo-wallet", "", "a keypair file (solana-keygen JSON) the page offers as a wallet")
 	guards := flag.Bool("guards", false, "the demo wallet appends Lighthouse guards, as Phantom does")
 	demoFile := flag.String("demo", "", "reclaim demo's demo.json: sets the API key, wallet, Reclaim URL and address")
+	webhookSecret := flag.String("webhook-secret", os.Getenv("RECLAIM_WEBHOOK_SECRET"), "the whsec_ secret of `reclaim webhooks add --url http://<addr>/api/webhooks/reclaim` (RECLAIM_WEBHOOK_SECRET)")
 	flag.Parse()
 	if *demoFile != "" {
 		if err := readDemo(*demoFile, addr, reclaimURL, apiKey, demoWallet); err != nil {
@@ -40,7 +41,7 @@ func main() {
 	if *apiKey == "" {
 		log.Fatal("integrator: --api-key (or RECLAIM_API_KEY) is required")
 	}
-	o := integrator.Options{ReclaimURL: *reclaimURL, APIKey: *apiKey, WebDir: *web, DemoWalletGuards: *guards}
+	o := integrator.Options{ReclaimURL: *reclaimURL, APIKey: *apiKey, WebDir: *web, DemoWalletGuards: *guards, WebhookSecret: *webhookSecret}
 	if *demoWallet != "" {
 		key, err := readKeypair(*demoWallet)
 		if err != nil {
