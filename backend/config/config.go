@@ -111,6 +111,8 @@ type Config struct {
 	// Storage: the rankings' memory, the submission log's retention
 	// (storage.go).
 	Storage
+	// Landing: rebroadcasting and extra send paths (landing.go).
+	Landing
 }
 
 // Default returns the embedded defaults: a whole offline stack with
@@ -134,6 +136,7 @@ func Default() Config {
 		Cluster:              "localnet",
 		Operations:           defaultOperations(),
 		Storage:              defaultStorage(),
+		Landing:              defaultLanding(),
 	}
 }
 
@@ -163,6 +166,7 @@ func Load(getenv func(string) string) (Config, error) {
 	errs = append(errs, c.Operations.load(getenv)...)
 	errs = append(errs, c.Edge.load(getenv)...)
 	errs = append(errs, c.Storage.load(getenv)...)
+	errs = append(errs, c.Landing.load(getenv)...)
 	if len(errs) > 0 {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}

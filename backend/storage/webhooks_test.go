@@ -43,7 +43,7 @@ func settleOne(t *testing.T, s *storage.Store, projectID, jti string, status led
 	var ok bool
 	var err error
 	if status == ledger.StatusConfirmed {
-		ok, err = s.ConfirmEntry(ctx, jti, ledger.Figures{GrossRebate: 2_039_280, NetRebate: 2_034_280, NetworkFee: 5000}, at)
+		ok, err = s.ConfirmEntry(ctx, jti, ledger.Figures{GrossRebate: 2_039_280, NetRebate: 2_034_280, NetworkFee: 5000}, 0, at)
 	} else {
 		ok, err = s.SetEntryStatus(ctx, jti, status, "InstructionError", at)
 	}
@@ -128,7 +128,7 @@ func TestSettleWritesTheOutbox(t *testing.T) {
 		settleOne(t, s, a.ID, "f1", ledger.StatusFailed, whT0.Add(time.Second))
 		settleOne(t, s, a.ID, "e1", ledger.StatusExpired, whT0.Add(2*time.Second))
 		// Settling again changes nothing and writes nothing.
-		if ok, err := s.ConfirmEntry(ctx, "c1", ledger.Figures{}, whT0); ok || err != nil {
+		if ok, err := s.ConfirmEntry(ctx, "c1", ledger.Figures{}, 0, whT0); ok || err != nil {
 			t.Fatalf("confirm again: %v %v", ok, err)
 		}
 		all, err := s.WebhookDeliveries(ctx, a.ID, "whe_all", 10)

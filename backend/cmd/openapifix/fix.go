@@ -136,6 +136,9 @@ func fixOperation(op map[string]any) error {
 		s := "a session token"
 		if rule.Scope != "" {
 			s += " with scope `" + rule.Scope + "`"
+			if rule.OrScope != "" {
+				s += " or `" + rule.OrScope + "`"
+			}
 		}
 		if rule.BindsWallet {
 			s += " bound to the path's wallet"

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -82,7 +83,29 @@ func serveFlags(cfg *config.Config) *flag.FlagSet {
 	}
 	edgeFlags(fs, &cfg.Edge)
 	storageFlags(fs, &cfg.Storage)
+	landingFlags(fs, &cfg.Landing)
 	return fs
+}
+
+// landingFlags binds the landing settings (config.Landing).
+func landingFlags(fs *flag.FlagSet, l *config.Landing) {
+	fs.Func("rebroadcast-interval", "how often a transaction in flight the cluster does not have is sent again: whole seconds (2s); 0 never (RECLAIM_REBROADCAST_INTERVAL; default "+
+		l.RebroadcastInterval.String()+")", func(v string) error {
+		d, err := config.ParseRebroadcastInterval(v)
+		l.RebroadcastInterval = d
+		return err
+	})
+	// The default shows each URL's scheme and host alone: they carry keys.
+	shown := make([]string, len(l.SendURLs))
+	for i, u := range l.SendURLs {
+		shown[i] = redact.URL(u)
+	}
+	fs.Func("send-urls", "extra send endpoints, comma-separated: each gets every accepted transaction and rebroadcast (RECLAIM_SEND_URLS; default "+
+		strconv.Quote(strings.Join(shown, ","))+")", func(v string) error {
+		urls, err := config.SendURLs(v)
+		l.SendURLs = urls
+		return err
+	})
 }
 
 // edgeFlags binds the edge settings (config.Edge).
@@ -263,6 +286,13 @@ func endpoints(cfg config.Config) []any {
 			out = append(out, e.key, redact.URL(e.url))
 		}
 	}
+	if len(cfg.SendURLs) > 0 {
+		shown := make([]string, len(cfg.SendURLs))
+		for i, u := range cfg.SendURLs {
+			shown[i] = redact.URL(u)
+		}
+		out = append(out, "send_paths", shown)
+	}
 	return out
 }
 
@@ -299,11 +329,14 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*w
 	}
 	discoverer := assets.NewDiscoverer(rc, prices, sources...).WithImages(images.New(images.Options{}))
 	tickets := ticket.NewIssuer(e.keys)
+	paths := sendPaths(cfg.SendURLs, log, ops)
+	rel := relay.New(rc, e.store, tickets, time.Now)
+	rel.Paths = paths
 	w := wallet.New(wallet.Deps{
 		Discoverer:    discoverer,
 		Builder:       txbuild.NewBuilder(rc, buildOpts...),
 		Tickets:       tickets,
-		Relay:         relay.New(rc, e.store, tickets, time.Now),
+		Relay:         rel,
 		Projects:      e.store,
 		ServiceFeeBPS: cfg.ServiceFeeBPS,
 		Treasury:      treasury,
@@ -316,6 +349,9 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*w
 	})
 	tracker := relay.NewTracker(ops.rpcClient(cfg.SolanaRPCURL, "tracker"), e.store, log, time.Now)
 	tracker.Retention = cfg.AttemptsRetention
+	tracker.RebroadcastInterval = cfg.RebroadcastInterval
+	tracker.Paths = paths
+	ops.metrics.WatchSendPaths(paths.Failures)
 	// Idempotency keys answer retries for a day; webhook deliveries done
 	// stay in the console as long as the submission log's lines.
 	tracker.Expiring = []relay.Expiring{
@@ -323,6 +359,17 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*w
 		{Name: "webhook deliveries", Keep: cmp.Or(cfg.AttemptsRetention, relay.DefaultRetention), Prune: e.store.PruneWebhookDeliveries},
 	}
 	return w, tracker, nil
+}
+
+// sendPaths are the extra send paths of RECLAIM_SEND_URLS, each named in
+// logs by its scheme and host; their calls are observed as upstream
+// send_path.
+func sendPaths(urls []string, log *slog.Logger, ops *operations) *relay.Paths {
+	paths := make([]relay.Path, len(urls))
+	for i, u := range urls {
+		paths[i] = relay.Path{Name: redact.URL(u), RPC: ops.rpcClientOf("send_path", u, "relay")}
+	}
+	return relay.NewPaths(log, paths...)
 }
 
 // env is what every command opens: storage, the secrets kept beside it, and

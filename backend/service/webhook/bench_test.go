@@ -72,7 +72,7 @@ func BenchmarkConfirmEntry(b *testing.B) {
 				n++
 				e := claimed(b, s, p.ID, "t"+strconv.Itoa(n))
 				b.StartTimer()
-				if ok, err := s.ConfirmEntry(ctx, e.TicketJTI, e.Figures(), time.Now()); err != nil || !ok {
+				if ok, err := s.ConfirmEntry(ctx, e.TicketJTI, e.Figures(), 0, time.Now()); err != nil || !ok {
 					b.Fatal(ok, err)
 				}
 			}
@@ -117,7 +117,7 @@ func BenchmarkDeliveryLatency(b *testing.B) {
 			n++
 			e := claimed(b, s, p.ID, "t"+strconv.Itoa(n))
 			changed := time.Now() // the status change's transaction starts: its commit comes within it
-			if ok, err := s.ConfirmEntry(ctx, e.TicketJTI, e.Figures(), changed); err != nil || !ok {
+			if ok, err := s.ConfirmEntry(ctx, e.TicketJTI, e.Figures(), 0, changed); err != nil || !ok {
 				b.Fatal(ok, err)
 			}
 			lat = append(lat, (<-got).Sub(changed))

@@ -121,7 +121,7 @@ func (e env) settle(t *testing.T, jti, wallet string, status ledger.Status, at t
 	var ok bool
 	var err error
 	if status == ledger.StatusConfirmed {
-		ok, err = e.store.ConfirmEntry(ctx, jti, entry.Figures(), at)
+		ok, err = e.store.ConfirmEntry(ctx, jti, entry.Figures(), 0, at)
 	} else {
 		ok, err = e.store.SetEntryStatus(ctx, jti, status, "InstructionError", at)
 	}

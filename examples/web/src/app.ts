@@ -7,8 +7,10 @@
 //  3. with the generated client (@reclaim-sol/client over connect-web), call
 //     Reclaim on its own origin (CORS): list the items with their rebates,
 //     build transactions for the selected ones with a donation, have the
-//     wallet sign them, submit them, and show the results and the project's
-//     stats.
+//     wallet sign them (or sign and send them, when it offers
+//     signAndSendTransaction, as Phantom recommends), submit them (or report
+//     their signatures), follow each submission's status until it is final,
+//     and show the project's stats.
 import { ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import {
@@ -18,10 +20,19 @@ import {
   sessionToken,
   type BuildTransactionsResponse,
   type GetStatsResponse,
+  SignedTransactionSchema,
+  type SubmissionStatus,
   type GetSummaryResponse,
   type WalletItem,
 } from "@reclaim-sol/client";
-import { SolanaSignTransaction, type SolanaSignTransactionFeature } from "@solana/wallet-standard-features";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { getBase58Decoder } from "@solana/kit";
+import {
+  SolanaSignAndSendTransaction,
+  SolanaSignTransaction,
+  type SolanaSignAndSendTransactionFeature,
+  type SolanaSignTransactionFeature,
+} from "@solana/wallet-standard-features";
 import { getWallets } from "@wallet-standard/app";
 import type { Wallet, WalletAccount } from "@wallet-standard/base";
 import { StandardConnect, type StandardConnectFeature } from "@wallet-standard/features";
@@ -205,37 +216,61 @@ function showQuote(s: Session, quote: BuildTransactionsResponse) {
 async function submit(s: Session) {
   const quote = s.quote;
   if (!quote) throw new Error("build first");
-  status("Waiting for the wallet…");
-  const sign = (s.wallet.features as SolanaSignTransactionFeature)[SolanaSignTransaction].signTransaction;
-  const signed = await sign(...quote.transactions.map((t) => ({
-    account: s.account,
-    transaction: Uint8Array.from(atob(t.transactionBase64), (c) => c.charCodeAt(0)),
-  })));
-  status("Submitting…");
-  const { results } = await s.wallets.submitTransactions({
-    address: s.account.address,
-    signed: signed.map((o, i) => ({
+  const transactions = quote.transactions.map((t) => Uint8Array.from(atob(t.transactionBase64), (c) => c.charCodeAt(0)));
+  let signed: MessageInitShape<typeof SignedTransactionSchema>[];
+  const sendFeature = (s.wallet.features as Partial<SolanaSignAndSendTransactionFeature>)[SolanaSignAndSendTransaction];
+  if (sendFeature) {
+    // The wallet sends them itself: Reclaim gets each signature with its
+    // ticket, follows it and counts it once it landed as built.
+    status("Waiting for the wallet to sign and send…");
+    const chain = s.account.chains.find((c) => c.startsWith("solana:")) ?? "solana:mainnet";
+    const sent = await sendFeature.signAndSendTransaction(...transactions.map((transaction) => ({ account: s.account, chain, transaction })));
+    const base58 = getBase58Decoder();
+    signed = sent.map((o, i) => ({ signature: base58.decode(o.signature), submissionTicket: quote.transactions[i].submissionTicket }));
+  } else {
+    status("Waiting for the wallet…");
+    const sign = (s.wallet.features as SolanaSignTransactionFeature)[SolanaSignTransaction].signTransaction;
+    const out = await sign(...transactions.map((transaction) => ({ account: s.account, transaction })));
+    signed = out.map((o, i) => ({
       transactionBase64: btoa(String.fromCharCode(...o.signedTransaction)),
       submissionTicket: quote.transactions[i].submissionTicket,
-    })),
-  });
+    }));
+  }
+  status("Submitting…");
+  const { results } = await s.wallets.submitTransactions({ address: s.account.address, signed });
   $("results").replaceChildren(...results.map((r) => el("li", {
     "data-testid": "result", "data-status": r.status, "data-signature": r.signature ?? "",
-  }, `${r.status}${r.signature ? " " + r.signature : ""}${r.error ? ` ${r.error.code}: ${r.error.message}` : ""}`)));
+    "data-sent-by": sendFeature ? "wallet" : "reclaim",
+  }, `${r.status}${r.signature ? " " + r.signature : ""}${r.error ? ` ${r.error.code}: ${r.error.message}` : ""}`,
+  el("span", { "data-testid": "submission-status", "data-status": r.status === "failed" ? "failed" : "submitted" }))));
   $<HTMLButtonElement>("submit").disabled = true;
-  status("Submitted: the project's stats count them once they are confirmed.");
-  await waitForStats(s, results.filter((r) => r.status === "submitted").length);
+  status("Submitted: following each transaction until it is final…");
+  await follow(s, results.flatMap((r) => (r.signature ? [r.signature] : [])));
+  await stats(s);
 }
 
-// waitForStats reads the stats until the submitted transactions count in
-// them (Reclaim counts a transaction once the cluster confirms it).
-async function waitForStats(s: Session, submitted: number) {
-  const before = Number($("stats").dataset.transactions ?? "0");
-  for (let i = 0; i < 30; i++) {
-    const st = await stats(s);
-    if (Number(st.totalTransactionCount) >= before + submitted) return;
-    await new Promise((r) => setTimeout(r, 1000));
+// follow asks Reclaim where the submissions are until every one is final
+// (confirmed, failed, expired), each call held up to 30 s by waitSeconds,
+// and shows each one's status beside its result.
+async function follow(s: Session, signatures: string[]) {
+  if (signatures.length === 0) return;
+  for (let i = 0; i < 10; i++) {
+    const { submissions } = await s.wallets.getSubmissions({ address: s.account.address, signature: signatures, waitSeconds: 30 });
+    for (const sub of submissions) show(sub);
+    if (submissions.every((sub) => sub.status !== "submitted")) {
+      status("Done: every transaction is final.");
+      return;
+    }
   }
+}
+
+// show writes a submission's status into its result's line.
+function show(sub: SubmissionStatus) {
+  const span = document.querySelector<HTMLElement>(`[data-testid="result"][data-signature="${sub.signature}"] [data-testid="submission-status"]`);
+  if (!span) return;
+  span.dataset.status = sub.status;
+  const landed = sub.landed ? `: ${formatSol(BigInt(sub.landed.netRebate))} SOL to the wallet, slot ${sub.slot ?? "?"}` : "";
+  span.textContent = ` → ${sub.status}${landed}${sub.error ? ` (${sub.error.code}: ${sub.error.message})` : ""}`;
 }
 
 async function stats(s: Session): Promise<GetStatsResponse> {
