@@ -143,7 +143,10 @@ type Deps struct {
 	OriginChanges OriginChanges
 	Audit         Audit
 	Ledger        Ledger
-	History       History
+	// Webhooks and WebhookChanges are the webhooks page's (nil: no page).
+	Webhooks       Webhooks
+	WebhookChanges WebhookChanges
+	History        History
 	// Explorer links transactions and wallets to a block explorer.
 	Explorer Explorer
 	// AllowSignup lets anyone create an owner account at /admin/signup.
@@ -223,6 +226,15 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("POST /admin/projects/{project}/members/{member}/remove", c.inProject(c.manager(c.removeMember)))
 	mux.HandleFunc("POST /admin/projects/{project}/origins", c.inProject(c.manager(c.addOrigin)))
 	mux.HandleFunc("POST /admin/projects/{project}/origins/remove", c.inProject(c.manager(c.removeOrigin)))
+	if d.Webhooks != nil && d.WebhookChanges != nil {
+		mux.HandleFunc("GET /admin/projects/{project}/webhooks", c.inProject(c.webhooksPage))
+		mux.HandleFunc("POST /admin/projects/{project}/webhooks", c.inProject(c.manager(c.addWebhook)))
+		mux.HandleFunc("POST /admin/projects/{project}/webhooks/{endpoint}/remove", c.inProject(c.manager(c.removeWebhook)))
+		mux.HandleFunc("POST /admin/projects/{project}/webhooks/{endpoint}/rotate", c.inProject(c.manager(c.rotateWebhook)))
+		mux.HandleFunc("POST /admin/projects/{project}/webhooks/{endpoint}/enable", c.inProject(c.manager(c.enableWebhook)))
+		mux.HandleFunc("POST /admin/projects/{project}/webhooks/{endpoint}/test", c.inProject(c.manager(c.testWebhook)))
+		mux.HandleFunc("POST /admin/projects/{project}/webhooks/{endpoint}/deliveries/{delivery}/redeliver", c.inProject(c.manager(c.redeliverWebhook)))
+	}
 	mux.HandleFunc("/admin/", c.notFound)
 
 	// Cross-origin state-changing requests are refused before any handler

@@ -81,11 +81,18 @@ type ticket struct {
 // once by default), and a step sends up to 22 requests for one ticket at once.
 func (d *deployment) tickets(t *testing.T, n int) []ticket {
 	t.Helper()
+	// The keys first: each is a command run in a container (a second or
+	// more on a busy machine), and a ticket built before twenty of them
+	// would be near the end of its blockhash's minute when submitted.
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = d.tp.cli("apikey", "create", "--project", d.s.projectID)
+	}
 	out := make([]ticket, n)
 	for i := range out {
 		accts := d.accounts[d.next : d.next+2]
 		d.next += 2
-		token := d.s.sessionOf(d.tp.cli("apikey", "create", "--project", d.s.projectID), d.owner.PublicKey())
+		token := d.s.sessionOf(keys[i], d.owner.PublicKey())
 		b := d.s.build(t, d.owner.PublicKey(), token, map[string]any{"items": closeAll(accts), "donationPercentage": 0.1, "priorityFeeLevel": "none"})
 		if len(b.Transactions) != 1 {
 			t.Fatalf("built %d transactions for two accounts", len(b.Transactions))

@@ -61,7 +61,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 			t.Errorf("a missing or wrong credential: %q, want a 401 refusal", refused)
 		}
 	}
-	for _, tool := range []string{"summarize_wallet", "list_wallet_items", "build_reclaim_transactions", "submit_signed_transactions", "get_project_stats", "get_leaderboard"} {
+	for _, tool := range []string{"summarize_wallet", "get_submission_status", "list_wallet_items", "build_reclaim_transactions", "submit_signed_transactions", "get_project_stats", "get_leaderboard"} {
 		if !slices.Contains(got.Tools, tool) {
 			t.Errorf("tools %v lack %s", got.Tools, tool)
 		}
@@ -71,6 +71,9 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	}
 	if got.Summary.TransactionCount == 0 || got.Summary.Totals.NetRebate <= 0 {
 		t.Errorf("the summary before the build: %+v, want the wallet's empty accounts in at least one transaction", got.Summary)
+	}
+	if got.ConfirmedBy != "get_submission_status" {
+		t.Errorf("confirmed by %s, want the status tool", got.ConfirmedBy)
 	}
 	if len(got.Submitted) == 0 || !got.Confirmed {
 		t.Fatalf("submitted %+v, confirmed %t (by %s)", got.Submitted, got.Confirmed, got.ConfirmedBy)

@@ -215,6 +215,25 @@ func TestSampleApp(t *testing.T) {
 		t.Logf("widths at 390 px: %v", widths)
 	})
 
+	// The wallet signs and sends itself (signAndSendTransaction, as
+	// Phantom recommends): the page reports the signatures with their
+	// tickets, follows them to confirmed, and the balance rises by the net
+	// rebate shown; the transactions landed as the wallet sent them.
+	t.Run("a wallet that signs and sends itself", func(t *testing.T) {
+		f := v.NewWalletFixture(t)
+		o := origin(t, "127.0.0.6", integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner, DemoWalletRPC: v.URL,
+			ExplorerURL: "https://explorer.solana.com/tx/{id}?cluster=custom"})
+		s.cli("project", "origin", "--project", s.projectID, "--origin", o)
+		reclaimInBrowser(t, ctx, v, o, f.Owner, false)
+		var sentBy []string
+		if err := chromedp.Run(ctx, chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="result"]')].map(e => e.dataset.sentBy)`, &sentBy)); err != nil {
+			t.Fatal(err)
+		}
+		if len(sentBy) == 0 || slices.ContainsFunc(sentBy, func(s string) bool { return s != "wallet" }) {
+			t.Errorf("results sent by %q, want the wallet's own sends reported", sentBy)
+		}
+	})
+
 	t.Run("an origin the project does not list", func(t *testing.T) {
 		f := v.NewWalletFixture(t)
 		o := origin(t, "127.0.0.3", integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner})
@@ -332,6 +351,17 @@ func reclaimInBrowser(t *testing.T, ctx context.Context, v *harness.Validator, o
 	after := v.Balance(t, owner.PublicKey())
 	if got := int64(after) - int64(before); got != netRebate {
 		t.Errorf("the wallet's balance rose by %d lamports; the page showed a net rebate of %d", got, netRebate)
+	}
+	// The page follows each submission through the status route until it is
+	// final: confirmed, each with the chain's net rebate.
+	var shown []string
+	run("statuses",
+		chromedp.Poll(`[...document.querySelectorAll('[data-testid="submission-status"]')].every(e => e.dataset.status === "confirmed")`,
+			nil, chromedp.WithPollingTimeout(90*time.Second)),
+		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="submission-status"]')].map(e => e.textContent)`, &shown),
+	)
+	if len(shown) != len(results) {
+		t.Fatalf("statuses shown %q for %d results", shown, len(results))
 	}
 	// The project's stats on the page count the transactions once the
 	// tracker has seen them confirmed; the page then says each is

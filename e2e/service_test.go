@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -55,10 +56,12 @@ func startService(t *testing.T, v *harness.Validator, extraEnv ...string) *servi
 }
 
 // another starts a second instance on the same data (database and keys), as
-// a second replica behind a load balancer would be.
-func (s *service) another() *service {
+// a second replica behind a load balancer would be; extraEnv is added to its
+// environment (a later setting wins).
+func (s *service) another(extraEnv ...string) *service {
 	c := *s
-	c.server = s.serve()
+	c.env = append(slices.Clone(s.env), extraEnv...)
+	c.server = c.serve()
 	c.url = c.server.URL
 	return &c
 }

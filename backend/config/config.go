@@ -73,6 +73,10 @@ type Config struct {
 	PhotonRPCURL string
 	// AllowSignup lets anyone create an owner account in the console.
 	AllowSignup bool
+	// WebhookAllowInsecure lets webhook endpoints be http and reach private
+	// and loopback addresses: local development and tests only
+	// (RECLAIM_WEBHOOK_ALLOW_INSECURE).
+	WebhookAllowInsecure bool
 	// Cluster names the cluster for block explorer links: mainnet-beta,
 	// devnet, testnet or localnet (the explorer's custom cluster at
 	// http://127.0.0.1:8899). Links never carry SolanaRPCURL.
@@ -113,6 +117,8 @@ type Config struct {
 	// Storage: the rankings' memory, the submission log's retention
 	// (storage.go).
 	Storage
+	// Landing: rebroadcasting and extra send paths (landing.go).
+	Landing
 }
 
 // Default returns the embedded defaults: a whole offline stack with
@@ -136,6 +142,7 @@ func Default() Config {
 		Cluster:              "localnet",
 		Operations:           defaultOperations(),
 		Storage:              defaultStorage(),
+		Landing:              defaultLanding(),
 	}
 }
 
@@ -166,6 +173,7 @@ func Load(getenv func(string) string) (Config, error) {
 	errs = append(errs, c.Operations.load(getenv)...)
 	errs = append(errs, c.Edge.load(getenv)...)
 	errs = append(errs, c.Storage.load(getenv)...)
+	errs = append(errs, c.Landing.load(getenv)...)
 	if len(errs) > 0 {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
@@ -219,6 +227,13 @@ func (c *Config) readLimits(r *envReader) {
 			r.errs = append(r.errs, fmt.Sprintf("RECLAIM_ALLOW_SIGNUP=%q: want true or false", v))
 		}
 		c.AllowSignup = b
+	}
+	if v := strings.TrimSpace(r.getenv("RECLAIM_WEBHOOK_ALLOW_INSECURE")); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			r.errs = append(r.errs, fmt.Sprintf("RECLAIM_WEBHOOK_ALLOW_INSECURE=%q: want true or false (1 or 0)", v))
+		}
+		c.WebhookAllowInsecure = b
 	}
 }
 

@@ -59,6 +59,7 @@ func TestLoadRejects(t *testing.T) {
 		"RECLAIM_RATE_LIMIT_IP_RPS":      {"RECLAIM_RATE_LIMIT_IP_RPS": "-1"},
 		"RECLAIM_RATE_LIMIT_IP_BURST":    {"RECLAIM_RATE_LIMIT_IP_BURST": "0"},
 		"RECLAIM_RETIRED_SIGNING_KEYS":   {"RECLAIM_RETIRED_SIGNING_KEYS": "AAAA"},
+		"RECLAIM_WEBHOOK_ALLOW_INSECURE": {"RECLAIM_WEBHOOK_ALLOW_INSECURE": "sometimes"},
 	}
 	for _, v := range []string{"*, https://app.example", "https://app.example,*"} {
 		if _, err := config.Load(env(map[string]string{"RECLAIM_CORS_ORIGINS": v})); err == nil || !strings.Contains(err.Error(), "give it alone") {

@@ -24,8 +24,10 @@ var requirements = map[string]auth.Requirement{
 	reclaimv1connect.WalletServiceSubmitTransactionsProcedure: {APIKey: true, Session: true, Scope: auth.ScopeTransactionsSubmit, BindsWallet: true},
 	reclaimv1connect.WalletServiceStreamWalletAssetsProcedure: {Session: true, Scope: auth.ScopeWalletStream, BindsWallet: true},
 	reclaimv1connect.WalletServiceGetSummaryProcedure:         {APIKey: true, Session: true, Scope: auth.ScopeTransactionsBuild, BindsWallet: true},
-	reclaimv1connect.ProjectServiceGetLeaderboardProcedure:    {APIKey: true, Session: true},
-	reclaimv1connect.ProjectServiceGetStatsProcedure:          {APIKey: true, Session: true},
+	reclaimv1connect.WalletServiceGetSubmissionsProcedure: {APIKey: true, Session: true, Scope: auth.ScopeWalletRead,
+		OrScope: auth.ScopeTransactionsSubmit, BindsWallet: true},
+	reclaimv1connect.ProjectServiceGetLeaderboardProcedure: {APIKey: true, Session: true},
+	reclaimv1connect.ProjectServiceGetStatsProcedure:       {APIKey: true, Session: true},
 }
 
 type principalKey struct{}

@@ -94,13 +94,16 @@ func (p *originPolicy) handler(next http.Handler) http.Handler {
 	c := cors.New(cors.Options{
 		AllowOriginVaryRequestFunc: p.allow,
 		AllowedMethods:             connectcors.AllowedMethods(),
-		AllowedHeaders:             append(connectcors.AllowedHeaders(), "Authorization", "Mcp-Protocol-Version", "Mcp-Session-Id", "Last-Event-Id"),
+		AllowedHeaders:             append(connectcors.AllowedHeaders(), "Authorization", "Idempotency-Key", "Mcp-Protocol-Version", "Mcp-Session-Id", "Last-Event-Id"),
 		ExposedHeaders:             exposedHeaders,
 		MaxAge:                     7200,
 	})
 	api := c.Handler(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/v1/") || strings.HasPrefix(r.URL.Path, "/reclaim.v1.") || r.URL.Path == mcpPath {
+			if r.Header.Get("Idempotency-Key") != "" {
+				w = &exposeReplayed{ResponseWriter: w}
+			}
 			api.ServeHTTP(w, r)
 			return
 		}
@@ -194,3 +197,32 @@ func bearerToken(authorization string) (string, bool) {
 	token = strings.TrimSpace(token)
 	return token, ok && strings.EqualFold(scheme, "Bearer") && token != ""
 }
+
+// exposeReplayed lets a page read Idempotent-Replayed on the answers that
+// carry it (a request with an Idempotency-Key), leaving every other
+// answer's Access-Control-Expose-Headers as it was.
+type exposeReplayed struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *exposeReplayed) WriteHeader(code int) {
+	if !w.wrote {
+		w.wrote = true
+		h := w.Header()
+		if h.Get("Idempotent-Replayed") != "" && h.Get("Access-Control-Expose-Headers") != "" {
+			h.Set("Access-Control-Expose-Headers", h.Get("Access-Control-Expose-Headers")+", Idempotent-Replayed")
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *exposeReplayed) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the writer's Flush.
+func (w *exposeReplayed) Unwrap() http.ResponseWriter { return w.ResponseWriter }

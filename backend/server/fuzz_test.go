@@ -319,6 +319,8 @@ func FuzzSubmit(f *testing.F) {
 		`{"signed":[{"transactionBase64":"AQID","submissionTicket":"eyJhbGciOiJFZERTQSJ9.e30.AA"}]}`,
 		`{"signed":[]}`, `{"signed":[null]}`, `{"signed":{}}`, `{"signed":[{"transactionBase64":"@@"}]}`,
 		`{"signed":[{"submissionTicket":""}]}`, `{not json`, ``, `[]`,
+		`{"signed":[{"signature":"` + solana.Signature{1}.String() + `","submissionTicket":"eyJhbGciOiJFZERTQSJ9.e30.AA"}]}`,
+		`{"signed":[{"signature":"x","transactionBase64":"AQID","submissionTicket":"t"}]}`, `{"signed":[{"signature":null}]}`,
 	} {
 		f.Add(fe.wallet, body)
 	}
@@ -349,6 +351,29 @@ func FuzzLeaderboardQuery(f *testing.F) {
 			return
 		}
 		fe.send(t, fe.request(t, "GET", path, "", nil, apiKey(fe.apiKey)), true)
+	})
+}
+
+// FuzzSubmissionsQuery: the status route's query (signatures, a wait)
+// gets a clear answer, never a 5xx; the fuzz env's wallet has submitted
+// nothing, so every wait ends at once.
+func FuzzSubmissionsQuery(f *testing.F) {
+	fe := newFuzzEnv(f)
+	sig := solana.Signature{1}.String()
+	for _, q := range []string{
+		"signature=" + sig, "signature=" + sig + "&signature=" + sig, "signature=" + sig + "&waitSeconds=30",
+		"signature=" + sig + "&waitSeconds=31", "signature=" + sig + "&waitSeconds=-1", "signature=" + sig + "&waitSeconds=1e1",
+		"", "signature=", "signature=0OIl", "signature=" + fe.wallet, "signature=%zz", "wait_seconds=5&signature=" + sig,
+		"waitSeconds=5&waitSeconds=6&signature=" + sig, "signatures=" + sig, "address=" + fe.wallet,
+	} {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, query string) {
+		path := "/v1/wallet/" + fe.wallet + "/submissions?" + query
+		if !validPath(path) {
+			return
+		}
+		fe.send(t, fe.request(t, "GET", path, "", nil, bearer(fe.token)), true)
 	})
 }
 

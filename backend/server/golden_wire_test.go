@@ -64,6 +64,8 @@ var (
 		&reclaimv1.GetLeaderboardRequest{}, &reclaimv1.GetLeaderboardResponse{}, false}
 	opStream = op{"GET", "/v1/wallet/{address}/stream", reclaimv1connect.WalletServiceStreamWalletAssetsProcedure,
 		&reclaimv1.StreamWalletAssetsRequest{}, &reclaimv1.StreamWalletAssetsResponse{}, true}
+	opSubmissions = op{"GET", "/v1/wallet/{address}/submissions", reclaimv1connect.WalletServiceGetSubmissionsProcedure,
+		&reclaimv1.GetSubmissionsRequest{}, &reclaimv1.GetSubmissionsResponse{}, false}
 )
 
 // gcred is a credential, with the label the golden file shows for it (the
@@ -121,6 +123,8 @@ func (c call) connectBody(t *testing.T) string {
 	for _, k := range slices.Sorted(maps.Keys(q)) {
 		fd := md.Fields().ByJSONName(k)
 		switch {
+		case fd != nil && fd.IsList() && fd.Kind() == protoreflect.StringKind:
+			fields = append(fields, jsonOf(t, k)+":"+jsonOf(t, q[k]))
 		case fd == nil || len(q[k]) != 1:
 			t.Fatalf("%s: query %q has no Connect form", c.name, c.query)
 		case fd.Kind() == protoreflect.StringKind || fd.Kind() == protoreflect.EnumKind:

@@ -21,6 +21,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/reclaim-sol/reclaim/backend/domain/idempotency"
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
@@ -188,10 +189,11 @@ func newEnv(t testing.TB, opts ...option) *env {
 			Tickets: tickets, Relay: relay.New(rc, relayStore, tickets, clk.Now), Projects: o.store,
 			TicketTTL: time.Minute, RPCTimeout: o.rpcTimeout, DBTimeout: 2 * time.Second, Now: clk.Now,
 		}),
-		Ping:      o.store.Ready,
-		CORS:      corsOf(o),
-		Log:       slog.New(slog.NewTextHandler(io.Discard, nil)),
-		DBTimeout: 2 * time.Second,
+		Ping:        o.store.Ready,
+		Idempotency: idempotency.NewService(o.store, slog.New(slog.DiscardHandler), time.Now),
+		CORS:        corsOf(o),
+		Log:         slog.New(slog.NewTextHandler(io.Discard, nil)),
+		DBTimeout:   2 * time.Second,
 	}
 	if o.deps != nil {
 		o.deps(&d)

@@ -87,13 +87,28 @@ var toolSpecs = []toolSpec{
 		name: "submit_signed_transactions", operationID: "WalletService_SubmitTransactions", procedure: reclaimv1connect.WalletServiceSubmitTransactionsProcedure,
 		title: "Submit signed reclaim transactions",
 		description: "Send the transactions the wallet signed to the cluster: signed is a list of {transactionBase64: the signed " +
-			"transaction, submissionTicket: the ticket build_reclaim_transactions gave with it}. Each result is submitted (sent: its " +
+			"transaction, submissionTicket: the ticket build_reclaim_transactions gave with it}, or {signature, submissionTicket} for one " +
+			"the wallet sent itself. Each result is submitted (sent: its " +
 			"signature follows), duplicate (that ticket was submitted before) or failed (error.code and error.message say why); " +
 			"a submitted transaction is confirmed on chain a few seconds later. This sends real transactions: it burns what they burn.",
 		annotations: &mcp.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(true), IdempotentHint: true},
 		input:       func() proto.Message { return &reclaimv1.SubmitTransactionsRequest{} },
 		call: func(m *mcpFace, ctx context.Context, req proto.Message) (any, error) {
 			resp, err := m.wallet.SubmitTransactions(ctx, connect.NewRequest(req.(*reclaimv1.SubmitTransactionsRequest)))
+			return m.answer(resp, err)
+		},
+	},
+	{
+		name: "get_submission_status", operationID: "WalletService_GetSubmissions", procedure: reclaimv1connect.WalletServiceGetSubmissionsProcedure,
+		title: "Where submitted transactions are",
+		description: "The status of each signature (signature: a list, from submit_signed_transactions) of this wallet, in the order asked: " +
+			"submitted (sent, not final yet), confirmed (with slot, confirmedAt and landed: fee, grossRebate, netRebate, donationAmount in " +
+			"lamports, from the chain), failed or expired (error.code and error.message say why; build again after expired), or unknown " +
+			"(Reclaim never saw it for this wallet). waitSeconds (at most 30) holds the answer until every one is final or the time passes. Read-only.",
+		annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		input:       func() proto.Message { return &reclaimv1.GetSubmissionsRequest{} },
+		call: func(m *mcpFace, ctx context.Context, req proto.Message) (any, error) {
+			resp, err := m.wallet.GetSubmissions(ctx, connect.NewRequest(req.(*reclaimv1.GetSubmissionsRequest)))
 			return m.answer(resp, err)
 		},
 	},

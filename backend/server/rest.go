@@ -152,6 +152,7 @@ func reshape(status int, body []byte, route string) restError {
 			FieldViolations []struct {
 				Field string `json:"field"`
 			} `json:"fieldViolations"`
+			Reason string `json:"reason"` // google.rpc.ErrorInfo
 		} `json:"details"`
 	}
 	if err := json.Unmarshal(body, &st); err == nil && len(st.Code) > 0 {
@@ -162,6 +163,9 @@ func reshape(status int, body []byte, route string) restError {
 		for _, d := range st.Details {
 			if strings.HasSuffix(d.Type, "/google.rpc.BadRequest") && len(d.FieldViolations) > 0 {
 				out.Param = d.FieldViolations[0].Field
+			}
+			if status, code, ok := restReason(d.Reason); ok && strings.HasSuffix(d.Type, "/google.rpc.ErrorInfo") {
+				out.StatusCode, out.Error, out.Code = status, http.StatusText(status), code // idempotency.go
 			}
 		}
 	} else {

@@ -49,6 +49,9 @@ type Deps struct {
 	// write, an error matching ledger.ErrStorageFull or ledger.ErrReadOnly
 	// when it cannot write (storage.Store.Ready).
 	Ping func(ctx context.Context) error
+	// Idempotency runs the writes that carry an Idempotency-Key
+	// (idempotency.go; nil: the header is ignored).
+	Idempotency IdempotencyKeys
 	// Admin is the console, served under /admin/ (nil: none).
 	Admin http.Handler
 	// CORS is the browsers' cross-origin policy (zero: no origin allowed).
@@ -90,7 +93,7 @@ func New(d Deps) (http.Handler, error) {
 	// The handover first: the other interceptors see the whole request.
 	interceptors := append([]connect.Interceptor{handover{}}, obs.interceptors()...)
 	opts := connect.WithHandlerOptions(
-		connect.WithInterceptors(append(interceptors, g)...),
+		connect.WithInterceptors(append(interceptors, g, &idempotencyInterceptor{keys: d.Idempotency, log: d.Log})...),
 		connect.WithCodec(connectCodec{json: codec}),
 		connect.WithReadMaxBytes(maxRequestBytes),
 	)

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -158,7 +159,7 @@ func (s *walletServer) SubmitTransactions(ctx context.Context, req *connect.Requ
 	}
 	signed := make([]wallet.Signed, len(m.GetSigned()))
 	for i, sg := range m.GetSigned() {
-		signed[i] = wallet.Signed{TransactionBase64: sg.GetTransactionBase64(), Ticket: sg.GetSubmissionTicket()}
+		signed[i] = wallet.Signed{TransactionBase64: sg.GetTransactionBase64(), Ticket: sg.GetSubmissionTicket(), Signature: sg.GetSignature()}
 	}
 	results, err := s.svc.Submit(ctx, principalFrom(ctx).ProjectID, signer, signed)
 	if err != nil {
@@ -187,6 +188,43 @@ func selections(items []ticket.Item) []*reclaimv1.ItemSelection {
 	out := make([]*reclaimv1.ItemSelection, len(items))
 	for i, in := range items {
 		out[i] = &reclaimv1.ItemSelection{Type: in.Type, Address: in.Address, Action: in.Action}
+	}
+	return out
+}
+
+func (s *walletServer) GetSubmissions(ctx context.Context, req *connect.Request[reclaimv1.GetSubmissionsRequest]) (*connect.Response[reclaimv1.GetSubmissionsResponse], error) {
+	m := req.Msg
+	owner, err := wallet.ParseAddress(m.GetAddress())
+	if err != nil {
+		return nil, err
+	}
+	subs, err := s.svc.Submissions(ctx, wallet.StatusRequest{
+		ProjectID: principalFrom(ctx).ProjectID, Wallet: owner, Signatures: m.GetSignature(), WaitSeconds: m.WaitSeconds,
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &reclaimv1.GetSubmissionsResponse{Submissions: make([]*reclaimv1.SubmissionStatus, len(subs))}
+	for i, sub := range subs {
+		out.Submissions[i] = submissionStatus(sub)
+	}
+	return connect.NewResponse(out), nil
+}
+
+func submissionStatus(sub relay.Submission) *reclaimv1.SubmissionStatus {
+	out := &reclaimv1.SubmissionStatus{Signature: sub.Signature, Status: string(sub.State), Includes: selections(sub.Includes)}
+	switch sub.State {
+	case relay.StateFailed, relay.StateExpired:
+		out.Error = &reclaimv1.SubmissionError{Code: string(sub.Code), Message: sub.Message}
+	case relay.StateConfirmed:
+		at, l := sub.ConfirmedAt.UTC().Format(time.RFC3339), sub.Landed
+		out.ConfirmedAt = &at
+		if sub.Slot > 0 { // 0: confirmed before slots were kept
+			slot := uint64(sub.Slot)
+			out.Slot = &slot
+		}
+		out.Landed = &reclaimv1.LandedFigures{Fee: uint64(l.Fees()), GrossRebate: uint64(l.GrossRebate), NetRebate: l.NetRebate,
+			DonationAmount: uint64(l.DonationAmount)}
 	}
 	return out
 }

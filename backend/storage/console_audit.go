@@ -25,6 +25,8 @@ type auditRow struct {
 	MemberEmail string    `bun:"member_email,notnull"`
 	MemberRole  string    `bun:"member_role,notnull"`
 	Origin      string    `bun:"origin,notnull"`
+	WebhookID   string    `bun:"webhook_id,notnull"`
+	WebhookURL  string    `bun:"webhook_url,notnull"`
 	CreatedAt   time.Time `bun:"created_at,notnull"`
 }
 
@@ -34,6 +36,7 @@ func (r *auditRow) entry() owner.AuditEntry {
 		Key:       owner.AuditKey{ID: r.KeyID, Prefix: r.KeyPrefix, Name: r.KeyName},
 		Member:    owner.AuditMember{ID: r.MemberID, Email: r.MemberEmail, Role: owner.Role(r.MemberRole)},
 		Origin:    r.Origin,
+		Webhook:   owner.AuditWebhook{ID: r.WebhookID, URL: r.WebhookURL},
 		CreatedAt: r.CreatedAt.UTC(),
 	}
 }
@@ -49,13 +52,15 @@ func auditEntries(rows []auditRow) []owner.AuditEntry {
 // AddAudit records e, with a new "aud_" ID when e.ID is empty and CreatedAt
 // set to now when zero. A key entry fills the key columns, a member entry the
 // member columns (migration 20260521000005), an origin entry the origin
-// column (20260521000007).
+// column (20260521000007), a webhook entry the webhook columns
+// (20260521000015).
 func (s *Store) AddAudit(ctx context.Context, e owner.AuditEntry) error {
 	row := auditRow{
 		ID: e.ID, ProjectID: e.ProjectID, OwnerID: e.OwnerID, OwnerEmail: e.OwnerEmail, Action: string(e.Action),
 		KeyID: e.Key.ID, KeyPrefix: e.Key.Prefix, KeyName: e.Key.Name,
 		MemberID: e.Member.ID, MemberEmail: e.Member.Email, MemberRole: string(e.Member.Role),
 		Origin:    e.Origin,
+		WebhookID: e.Webhook.ID, WebhookURL: e.Webhook.URL,
 		CreatedAt: utc(e.CreatedAt),
 	}
 	if row.ID == "" {

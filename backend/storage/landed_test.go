@@ -38,7 +38,7 @@ func TestConfirmEntryCountsLandedFigures(t *testing.T) {
 		landed.NetRebate -= 10_000
 		when := time.Date(2026, 11, 21, 12, 0, 30, 0, time.UTC)
 		for i, want := range []bool{true, false} {
-			changed, err := s.ConfirmEntry(ctx, "jti-landed", landed, when)
+			changed, err := s.ConfirmEntry(ctx, "jti-landed", landed, 0, when)
 			if err != nil || changed != want {
 				t.Fatalf("confirm %d: %v, %v", i, changed, err)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 )
 
 type transactionRow struct {
@@ -51,6 +52,17 @@ type transactionRow struct {
 	// RankVersion came with migration 20260521000010: the project's version
 	// that counted the row (stampRanked), 0 until then.
 	RankVersion int64 `bun:"rank_version,notnull"`
+	// RawTransaction came with migration 20260521000016: the signed
+	// transaction while the entry is in flight, NULL once settled.
+	RawTransaction []byte `bun:"raw_transaction"`
+	// Includes and Slot came with migration 20260521000017: the ticket's
+	// items (JSON, NULL for entries claimed before) and the landed
+	// transaction's slot (0 until confirmed).
+	Includes []ticket.Item `bun:"includes,type:text"`
+	Slot     int64         `bun:"slot,notnull"`
+	// ReportedTicket came with migration 20260521000018: the ticket of a
+	// transaction the wallet sent itself (JSON), NULL for a relayed one.
+	ReportedTicket *ticket.Claims `bun:"reported_ticket,type:text"`
 }
 
 // newTransactionRow is the row of e with status; an entry without a promise
@@ -69,7 +81,10 @@ func newTransactionRow(e ledger.Entry, status ledger.Status) transactionRow {
 		PromisedGrossRebate: p.GrossRebate, PromisedNetRebate: p.NetRebate, PromisedDonationAmount: p.DonationAmount,
 		PromisedNetworkFee: p.NetworkFee, PromisedServiceFee: p.ServiceFee,
 		DonationWallet: e.DonationWallet, Treasury: e.Treasury,
-		RollupState: rollupNotCounted,
+		RollupState: rollupNotCounted, Includes: e.Includes, Slot: e.Slot, ReportedTicket: e.Reported,
+	}
+	if status == ledger.StatusSending || status == ledger.StatusSubmitted {
+		row.RawTransaction = e.Raw
 	}
 	if status == ledger.StatusConfirmed {
 		row.RollupState = rollupCounted
@@ -111,6 +126,10 @@ func (r *transactionRow) entry() ledger.Entry {
 		},
 		DonationWallet: r.DonationWallet,
 		Treasury:       r.Treasury,
+		Raw:            r.RawTransaction,
+		Includes:       r.Includes,
+		Slot:           r.Slot,
+		Reported:       r.ReportedTicket,
 	}
 }
 
@@ -181,24 +200,27 @@ func (s *Store) SetEntryStatus(ctx context.Context, jti string, status ledger.St
 	if status == ledger.StatusSubmitted || !validStatus(status) {
 		return false, fmt.Errorf("set ledger entry status: cannot move to %q", status)
 	}
-	return s.settle(ctx, jti, status, errMsg, at, nil)
+	return s.settle(ctx, jti, status, errMsg, at, nil, 0)
 }
 
 // ConfirmEntry moves the entry of a ticket from submitted to confirmed at
 // at, with the figures the chain reported for its landing (its promise
-// stays in the promised columns), and counts them in the totals and the
-// rollups, in the same transaction, once, as SetEntryStatus does.
-func (s *Store) ConfirmEntry(ctx context.Context, jti string, landed ledger.Figures, at time.Time) (bool, error) {
-	return s.settle(ctx, jti, ledger.StatusConfirmed, "", at, &landed)
+// stays in the promised columns) and the slot that holds it, and counts
+// them in the totals and the rollups, in the same transaction, once, as
+// SetEntryStatus does.
+func (s *Store) ConfirmEntry(ctx context.Context, jti string, landed ledger.Figures, slot int64, at time.Time) (bool, error) {
+	return s.settle(ctx, jti, ledger.StatusConfirmed, "", at, &landed, slot)
 }
 
-func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, errMsg string, at time.Time, landed *ledger.Figures) (bool, error) {
+func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, errMsg string, at time.Time, landed *ledger.Figures, slot int64) (bool, error) {
 	var changed bool
+	var events int64
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var rows []transactionRow
 		q := tx.NewUpdate().Model(&rows).
 			Set("status = ?", status).
 			Set("error = ?", errMsg).
+			Set("raw_transaction = NULL"). // kept only while in flight
 			Where("ticket_jti = ?", jti).
 			Where("status = ?", ledger.StatusSubmitted).
 			Returning("*")
@@ -211,7 +233,8 @@ func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, er
 				Set("donation_amount = ?", landed.DonationAmount).
 				Set("network_fee = ?", landed.NetworkFee).
 				Set("service_fee = ?", landed.ServiceFee).
-				Set("fees = ?", landed.Fees())
+				Set("fees = ?", landed.Fees()).
+				Set("slot = ?", slot)
 		}
 		if err := q.Scan(ctx); err != nil {
 			return err
@@ -221,14 +244,23 @@ func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, er
 		}
 		changed = true
 		if status == ledger.StatusConfirmed {
-			return s.countConfirmed(ctx, tx, &rows[0])
+			if err := s.countConfirmed(ctx, tx, &rows[0]); err != nil {
+				return err
+			}
 		}
-		return nil
+		// The webhooks' outbox, in this transaction: an event is written
+		// exactly when its status change is (webhooks_outbox.go).
+		var err error
+		events, err = s.enqueueEvent(ctx, tx, &rows[0], at)
+		return err
 	})
 	if err != nil {
 		return false, fmt.Errorf("set ledger entry status for ticket %s: %w", jti, s.writeErr(err))
 	}
 	if changed {
+		if events > 0 {
+			s.notifyOutbox()
+		}
 		return true, nil
 	}
 	if _, err := s.EntryByTicketJTI(ctx, jti); err != nil {

@@ -41,6 +41,10 @@ var schema = []migration{
 	{name: "20260521000012", comment: "attempts", up: upAttempts, after: afterAttempts},   // migrations_attempts.go
 	{name: "20260521000013", comment: "storage_probe", up: upProbe},                       // migrations_probe.go
 	{name: "20260521000014", comment: "type_counts", up: upTypeCounts, after: typesAfter}, // migrations_types.go
+	{name: "20260521000015", comment: "webhooks_idempotency", up: upWebhooks},             // migrations_webhooks.go
+	{name: "20260521000016", comment: "raw_transactions", up: upRawTransactions},          // migrations_raw.go
+	{name: "20260521000017", comment: "submission_status", up: upSubmissionStatus},        // migrations_submissions.go
+	{name: "20260521000018", comment: "reported_tickets", up: upReportedTickets},          // migrations_submissions.go
 }
 
 // Migrate brings the schema up to date. It is idempotent, and safe when

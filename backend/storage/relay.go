@@ -229,3 +229,22 @@ func (s *Store) PruneAttempts(ctx context.Context, before time.Time, limit int) 
 	n, err := res.RowsAffected()
 	return int(n), err
 }
+
+// Submissions returns the entries of project projectID paid by payer whose
+// signature is one of sigs, in no particular order: a signature that is
+// another wallet's or another project's is not among them.
+func (s *Store) Submissions(ctx context.Context, projectID, payer string, sigs []string) ([]ledger.Entry, error) {
+	if len(sigs) == 0 {
+		return nil, nil
+	}
+	var rows []transactionRow
+	err := s.db.NewSelect().Model(&rows).
+		Where("signature IN (?)", bun.List(sigs)).
+		Where("project_id = ?", projectID).
+		Where("payer = ?", payer).
+		Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("submissions of %s: %w", payer, err)
+	}
+	return entries(rows), nil
+}

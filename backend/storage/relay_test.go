@@ -1,13 +1,16 @@
 package storage_test
 
 import (
+	"bytes"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
@@ -96,6 +99,120 @@ func TestClaimTicketExactlyOnce(t *testing.T) {
 		}
 		if err := s.LogAttempt(ctx, ledger.Attempt{ProjectID: p.ID, Payer: "P", TicketJTI: "jti-1", Status: "failed", Code: "HASH_MISMATCH", Message: "m"}); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// TestRawTransactionKeptWhileInFlight: the signed bytes of a claim come
+// back with the entry and with its lease while it is in flight (so that a
+// tracker on any instance, after any restart, sends the same bytes again),
+// and are dropped once it is settled, whatever the outcome.
+func TestRawTransactionKeptWhileInFlight(t *testing.T) {
+	t.Parallel()
+	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+		ctx := ctxT(t)
+		p, err := s.CreateProject(ctx, project.Project{Name: "p"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := make([]byte, 1232) // the largest transaction, every byte value
+		for i := range raw {
+			raw[i] = byte(i)
+		}
+		for _, jti := range []string{"confirmed", "expired", "old"} {
+			e := claimEntry(p.ID, jti)
+			if jti != "old" { // claimed before the bytes were kept
+				e.Raw = raw
+			}
+			if err := s.ClaimTicket(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.MarkSubmitted(ctx, jti); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e, err := s.EntryByTicketJTI(ctx, "confirmed")
+		if err != nil || !bytes.Equal(e.Raw, raw) {
+			t.Fatalf("entry %d bytes, %v", len(e.Raw), err)
+		}
+		now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+		leased, err := s.LeaseInFlight(ctx, "a", 10, now, now.Add(time.Minute))
+		if err != nil || len(leased) != 3 {
+			t.Fatalf("leased %d, %v", len(leased), err)
+		}
+		for _, l := range leased {
+			if want := raw; l.TicketJTI == "old" && l.Raw != nil || l.TicketJTI != "old" && !bytes.Equal(l.Raw, want) {
+				t.Fatalf("leased %s with %d bytes", l.TicketJTI, len(l.Raw))
+			}
+		}
+		if _, err := s.ConfirmEntry(ctx, "confirmed", ledger.Figures{GrossRebate: 2_039_280, NetRebate: 2_034_280, NetworkFee: 5000}, 0, now); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SetEntryStatus(ctx, "expired", ledger.StatusExpired, "the blockhash expired", now); err != nil {
+			t.Fatal(err)
+		}
+		for _, jti := range []string{"confirmed", "expired"} {
+			if e, err := s.EntryByTicketJTI(ctx, jti); err != nil || e.Raw != nil {
+				t.Fatalf("%s settled keeps %d bytes, %v", jti, len(e.Raw), err)
+			}
+		}
+	})
+}
+
+// TestSubmissions: the status route's read gives a wallet's own entries
+// among the signatures asked, with their items and, once confirmed, the
+// landed figures and slot; another wallet's or another project's entry is
+// not among them, and an entry claimed without items reads with none.
+func TestSubmissions(t *testing.T) {
+	t.Parallel()
+	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+		ctx := ctxT(t)
+		p, err := s.CreateProject(ctx, project.Project{Name: "p"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := s.CreateProject(ctx, project.Project{Name: "q"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		items := []ticket.Item{{Type: "empty_account", Address: "Acc1", Action: "close"}, {Type: "token", Address: "Acc2", Action: "burn"}}
+		mine, old, theirs, other := claimEntry(p.ID, "mine"), claimEntry(p.ID, "old"), claimEntry(p.ID, "theirs"), claimEntry(q.ID, "other")
+		mine.Includes = items
+		theirs.Payer = "Payer2222222222222222222222222222222222222"
+		for _, e := range []ledger.Entry{mine, old, theirs, other} {
+			if err := s.ClaimTicket(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.MarkSubmitted(ctx, e.TicketJTI); err != nil {
+				t.Fatal(err)
+			}
+		}
+		at := time.Date(2026, 11, 21, 12, 0, 7, 0, time.UTC)
+		landed := ledger.Figures{GrossRebate: 2_039_280, NetRebate: 2_029_280, NetworkFee: 10_000}
+		if ok, err := s.ConfirmEntry(ctx, "mine", landed, 4_242_424, at); err != nil || !ok {
+			t.Fatalf("confirm: %v %v", ok, err)
+		}
+		got, err := s.Submissions(ctx, p.ID, mine.Payer, []string{"sig-mine", "sig-old", "sig-theirs", "sig-other", "sig-never"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bySig := map[string]ledger.Entry{}
+		for _, e := range got {
+			bySig[e.Signature] = e
+		}
+		if len(got) != 2 || len(bySig) != 2 {
+			t.Fatalf("got %d entries, want sig-mine and sig-old: %+v", len(got), got)
+		}
+		m := bySig["sig-mine"]
+		if m.Status != ledger.StatusConfirmed || m.Slot != 4_242_424 || m.Figures() != landed || m.ConfirmedAt == nil ||
+			!m.ConfirmedAt.Equal(at) || !slices.Equal(m.Includes, items) {
+			t.Fatalf("sig-mine: %+v", m)
+		}
+		if o := bySig["sig-old"]; o.Status != ledger.StatusSubmitted || o.Includes != nil || o.Slot != 0 {
+			t.Fatalf("sig-old: %+v", o)
+		}
+		if got, err := s.Submissions(ctx, p.ID, mine.Payer, nil); err != nil || len(got) != 0 {
+			t.Fatalf("no signatures: %v %v", got, err)
 		}
 	})
 }

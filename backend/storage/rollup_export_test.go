@@ -130,7 +130,7 @@ const RollupMigration = "20260521000009"
 func InsertAsBefore(ctx context.Context, s *Store, e ledger.Entry) error {
 	row := newTransactionRow(e, e.Status)
 	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.NewInsert().Model(&row).ExcludeColumn("rollup_state", "rank_version").Exec(ctx); err != nil {
+		if _, err := tx.NewInsert().Model(&row).ExcludeColumn("rollup_state", "rank_version", "raw_transaction", "includes", "slot", "reported_ticket").Exec(ctx); err != nil {
 			return err
 		}
 		if row.Status != ledger.StatusConfirmed {
@@ -171,7 +171,7 @@ func RankedInMemory(s *Store) int64 { return s.rank.Served() }
 // rollups but without migration 10 did: counted everywhere, but neither
 // stamped nor counted in the project's version.
 func ConfirmWithoutRanking(ctx context.Context, s *Store, jti string, landed ledger.Figures, at time.Time) error {
-	if ok, err := s.ConfirmEntry(ctx, jti, landed, at); err != nil || !ok {
+	if ok, err := s.ConfirmEntry(ctx, jti, landed, 0, at); err != nil || !ok {
 		return fmt.Errorf("confirm %s: %v %w", jti, ok, err)
 	}
 	_, err := s.db.ExecContext(ctx, `UPDATE reclaim_project_totals SET version = version - 1

@@ -222,7 +222,7 @@ func (g *ledgerGen) record(t *testing.T, s *storage.Store, projectID string, n i
 			landed := e.Figures()
 			landed.NetworkFee += int64(g.r.IntN(20_000)) // a wallet that raised its priority fee
 			landed.NetRebate = landed.GrossRebate - landed.Fees() - landed.DonationAmount
-			if ok, err := s.ConfirmEntry(ctx, jti, landed, at); err != nil || !ok {
+			if ok, err := s.ConfirmEntry(ctx, jti, landed, 0, at); err != nil || !ok {
 				t.Fatalf("confirm %s: %v %v", jti, ok, err)
 			}
 			g.confirmed = append(g.confirmed, jti)

@@ -69,6 +69,10 @@ type Store struct {
 	deepOffset int
 	// health is what writes met lately, for Ready (health.go).
 	health health
+	// outbox is called once deliveries are written (SetOutboxNotify);
+	// noOutbox, set by benchmarks, writes none.
+	outbox   atomic.Pointer[func()]
+	noOutbox bool
 }
 
 // Open connects to databaseURL when it is a postgres:// or postgresql:// URL,

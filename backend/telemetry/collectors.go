@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"runtime/debug"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -72,7 +73,7 @@ type trackerCollector struct {
 	counts   func() relay.TrackerCounts
 	inFlight InFlightFunc
 
-	settled, mismatch, inFlightN, oldest, up *prometheus.Desc
+	settled, mismatch, rebroadcasts, inFlightN, oldest, up *prometheus.Desc
 }
 
 func newTrackerCollector(counts func() relay.TrackerCounts, inFlight InFlightFunc) *trackerCollector {
@@ -85,6 +86,8 @@ func newTrackerCollector(counts func() relay.TrackerCounts, inFlight InFlightFun
 			"Transactions this process's tracker settled, by status (confirmed, failed, expired).", "status"),
 		mismatch: desc("landed_mismatch_total",
 			"Confirmed transactions whose landed figures differ from their ticket's promise (a raised priority fee, lamports received after the build)."),
+		rebroadcasts: desc("rebroadcasts_total",
+			"Transactions in flight this process's tracker sent again to the cluster's RPC, by outcome (ok, failed: the RPC did not take it); each also went to every extra send path.", "outcome"),
 		inFlightN: desc("in_flight",
 			"Ledger entries sent or being sent and not yet settled (the whole ledger's: every instance reports the same)."),
 		oldest: desc("oldest_in_flight_seconds",
@@ -95,7 +98,7 @@ func newTrackerCollector(counts func() relay.TrackerCounts, inFlight InFlightFun
 }
 
 func (c *trackerCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.settled, c.mismatch, c.inFlightN, c.oldest, c.up} {
+	for _, d := range []*prometheus.Desc{c.settled, c.mismatch, c.rebroadcasts, c.inFlightN, c.oldest, c.up} {
 		ch <- d
 	}
 }
@@ -106,6 +109,8 @@ func (c *trackerCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.settled, prometheus.CounterValue, float64(n.Failed), "failed")
 	ch <- prometheus.MustNewConstMetric(c.settled, prometheus.CounterValue, float64(n.Expired), "expired")
 	ch <- prometheus.MustNewConstMetric(c.mismatch, prometheus.CounterValue, float64(n.Differing))
+	ch <- prometheus.MustNewConstMetric(c.rebroadcasts, prometheus.CounterValue, float64(n.Rebroadcasts-n.RebroadcastFailures), "ok")
+	ch <- prometheus.MustNewConstMetric(c.rebroadcasts, prometheus.CounterValue, float64(n.RebroadcastFailures), "failed")
 	if c.inFlight == nil {
 		return
 	}
@@ -123,4 +128,31 @@ func (c *trackerCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.up, prometheus.GaugeValue, 1)
 	ch <- prometheus.MustNewConstMetric(c.inFlightN, prometheus.GaugeValue, float64(count))
 	ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, age)
+}
+
+// WatchSendPaths adds reclaim_send_path_failures_total: the sends to each
+// extra send path (RECLAIM_SEND_URLS) that failed, read from failures (one
+// count per path, in their order) at scrape time. The label is the path's
+// position in RECLAIM_SEND_URLS, from 1, never its URL; the log lines of a
+// failure name its scheme and host.
+func (m *Metrics) WatchSendPaths(failures func() []uint64) {
+	if m == nil || len(failures()) == 0 {
+		return
+	}
+	m.reg.MustRegister(&sendPathCollector{failures: failures, desc: prometheus.NewDesc(namespace+"_send_path_failures_total",
+		"Sends to an extra send path that failed (refused, unanswered, unreachable), by the path's position in RECLAIM_SEND_URLS (1, 2, ...).",
+		[]string{"path"}, nil)})
+}
+
+type sendPathCollector struct {
+	failures func() []uint64
+	desc     *prometheus.Desc
+}
+
+func (c *sendPathCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *sendPathCollector) Collect(ch chan<- prometheus.Metric) {
+	for i, n := range c.failures() {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.CounterValue, float64(n), strconv.Itoa(i+1))
+	}
 }

@@ -69,7 +69,7 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 		}),
 		rpcCalls: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: namespace, Name: "jsonrpc_call_duration_seconds",
-			Help:    "JSON-RPC calls to the cluster and the indexers, by upstream (cluster, das, photon), caller (api, tracker, readyz), method and outcome (ok, rpc_error, http_error, transport_error).",
+			Help:    "JSON-RPC calls to the cluster and the indexers, by upstream (cluster, send_path, das, photon), caller (api, tracker, readyz, relay), method and outcome (ok, rpc_error, http_error, transport_error).",
 			Buckets: requestBuckets,
 		}, []string{"upstream", "caller", "method", "outcome"}),
 		lag: prometheus.NewHistogram(prometheus.HistogramOpts{

@@ -189,11 +189,12 @@ func TestLimiterCountsRefusalsByKind(t *testing.T) {
 func TestMetricsHandler(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m := telemetry.NewMetrics(reg)
-	counts := relay.TrackerCounts{Confirmed: 5, Differing: 1, Failed: 2, Expired: 3}
+	counts := relay.TrackerCounts{Confirmed: 5, Differing: 1, Failed: 2, Expired: 3, Rebroadcasts: 40, RebroadcastFailures: 4}
 	oldest := time.Now().Add(-90 * time.Second)
 	m.WatchTracker(func() relay.TrackerCounts { return counts }, func(context.Context) (int, time.Time, error) {
 		return 7, oldest, nil
 	})
+	m.WatchSendPaths(func() []uint64 { return []uint64{0, 12} })
 	m.Submitted("failed", "HASH_MISMATCH")
 	m.Submitted("submitted", "")
 	m.Submitted("failed", "something else entirely")
@@ -213,6 +214,10 @@ func TestMetricsHandler(t *testing.T) {
 		`reclaim_tracker_settled_total{status="confirmed"} 5`,
 		`reclaim_tracker_settled_total{status="expired"} 3`,
 		`reclaim_tracker_landed_mismatch_total 1`,
+		`reclaim_tracker_rebroadcasts_total{outcome="ok"} 36`,
+		`reclaim_tracker_rebroadcasts_total{outcome="failed"} 4`,
+		`reclaim_send_path_failures_total{path="1"} 0`,
+		`reclaim_send_path_failures_total{path="2"} 12`,
 		`reclaim_tracker_in_flight 7`,
 		`reclaim_tracker_in_flight_up 1`,
 		`reclaim_submissions_total{code="HASH_MISMATCH",status="failed"} 1`,

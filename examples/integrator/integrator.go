@@ -35,11 +35,19 @@ type Options struct {
 	// DemoWalletGuards makes that wallet append Lighthouse guards, as
 	// Phantom does.
 	DemoWalletGuards bool
+	// DemoWalletRPC, when set, is the cluster's JSON-RPC URL: the demo
+	// wallet then sends what it signs itself (signAndSendTransaction), through
+	// POST /api/demo-send, which forwards sendTransaction alone.
+	DemoWalletRPC string
 	// Client calls Reclaim (a client with a 10 s timeout when nil).
 	Client *http.Client
 	// ExplorerURL is the template of a transaction's explorer link, with
 	// {id} for its signature ("": the page shows no link).
 	ExplorerURL string
+	// WebhookSecret is the signing secret (whsec_...) of the endpoint
+	// `reclaim webhooks add` made for POST /api/webhooks/reclaim; "": no
+	// webhook route.
+	WebhookSecret string
 }
 
 // New returns the backend's handler.
@@ -60,6 +68,12 @@ func New(o Options) http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"reclaimUrl": o.ReclaimURL, "explorerUrl": o.ExplorerURL})
 	})
 	mux.HandleFunc("POST /api/session", o.session)
+	if o.DemoWalletRPC != "" {
+		mux.HandleFunc("POST /api/demo-send", o.demoSend)
+	}
+	if o.WebhookSecret != "" {
+		mux.HandleFunc("POST /api/webhooks/reclaim", o.webhook)
+	}
 	return mux
 }
 
@@ -89,8 +103,41 @@ func (o Options) demoWallet(w http.ResponseWriter, r *http.Request) {
 		ints[i] = int(b)
 	}
 	key, _ := json.Marshal(ints)
+	send := ""
+	if o.DemoWalletRPC != "" {
+		send = `, sendUrl: "/api/demo-send"`
+	}
 	fmt.Fprintf(w, "import { registerTestWallet } from \"/dist/testwallet.js\";\n"+
-		"await registerTestWallet(new Uint8Array(%s), { name: \"Demo wallet\", guards: %t });\n", key, o.DemoWalletGuards)
+		"await registerTestWallet(new Uint8Array(%s), { name: \"Demo wallet\", guards: %t%s });\n", key, o.DemoWalletGuards, send)
+}
+
+// demoSend forwards the demo wallet's sendTransaction to DemoWalletRPC (the
+// wallet's own connection to the cluster, as a browser wallet has); any
+// other method is refused.
+func (o Options) demoSend(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 8<<10))
+	var call struct {
+		Method string `json:"method"`
+	}
+	if err != nil || json.Unmarshal(body, &call) != nil || call.Method != "sendTransaction" {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "send a sendTransaction JSON-RPC call"})
+		return
+	}
+	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, o.DemoWalletRPC, bytes.NewReader(body))
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "bad cluster URL"})
+		return
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := o.Client.Do(req)
+	if err != nil {
+		writeJSON(w, http.StatusBadGateway, map[string]string{"error": "the cluster did not answer"})
+		return
+	}
+	defer resp.Body.Close()
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(resp.StatusCode)
+	_, _ = io.Copy(w, io.LimitReader(resp.Body, 64<<10))
 }
 
 // session mints a Reclaim session for the wallet the page names, with the

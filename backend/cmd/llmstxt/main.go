@@ -134,7 +134,8 @@ Amounts are integers in lamports (1 SOL = 1,000,000,000 lamports), and every 64-
 3. Build transactions for the chosen items (POST /v1/wallet/{address}/transactions with items [{type, address, action}], or selectAll: true for every safe item (never a burn; GET /v1/wallet/{address}/summary says beforehand what that returns), donationPercentage 0..1, priorityFeeLevel none|low|medium|high): unsigned v0 transactions, each with a submission ticket (good for about 60 s) and its rebate, and the totals (gross rebate, fees, donation, what the wallet receives).
 4. The wallet signs each transactionBase64.
 5. Submit them with their tickets (POST /v1/wallet/{address}/transactions/submit): each is submitted (with its signature), duplicate or failed (with a code and a message).
-6. Once the cluster confirms them they count in the project's stats (GET /v1/stats) and leaderboard (GET /v1/leaderboard).
+6. Follow them until final (GET /v1/wallet/{address}/submissions?signature=S1&signature=S2&waitSeconds=N): submitted, confirmed (with the chain's slot and landed figures), failed, expired or unknown. A wallet that sent a transaction itself reports it at submit as {signature, submissionTicket}; it counts only if it landed as built.
+7. Confirmed transactions count in the project's stats (GET /v1/stats) and leaderboard (GET /v1/leaderboard).
 
 Every error has the body {statusCode, error, code, message, param}: param names the field or query parameter to fix. Every answer carries X-RateLimit-Limit and X-RateLimit-Remaining; a 429 also Retry-After. The same operations are Connect and gRPC procedures at /reclaim.v1.<Service>/<Method>.
 

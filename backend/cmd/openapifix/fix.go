@@ -121,6 +121,9 @@ func fixOperation(op map[string]any) error {
 	}
 	rs["429"] = map[string]any{"$ref": "#/components/responses/RateLimited"}
 	rs["default"] = map[string]any{"$ref": "#/components/responses/Error"}
+	if server.Idempotent("/" + pkg + service + "/" + method) {
+		idempotent(op, ok200, rs)
+	}
 
 	var security []any
 	var takes []string
@@ -133,6 +136,9 @@ func fixOperation(op map[string]any) error {
 		s := "a session token"
 		if rule.Scope != "" {
 			s += " with scope `" + rule.Scope + "`"
+			if rule.OrScope != "" {
+				s += " or `" + rule.OrScope + "`"
+			}
 		}
 		if rule.BindsWallet {
 			s += " bound to the path's wallet"
@@ -143,6 +149,16 @@ func fixOperation(op map[string]any) error {
 	desc, _ := op["description"].(string)
 	op["description"] = strings.TrimSpace(desc + "\n\nCredentials: " + strings.Join(takes, ", or ") + ".")
 	return nil
+}
+
+// idempotent declares an operation's Idempotency-Key: the header, the
+// replayed answer's header, and the refusals of a key.
+func idempotent(op, ok200, rs map[string]any) {
+	params, _ := op["parameters"].([]any)
+	op["parameters"] = append(params, map[string]any{"$ref": "#/components/parameters/IdempotencyKey"})
+	object(ok200["headers"])["Idempotent-Replayed"] = map[string]any{"$ref": "#/components/headers/Idempotent-Replayed"}
+	rs["409"] = map[string]any{"$ref": "#/components/responses/IdempotencyKeyInUse"}
+	rs["422"] = map[string]any{"$ref": "#/components/responses/IdempotencyKeyReused"}
 }
 
 // refs lists the reclaim.v1 schemas a value references.

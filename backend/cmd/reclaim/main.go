@@ -62,6 +62,11 @@ const usage = `usage:
   reclaim project create --name N [--donation-wallet ADDR] [--owner EMAIL]
   reclaim project share --project ID --email EMAIL [--role owner|viewer]
   reclaim project origin --project ID --origin URL [--remove]   (a browser origin allowed to use its sessions)
+  reclaim webhooks add --project ID --url URL [--event TYPE ...]   prints the endpoint's id and its secret
+  reclaim webhooks list --project ID
+  reclaim webhooks remove --project ID --id ID
+  reclaim webhooks rotate-secret --project ID --id ID   the old secret signs too for 24 h
+  reclaim webhooks deliveries --project ID --id ID      its latest 100 deliveries
   reclaim apikey create --project ID [--name N]
   reclaim apikey revoke --key KEY
   reclaim owner create --email E        (password on stdin)
@@ -106,6 +111,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		if len(args) > 1 && args[1] == "rotate" {
 			return keysRotate(args[2:], getenv, stdout, time.Now())
 		}
+	case "webhooks":
+		return webhooksCommand(ctx, args[1:], getenv, stdout)
 	case "demo":
 		return demo(ctx, args[1:], getenv, stdout)
 	case "help", "-h", "--help":

@@ -111,9 +111,15 @@ func (o *operations) watchTracker(t *relay.Tracker, store *storage.Store) {
 // keeps solana-go's defaults (9 connections, 5 minute timeouts as the outer
 // bound; each call has the caller's deadline).
 func (o *operations) rpcClient(endpoint, caller string) *rpc.Client {
+	return o.rpcClientOf("cluster", endpoint, caller)
+}
+
+// rpcClientOf is rpcClient observed as another upstream (an extra send
+// path).
+func (o *operations) rpcClientOf(upstream, endpoint, caller string) *rpc.Client {
 	return rpc.NewWithCustomRPCClient(redacting{
 		JSONRPCClient: jsonrpc.NewClientWithOpts(endpoint, &jsonrpc.RPCClientOpts{
-			HTTPClient: &http.Client{Timeout: 5 * time.Minute, Transport: o.jsonrpc(clusterTransport(o.rpcConcurrency), "cluster", caller)},
+			HTTPClient: &http.Client{Timeout: 5 * time.Minute, Transport: o.jsonrpc(clusterTransport(o.rpcConcurrency), upstream, caller)},
 		}),
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -23,6 +24,7 @@ func TestStartLogKeepsURLSecrets(t *testing.T) {
 		"PHOTON_RPC_URL":    "https://photon.example/?api-key=" + secret,
 		"RECLAIM_PRICE_URL": "https://price.example/v2?apikey=" + secret,
 		"REDIS_URL":         "redis://:" + secret + "@127.0.0.1:1/0",
+		"RECLAIM_SEND_URLS": "https://sender.example/?api-key=" + secret + ", http://127.0.0.1:2/" + secret + "/",
 	}
 	_, logs, stop := serveWith(t, t.TempDir(), env)
 	stop()
@@ -36,14 +38,17 @@ func TestStartLogKeepsURLSecrets(t *testing.T) {
 		if json.Unmarshal([]byte(line), &l) == nil && l["msg"] == "listening" {
 			listening = map[string]string{}
 			for k, v := range l {
-				if s, ok := v.(string); ok {
-					listening[k] = s
+				switch v := v.(type) {
+				case string:
+					listening[k] = v
+				case []any:
+					listening[k] = strings.TrimSuffix(fmt.Sprintln(v...), "\n")
 				}
 			}
 		}
 	}
 	want := map[string]string{"solana_rpc": "http://127.0.0.1:1", "das_rpc": "https://das.example", "photon_rpc": "https://photon.example",
-		"price": "https://price.example", "redis": "redis://127.0.0.1:1"}
+		"price": "https://price.example", "redis": "redis://127.0.0.1:1", "send_paths": "https://sender.example http://127.0.0.1:2"}
 	for k, v := range want {
 		if listening[k] != v {
 			t.Errorf("listening %s = %q, want %q (%v)", k, listening[k], v, listening)
@@ -63,6 +68,7 @@ func TestServeRefusesSettingsWithoutQuotingThem(t *testing.T) {
 		"RECLAIM_EXPLORER_URL": {"RECLAIM_EXPLORER_URL": "ftp://" + secret + "/{kind}/{id}"},
 		"REDIS_URL":            {"REDIS_URL": "redis://:" + secret + "@[::1/0"},
 		"DATABASE_URL":         {"DATABASE_URL": "postgres://reclaim:" + secret + " @db/reclaim"},
+		"RECLAIM_SEND_URLS":    {"RECLAIM_SEND_URLS": "https://sender.example, ftp://" + secret + "@files.example/"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			getenv := func(k string) string {
@@ -93,13 +99,15 @@ func TestUsageKeepsURLSecrets(t *testing.T) {
 	cfg := config.Default()
 	cfg.SolanaRPCURL, cfg.DASRPCURL, cfg.PhotonRPCURL = "https://rpc.example/?api-key="+secret, "https://das.example/"+secret, "https://photon.example/?k="+secret
 	cfg.PriceURL, cfg.RedisURL, cfg.DatabaseURL = "https://price.example/?k="+secret, "redis://:"+secret+"@redis:6379", "postgres://u:"+secret+"@db/reclaim"
+	cfg.SendURLs = []string{"https://sender.example/?api-key=" + secret, "https://jito.example/api/v1/transactions"}
 	fs := serveFlags(&cfg)
 	var out strings.Builder
 	fs.SetOutput(&out)
 	if err := fs.Parse([]string{"-help"}); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("parse -help: %v", err)
 	}
-	if strings.Contains(out.String(), secret) || !strings.Contains(out.String(), `(default "https://rpc.example")`) {
+	if strings.Contains(out.String(), secret) || !strings.Contains(out.String(), `(default "https://rpc.example")`) ||
+		!strings.Contains(out.String(), `default "https://sender.example,https://jito.example"`) {
 		t.Fatalf("usage:\n%s", out.String())
 	}
 	if err := fs.Parse(nil); err != nil || cfg.SolanaRPCURL != "https://rpc.example/?api-key="+secret {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -11,11 +12,13 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/config"
+	"github.com/reclaim-sol/reclaim/backend/domain/idempotency"
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
@@ -26,16 +29,19 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/engine/txbuild"
 	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
 	"github.com/reclaim-sol/reclaim/backend/pkg/redact"
+	"github.com/reclaim-sol/reclaim/backend/pkg/seal"
 	"github.com/reclaim-sol/reclaim/backend/pkg/signing"
 	"github.com/reclaim-sol/reclaim/backend/server"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/backend/service/owner"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
 	"github.com/reclaim-sol/reclaim/backend/service/wallet"
+	webhooks "github.com/reclaim-sol/reclaim/backend/service/webhook"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/upstream/das"
 	"github.com/reclaim-sol/reclaim/backend/upstream/jupiter"
 	"github.com/reclaim-sol/reclaim/backend/upstream/photon"
+	"github.com/reclaim-sol/reclaim/backend/upstream/receiver"
 )
 
 // serveFlags binds every setting to a flag whose default is the environment's.
@@ -78,7 +84,29 @@ func serveFlags(cfg *config.Config) *flag.FlagSet {
 	}
 	edgeFlags(fs, &cfg.Edge)
 	storageFlags(fs, &cfg.Storage)
+	landingFlags(fs, &cfg.Landing)
 	return fs
+}
+
+// landingFlags binds the landing settings (config.Landing).
+func landingFlags(fs *flag.FlagSet, l *config.Landing) {
+	fs.Func("rebroadcast-interval", "how often a transaction in flight the cluster does not have is sent again: whole seconds (2s); 0 never (RECLAIM_REBROADCAST_INTERVAL; default "+
+		l.RebroadcastInterval.String()+")", func(v string) error {
+		d, err := config.ParseRebroadcastInterval(v)
+		l.RebroadcastInterval = d
+		return err
+	})
+	// The default shows each URL's scheme and host alone: they carry keys.
+	shown := make([]string, len(l.SendURLs))
+	for i, u := range l.SendURLs {
+		shown[i] = redact.URL(u)
+	}
+	fs.Func("send-urls", "extra send endpoints, comma-separated: each gets every accepted transaction and rebroadcast (RECLAIM_SEND_URLS; default "+
+		strconv.Quote(strings.Join(shown, ","))+")", func(v string) error {
+		urls, err := config.SendURLs(v)
+		l.SendURLs = urls
+		return err
+	})
 }
 
 // edgeFlags binds the edge settings (config.Edge).
@@ -143,6 +171,8 @@ func serveListening(ctx context.Context, args []string, getenv func(string) stri
 		defer close(trackerDone)
 		tracker.Run(trackCtx)
 	}()
+	dispatcherDone := startDispatcher(trackCtx, cfg, env, log)
+	defer func() { stopTracking(); <-dispatcherDone }()
 	handler, err := newAPI(cfg, env, apiParts{console: console, wallet: wallet, limits: limits}, log, ops)
 	if err != nil {
 		return err
@@ -200,25 +230,41 @@ type apiParts struct {
 // console) over what serve has opened.
 func newAPI(cfg config.Config, env *env, parts apiParts, log *slog.Logger, ops *operations) (http.Handler, error) {
 	return server.New(server.Deps{
-		ClientIP:   clientip.New(cfg.TrustedProxies),
-		Admin:      parts.console,
-		CORS:       server.CORS{Default: cfg.CORSOrigins, Origins: env.projects, Refresh: cfg.SessionCheckInterval},
-		Auth:       auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
-		Issuer:     auth.NewIssuer(env.keys, time.Now),
-		Limiter:    parts.limits.keys,
-		IPLimiter:  parts.limits.ips,
-		Ledger:     ledger.NewService(env.store),
-		Wallet:     parts.wallet,
-		Ping:       env.store.Ready,
-		RPCTimeout: cfg.RPCTimeout,
-		Log:        log,
-		DBTimeout:  cfg.DBTimeout,
-		Cluster:    clusterReachable(ops.rpcClient(cfg.SolanaRPCURL, "readyz")),
-		Lifecycle:  ops.life,
-		Metrics:    ops.metrics,
-		Tracing:    ops.tracing,
-		SignURL:    cfg.SignURL,
+		ClientIP:    clientip.New(cfg.TrustedProxies),
+		Admin:       parts.console,
+		CORS:        server.CORS{Default: cfg.CORSOrigins, Origins: env.projects, Refresh: cfg.SessionCheckInterval},
+		Auth:        auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
+		Issuer:      auth.NewIssuer(env.keys, time.Now),
+		Limiter:     parts.limits.keys,
+		IPLimiter:   parts.limits.ips,
+		Ledger:      ledger.NewService(env.store),
+		Wallet:      parts.wallet,
+		Ping:        env.store.Ready,
+		Idempotency: idempotency.NewService(env.store, log, time.Now),
+		RPCTimeout:  cfg.RPCTimeout,
+		Log:         log,
+		DBTimeout:   cfg.DBTimeout,
+		Cluster:     clusterReachable(ops.rpcClient(cfg.SolanaRPCURL, "readyz")),
+		Lifecycle:   ops.life,
+		Metrics:     ops.metrics,
+		Tracing:     ops.tracing,
+		SignURL:     cfg.SignURL,
 	})
+}
+
+// startDispatcher runs the webhook dispatcher until ctx ends: a status
+// change written with its outbox rows nudges it, and it posts from its own
+// goroutines, so a receiver's slowness never holds the API or the tracker.
+// The channel closes once it has stopped.
+func startDispatcher(ctx context.Context, cfg config.Config, env *env, log *slog.Logger) <-chan struct{} {
+	dispatcher := webhooks.NewDispatcher(env.store, receiver.New(receiver.Options{AllowPrivate: cfg.WebhookAllowInsecure}), env.webhooks, log, time.Now)
+	env.store.SetOutboxNotify(dispatcher.Nudge)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		dispatcher.Run(ctx)
+	}()
+	return done
 }
 
 // newHTTPServer serves handler over HTTP/1.1 and unencrypted HTTP/2 (gRPC
@@ -252,6 +298,13 @@ func endpoints(cfg config.Config) []any {
 		if e.url != "" {
 			out = append(out, e.key, redact.URL(e.url))
 		}
+	}
+	if len(cfg.SendURLs) > 0 {
+		shown := make([]string, len(cfg.SendURLs))
+		for i, u := range cfg.SendURLs {
+			shown[i] = redact.URL(u)
+		}
+		out = append(out, "send_paths", shown)
 	}
 	return out
 }
@@ -289,11 +342,14 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*w
 	}
 	discoverer := assets.NewDiscoverer(rc, prices, sources...).WithImages(images.New(images.Options{}))
 	tickets := ticket.NewIssuer(e.keys)
+	paths := sendPaths(cfg.SendURLs, log, ops)
+	rel := relay.New(rc, e.store, tickets, time.Now)
+	rel.Paths = paths
 	w := wallet.New(wallet.Deps{
 		Discoverer:    discoverer,
 		Builder:       txbuild.NewBuilder(rc, buildOpts...),
 		Tickets:       tickets,
-		Relay:         relay.New(rc, e.store, tickets, time.Now),
+		Relay:         rel,
 		Projects:      e.store,
 		ServiceFeeBPS: cfg.ServiceFeeBPS,
 		Treasury:      treasury,
@@ -306,7 +362,27 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*w
 	})
 	tracker := relay.NewTracker(ops.rpcClient(cfg.SolanaRPCURL, "tracker"), e.store, log, time.Now)
 	tracker.Retention = cfg.AttemptsRetention
+	tracker.RebroadcastInterval = cfg.RebroadcastInterval
+	tracker.Paths = paths
+	ops.metrics.WatchSendPaths(paths.Failures)
+	// Idempotency keys answer retries for a day; webhook deliveries done
+	// stay in the console as long as the submission log's lines.
+	tracker.Expiring = []relay.Expiring{
+		{Name: "idempotency keys", Keep: idempotency.TTL, Prune: e.store.PruneKeys},
+		{Name: "webhook deliveries", Keep: cmp.Or(cfg.AttemptsRetention, relay.DefaultRetention), Prune: e.store.PruneWebhookDeliveries},
+	}
 	return w, tracker, nil
+}
+
+// sendPaths are the extra send paths of RECLAIM_SEND_URLS, each named in
+// logs by its scheme and host; their calls are observed as upstream
+// send_path.
+func sendPaths(urls []string, log *slog.Logger, ops *operations) *relay.Paths {
+	paths := make([]relay.Path, len(urls))
+	for i, u := range urls {
+		paths[i] = relay.Path{Name: redact.URL(u), RPC: ops.rpcClientOf("send_path", u, "relay")}
+	}
+	return relay.NewPaths(log, paths...)
 }
 
 // env is what every command opens: storage, the secrets kept beside it, and
@@ -318,6 +394,7 @@ type env struct {
 	keys     *signing.Keyring
 	projects *project.Service
 	owners   *owner.Service
+	webhooks *webhooks.Service
 	// formKey signs the console's sign-in form tokens: derived from the
 	// pepper, which every instance sharing a database shares.
 	formKey []byte
@@ -348,8 +425,16 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*env, error
 	}
 	hasher := auth.NewHasher(pepper)
 	projects := project.NewService(store, hasher, time.Now)
-	owners := owner.NewService(store, projects, owner.Options{Now: time.Now, Log: log})
-	return &env{store: store, hasher: hasher, keys: keys, projects: projects, owners: owners, formKey: deriveKey(pepper, "reclaim console form tokens")}, nil
+	// The webhooks' signing secrets are sealed under a key derived from the
+	// pepper, which every instance sharing the database shares.
+	box, err := seal.New(deriveKey(pepper, "reclaim webhook secrets"))
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	hooks := webhooks.NewService(store, store, webhooks.Options{Box: box, Insecure: cfg.WebhookAllowInsecure, Now: time.Now})
+	owners := owner.NewService(store, projects, owner.Options{Now: time.Now, Log: log, Webhooks: hooks})
+	return &env{store: store, hasher: hasher, keys: keys, projects: projects, owners: owners, webhooks: hooks, formKey: deriveKey(pepper, "reclaim console form tokens")}, nil
 }
 
 // deriveKey is the key for purpose under secret: HMAC-SHA256(secret,

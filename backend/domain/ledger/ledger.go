@@ -12,6 +12,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 )
 
 // Type is a transaction type: one per transaction, as reported in
@@ -125,6 +127,21 @@ type Entry struct {
 	// LastValidBlockHeight of the transaction's blockhash: past it, a
 	// transaction the cluster never saw has expired.
 	LastValidBlockHeight int64
+	// Raw is the signed transaction the relay sends, kept while the entry is
+	// in flight so that it is sent again, the same bytes, until it lands or
+	// expires; nil once settled, and for entries claimed before it was kept.
+	Raw []byte
+	// Includes are the items of the transaction, as its ticket named them
+	// (nil for entries claimed before they were kept).
+	Includes []ticket.Item
+	// Slot holds the landed transaction once confirmed (0 before, and for
+	// entries confirmed before it was kept).
+	Slot int64
+	// Reported is the ticket of a transaction the wallet sent itself and
+	// reported by its signature: the tracker counts it only if the landed
+	// transaction is the one the ticket describes. nil for a relayed one,
+	// checked at submit.
+	Reported *ticket.Claims
 }
 
 // Attempt is one submission result, kept whatever its outcome: the ledger of

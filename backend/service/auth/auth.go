@@ -70,6 +70,8 @@ type Requirement struct {
 	Session bool
 	// Scope is the scope a session needs; "" for any session.
 	Scope Scope
+	// OrScope, when set, is a scope a session may hold instead of Scope.
+	OrScope Scope
 	// BindsWallet makes a session usable only on its own wallet's paths.
 	BindsWallet bool
 }
@@ -103,7 +105,10 @@ func Check(p Principal, req Requirement, wallet string) error {
 		if !req.Session {
 			return deny("this operation takes an API key in the X-Api-Key header, not a session token")
 		}
-		if req.Scope != "" && !slices.Contains(p.Scopes, req.Scope) {
+		if req.Scope != "" && !slices.Contains(p.Scopes, req.Scope) && (req.OrScope == "" || !slices.Contains(p.Scopes, req.OrScope)) {
+			if req.OrScope != "" {
+				return deny("session lacks scope %s or %s: create a session that grants one", req.Scope, req.OrScope)
+			}
 			return deny("session lacks scope %s: create a session that grants it", req.Scope)
 		}
 		if req.BindsWallet && wallet != p.Wallet {

@@ -17,15 +17,20 @@ const (
 	ActionMemberRemoved     Action = "member.removed"
 	ActionOriginAdded       Action = "origin.added"
 	ActionOriginRemoved     Action = "origin.removed"
+	ActionWebhookAdded      Action = "webhook.added"
+	ActionWebhookRemoved    Action = "webhook.removed"
+	ActionWebhookRotated    Action = "webhook.secret_rotated"
+	ActionWebhookEnabled    Action = "webhook.enabled"
 )
 
-// KeyActions, MemberActions and OriginActions are the actions on keys, on
-// members and on browser origins, as the keys page and the settings page
-// list them. Treat them as read-only.
+// KeyActions, MemberActions, OriginActions and WebhookActions are the
+// actions on keys, on members, on browser origins and on webhook
+// endpoints, as the console's pages list them. Treat them as read-only.
 var (
-	KeyActions    = []Action{ActionKeyCreated, ActionKeyRevoked}
-	MemberActions = []Action{ActionMemberAdded, ActionMemberRoleChanged, ActionMemberRemoved}
-	OriginActions = []Action{ActionOriginAdded, ActionOriginRemoved}
+	KeyActions     = []Action{ActionKeyCreated, ActionKeyRevoked}
+	MemberActions  = []Action{ActionMemberAdded, ActionMemberRoleChanged, ActionMemberRemoved}
+	OriginActions  = []Action{ActionOriginAdded, ActionOriginRemoved}
+	WebhookActions = []Action{ActionWebhookAdded, ActionWebhookRemoved, ActionWebhookRotated, ActionWebhookEnabled}
 )
 
 // AuditEntry records who did what to a project's keys, members or browser
@@ -43,8 +48,17 @@ type AuditEntry struct {
 	// Member is the member acted on, in member.* entries.
 	Member AuditMember
 	// Origin is the browser origin added or removed, in origin.* entries.
-	Origin    string
+	Origin string
+	// Webhook is the endpoint acted on, in webhook.* entries.
+	Webhook   AuditWebhook
 	CreatedAt time.Time
+}
+
+// AuditWebhook is the webhook endpoint an entry is about: its id and its
+// URL as shown (webhook.Redacted: no query).
+type AuditWebhook struct {
+	ID  string
+	URL string
 }
 
 // AuditKey is the key an entry is about.

@@ -113,6 +113,9 @@ type Options struct {
 	// Log receives what fails after the fact: an audit entry not written, a
 	// session sweep that did not run.
 	Log *slog.Logger
+	// Webhooks manages the projects' webhook endpoints (nil: the webhook
+	// changes fail).
+	Webhooks Webhooks
 }
 
 // Service is the console's domain: accounts, sign-in, sessions, members,
@@ -121,6 +124,7 @@ type Options struct {
 type Service struct {
 	store     Store
 	projects  Projects
+	webhooks  Webhooks
 	passwords Passwords
 	budget    *hashBudget
 	now       func() time.Time
@@ -134,7 +138,7 @@ type Service struct {
 
 // NewService returns a Service over store and projects.
 func NewService(store Store, projects Projects, opts Options) *Service {
-	s := &Service{store: store, projects: projects, passwords: opts.Passwords, now: opts.Now, log: opts.Log}
+	s := &Service{store: store, projects: projects, webhooks: opts.Webhooks, passwords: opts.Passwords, now: opts.Now, log: opts.Log}
 	if s.passwords == (Passwords{}) {
 		s.passwords = DefaultPasswords
 	}

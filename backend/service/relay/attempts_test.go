@@ -166,3 +166,26 @@ func TestTrackerPrunesAttempts(t *testing.T) {
 		}
 	})
 }
+
+// The tracker's pruning pass deletes the Expiring rows older than their
+// Keep (idempotency keys, webhook deliveries), with a Retention of 0 too.
+func TestTrackerPrunesExpiring(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 21, 12, 0, 30, 0, time.UTC)
+	var befores []time.Time
+	tr := relay.NewTracker(nil, &pruneCounter{Store: storagetest.SQLite(t)}, slog.New(slog.DiscardHandler), func() time.Time { return now })
+	tr.Retention = 0
+	rows := 2500
+	tr.Expiring = []relay.Expiring{{Name: "keys", Keep: 24 * time.Hour, Prune: func(_ context.Context, before time.Time, limit int) (int, error) {
+		befores = append(befores, before)
+		n := min(rows, limit)
+		rows -= n
+		return n, nil
+	}}}
+	if _, err := tr.Tick(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 0 || len(befores) != 3 || !befores[0].Equal(now.Add(-24*time.Hour)) {
+		t.Fatalf("%d rows left after %d statements (before %v): want all 2500 older than a day, in batches", rows, len(befores), befores)
+	}
+}

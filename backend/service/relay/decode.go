@@ -3,12 +3,9 @@ package relay
 import (
 	"errors"
 	"fmt"
-	"net"
-	"strings"
 
 	bin "github.com/gagliardetto/binary"
 	"github.com/gagliardetto/solana-go"
-	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 )
 
 // decode parses a signed transaction and returns it with the exact bytes of
@@ -48,49 +45,4 @@ func shortvec(b []byte) (n, size int, err error) {
 		}
 	}
 	return 0, 0, errors.New("bad length prefix")
-}
-
-// neverSent reports an error that proves the request never reached the
-// cluster (it could not even connect).
-func neverSent(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
-}
-
-// jsonrpcError is a refusal the cluster answered with (as opposed to a
-// cluster that did not answer).
-type jsonrpcError struct {
-	code    int
-	message string
-	logs    []string
-}
-
-func asRPCError(err error, out **jsonrpcError) bool {
-	var re *jsonrpc.RPCError
-	if !errors.As(err, &re) {
-		return false
-	}
-	e := &jsonrpcError{code: re.Code, message: re.Message}
-	if data, ok := re.Data.(map[string]any); ok {
-		if logs, ok := data["logs"].([]any); ok {
-			for _, l := range logs {
-				if s, ok := l.(string); ok {
-					e.logs = append(e.logs, s)
-				}
-			}
-		}
-	}
-	*out = e
-	return true
-}
-
-// describe is the cluster's reason, with the last program log lines that
-// explain it.
-func (e *jsonrpcError) describe() string {
-	s := fmt.Sprintf("%s (code %d)", e.message, e.code)
-	if n := len(e.logs); n > 0 {
-		tail := e.logs[max(0, n-3):]
-		s += "; logs: " + strings.Join(tail, " | ")
-	}
-	return s
 }

@@ -23,10 +23,16 @@ type TrackerCounts struct {
 	Differing uint64
 	Failed    uint64
 	Expired   uint64
+	// Rebroadcasts are the sends of transactions in flight after their
+	// first, to the cluster's RPC (each also went to every extra path);
+	// RebroadcastFailures those the RPC did not take.
+	Rebroadcasts        uint64
+	RebroadcastFailures uint64
 }
 
 type counters struct {
 	confirmed, differing, failed, expired atomic.Uint64
+	rebroadcasts, rebroadcastFailures     atomic.Uint64
 	// lag, when set, hears each confirmation's lag (ObserveConfirmations).
 	lag func(time.Duration)
 }
@@ -42,6 +48,7 @@ func (t *Tracker) Counts() TrackerCounts {
 	return TrackerCounts{
 		Confirmed: t.counts.confirmed.Load(), Differing: t.counts.differing.Load(),
 		Failed: t.counts.failed.Load(), Expired: t.counts.expired.Load(),
+		Rebroadcasts: t.counts.rebroadcasts.Load(), RebroadcastFailures: t.counts.rebroadcastFailures.Load(),
 	}
 }
 
@@ -58,11 +65,18 @@ func (t *Tracker) record(ctx context.Context, e ledger.Entry, sig solana.Signatu
 		}
 		return changed, err
 	}
-	landed, ok, err := t.landing(ctx, e, sig)
+	landed, slot, ok, err := t.landing(ctx, e, sig)
+	var nt *notTheTicketError
+	if errors.As(err, &nt) {
+		// Never counted: the wallet reported another transaction.
+		t.log.WarnContext(ctx, "reported transaction landed and is not its ticket's; not counted",
+			"signature", e.Signature, "ticket", e.TicketJTI, "reason", nt.reason)
+		return t.record(ctx, e, sig, ledger.StatusFailed, mismatchPrefix+nt.reason, now)
+	}
 	if err != nil || !ok {
 		return false, err
 	}
-	changed, err := t.store.ConfirmEntry(ctx, e.TicketJTI, landed, now)
+	changed, err := t.store.ConfirmEntry(ctx, e.TicketJTI, landed, slot, now)
 	if err != nil || !changed {
 		return changed, err
 	}
@@ -83,12 +97,12 @@ func (t *Tracker) record(ctx context.Context, e ledger.Entry, sig solana.Signatu
 }
 
 // landing reads a landed transaction back (getTransaction with its meta)
-// and computes what it did for e. ok is false while the cluster cannot
-// return it at Commitment yet.
-func (t *Tracker) landing(ctx context.Context, e ledger.Entry, sig solana.Signature) (f ledger.Figures, ok bool, err error) {
-	if (e.Promised.DonationAmount > 0 && e.DonationWallet == "") || (e.Promised.ServiceFee > 0 && e.Treasury == "") {
+// and computes what it did for e, and the slot that holds it. ok is false
+// while the cluster cannot return it at Commitment yet.
+func (t *Tracker) landing(ctx context.Context, e ledger.Entry, sig solana.Signature) (f ledger.Figures, slot int64, ok bool, err error) {
+	if e.Reported == nil && ((e.Promised.DonationAmount > 0 && e.DonationWallet == "") || (e.Promised.ServiceFee > 0 && e.Treasury == "")) {
 		// Claimed before recipients were recorded: its promise is all we know.
-		return e.Promised, true, nil
+		return e.Promised, 0, true, nil
 	}
 	version := uint64(0)
 	res, err := t.rpc.GetTransaction(ctx, sig, &rpc.GetTransactionOpts{
@@ -96,15 +110,21 @@ func (t *Tracker) landing(ctx context.Context, e ledger.Entry, sig solana.Signat
 	})
 	switch {
 	case errors.Is(err, rpc.ErrNotFound):
-		return f, false, nil
+		return f, 0, false, nil
 	case err != nil:
-		return f, false, fmt.Errorf("read transaction %s: %w", e.Signature, err)
+		return f, 0, false, fmt.Errorf("read transaction %s: %w", e.Signature, err)
 	case res.Meta == nil || res.Transaction == nil:
-		return f, false, fmt.Errorf("read transaction %s: no meta", e.Signature)
+		return f, 0, false, fmt.Errorf("read transaction %s: no meta", e.Signature)
+	}
+	slot = int64(res.Slot)
+	if e.Reported != nil {
+		if reason, ok := checkReported(e, res.Transaction.GetBinary()); !ok {
+			return f, 0, false, &notTheTicketError{reason: reason}
+		}
 	}
 	tx, err := res.Transaction.GetTransaction()
 	if err != nil {
-		return f, false, fmt.Errorf("read transaction %s: %w", e.Signature, err)
+		return f, 0, false, fmt.Errorf("read transaction %s: %w", e.Signature, err)
 	}
 	var keys []string
 	for _, group := range []solana.PublicKeySlice{tx.Message.AccountKeys, res.Meta.LoadedAddresses.Writable, res.Meta.LoadedAddresses.ReadOnly} {
@@ -117,7 +137,13 @@ func (t *Tracker) landing(ctx context.Context, e ledger.Entry, sig solana.Signat
 		// The cluster's answer cannot be ours (we checked the fee payer at
 		// submit): count the promise rather than never settle.
 		t.log.ErrorContext(ctx, "landed transaction unreadable; counting its ticket's promise", "signature", e.Signature, "err", err)
-		return e.Promised, true, nil
+		return e.Promised, slot, true, nil
 	}
-	return f, true, nil
+	return f, slot, true, nil
 }
+
+// notTheTicketError is a reported transaction that landed and is not the one its
+// ticket describes (checkReported), and why.
+type notTheTicketError struct{ reason string }
+
+func (e *notTheTicketError) Error() string { return "not the ticket's transaction: " + e.reason }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
@@ -63,22 +64,105 @@ func TestResubmitSendsAnOrphanedClaim(t *testing.T) {
 	}
 }
 
-// TestOrphanedClaimRefusedAgainStaysForTheTracker: a refused resend does
-// not release the claim (the first send may have landed): the tracker
-// settles it.
-func TestOrphanedClaimRefusedAgainStaysForTheTracker(t *testing.T) {
+// TestResubmitOfAnOrphanedClaim: the resubmit of a claim whose submit
+// died answers by what the cluster says of its transaction: it knows it
+// (duplicate, nothing sent), its blockhash expired (the expiry, nothing
+// sent), or the answer to sending it again, the stored bytes: accepted or
+// already processed (submitted), refused while the cluster does not know
+// it (the claim released: the ticket was never consumed); and when the
+// cluster cannot say whether it knows it, the claim stays (IN_FLIGHT).
+func TestResubmitOfAnOrphanedClaim(t *testing.T) {
+	t.Parallel()
+	alreadyProcessed := &jsonrpc.RPCError{Code: -32002, Message: "Transaction simulation failed: This transaction has already been processed",
+		Data: map[string]any{"err": "AlreadyProcessed"}}
+	blockhashNotFound := &jsonrpc.RPCError{Code: -32002, Message: "Transaction simulation failed: Blockhash not found",
+		Data: map[string]any{"err": "BlockhashNotFound"}}
+	cases := []struct {
+		name      string
+		resend    error
+		known     bool  // the cluster has the transaction
+		statusErr error // the cluster cannot say
+		height    uint64
+		status    relay.Status
+		code      relay.Code
+		sends     int32
+		entry     ledger.Status // "" when released
+	}{
+		{name: "accepted", status: relay.StatusSubmitted, sends: 2, entry: ledger.StatusSubmitted},
+		{name: "already processed", resend: alreadyProcessed, status: relay.StatusSubmitted, sends: 2, entry: ledger.StatusSubmitted},
+		{name: "known", known: true, status: relay.StatusDuplicate, sends: 1, entry: ledger.StatusSubmitted},
+		{name: "refused, unknown", resend: blockhashNotFound, status: relay.StatusFailed, code: relay.CodeRPCError, sends: 2},
+		{name: "cluster cannot say", statusErr: errors.New("503"), status: relay.StatusFailed, code: relay.CodeInFlight, sends: 1, entry: ledger.StatusSending},
+		{name: "expired", height: 101, status: relay.StatusFailed, code: relay.CodeTicketExpired, sends: 1, entry: ledger.StatusSending},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.rpc.lose.Store(true)
+			signed, tok, end := orphan(t, f, func([]byte) error { return tc.resend })
+			defer end()
+			f.rpc.height.Store(tc.height)
+			f.rpc.statusErr = tc.statusErr
+			if tc.known {
+				tx, _ := solana.TransactionFromBase64(signed)
+				f.rpc.know(tx.Signatures[0])
+			}
+			f.now = f.now.Add(relay.SendGrace)
+			res := f.submit(t, signed, tok)
+			if res.Status != tc.status || res.Code != tc.code || f.rpc.sends.Load() != tc.sends {
+				t.Fatalf("resubmit %+v, %d sends", res, f.rpc.sends.Load())
+			}
+			e, err := f.store.EntryByTicketJTI(context.Background(), mustJTI(t, f, tok))
+			if tc.entry == "" && !errors.Is(err, ledger.ErrNotFound) || tc.entry != "" && (err != nil || e.Status != tc.entry) {
+				t.Fatalf("entry %+v %v, want %q", e, err, tc.entry)
+			}
+		})
+	}
+}
+
+// TestTicketExpiringWhileSent: a ticket that expires while another submit
+// still sends its transaction is answered with that submit's outcome, not
+// as an expired ticket (the transaction may land).
+func TestTicketExpiringWhileSent(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	signed, tok, end := orphan(t, f, func([]byte) error {
-		return &jsonrpc.RPCError{Code: -32002, Message: "Transaction simulation failed: This transaction has already been processed"}
-	})
-	defer end()
-	f.now = f.now.Add(time.Minute - time.Second) // the ticket lives a minute
-	res := f.submit(t, signed, tok)
-	if res.Status != relay.StatusFailed || res.Code != relay.CodeInFlight || f.rpc.sends.Load() != 2 {
-		t.Fatalf("resubmit %+v, %d sends", res, f.rpc.sends.Load())
+	start := f.now
+	f.now = start.Add(-50 * time.Second) // the ticket has 10 s left at the submit
+	tx, tok := f.build(t)
+	f.now = start
+	signed := sign(t, tx, f.wallet)
+	sending, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	f.rpc.send = func([]byte) error { once.Do(func() { close(sending) }); <-release; return nil }
+	seen := &sendingSeen{Store: f.store, seen: make(chan struct{})}
+	f.relay = relay.New(f.rpc, seen, f.issuer, func() time.Time { return f.now })
+	first := make(chan relay.Result, 1)
+	go func() { first <- f.submit(t, signed, tok) }()
+	<-sending
+	f.now = start.Add(15 * time.Second) // expired, the claim still within SendGrace
+	second := make(chan relay.Result, 1)
+	go func() { second <- f.submit(t, signed, tok) }()
+	<-seen.seen // the second found the claim being sent
+	close(release)
+	if r := <-first; r.Status != relay.StatusSubmitted {
+		t.Fatalf("first %+v", r)
 	}
-	if e, err := f.store.EntryByTicketJTI(context.Background(), mustJTI(t, f, tok)); err != nil || e.Status != ledger.StatusSending {
-		t.Fatalf("entry %+v %v", e, err)
+	if r := <-second; r.Status != relay.StatusDuplicate || r.Signature != tx.Signatures[0].String() || f.rpc.sends.Load() != 1 {
+		t.Fatalf("second %+v, %d sends", r, f.rpc.sends.Load())
 	}
+}
+
+// sendingSeen closes seen the first time it returns an entry being sent.
+type sendingSeen struct {
+	relay.Store
+	seen chan struct{}
+	once sync.Once
+}
+
+func (s *sendingSeen) EntryByTicketJTI(ctx context.Context, jti string) (ledger.Entry, error) {
+	e, err := s.Store.EntryByTicketJTI(ctx, jti)
+	if err == nil && e.Status == ledger.StatusSending {
+		s.once.Do(func() { close(s.seen) })
+	}
+	return e, err
 }

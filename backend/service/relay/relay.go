@@ -1,17 +1,30 @@
 // Package relay checks wallet-signed transactions against their submission
 // tickets and forwards them to the cluster, exactly once per ticket, and
-// follows them until they are confirmed, failed or expired (Tracker).
+// follows them until they are confirmed, failed or expired (Tracker),
+// sending each again, the same bytes, until it lands or expires.
 //
 // Per entry, in order: the ticket (issued by us, for this project and
-// wallet), whether it was consumed already (then `duplicate` with the first
-// signature, even past expiry), its expiry, the message (the exact built
-// one by its hash, or the built one plus a wallet's guards and compute
-// budget, by signedcheck.Check against the ticket's digest), the wallet's
-// signature, then a claim in the database (which decides between concurrent
-// submits on every instance) and sendTransaction with preflight. Only an
-// accepted transaction consumes its ticket: a refused one releases the claim.
-// A claim left sending by an instance that died mid-send is sent again by
-// the next submit of the same transaction, once SendGrace has passed.
+// wallet), whether it was consumed already (then the answer is the entry's:
+// `duplicate` once it landed or while the cluster has it, the entry's
+// failure once it failed or expired, and a ticket whose transaction the
+// cluster does not know while its blockhash lives is sent again), its
+// expiry, the message (the exact built one by its hash, or the built one
+// plus a wallet's guards and compute budget, by signedcheck.Check against
+// the ticket's digest), the wallet's signature, then a claim in the
+// database (which decides between concurrent submits on every instance) and
+// sendTransaction with preflight and maxRetries 0, within the request's
+// SendTimeout.
+//
+// Only an answer decides (send.go, outcome.go): a transaction the cluster
+// accepted, or has already, consumes its ticket; one it refused, or that no
+// node processed (an HTTP error without a JSON-RPC answer, an answer that
+// is not JSON-RPC, no connection), releases the claim once the cluster says
+// it does not know the signature, and the ticket may be submitted again. A
+// send that ended without an answer keeps the claim: the transaction may
+// have reached the cluster, and the tracker sends it again until it lands
+// or expires. A claim left sending by an instance that died mid-send is
+// sent again by the next submit of the same ticket, once SendGrace has
+// passed.
 package relay
 
 import (
@@ -21,6 +34,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -54,10 +69,22 @@ const (
 	CodeSignatureInvalid   Code = "SIGNATURE_INVALID"
 	CodeInvalidTransaction Code = "INVALID_TRANSACTION"
 	CodeInFlight           Code = "IN_FLIGHT"
+	// CodeTransactionFailed is a ticket whose transaction landed and
+	// failed: the fee was paid, nothing was reclaimed.
+	CodeTransactionFailed Code = "TRANSACTION_FAILED"
 )
 
-// RPC is what the relay needs of the cluster.
+// RPC is what the relay needs of the cluster: to send, and to learn
+// whether the cluster knows a transaction and whether its blockhash lives.
 type RPC interface {
+	Sender
+	GetSignatureStatuses(ctx context.Context, searchTransactionHistory bool, sigs ...solana.Signature) (*rpc.GetSignatureStatusesResult, error)
+	GetBlockHeight(ctx context.Context, commitment rpc.CommitmentType) (uint64, error)
+}
+
+// Sender sends a signed transaction: the cluster's RPC, or an extra send
+// path (Paths).
+type Sender interface {
 	SendRawTransactionWithOpts(ctx context.Context, tx []byte, opts rpc.TransactionOpts) (solana.Signature, error)
 }
 
@@ -69,6 +96,9 @@ type Store interface {
 	MarkSubmitted(ctx context.Context, jti string) (bool, error)
 	ReleaseClaim(ctx context.Context, jti string) error
 	LogAttempt(ctx context.Context, a ledger.Attempt) error
+	// Submissions returns the entries of projectID paid by payer among
+	// sigs (status.go).
+	Submissions(ctx context.Context, projectID, payer string, sigs []string) ([]ledger.Entry, error)
 }
 
 // Tickets verifies tickets.
@@ -76,10 +106,12 @@ type Tickets interface {
 	Verify(token string) (ticket.Claims, error)
 }
 
-// Signed is one entry of a submit request.
+// Signed is one entry of a submit request: a signed transaction to relay,
+// or the Signature of one the wallet sent itself (report.go).
 type Signed struct {
 	TransactionBase64 string
 	Ticket            string
+	Signature         string
 }
 
 // Result is the outcome of one entry, in request order.
@@ -94,21 +126,41 @@ type Result struct {
 	cause error
 }
 
+// DefaultSendTimeout is how long the sends of one submit request take at
+// most (SendTimeout): well within the server's 60 s write timeout, so that
+// a cluster that hangs still gets its answer to the client.
+const DefaultSendTimeout = 10 * time.Second
+
 // Relay submits signed transactions.
 type Relay struct {
 	rpc     RPC
 	store   Store
 	tickets Tickets
 	now     func() time.Time
+	// SendTimeout bounds the sends of one submit request, all its entries
+	// together, whatever the request's own context: an entry whose turn
+	// comes when less than a second of it is left (minSend) is not sent (a
+	// retryable RPC_ERROR). The questions asked of the cluster after a send that was
+	// not accepted (does it know the signature?) take up to checkTimeout
+	// more.
+	SendTimeout time.Duration
+	// Paths, when set, also get every transaction the cluster accepted
+	// (extra send paths); nil sends to the cluster's RPC alone.
+	Paths *Paths
 	// inFlightWait bounds how long a submit waits for a concurrent submit of
 	// the same ticket to learn the cluster's answer.
 	inFlightWait time.Duration
 	poll         time.Duration
+	// statusPoll is how often a waiting status request reads the ledger.
+	statusPoll time.Duration
+	// background counts the sends to the extra paths still under way.
+	background sync.WaitGroup
 }
 
 // New returns a Relay.
 func New(r RPC, s Store, t Tickets, now func() time.Time) *Relay {
-	return &Relay{rpc: r, store: s, tickets: t, now: now, inFlightWait: 10 * time.Second, poll: 50 * time.Millisecond}
+	return &Relay{rpc: r, store: s, tickets: t, now: now, SendTimeout: DefaultSendTimeout, inFlightWait: 10 * time.Second, poll: 50 * time.Millisecond,
+		statusPoll: StatusPoll}
 }
 
 // ErrStore is a ledger that did not answer or could not write; the whole
@@ -117,16 +169,39 @@ func New(r RPC, s Store, t Tickets, now func() time.Time) *Relay {
 // ledger.ErrReadOnly too.
 var ErrStore = errors.New("ledger unavailable")
 
+// concurrency is how many entries of one request are checked and sent at
+// once: the sends are round trips to the cluster, and a request of 100
+// entries sent one after the other would not fit SendTimeout.
+const concurrency = 8
+
+// request is what the entries of one submit request share.
+type request struct {
+	projectID, wallet string
+	// sendBy ends the request's sends (SendTimeout from its start); an
+	// entry is sent while minLeft of it is left.
+	sendBy  time.Time
+	minLeft time.Duration
+	// stopped is set once an entry met a ledger failure: the entries not
+	// started yet are not processed.
+	stopped atomic.Bool
+}
+
 // Submit handles a submit request for wallet on behalf of project. Failures
-// of an entry are in its Result; only a ledger outage is an error.
+// of an entry are in its Result; only a ledger outage is an error: then the
+// entries not yet under way are not processed, and those already sent are
+// recorded (a retry with the same tickets answers them duplicate).
 //
 // Every entry is logged in the submission log, but for the tickets that
 // fail their signature check: those the request holds share one line
 // (their count and the first one's reason), so a request of forged tickets
 // costs one write, not one per ticket.
 func (r *Relay) Submit(ctx context.Context, projectID, wallet string, entries []Signed) ([]Result, error) {
+	req := &request{projectID: projectID, wallet: wallet, sendBy: time.Now().Add(r.SendTimeout), minLeft: min(minSend, r.SendTimeout/4)}
 	out := make([]Result, len(entries))
+	errs := make([]error, len(entries))
 	forged, first := 0, -1
+	slots := make(chan struct{}, concurrency)
+	var wg sync.WaitGroup
 	for i, e := range entries {
 		c, err := r.tickets.Verify(e.Ticket)
 		if err != nil {
@@ -136,11 +211,23 @@ func (r *Relay) Submit(ctx context.Context, projectID, wallet string, entries []
 			}
 			continue
 		}
-		res, err := r.one(ctx, projectID, wallet, c, e)
+		slots <- struct{}{}
+		if req.stopped.Load() {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			if out[i], errs[i] = r.one(ctx, req, c, e); errs[i] != nil {
+				req.stopped.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
-		out[i] = res
 	}
 	if forged > 0 {
 		if _, err := r.log(ctx, projectID, wallet, ticket.Claims{}, forged, out[first]); err != nil {
@@ -150,34 +237,44 @@ func (r *Relay) Submit(ctx context.Context, projectID, wallet string, entries []
 	return out, nil
 }
 
+// Wait waits for the sends to the extra paths under way (tests; a process
+// that stops leaves them to the tracker).
+func (r *Relay) Wait() { r.background.Wait() }
+
 func fail(code Code, format string, args ...any) Result {
 	return Result{Status: StatusFailed, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-func (r *Relay) one(ctx context.Context, projectID, wallet string, c ticket.Claims, e Signed) (Result, error) {
-	if c.Project != projectID {
-		return r.log(ctx, projectID, wallet, ticket.Claims{}, 1, fail(CodeInvalidTicket, "the submission ticket was issued to another project"))
+func (r *Relay) one(ctx context.Context, req *request, c ticket.Claims, e Signed) (Result, error) {
+	if c.Project != req.projectID {
+		return r.log(ctx, req.projectID, req.wallet, ticket.Claims{}, 1, fail(CodeInvalidTicket, "the submission ticket was issued to another project"))
 	}
-	res := r.check(ctx, c, wallet, e)
+	res := r.check(ctx, req, c, e)
 	res.Includes = c.Includes
-	return r.log(ctx, projectID, wallet, c, 1, res)
+	return r.log(ctx, req.projectID, req.wallet, c, 1, res)
 }
 
 // check runs the steps after the ticket's signature; errors from the ledger
 // come back as a Result with code "" and are turned into ErrStore by log.
-func (r *Relay) check(ctx context.Context, c ticket.Claims, wallet string, e Signed) Result {
-	if c.Wallet != wallet {
-		return fail(CodeWalletMismatch, "the submission ticket is for wallet %s, not %s", c.Wallet, wallet)
+func (r *Relay) check(ctx context.Context, req *request, c ticket.Claims, e Signed) Result {
+	if c.Wallet != req.wallet {
+		return fail(CodeWalletMismatch, "the submission ticket is for wallet %s, not %s", c.Wallet, req.wallet)
 	}
 	if prior, err := r.store.EntryByTicketJTI(ctx, c.ID); err == nil {
-		if res, done := r.settled(ctx, prior); done {
+		if res, done := r.answerPrior(ctx, req, prior, e); done {
 			return res
 		}
+		// Another submit is sending it: its outcome is this one's, whether
+		// or not the ticket expired meanwhile.
+		return r.waitForOther(ctx, c.ID)
 	} else if !errors.Is(err, ledger.ErrNotFound) {
 		return storeFailure(err)
 	}
 	if c.Expired(r.now()) {
 		return fail(CodeTicketExpired, "the submission ticket expired at %s; rebuild the transactions", time.Unix(c.ExpiresAt, 0).UTC().Format(time.RFC3339))
+	}
+	if e.Signature != "" {
+		return r.report(ctx, req, c, e.Signature)
 	}
 	raw, err := base64.StdEncoding.DecodeString(e.TransactionBase64)
 	if err != nil {
@@ -187,75 +284,92 @@ func (r *Relay) check(ctx context.Context, c ticket.Claims, wallet string, e Sig
 	if err != nil {
 		return fail(CodeInvalidTransaction, "transactionBase64 is not a serialized VersionedTransaction: %v; send the bytes of the transaction the wallet signed", err)
 	}
-	walletKey := solana.MustPublicKeyFromBase58(wallet)
-	if sum := sha256.Sum256(msg); ticket.Hash(sum) != c.MessageHash {
-		// Not the exact message: accepted if a wallet's guards and compute
-		// budget are all that changed.
-		if _, err := signedcheck.Check(c.Summary.Digest, walletKey, msg); err != nil {
-			reason := err.Error()
-			var r *signedcheck.MismatchError
-			if errors.As(err, &r) {
-				reason = r.Reason
-			}
-			return fail(CodeHashMismatch, "the signed message differs from the one built for this ticket beyond the guards and compute budget a wallet may add: %s", reason)
-		}
+	walletKey := solana.MustPublicKeyFromBase58(req.wallet)
+	if reason, ok := matches(c, walletKey, msg); !ok {
+		return fail(CodeHashMismatch, "the signed message differs from the one built for this ticket beyond the guards and compute budget a wallet may add: %s", reason)
 	}
 	if len(tx.Signatures) != 1 || !ed25519.Verify(ed25519.PublicKey(walletKey[:]), msg, tx.Signatures[0][:]) {
-		return fail(CodeSignatureInvalid, "the transaction is not signed by wallet %s", wallet)
+		return fail(CodeSignatureInvalid, "the transaction is not signed by wallet %s", req.wallet)
+	}
+	if !req.canSend() {
+		return outOfTime()
 	}
 	sig := tx.Signatures[0].String()
+	claim := r.claimOf(req, c, sig)
+	claim.Raw = raw
+	if res, ok := r.claim(ctx, c, claim); !ok {
+		return res
+	}
+	return r.send(ctx, req, claim)
+}
+
+// claimOf is the ledger entry of ticket c's transaction of signature sig,
+// with the ticket's promise.
+func (r *Relay) claimOf(req *request, c ticket.Claims, sig string) ledger.Entry {
 	claim := ledger.Entry{
-		ProjectID: c.Project, Payer: wallet, Type: c.Type, ItemCount: len(c.Includes),
+		ProjectID: c.Project, Payer: req.wallet, Type: c.Type, ItemCount: len(c.Includes),
 		Signature: sig, TicketJTI: c.ID, CreatedAt: r.now().UTC(), LastValidBlockHeight: int64(c.LastValidBlockHeight),
-		DonationWallet: c.Summary.DonationWallet, Treasury: c.Summary.Treasury,
+		DonationWallet: c.Summary.DonationWallet, Treasury: c.Summary.Treasury, Includes: c.Includes,
 	}
 	claim.SetFigures(ledger.Figures{
 		GrossRebate: int64(c.GrossRebate), NetRebate: c.NetRebate, DonationAmount: int64(c.DonationAmount),
 		NetworkFee: int64(c.NetworkFee), ServiceFee: int64(c.ServiceFee),
 	})
 	claim.Promised = claim.Figures()
-	switch err := r.store.ClaimTicket(ctx, claim); {
-	case errors.Is(err, ledger.ErrDuplicate):
-		prior, err := r.store.EntryBySignature(ctx, sig)
-		switch {
-		case err == nil && prior.TicketJTI != c.ID:
-			// Another ticket of the very same transaction (built twice
-			// within one blockhash): it was sent once; this is a duplicate.
-			return r.waitForOther(ctx, prior.TicketJTI)
-		case err == nil && r.orphaned(prior):
-			return r.resend(ctx, c.ID, raw, sig)
-		}
-		return r.waitForOther(ctx, c.ID)
-	case err != nil:
-		return storeFailure(err)
-	}
-	return r.send(ctx, c.ID, raw, sig)
+	return claim
 }
 
-// send relays a claimed transaction. A refusal by the cluster releases the
-// claim; a cluster that did not answer leaves the transaction to the
-// tracker (it may have landed, and it can land only once).
-func (r *Relay) send(ctx context.Context, jti string, raw []byte, sig string) Result {
-	_, err := r.rpc.SendRawTransactionWithOpts(ctx, raw, rpc.TransactionOpts{PreflightCommitment: rpc.CommitmentConfirmed})
-	var rpcErr *jsonrpcError
-	var reason string
-	switch {
-	case err == nil:
-	case asRPCError(err, &rpcErr):
-		reason = "the cluster refused the transaction: " + rpcErr.describe()
-	case neverSent(err):
-		reason = "the cluster could not be reached; nothing was sent, retry"
-	}
-	if reason != "" {
-		if rerr := r.store.ReleaseClaim(context.WithoutCancel(ctx), jti); rerr != nil {
-			return storeFailure(rerr)
+// claim claims ticket c with entry e; when another submit claimed it (or
+// the same signature under another ticket) first, it answers with that
+// submit's outcome and false.
+func (r *Relay) claim(ctx context.Context, c ticket.Claims, e ledger.Entry) (Result, bool) {
+	switch err := r.store.ClaimTicket(ctx, e); {
+	case errors.Is(err, ledger.ErrDuplicate):
+		prior, err := r.store.EntryBySignature(ctx, e.Signature)
+		if err == nil && prior.TicketJTI != c.ID {
+			// Another ticket of the very same transaction (built twice
+			// within one blockhash): it was sent once; this is a duplicate.
+			return r.waitForOther(ctx, prior.TicketJTI), false
 		}
-		return fail(CodeRPCError, "%s", reason)
+		return r.waitForOther(ctx, c.ID), false
+	case err != nil:
+		return storeFailure(err), false
 	}
-	if _, merr := r.store.MarkSubmitted(context.WithoutCancel(ctx), jti); merr != nil {
-		return storeFailure(merr)
+	return Result{}, true
+}
+
+// matches reports whether msg is the message ticket c describes: the exact
+// built one by its hash, or the built one plus a wallet's guards and
+// compute budget within the ticket's bounds (signedcheck.Check against its
+// digest); if not, why.
+func matches(c ticket.Claims, wallet solana.PublicKey, msg []byte) (string, bool) {
+	if sum := sha256.Sum256(msg); ticket.Hash(sum) == c.MessageHash {
+		return "", true
 	}
-	return Result{Status: StatusSubmitted, Signature: sig}
+	if _, err := signedcheck.Check(c.Summary.Digest, wallet, msg); err != nil {
+		var r *signedcheck.MismatchError
+		if errors.As(err, &r) {
+			return r.Reason, false
+		}
+		return err.Error(), false
+	}
+	return "", true
+}
+
+// minSend is the least time left of a request's SendTimeout for which an
+// entry is still sent (a quarter of a shorter SendTimeout).
+const minSend = time.Second
+
+// canSend reports whether the request has time left to send another entry.
+func (req *request) canSend() bool {
+	return time.Until(req.sendBy) >= req.minLeft
+}
+
+// outOfTime answers an entry left unsent because the request's other sends
+// took its SendTimeout: nothing was claimed, the ticket may be submitted
+// again.
+func outOfTime() Result {
+	return fail(CodeRPCError, "not sent: the cluster was too slow to take every transaction of this request in time; nothing was sent for this one, submit it again")
 }
 
 // SendGrace is how long a claimed transaction may still be being sent by
@@ -268,36 +382,10 @@ func (r *Relay) orphaned(e ledger.Entry) bool {
 	return e.Status == ledger.StatusSending && r.now().Sub(e.CreatedAt) >= SendGrace
 }
 
-// resend sends the transaction of an orphaned claim again, for the wallet
-// that submits it again: the very same signed transaction (the claim holds
-// its signature), which the cluster lands at most once however many times
-// it is sent. Accepted, the claim is submitted; refused (its first send may
-// have landed, or its blockhash expired), it is left to the tracker, which
-// settles it by the cluster's record.
-func (r *Relay) resend(ctx context.Context, jti string, raw []byte, sig string) Result {
-	_, err := r.rpc.SendRawTransactionWithOpts(ctx, raw, rpc.TransactionOpts{PreflightCommitment: rpc.CommitmentConfirmed})
-	if err != nil {
-		return fail(CodeInFlight, "an earlier submission of this ticket was interrupted and the cluster refused it again; the ledger settles it from the cluster's record, retry to learn its outcome")
-	}
-	if _, err := r.store.MarkSubmitted(context.WithoutCancel(ctx), jti); err != nil {
-		return storeFailure(err)
-	}
-	return Result{Status: StatusSubmitted, Signature: sig}
-}
-
-// settled answers for a ticket already claimed: duplicate once its
-// transaction was accepted; not settled while another submit is sending it.
-func (r *Relay) settled(_ context.Context, prior ledger.Entry) (Result, bool) {
-	if prior.Status == ledger.StatusSending {
-		return Result{}, false
-	}
-	return Result{Status: StatusDuplicate, Signature: prior.Signature}, true
-}
-
 // waitForOther waits for the submit that holds the claim to learn the
-// cluster's answer: duplicate if it was accepted; if it was refused, the
-// claim is gone and this submit may try itself, once, by answering the
-// caller to retry.
+// cluster's answer: duplicate if it was accepted, the entry's failure if it
+// failed or expired meanwhile; if it was refused, the claim is gone and
+// this submit may try itself, once, by answering the caller to retry.
 func (r *Relay) waitForOther(ctx context.Context, jti string) Result {
 	deadline := r.now().Add(r.inFlightWait)
 	t := time.NewTicker(r.poll)
@@ -310,8 +398,11 @@ func (r *Relay) waitForOther(ctx context.Context, jti string) Result {
 		case err != nil:
 			return storeFailure(err)
 		}
-		if res, done := r.settled(ctx, prior); done {
-			return res
+		if prior.Status != ledger.StatusSending {
+			if res, failed := Failure(prior); failed {
+				return res
+			}
+			return Result{Status: StatusDuplicate, Signature: prior.Signature}
 		}
 		if r.now().After(deadline) {
 			return fail(CodeInFlight, "another submission of this ticket is still in flight; retry to learn its outcome")

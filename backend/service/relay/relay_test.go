@@ -27,20 +27,72 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
-// fakeRPC counts sends and answers with send.
+// fakeRPC counts sends and answers with send; the cluster knows the
+// signatures in known (statuses fails with statusErr when set): those of
+// the sends it answered without error, unless lose is set (a send lost on
+// its way to the leader). Its chain is at height.
 type fakeRPC struct {
-	sends atomic.Int32
-	send  func(raw []byte) error
+	sends     atomic.Int32
+	send      func(raw []byte) error
+	lose      atomic.Bool
+	mu        sync.Mutex
+	opts      []rpc.TransactionOpts
+	known     map[solana.Signature]bool
+	statusErr error
+	statuses  atomic.Int32
+	height    atomic.Uint64
 }
 
-func (f *fakeRPC) SendRawTransactionWithOpts(_ context.Context, raw []byte, _ rpc.TransactionOpts) (solana.Signature, error) {
+func (f *fakeRPC) SendRawTransactionWithOpts(_ context.Context, raw []byte, opts rpc.TransactionOpts) (solana.Signature, error) {
 	f.sends.Add(1)
+	f.mu.Lock()
+	f.opts = append(f.opts, opts)
+	f.mu.Unlock()
 	if f.send != nil {
 		if err := f.send(raw); err != nil {
 			return solana.Signature{}, err
 		}
 	}
-	return solana.Signature{}, nil
+	tx, err := solana.TransactionFromBytes(raw)
+	if err != nil {
+		return solana.Signature{}, err
+	}
+	if !f.lose.Load() {
+		f.know(tx.Signatures[0])
+	}
+	return tx.Signatures[0], nil
+}
+
+func (f *fakeRPC) GetSignatureStatuses(_ context.Context, _ bool, sigs ...solana.Signature) (*rpc.GetSignatureStatusesResult, error) {
+	f.statuses.Add(1)
+	if f.statusErr != nil {
+		return nil, f.statusErr
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := &rpc.GetSignatureStatusesResult{}
+	for _, s := range sigs {
+		var st *rpc.SignatureStatusesResult
+		if f.known[s] {
+			st = &rpc.SignatureStatusesResult{ConfirmationStatus: rpc.ConfirmationStatusConfirmed}
+		}
+		out.Value = append(out.Value, st)
+	}
+	return out, nil
+}
+
+func (f *fakeRPC) GetBlockHeight(context.Context, rpc.CommitmentType) (uint64, error) {
+	return f.height.Load(), nil
+}
+
+// know makes the cluster know sig.
+func (f *fakeRPC) know(sig solana.Signature) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.known == nil {
+		f.known = map[solana.Signature]bool{}
+	}
+	f.known[sig] = true
 }
 
 type fixture struct {

@@ -22,23 +22,48 @@ const (
 	pruneBatches = 20
 )
 
-// Prune deletes the submission log's lines older than Retention, up to
-// pruneBatches batches of pruneBatch, and returns how many it deleted.
-// With a Retention of 0 it keeps every line.
+// Expiring is another kind of row the tracker deletes in its pruning
+// pass, once older than Keep: idempotency keys, webhook deliveries done.
+type Expiring struct {
+	// Name says what is pruned, in errors.
+	Name string
+	Keep time.Duration
+	// Prune deletes up to limit rows from before before, and says how many.
+	Prune func(ctx context.Context, before time.Time, limit int) (int, error)
+}
+
+// Prune deletes the submission log's lines older than Retention, and the
+// Expiring rows older than their Keep, up to pruneBatches batches of
+// pruneBatch each, and returns how many it deleted. With a Retention of 0
+// it keeps every line of the log.
 func (t *Tracker) Prune(ctx context.Context) (int, error) {
-	if t.Retention <= 0 {
-		return 0, nil
-	}
-	before := t.now().Add(-t.Retention)
 	total := 0
-	for range pruneBatches {
-		n, err := t.store.PruneAttempts(ctx, before, pruneBatch)
+	if t.Retention > 0 {
+		n, err := pruneBatched(ctx, t.now().Add(-t.Retention), t.store.PruneAttempts)
 		total += n
 		if err != nil {
 			return total, fmt.Errorf("prune the submission log: %w", err)
 		}
-		if n < pruneBatch {
-			break
+	}
+	for _, e := range t.Expiring {
+		n, err := pruneBatched(ctx, t.now().Add(-e.Keep), e.Prune)
+		total += n
+		if err != nil {
+			return total, fmt.Errorf("prune %s: %w", e.Name, err)
+		}
+	}
+	return total, nil
+}
+
+// pruneBatched runs prune until it deletes less than a batch, at most
+// pruneBatches times.
+func pruneBatched(ctx context.Context, before time.Time, prune func(context.Context, time.Time, int) (int, error)) (int, error) {
+	total := 0
+	for range pruneBatches {
+		n, err := prune(ctx, before, pruneBatch)
+		total += n
+		if err != nil || n < pruneBatch {
+			return total, err
 		}
 	}
 	return total, nil
@@ -48,7 +73,7 @@ func (t *Tracker) Prune(ctx context.Context) (int, error) {
 // sharing the ledger has claimed that pass yet. A tracker asks for each
 // pass once, not on every tick.
 func (t *Tracker) tickPrune(ctx context.Context) error {
-	if t.Retention <= 0 {
+	if t.Retention <= 0 && len(t.Expiring) == 0 {
 		return nil
 	}
 	slot := t.now().UnixNano() / int64(pruneEvery)

@@ -17,8 +17,10 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 )
 
-// TrackerRPC is what the tracker needs of the cluster.
+// TrackerRPC is what the tracker needs of the cluster: statuses, block
+// heights, the landed transactions, and to send the ones in flight again.
 type TrackerRPC interface {
+	Sender
 	GetSignatureStatuses(ctx context.Context, searchTransactionHistory bool, sigs ...solana.Signature) (*rpc.GetSignatureStatusesResult, error)
 	GetBlockHeight(ctx context.Context, commitment rpc.CommitmentType) (uint64, error)
 	GetTransaction(ctx context.Context, sig solana.Signature, opts *rpc.GetTransactionOpts) (*rpc.GetTransactionResult, error)
@@ -34,7 +36,7 @@ type TrackerStore interface {
 	ClaimPass(ctx context.Context, name, owner string, slot int64) (bool, error)
 	MarkSubmitted(ctx context.Context, jti string) (bool, error)
 	SetEntryStatus(ctx context.Context, jti string, status ledger.Status, errMsg string, at time.Time) (bool, error)
-	ConfirmEntry(ctx context.Context, jti string, landed ledger.Figures, at time.Time) (bool, error)
+	ConfirmEntry(ctx context.Context, jti string, landed ledger.Figures, slot int64, at time.Time) (bool, error)
 	// PruneAttempts deletes up to limit lines of the submission log older
 	// than before, oldest first, and returns how many it deleted.
 	PruneAttempts(ctx context.Context, before time.Time, limit int) (int, error)
@@ -47,8 +49,10 @@ type TrackerStore interface {
 const Commitment = rpc.CommitmentFinalized
 
 // Tracker follows submitted transactions until they are confirmed (at
-// Commitment), failed or expired, and records what a landed one did. Its
-// state is the ledger, so it survives restarts.
+// Commitment), failed or expired, and records what a landed one did; until
+// the cluster has one or its blockhash expires, it sends it again, the same
+// bytes, every RebroadcastInterval (rebroadcast.go). Its state is the
+// ledger, so it survives restarts.
 //
 // Every instance runs one, and they share the work through the ledger
 // rather than repeat it: one pass per Interval runs, on whichever instance
@@ -70,6 +74,14 @@ type Tracker struct {
 	// Retention is how long the submission log keeps a line: older ones
 	// are pruned (retention.go); 0 keeps every line.
 	Retention time.Duration
+	// RebroadcastInterval is how often a transaction in flight that the
+	// cluster does not have is sent again, in whole Intervals (at least
+	// one); 0 never sends again (rebroadcast.go).
+	RebroadcastInterval time.Duration
+	// Paths, when set, get every rebroadcast too (extra send paths).
+	Paths *Paths
+	// Expiring are other rows pruned in the same pass (retention.go).
+	Expiring []Expiring
 	// owner names this tracker in the leases and pass claims it holds.
 	owner string
 	// grace keeps a claim that is still being sent out of the tracker's way.
@@ -89,7 +101,7 @@ const passName = "confirmations"
 func NewTracker(r TrackerRPC, s TrackerStore, log *slog.Logger, now func() time.Time) *Tracker {
 	return &Tracker{
 		rpc: r, store: s, log: log, now: now, Interval: time.Second, Lease: 30 * time.Second,
-		Retention: DefaultRetention, owner: newOwner(), grace: SendGrace,
+		Retention: DefaultRetention, RebroadcastInterval: DefaultRebroadcastInterval, owner: newOwner(), grace: SendGrace,
 	}
 }
 
@@ -144,13 +156,20 @@ func (t *Tracker) confirmations(ctx context.Context) (bool, error) {
 	if err != nil || !won {
 		return false, err
 	}
-	_, err = t.Pass(ctx)
+	_, err = t.pass(ctx, slot)
 	return true, err
 }
 
 // Pass leases up to 1024 entries in flight, settles those the cluster has
-// decided, and releases the rest. It returns how many entries it moved.
+// decided, sends again those due (rebroadcast.go), and releases them all.
+// It returns how many entries it moved.
 func (t *Tracker) Pass(ctx context.Context) (int, error) {
+	return t.pass(ctx, t.now().UnixNano()/int64(t.Interval))
+}
+
+// pass is Pass as the pass of slot (of the clock's Intervals), which picks
+// the entries due for a rebroadcast.
+func (t *Tracker) pass(ctx context.Context, slot int64) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.Lease)
 	defer cancel()
 	now := t.now().UTC()
@@ -164,15 +183,17 @@ func (t *Tracker) Pass(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("block height: %w", err)
 	}
 	moved := 0
+	var unseen []ledger.Entry
 	for start := 0; start < len(entries); start += batch {
 		chunk := entries[start:min(start+batch, len(entries))]
-		n, err := t.settle(ctx, chunk, height)
+		n, waiting, err := t.settle(ctx, chunk, height)
 		moved += n
 		if err != nil {
 			return moved, err
 		}
+		unseen = append(unseen, waiting...)
 	}
-	return moved, nil
+	return moved, t.rebroadcast(ctx, t.due(unseen, slot))
 }
 
 // release frees the entries of a pass for the next one, on any instance;
@@ -186,22 +207,26 @@ func (t *Tracker) release(ctx context.Context) {
 	}
 }
 
-func (t *Tracker) settle(ctx context.Context, entries []ledger.Entry, height uint64) (int, error) {
+// settle settles the entries the cluster has decided; it returns how many
+// it moved, and the entries the cluster does not know whose blockhash
+// lives at height (the ones to send again).
+func (t *Tracker) settle(ctx context.Context, entries []ledger.Entry, height uint64) (int, []ledger.Entry, error) {
 	sigs := make([]solana.Signature, len(entries))
 	for i, e := range entries {
 		s, err := solana.SignatureFromBase58(e.Signature)
 		if err != nil {
-			return 0, fmt.Errorf("entry %s: bad signature: %w", e.TicketJTI, err)
+			return 0, nil, fmt.Errorf("entry %s: bad signature: %w", e.TicketJTI, err)
 		}
 		sigs[i] = s
 	}
 	res, err := t.rpc.GetSignatureStatuses(ctx, true, sigs...)
 	if err != nil {
-		return 0, fmt.Errorf("signature statuses: %w", err)
+		return 0, nil, fmt.Errorf("signature statuses: %w", err)
 	}
 	if len(res.Value) != len(entries) {
-		return 0, errors.New("signature statuses: answer of the wrong length")
+		return 0, nil, errors.New("signature statuses: answer of the wrong length")
 	}
+	var unseen []ledger.Entry
 	moved := 0
 	now := t.now().UTC()
 	for i, e := range entries {
@@ -218,6 +243,7 @@ func (t *Tracker) settle(ctx context.Context, entries []ledger.Entry, height uin
 		case height > uint64(e.LastValidBlockHeight) && e.LastValidBlockHeight > 0:
 			status, reason = ledger.StatusExpired, "the blockhash expired before the transaction landed"
 		default:
+			unseen = append(unseen, e)
 			continue // still within its blockhash's life
 		}
 		if e.Status == ledger.StatusSending {
@@ -225,16 +251,16 @@ func (t *Tracker) settle(ctx context.Context, entries []ledger.Entry, height uin
 				continue // its submit is still talking to the cluster
 			}
 			if _, err := t.store.MarkSubmitted(ctx, e.TicketJTI); err != nil {
-				return moved, err
+				return moved, unseen, err
 			}
 		}
 		changed, err := t.record(ctx, e, sigs[i], status, reason, now)
 		if err != nil {
-			return moved, err
+			return moved, unseen, err
 		}
 		if changed {
 			moved++
 		}
 	}
-	return moved, nil
+	return moved, unseen, nil
 }

@@ -73,6 +73,11 @@ func (c *countingCluster) GetSignatureStatuses(ctx context.Context, _ bool, sigs
 	return out, nil
 }
 
+func (c *countingCluster) SendRawTransactionWithOpts(context.Context, []byte, rpc.TransactionOpts) (solana.Signature, error) {
+	c.count("sendTransaction")
+	return solana.Signature{}, nil
+}
+
 func (c *countingCluster) GetBlockHeight(context.Context, rpc.CommitmentType) (uint64, error) {
 	c.count("getBlockHeight")
 	return 100, nil

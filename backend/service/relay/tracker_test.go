@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +24,21 @@ type fakeCluster struct {
 	height   uint64
 	statuses map[solana.Signature]*rpc.SignatureStatusesResult
 	landed   map[solana.Signature]landedTx
+	// sent are the transactions sent, with their options.
+	mu   sync.Mutex
+	sent []sentTx
+}
+
+type sentTx struct {
+	raw  []byte
+	opts rpc.TransactionOpts
+}
+
+func (f *fakeCluster) SendRawTransactionWithOpts(_ context.Context, raw []byte, opts rpc.TransactionOpts) (solana.Signature, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sent = append(f.sent, sentTx{raw: raw, opts: opts})
+	return solana.Signature{}, nil
 }
 
 type landedTx struct {

@@ -42,6 +42,8 @@ type fakes struct {
 	issued []ticket.Claims
 
 	submit func(ctx context.Context, projectID, wallet string, entries []relay.Signed) ([]relay.Result, error)
+	// submissions answers every signature unknown unless a test sets it.
+	submissions func(ctx context.Context, projectID, wallet string, sigs []string, wait time.Duration) ([]relay.Submission, error)
 
 	project func(ctx context.Context, id string) (project.Project, error)
 }
@@ -186,6 +188,18 @@ type fakeRelay struct{ f *fakes }
 func (r fakeRelay) Submit(ctx context.Context, projectID, wallet string, entries []relay.Signed) ([]relay.Result, error) {
 	defer r.f.count("Submit")()
 	return r.f.submit(ctx, projectID, wallet, entries)
+}
+
+func (r fakeRelay) Submissions(ctx context.Context, projectID, wallet string, sigs []string, wait time.Duration) ([]relay.Submission, error) {
+	defer r.f.count("Submissions")()
+	if r.f.submissions != nil {
+		return r.f.submissions(ctx, projectID, wallet, sigs, wait)
+	}
+	out := make([]relay.Submission, len(sigs))
+	for i, sig := range sigs {
+		out[i] = relay.Submission{Signature: sig, State: relay.StateUnknown}
+	}
+	return out, nil
 }
 
 type fakeProjects struct{ f *fakes }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gagliardetto/solana-go"
+
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
 )
@@ -32,6 +34,8 @@ func TestSubmitRefusesBadRequests(t *testing.T) {
 		{"longer than a transaction", []Signed{{TransactionBase64: strings.Repeat("A", 1648), Ticket: "t"}}, "signed[0].transactionBase64", "signed[0].transactionBase64: is longer than a Solana transaction can be (1232 bytes)"},
 		{"not base64", []Signed{ok, ok, {TransactionBase64: "***", Ticket: "t"}}, "signed[2].transactionBase64", "signed[2].transactionBase64: is not valid standard base64"},
 		{"URL base64", []Signed{{TransactionBase64: "-_8", Ticket: "t"}}, "signed[0].transactionBase64", "signed[0].transactionBase64: is not valid standard base64"},
+		{"a transaction and a signature", []Signed{{TransactionBase64: "AQID", Ticket: "t", Signature: solana.Signature{1}.String()}}, "signed[0]", "signed[0]: give transactionBase64 (Reclaim sends it) or signature (the wallet sent it), not both"},
+		{"a signature that is not one", []Signed{ok, {Ticket: "t", Signature: solana.PublicKey{1}.String()}}, "signed[1].signature", "signed[1].signature: is not a transaction signature (64 bytes in base58)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,6 +48,13 @@ func TestSubmitRefusesBadRequests(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a signature instead of a transaction passes", func(t *testing.T) {
+		t.Parallel()
+		f := newFakes()
+		if _, err := f.service().Submit(context.Background(), "prj_test", owner, []Signed{{Ticket: "t", Signature: solana.Signature{1}.String()}}); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("the largest transaction passes", func(t *testing.T) {
 		t.Parallel()
 		f := newFakes()

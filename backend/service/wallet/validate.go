@@ -155,6 +155,15 @@ func validateSubmit(signed []Signed) error {
 		if len(s.Ticket) > maxTicketLen {
 			return invalidf(field+".submissionTicket", "is not a ticket this service issued")
 		}
+		if s.Signature != "" {
+			if s.TransactionBase64 != "" {
+				return invalidf(field, "give transactionBase64 (Reclaim sends it) or signature (the wallet sent it), not both")
+			}
+			if _, err := solana.SignatureFromBase58(s.Signature); err != nil {
+				return invalidf(field+".signature", "is not a transaction signature (64 bytes in base58)")
+			}
+			continue
+		}
 		if s.TransactionBase64 == "" {
 			return invalidf(field+".transactionBase64", "is required")
 		}

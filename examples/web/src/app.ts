@@ -11,7 +11,7 @@
 //     the wallet again (what was reclaimed is gone).
 import type { BuildTransactionsResponse, GetSummaryResponse, WalletItem } from "@reclaim-sol/client";
 import {
-  $, actionName, confirm, connectWallet, el, fail, loadConfig, offerWallets, showResults, showStats, short, signAll, sol, status,
+  $, actionName, connectWallet, el, fail, follow, loadConfig, offerWallets, showResults, showStats, short, signAll, sol, status,
   typeName, type Config, type Connected,
 } from "./common";
 
@@ -120,19 +120,16 @@ async function submit(s: Session) {
   const quote = s.quote;
   if (!quote) throw new Error("build first");
   status("Waiting for the wallet…");
-  const signed = await signAll(s, quote.transactions);
+  const { signed, sentBy } = await signAll(s, quote.transactions);
   status("Submitting…");
-  const { results } = await s.wallets.submitTransactions({
-    address: s.account.address,
-    signed: signed.map((tx, i) => ({ transactionBase64: tx, submissionTicket: quote.transactions[i].submissionTicket })),
-  });
+  const { results } = await s.wallets.submitTransactions({ address: s.account.address, signed });
   s.quote = undefined;
   $<HTMLButtonElement>("submit").disabled = true;
-  showResults(s.config, results);
+  showResults(s.config, results, sentBy);
   const sent = results.filter((r) => r.status === "submitted").length;
-  status("Submitted: waiting for the cluster to confirm…");
-  const before = BigInt($("stats").dataset.transactions ?? "0");
-  const confirmed = sent > 0 && await confirm(s, before, sent);
+  status("Submitted: following each transaction until it is final…");
+  const confirmed = await follow(s, results.flatMap((r) => (r.status === "submitted" && r.signature ? [r.signature] : [])));
+  await showStats(s);
   // What was reclaimed is gone from the wallet: list it again.
   await list(s);
   $("quote").replaceChildren();

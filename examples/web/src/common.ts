@@ -2,8 +2,14 @@
 // DOM helpers, and how amounts, item types and submissions are shown.
 import { ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
-import { ProjectService, WalletService, sessionToken, type GetStatsResponse, type SubmissionResult } from "@reclaim-sol/client";
-import { SolanaSignTransaction, type SolanaSignTransactionFeature } from "@solana/wallet-standard-features";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import {
+  ProjectService, SignedTransactionSchema, WalletService, sessionToken, type GetStatsResponse, type SubmissionResult, type SubmissionStatus,
+} from "@reclaim-sol/client";
+import { getBase58Decoder } from "@solana/kit";
+import {
+  SolanaSignAndSendTransaction, SolanaSignTransaction, type SolanaSignAndSendTransactionFeature, type SolanaSignTransactionFeature,
+} from "@solana/wallet-standard-features";
 import { getWallets } from "@wallet-standard/app";
 import type { Wallet, WalletAccount } from "@wallet-standard/base";
 import { StandardConnect, type StandardConnectFeature } from "@wallet-standard/features";
@@ -140,10 +146,10 @@ export function short(id: string, n = 6): string {
  * Shows each submission: its status, its signature as an explorer link,
  * its error. The statuses change in place (confirm).
  */
-export function showResults(config: Config, results: SubmissionResult[]) {
+export function showResults(config: Config, results: SubmissionResult[], sentBy: Signed["sentBy"]) {
   $("results").replaceChildren(...results.map((r) => {
     const sig = r.signature ?? "";
-    const li = el("li", { "data-testid": "result", "data-status": r.status, "data-signature": sig },
+    const li = el("li", { "data-testid": "result", "data-status": r.status, "data-signature": sig, "data-sent-by": sentBy },
       el("span", { class: `badge ${r.status}`, "data-testid": "result-status" }, r.status));
     if (sig) {
       const text = short(sig, 8);
@@ -152,30 +158,40 @@ export function showResults(config: Config, results: SubmissionResult[]) {
         : el("span", { class: "mono", title: sig }, text));
     }
     if (r.error) li.append(" ", el("span", { class: "error" }, `${r.error.code}: ${r.error.message}`));
+    li.append(el("span", { "data-testid": "submission-status", "data-status": r.status === "failed" ? "failed" : "submitted" }));
     return li;
   }));
 }
 
 /**
- * Waits until the project's stats count the submitted transactions (Reclaim
- * counts a transaction once the cluster confirms it), then marks them
- * confirmed. Reclaim's per-signature status (issue 21) will replace this.
+ * Follows the submissions through Reclaim's status route until every one is
+ * final (confirmed, failed, expired), each call held up to 30 s by
+ * waitSeconds, and shows each one's status on its line. True when all
+ * confirmed.
  */
-export async function confirm(c: Connected, before: bigint, submitted: number): Promise<boolean> {
-  for (let i = 0; i < 60; i++) {
-    const st = await showStats(c);
-    if (st.totalTransactionCount >= before + BigInt(submitted)) {
-      for (const li of document.querySelectorAll<HTMLElement>('[data-testid="result"][data-status="submitted"]')) {
-        li.dataset.status = "confirmed";
-        const badge = li.querySelector(".badge")!;
-        badge.className = "badge confirmed";
-        badge.textContent = "confirmed";
-      }
-      return true;
-    }
-    await new Promise((r) => setTimeout(r, 1000));
+export async function follow(c: Connected, signatures: string[]): Promise<boolean> {
+  if (signatures.length === 0) return false;
+  for (let i = 0; i < 10; i++) {
+    const { submissions } = await c.wallets.getSubmissions({ address: c.account.address, signature: signatures, waitSeconds: 30 });
+    for (const sub of submissions) showSubmission(sub);
+    if (submissions.every((sub) => sub.status !== "submitted")) return submissions.every((sub) => sub.status === "confirmed");
   }
   return false;
+}
+
+// showSubmission writes a submission's status into its result's line: the
+// badge, and what landed (the chain's figures) or why it failed.
+function showSubmission(sub: SubmissionStatus) {
+  const li = document.querySelector<HTMLElement>(`[data-testid="result"][data-signature="${sub.signature}"]`);
+  if (!li) return;
+  li.dataset.status = sub.status;
+  const badge = li.querySelector<HTMLElement>(".badge")!;
+  badge.className = `badge ${sub.status}`;
+  badge.textContent = sub.status;
+  const span = li.querySelector<HTMLElement>('[data-testid="submission-status"]')!;
+  span.dataset.status = sub.status;
+  const landed = sub.landed ? ` ${sol(BigInt(sub.landed.netRebate))} to the wallet, slot ${sub.slot ?? "?"}` : "";
+  span.textContent = `${landed}${sub.error ? ` ${sub.error.code}: ${sub.error.message}` : ""}`;
 }
 
 export async function showStats(c: Connected): Promise<GetStatsResponse> {
@@ -192,12 +208,31 @@ export async function showStats(c: Connected): Promise<GetStatsResponse> {
   return st;
 }
 
-/** Has the wallet sign the built transactions (base64) in one request. */
-export async function signAll(c: Connected, txs: { transactionBase64: string }[]): Promise<string[]> {
+/** What submit sends: each transaction signed, or its signature when the wallet sent it. */
+export interface Signed {
+  sentBy: "wallet" | "reclaim";
+  signed: MessageInitShape<typeof SignedTransactionSchema>[];
+}
+
+/**
+ * Has the wallet sign the built transactions (base64) in one request, or sign
+ * and send them when it offers signAndSendTransaction.
+ */
+export async function signAll(c: Connected, txs: { transactionBase64: string; submissionTicket: string }[]): Promise<Signed> {
+  const transactions = txs.map((t) => Uint8Array.from(atob(t.transactionBase64), (ch) => ch.charCodeAt(0)));
+  const send = (c.wallet.features as Partial<SolanaSignAndSendTransactionFeature>)[SolanaSignAndSendTransaction];
+  if (send) {
+    // The wallet sends them itself (as Phantom recommends): Reclaim gets each
+    // signature with its ticket, follows it and counts it once it landed as built.
+    const chain = c.account.chains.find((ch) => ch.startsWith("solana:")) ?? "solana:mainnet";
+    const sent = await send.signAndSendTransaction(...transactions.map((transaction) => ({ account: c.account, chain, transaction })));
+    const base58 = getBase58Decoder();
+    return { sentBy: "wallet", signed: sent.map((o, i) => ({ signature: base58.decode(o.signature), submissionTicket: txs[i].submissionTicket })) };
+  }
   const sign = (c.wallet.features as SolanaSignTransactionFeature)[SolanaSignTransaction].signTransaction;
-  const signed = await sign(...txs.map((t) => ({
-    account: c.account,
-    transaction: Uint8Array.from(atob(t.transactionBase64), (ch) => ch.charCodeAt(0)),
-  })));
-  return signed.map((o) => btoa(String.fromCharCode(...o.signedTransaction)));
+  const out = await sign(...transactions.map((transaction) => ({ account: c.account, transaction })));
+  return {
+    sentBy: "reclaim",
+    signed: out.map((o, i) => ({ transactionBase64: btoa(String.fromCharCode(...o.signedTransaction)), submissionTicket: txs[i].submissionTicket })),
+  };
 }

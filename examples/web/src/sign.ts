@@ -8,7 +8,7 @@ import type { BuildTransactionsRequest, BuildTransactionsResponse } from "@recla
 import { BuildTransactionsRequestSchema, BuildTransactionsResponseSchema } from "@reclaim-sol/client";
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import {
-  $, confirm, connectWallet, el, fail, loadConfig, offerWallets, showResults, showStats, signAll, sol, status, typeName,
+  $, connectWallet, el, fail, follow, loadConfig, offerWallets, showResults, showStats, signAll, sol, status, typeName,
 } from "./common";
 
 /** What GET /mcp/builds/{id} answers. */
@@ -54,18 +54,15 @@ async function main() {
           showQuote(built);
         }
         status("Waiting for the wallet…");
-        const signed = await signAll(c, built.transactions);
+        const { signed, sentBy } = await signAll(c, built.transactions);
         status("Submitting…");
-        const { results } = await c.wallets.submitTransactions({
-          address: c.account.address,
-          signed: signed.map((tx, i) => ({ transactionBase64: tx, submissionTicket: built.transactions[i].submissionTicket })),
-        });
-        showResults(config, results);
+        const { results } = await c.wallets.submitTransactions({ address: c.account.address, signed });
+        showResults(config, results, sentBy);
         const sent = results.filter((r) => r.status === "submitted").length;
-        status("Submitted: waiting for the cluster to confirm…");
-        const before = BigInt($("stats").dataset.transactions ?? "0");
-        const ok = sent > 0 && await confirm(c, before, sent);
-        status(ok ? `Confirmed: ${sent} transactions landed.` : "Submitted; not confirmed yet.");
+        status("Submitted: following each transaction until it is final…");
+        const ok = await follow(c, results.flatMap((r) => (r.status === "submitted" && r.signature ? [r.signature] : [])));
+        await showStats(c);
+        status(ok ? `Confirmed: ${sent} transactions landed.` : "Submitted; not every one is confirmed: see each line.");
       } catch (err) {
         fail("sign and submit", err);
       }

@@ -3,7 +3,8 @@
 // Phantom or Solflare. It registers itself as browser extensions do
 // (registerWallet), supports standard:connect, standard:events and
 // solana:signTransaction, and can, like Phantom, append Lighthouse guard
-// instructions to what it signs (options.guards).
+// instructions to what it signs (options.guards) and send what it signs
+// itself (solana:signAndSendTransaction, options.sendUrl).
 //
 // Never use it with a key that holds real funds: the page can read the key.
 import {
@@ -21,7 +22,11 @@ import {
   type Transaction,
 } from "@solana/kit";
 import {
+  SolanaSignAndSendTransaction,
   SolanaSignTransaction,
+  type SolanaSignAndSendTransactionFeature,
+  type SolanaSignAndSendTransactionInput,
+  type SolanaSignAndSendTransactionOutput,
   type SolanaSignTransactionFeature,
   type SolanaSignTransactionInput,
   type SolanaSignTransactionOutput,
@@ -59,6 +64,11 @@ export interface TestWalletOptions {
    * transaction it signs, as Phantom does on mainnet.
    */
   guards?: boolean;
+  /**
+   * sendUrl, when set, is a JSON-RPC endpoint the wallet sends what it signs
+   * to: it then offers solana:signAndSendTransaction, as Phantom does.
+   */
+  sendUrl?: string;
 }
 
 /**
@@ -72,9 +82,9 @@ export async function registerTestWallet(secretKey: Uint8Array, options: TestWal
     address,
     publicKey: secretKey.slice(32, 64),
     chains,
-    features: [SolanaSignTransaction],
+    features: options.sendUrl ? [SolanaSignTransaction, SolanaSignAndSendTransaction] : [SolanaSignTransaction],
   });
-  registerWallet(new TestWallet(options.name ?? "Test wallet", account, keys.privateKey, address, options.guards ?? false));
+  registerWallet(new TestWallet(options.name ?? "Test wallet", account, keys.privateKey, address, options.guards ?? false, options.sendUrl));
   return address;
 }
 
@@ -91,14 +101,15 @@ class TestWallet implements Wallet {
     readonly privateKey: CryptoKey,
     readonly address: Address,
     readonly guards: boolean,
+    readonly sendUrl?: string,
   ) {}
 
   get accounts(): readonly WalletAccount[] {
     return this.#accounts;
   }
 
-  get features(): StandardConnectFeature & StandardEventsFeature & SolanaSignTransactionFeature {
-    return {
+  get features(): StandardConnectFeature & StandardEventsFeature & SolanaSignTransactionFeature & Partial<SolanaSignAndSendTransactionFeature> {
+    const features = {
       [StandardConnect]: { version: "1.0.0", connect: async () => this.#connect() },
       [StandardEvents]: { version: "1.0.0", on: (event, listener) => this.#on(event, listener) },
       [SolanaSignTransaction]: {
@@ -106,7 +117,38 @@ class TestWallet implements Wallet {
         supportedTransactionVersions: ["legacy", 0],
         signTransaction: (...inputs) => this.#sign(inputs),
       },
+    } satisfies StandardConnectFeature & StandardEventsFeature & SolanaSignTransactionFeature;
+    if (!this.sendUrl) return features;
+    return {
+      ...features,
+      [SolanaSignAndSendTransaction]: {
+        version: "1.0.0",
+        supportedTransactionVersions: ["legacy", 0],
+        signAndSendTransaction: (...inputs) => this.#signAndSend(inputs),
+      },
     };
+  }
+
+  // #signAndSend signs each transaction and sends it to sendUrl
+  // (sendTransaction, base64), answering its signature.
+  async #signAndSend(inputs: readonly SolanaSignAndSendTransactionInput[]): Promise<readonly SolanaSignAndSendTransactionOutput[]> {
+    const outputs: SolanaSignAndSendTransactionOutput[] = [];
+    for (const o of await this.#sign(inputs)) {
+      const resp = await fetch(this.sendUrl!, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0", id: 1, method: "sendTransaction",
+          params: [btoa(String.fromCharCode(...o.signedTransaction)), { encoding: "base64", preflightCommitment: "confirmed" }],
+        }),
+      });
+      const body = await resp.json();
+      if (body.error) throw new Error(`the wallet's send failed: ${body.error.message}`);
+      const signature = getTransactionDecoder().decode(o.signedTransaction).signatures[this.address];
+      if (!signature) throw new Error("the wallet did not sign");
+      outputs.push({ signature: new Uint8Array(signature) });
+    }
+    return outputs;
   }
 
   #connect() {

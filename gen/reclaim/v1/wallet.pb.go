@@ -809,15 +809,23 @@ func (x *BuildTransactionsResponse) GetTotals() *Totals {
 	return nil
 }
 
-// SignedTransaction is a wallet-signed transaction and its ticket.
+// SignedTransaction is a wallet-signed transaction and its ticket, or the
+// signature of a transaction the wallet sent itself and its ticket.
 type SignedTransaction struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// transaction_base64 is the signed VersionedTransaction.
+	// transaction_base64 is the signed VersionedTransaction, for Reclaim to
+	// send; leave it out when reporting a signature.
 	TransactionBase64 string `protobuf:"bytes,1,opt,name=transaction_base64,json=transactionBase64,proto3" json:"transaction_base64,omitempty"`
 	// submission_ticket from the matching BuiltTransaction.
 	SubmissionTicket string `protobuf:"bytes,2,opt,name=submission_ticket,json=submissionTicket,proto3" json:"submission_ticket,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// signature, instead of transaction_base64, reports a transaction the
+	// wallet sent itself (signAndSendTransaction): Reclaim follows it and
+	// counts it only if the transaction that lands is the ticket's, but for
+	// the guards and compute budget a wallet may add (else failed,
+	// HASH_MISMATCH).
+	Signature     *string `protobuf:"bytes,3,opt,name=signature,proto3,oneof" json:"signature,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SignedTransaction) Reset() {
@@ -860,6 +868,13 @@ func (x *SignedTransaction) GetTransactionBase64() string {
 func (x *SignedTransaction) GetSubmissionTicket() string {
 	if x != nil {
 		return x.SubmissionTicket
+	}
+	return ""
+}
+
+func (x *SignedTransaction) GetSignature() string {
+	if x != nil && x.Signature != nil {
+		return *x.Signature
 	}
 	return ""
 }
@@ -1231,6 +1246,299 @@ func (x *StreamWalletAssetsResponse) GetCounts() map[string]uint32 {
 	return nil
 }
 
+// GetSubmissionsRequest is GET /v1/wallet/{address}/submissions.
+type GetSubmissionsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// address is the wallet's base58 address.
+	Address string `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
+	// signature lists the transactions asked about, as SubmissionResult
+	// named them: 1 to 100 base58 signatures.
+	Signature []string `protobuf:"bytes,2,rep,name=signature,proto3" json:"signature,omitempty"`
+	// wait_seconds, up to 30, waits until every listed submission is final
+	// (confirmed, failed, expired, unknown) or the wait ends; 0 or unset
+	// answers at once.
+	WaitSeconds   *uint32 `protobuf:"varint,3,opt,name=wait_seconds,json=waitSeconds,proto3,oneof" json:"wait_seconds,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSubmissionsRequest) Reset() {
+	*x = GetSubmissionsRequest{}
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSubmissionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSubmissionsRequest) ProtoMessage() {}
+
+func (x *GetSubmissionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSubmissionsRequest.ProtoReflect.Descriptor instead.
+func (*GetSubmissionsRequest) Descriptor() ([]byte, []int) {
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *GetSubmissionsRequest) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+func (x *GetSubmissionsRequest) GetSignature() []string {
+	if x != nil {
+		return x.Signature
+	}
+	return nil
+}
+
+func (x *GetSubmissionsRequest) GetWaitSeconds() uint32 {
+	if x != nil && x.WaitSeconds != nil {
+		return *x.WaitSeconds
+	}
+	return 0
+}
+
+// GetSubmissionsResponse holds one status per signature asked, in the
+// order asked.
+type GetSubmissionsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// submissions in the order of the request's signatures.
+	Submissions   []*SubmissionStatus `protobuf:"bytes,1,rep,name=submissions,proto3" json:"submissions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSubmissionsResponse) Reset() {
+	*x = GetSubmissionsResponse{}
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSubmissionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSubmissionsResponse) ProtoMessage() {}
+
+func (x *GetSubmissionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSubmissionsResponse.ProtoReflect.Descriptor instead.
+func (*GetSubmissionsResponse) Descriptor() ([]byte, []int) {
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *GetSubmissionsResponse) GetSubmissions() []*SubmissionStatus {
+	if x != nil {
+		return x.Submissions
+	}
+	return nil
+}
+
+// SubmissionStatus is where a submitted transaction is.
+type SubmissionStatus struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// signature as asked.
+	Signature string `protobuf:"bytes,1,opt,name=signature,proto3" json:"signature,omitempty"`
+	// status is submitted (on its way; sent again until it lands or its
+	// blockhash expires), confirmed, failed, expired, or unknown (this
+	// wallet never submitted it to this project).
+	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	// includes are the items of the transaction, as SubmissionResult names
+	// them; empty when unknown.
+	Includes []*ItemSelection `protobuf:"bytes,3,rep,name=includes,proto3" json:"includes,omitempty"`
+	// error is set when status is failed or expired.
+	Error *SubmissionError `protobuf:"bytes,4,opt,name=error,proto3,oneof" json:"error,omitempty"`
+	// slot of the block that holds the transaction, when confirmed.
+	Slot *uint64 `protobuf:"varint,5,opt,name=slot,proto3,oneof" json:"slot,omitempty"`
+	// confirmed_at is when Reclaim saw the transaction finalized (ISO 8601,
+	// UTC), when confirmed.
+	ConfirmedAt *string `protobuf:"bytes,6,opt,name=confirmed_at,json=confirmedAt,proto3,oneof" json:"confirmed_at,omitempty"`
+	// landed is what the transaction did on chain, when confirmed.
+	Landed        *LandedFigures `protobuf:"bytes,7,opt,name=landed,proto3,oneof" json:"landed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmissionStatus) Reset() {
+	*x = SubmissionStatus{}
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmissionStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmissionStatus) ProtoMessage() {}
+
+func (x *SubmissionStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmissionStatus.ProtoReflect.Descriptor instead.
+func (*SubmissionStatus) Descriptor() ([]byte, []int) {
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *SubmissionStatus) GetSignature() string {
+	if x != nil {
+		return x.Signature
+	}
+	return ""
+}
+
+func (x *SubmissionStatus) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *SubmissionStatus) GetIncludes() []*ItemSelection {
+	if x != nil {
+		return x.Includes
+	}
+	return nil
+}
+
+func (x *SubmissionStatus) GetError() *SubmissionError {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
+func (x *SubmissionStatus) GetSlot() uint64 {
+	if x != nil && x.Slot != nil {
+		return *x.Slot
+	}
+	return 0
+}
+
+func (x *SubmissionStatus) GetConfirmedAt() string {
+	if x != nil && x.ConfirmedAt != nil {
+		return *x.ConfirmedAt
+	}
+	return ""
+}
+
+func (x *SubmissionStatus) GetLanded() *LandedFigures {
+	if x != nil {
+		return x.Landed
+	}
+	return nil
+}
+
+// LandedFigures are what a confirmed transaction did on chain, in lamports.
+type LandedFigures struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// fee is the network fee the transaction paid plus the service fee it
+	// transferred.
+	Fee uint64 `protobuf:"varint,1,opt,name=fee,proto3" json:"fee,omitempty"`
+	// gross_rebate is the SOL the transaction reclaimed before fees.
+	GrossRebate uint64 `protobuf:"varint,2,opt,name=gross_rebate,json=grossRebate,proto3" json:"gross_rebate,omitempty"`
+	// net_rebate is the change of the wallet's SOL balance: gross_rebate
+	// minus fee and donation_amount.
+	NetRebate int64 `protobuf:"varint,3,opt,name=net_rebate,json=netRebate,proto3" json:"net_rebate,omitempty"`
+	// donation_amount went to the project's donation wallet.
+	DonationAmount uint64 `protobuf:"varint,4,opt,name=donation_amount,json=donationAmount,proto3" json:"donation_amount,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *LandedFigures) Reset() {
+	*x = LandedFigures{}
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LandedFigures) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LandedFigures) ProtoMessage() {}
+
+func (x *LandedFigures) ProtoReflect() protoreflect.Message {
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LandedFigures.ProtoReflect.Descriptor instead.
+func (*LandedFigures) Descriptor() ([]byte, []int) {
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *LandedFigures) GetFee() uint64 {
+	if x != nil {
+		return x.Fee
+	}
+	return 0
+}
+
+func (x *LandedFigures) GetGrossRebate() uint64 {
+	if x != nil {
+		return x.GrossRebate
+	}
+	return 0
+}
+
+func (x *LandedFigures) GetNetRebate() int64 {
+	if x != nil {
+		return x.NetRebate
+	}
+	return 0
+}
+
+func (x *LandedFigures) GetDonationAmount() uint64 {
+	if x != nil {
+		return x.DonationAmount
+	}
+	return 0
+}
+
 // GetSummaryRequest is GET /v1/wallet/{address}/summary.
 type GetSummaryRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1247,7 +1555,7 @@ type GetSummaryRequest struct {
 
 func (x *GetSummaryRequest) Reset() {
 	*x = GetSummaryRequest{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[16]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1259,7 +1567,7 @@ func (x *GetSummaryRequest) String() string {
 func (*GetSummaryRequest) ProtoMessage() {}
 
 func (x *GetSummaryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[16]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1272,7 +1580,7 @@ func (x *GetSummaryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSummaryRequest.ProtoReflect.Descriptor instead.
 func (*GetSummaryRequest) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{16}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GetSummaryRequest) GetAddress() string {
@@ -1309,7 +1617,7 @@ type TypeSummary struct {
 
 func (x *TypeSummary) Reset() {
 	*x = TypeSummary{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[17]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1321,7 +1629,7 @@ func (x *TypeSummary) String() string {
 func (*TypeSummary) ProtoMessage() {}
 
 func (x *TypeSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[17]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1334,7 +1642,7 @@ func (x *TypeSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TypeSummary.ProtoReflect.Descriptor instead.
 func (*TypeSummary) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{17}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TypeSummary) GetCount() uint32 {
@@ -1371,7 +1679,7 @@ type GetSummaryResponse struct {
 
 func (x *GetSummaryResponse) Reset() {
 	*x = GetSummaryResponse{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[18]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1383,7 +1691,7 @@ func (x *GetSummaryResponse) String() string {
 func (*GetSummaryResponse) ProtoMessage() {}
 
 func (x *GetSummaryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[18]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1396,7 +1704,7 @@ func (x *GetSummaryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSummaryResponse.ProtoReflect.Descriptor instead.
 func (*GetSummaryResponse) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{18}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetSummaryResponse) GetWalletAddress() string {
@@ -1519,10 +1827,13 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\ftransactions\x18\x01 \x03(\v2\x1c.reclaim.v1.BuiltTransactionR\ftransactions\x12)\n" +
 	"\x10recent_blockhash\x18\x02 \x01(\tR\x0frecentBlockhash\x125\n" +
 	"\x17last_valid_block_height\x18\x03 \x01(\x04R\x14lastValidBlockHeight\x12*\n" +
-	"\x06totals\x18\x04 \x01(\v2\x12.reclaim.v1.TotalsR\x06totals\"o\n" +
+	"\x06totals\x18\x04 \x01(\v2\x12.reclaim.v1.TotalsR\x06totals\"\xa0\x01\n" +
 	"\x11SignedTransaction\x12-\n" +
 	"\x12transaction_base64\x18\x01 \x01(\tR\x11transactionBase64\x12+\n" +
-	"\x11submission_ticket\x18\x02 \x01(\tR\x10submissionTicket\"l\n" +
+	"\x11submission_ticket\x18\x02 \x01(\tR\x10submissionTicket\x12!\n" +
+	"\tsignature\x18\x03 \x01(\tH\x00R\tsignature\x88\x01\x01B\f\n" +
+	"\n" +
+	"_signature\"l\n" +
 	"\x19SubmitTransactionsRequest\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x125\n" +
 	"\x06signed\x18\x02 \x03(\v2\x1d.reclaim.v1.SignedTransactionR\x06signed\"?\n" +
@@ -1553,7 +1864,32 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\x06counts\x18\x05 \x03(\v22.reclaim.v1.StreamWalletAssetsResponse.CountsEntryR\x06counts\x1a9\n" +
 	"\vCountsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"\xc5\x01\n" +
+	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"\x88\x01\n" +
+	"\x15GetSubmissionsRequest\x12\x18\n" +
+	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x1c\n" +
+	"\tsignature\x18\x02 \x03(\tR\tsignature\x12&\n" +
+	"\fwait_seconds\x18\x03 \x01(\rH\x00R\vwaitSeconds\x88\x01\x01B\x0f\n" +
+	"\r_wait_seconds\"X\n" +
+	"\x16GetSubmissionsResponse\x12>\n" +
+	"\vsubmissions\x18\x01 \x03(\v2\x1c.reclaim.v1.SubmissionStatusR\vsubmissions\"\xdf\x02\n" +
+	"\x10SubmissionStatus\x12\x1c\n" +
+	"\tsignature\x18\x01 \x01(\tR\tsignature\x12\x16\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status\x125\n" +
+	"\bincludes\x18\x03 \x03(\v2\x19.reclaim.v1.ItemSelectionR\bincludes\x126\n" +
+	"\x05error\x18\x04 \x01(\v2\x1b.reclaim.v1.SubmissionErrorH\x00R\x05error\x88\x01\x01\x12\x17\n" +
+	"\x04slot\x18\x05 \x01(\x04H\x01R\x04slot\x88\x01\x01\x12&\n" +
+	"\fconfirmed_at\x18\x06 \x01(\tH\x02R\vconfirmedAt\x88\x01\x01\x126\n" +
+	"\x06landed\x18\a \x01(\v2\x19.reclaim.v1.LandedFiguresH\x03R\x06landed\x88\x01\x01B\b\n" +
+	"\x06_errorB\a\n" +
+	"\x05_slotB\x0f\n" +
+	"\r_confirmed_atB\t\n" +
+	"\a_landed\"\x8c\x01\n" +
+	"\rLandedFigures\x12\x10\n" +
+	"\x03fee\x18\x01 \x01(\x04R\x03fee\x12!\n" +
+	"\fgross_rebate\x18\x02 \x01(\x04R\vgrossRebate\x12\x1d\n" +
+	"\n" +
+	"net_rebate\x18\x03 \x01(\x03R\tnetRebate\x12'\n" +
+	"\x0fdonation_amount\x18\x04 \x01(\x04R\x0edonationAmount\"\xc5\x01\n" +
 	"\x11GetSummaryRequest\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x124\n" +
 	"\x13donation_percentage\x18\x02 \x01(\x01H\x00R\x12donationPercentage\x88\x01\x01\x121\n" +
@@ -1571,13 +1907,14 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\n" +
 	"TypesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12-\n" +
-	"\x05value\x18\x02 \x01(\v2\x17.reclaim.v1.TypeSummaryR\x05value:\x028\x012\x89\x05\n" +
+	"\x05value\x18\x02 \x01(\v2\x17.reclaim.v1.TypeSummaryR\x05value:\x028\x012\x8d\x06\n" +
 	"\rWalletService\x12p\n" +
 	"\n" +
 	"ListAssets\x12\x1d.reclaim.v1.ListAssetsRequest\x1a\x1e.reclaim.v1.ListAssetsResponse\"#\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/wallet/{address}/assets\x12\x8e\x01\n" +
 	"\x11BuildTransactions\x12$.reclaim.v1.BuildTransactionsRequest\x1a%.reclaim.v1.BuildTransactionsResponse\",\x82\xd3\xe4\x93\x02&:\x01*\"!/v1/wallet/{address}/transactions\x12\x98\x01\n" +
 	"\x12SubmitTransactions\x12%.reclaim.v1.SubmitTransactionsRequest\x1a&.reclaim.v1.SubmitTransactionsResponse\"3\x82\xd3\xe4\x93\x02-:\x01*\"(/v1/wallet/{address}/transactions/submit\x12g\n" +
-	"\x12StreamWalletAssets\x12%.reclaim.v1.StreamWalletAssetsRequest\x1a&.reclaim.v1.StreamWalletAssetsResponse\"\x000\x01\x12q\n" +
+	"\x12StreamWalletAssets\x12%.reclaim.v1.StreamWalletAssetsRequest\x1a&.reclaim.v1.StreamWalletAssetsResponse\"\x000\x01\x12\x81\x01\n" +
+	"\x0eGetSubmissions\x12!.reclaim.v1.GetSubmissionsRequest\x1a\".reclaim.v1.GetSubmissionsResponse\"(\x82\xd3\xe4\x93\x02\"\x12 /v1/wallet/{address}/submissions\x12q\n" +
 	"\n" +
 	"GetSummary\x12\x1d.reclaim.v1.GetSummaryRequest\x1a\x1e.reclaim.v1.GetSummaryResponse\"$\x82\xd3\xe4\x93\x02\x1e\x12\x1c/v1/wallet/{address}/summaryB\x9f\x01\n" +
 	"\x0ecom.reclaim.v1B\vWalletProtoP\x01Z7github.com/reclaim-sol/reclaim/gen/reclaim/v1;reclaimv1\xa2\x02\x03RXX\xaa\x02\n" +
@@ -1596,7 +1933,7 @@ func file_reclaim_v1_wallet_proto_rawDescGZIP() []byte {
 	return file_reclaim_v1_wallet_proto_rawDescData
 }
 
-var file_reclaim_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_reclaim_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_reclaim_v1_wallet_proto_goTypes = []any{
 	(*ListAssetsRequest)(nil),          // 0: reclaim.v1.ListAssetsRequest
 	(*ListAssetsResponse)(nil),         // 1: reclaim.v1.ListAssetsResponse
@@ -1614,16 +1951,20 @@ var file_reclaim_v1_wallet_proto_goTypes = []any{
 	(*SubmitTransactionsResponse)(nil), // 13: reclaim.v1.SubmitTransactionsResponse
 	(*StreamWalletAssetsRequest)(nil),  // 14: reclaim.v1.StreamWalletAssetsRequest
 	(*StreamWalletAssetsResponse)(nil), // 15: reclaim.v1.StreamWalletAssetsResponse
-	(*GetSummaryRequest)(nil),          // 16: reclaim.v1.GetSummaryRequest
-	(*TypeSummary)(nil),                // 17: reclaim.v1.TypeSummary
-	(*GetSummaryResponse)(nil),         // 18: reclaim.v1.GetSummaryResponse
-	nil,                                // 19: reclaim.v1.ListAssetsResponse.CountsEntry
-	nil,                                // 20: reclaim.v1.StreamWalletAssetsResponse.CountsEntry
-	nil,                                // 21: reclaim.v1.GetSummaryResponse.TypesEntry
+	(*GetSubmissionsRequest)(nil),      // 16: reclaim.v1.GetSubmissionsRequest
+	(*GetSubmissionsResponse)(nil),     // 17: reclaim.v1.GetSubmissionsResponse
+	(*SubmissionStatus)(nil),           // 18: reclaim.v1.SubmissionStatus
+	(*LandedFigures)(nil),              // 19: reclaim.v1.LandedFigures
+	(*GetSummaryRequest)(nil),          // 20: reclaim.v1.GetSummaryRequest
+	(*TypeSummary)(nil),                // 21: reclaim.v1.TypeSummary
+	(*GetSummaryResponse)(nil),         // 22: reclaim.v1.GetSummaryResponse
+	nil,                                // 23: reclaim.v1.ListAssetsResponse.CountsEntry
+	nil,                                // 24: reclaim.v1.StreamWalletAssetsResponse.CountsEntry
+	nil,                                // 25: reclaim.v1.GetSummaryResponse.TypesEntry
 }
 var file_reclaim_v1_wallet_proto_depIdxs = []int32{
 	2,  // 0: reclaim.v1.ListAssetsResponse.items:type_name -> reclaim.v1.WalletItem
-	19, // 1: reclaim.v1.ListAssetsResponse.counts:type_name -> reclaim.v1.ListAssetsResponse.CountsEntry
+	23, // 1: reclaim.v1.ListAssetsResponse.counts:type_name -> reclaim.v1.ListAssetsResponse.CountsEntry
 	3,  // 2: reclaim.v1.WalletItem.collection:type_name -> reclaim.v1.Collection
 	4,  // 3: reclaim.v1.BuildTransactionsRequest.items:type_name -> reclaim.v1.ItemSelection
 	4,  // 4: reclaim.v1.BuiltTransaction.includes:type_name -> reclaim.v1.ItemSelection
@@ -1634,25 +1975,31 @@ var file_reclaim_v1_wallet_proto_depIdxs = []int32{
 	11, // 9: reclaim.v1.SubmissionResult.error:type_name -> reclaim.v1.SubmissionError
 	12, // 10: reclaim.v1.SubmitTransactionsResponse.results:type_name -> reclaim.v1.SubmissionResult
 	2,  // 11: reclaim.v1.StreamWalletAssetsResponse.items:type_name -> reclaim.v1.WalletItem
-	20, // 12: reclaim.v1.StreamWalletAssetsResponse.counts:type_name -> reclaim.v1.StreamWalletAssetsResponse.CountsEntry
-	21, // 13: reclaim.v1.GetSummaryResponse.types:type_name -> reclaim.v1.GetSummaryResponse.TypesEntry
-	7,  // 14: reclaim.v1.GetSummaryResponse.totals:type_name -> reclaim.v1.Totals
-	17, // 15: reclaim.v1.GetSummaryResponse.TypesEntry.value:type_name -> reclaim.v1.TypeSummary
-	0,  // 16: reclaim.v1.WalletService.ListAssets:input_type -> reclaim.v1.ListAssetsRequest
-	5,  // 17: reclaim.v1.WalletService.BuildTransactions:input_type -> reclaim.v1.BuildTransactionsRequest
-	10, // 18: reclaim.v1.WalletService.SubmitTransactions:input_type -> reclaim.v1.SubmitTransactionsRequest
-	14, // 19: reclaim.v1.WalletService.StreamWalletAssets:input_type -> reclaim.v1.StreamWalletAssetsRequest
-	16, // 20: reclaim.v1.WalletService.GetSummary:input_type -> reclaim.v1.GetSummaryRequest
-	1,  // 21: reclaim.v1.WalletService.ListAssets:output_type -> reclaim.v1.ListAssetsResponse
-	8,  // 22: reclaim.v1.WalletService.BuildTransactions:output_type -> reclaim.v1.BuildTransactionsResponse
-	13, // 23: reclaim.v1.WalletService.SubmitTransactions:output_type -> reclaim.v1.SubmitTransactionsResponse
-	15, // 24: reclaim.v1.WalletService.StreamWalletAssets:output_type -> reclaim.v1.StreamWalletAssetsResponse
-	18, // 25: reclaim.v1.WalletService.GetSummary:output_type -> reclaim.v1.GetSummaryResponse
-	21, // [21:26] is the sub-list for method output_type
-	16, // [16:21] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	24, // 12: reclaim.v1.StreamWalletAssetsResponse.counts:type_name -> reclaim.v1.StreamWalletAssetsResponse.CountsEntry
+	18, // 13: reclaim.v1.GetSubmissionsResponse.submissions:type_name -> reclaim.v1.SubmissionStatus
+	4,  // 14: reclaim.v1.SubmissionStatus.includes:type_name -> reclaim.v1.ItemSelection
+	11, // 15: reclaim.v1.SubmissionStatus.error:type_name -> reclaim.v1.SubmissionError
+	19, // 16: reclaim.v1.SubmissionStatus.landed:type_name -> reclaim.v1.LandedFigures
+	25, // 17: reclaim.v1.GetSummaryResponse.types:type_name -> reclaim.v1.GetSummaryResponse.TypesEntry
+	7,  // 18: reclaim.v1.GetSummaryResponse.totals:type_name -> reclaim.v1.Totals
+	21, // 19: reclaim.v1.GetSummaryResponse.TypesEntry.value:type_name -> reclaim.v1.TypeSummary
+	0,  // 20: reclaim.v1.WalletService.ListAssets:input_type -> reclaim.v1.ListAssetsRequest
+	5,  // 21: reclaim.v1.WalletService.BuildTransactions:input_type -> reclaim.v1.BuildTransactionsRequest
+	10, // 22: reclaim.v1.WalletService.SubmitTransactions:input_type -> reclaim.v1.SubmitTransactionsRequest
+	14, // 23: reclaim.v1.WalletService.StreamWalletAssets:input_type -> reclaim.v1.StreamWalletAssetsRequest
+	16, // 24: reclaim.v1.WalletService.GetSubmissions:input_type -> reclaim.v1.GetSubmissionsRequest
+	20, // 25: reclaim.v1.WalletService.GetSummary:input_type -> reclaim.v1.GetSummaryRequest
+	1,  // 26: reclaim.v1.WalletService.ListAssets:output_type -> reclaim.v1.ListAssetsResponse
+	8,  // 27: reclaim.v1.WalletService.BuildTransactions:output_type -> reclaim.v1.BuildTransactionsResponse
+	13, // 28: reclaim.v1.WalletService.SubmitTransactions:output_type -> reclaim.v1.SubmitTransactionsResponse
+	15, // 29: reclaim.v1.WalletService.StreamWalletAssets:output_type -> reclaim.v1.StreamWalletAssetsResponse
+	17, // 30: reclaim.v1.WalletService.GetSubmissions:output_type -> reclaim.v1.GetSubmissionsResponse
+	22, // 31: reclaim.v1.WalletService.GetSummary:output_type -> reclaim.v1.GetSummaryResponse
+	26, // [26:32] is the sub-list for method output_type
+	20, // [20:26] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_reclaim_v1_wallet_proto_init() }
@@ -1665,16 +2012,19 @@ func file_reclaim_v1_wallet_proto_init() {
 	file_reclaim_v1_wallet_proto_msgTypes[1].OneofWrappers = []any{}
 	file_reclaim_v1_wallet_proto_msgTypes[2].OneofWrappers = []any{}
 	file_reclaim_v1_wallet_proto_msgTypes[5].OneofWrappers = []any{}
+	file_reclaim_v1_wallet_proto_msgTypes[9].OneofWrappers = []any{}
 	file_reclaim_v1_wallet_proto_msgTypes[12].OneofWrappers = []any{}
 	file_reclaim_v1_wallet_proto_msgTypes[14].OneofWrappers = []any{}
 	file_reclaim_v1_wallet_proto_msgTypes[16].OneofWrappers = []any{}
+	file_reclaim_v1_wallet_proto_msgTypes[18].OneofWrappers = []any{}
+	file_reclaim_v1_wallet_proto_msgTypes[20].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_reclaim_v1_wallet_proto_rawDesc), len(file_reclaim_v1_wallet_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

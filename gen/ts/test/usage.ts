@@ -11,11 +11,18 @@ export async function browser(baseUrl: string, token: string, wallet: string): P
   const wallets = createClient(WalletService, transport);
   const listing = await wallets.listAssets({ address: wallet });
   const closable: WalletItem[] = listing.items.filter((it) => it.actions.includes("close"));
-  const built = await wallets.buildTransactions({
-    address: wallet,
-    items: closable.map((it) => ({ type: it.type, address: it.address, action: "close" })),
-    donationPercentage: 0.1,
-  });
+  // An Idempotency-Key makes the build safe to send again: the same key
+  // and body answer the same transactions and tickets.
+  let replayed = false;
+  const built = await wallets.buildTransactions(
+    {
+      address: wallet,
+      items: closable.map((it) => ({ type: it.type, address: it.address, action: "close" })),
+      donationPercentage: 0.1,
+    },
+    { headers: { "Idempotency-Key": crypto.randomUUID() }, onHeader: (h) => (replayed = h.get("Idempotent-Replayed") === "true") },
+  );
+  if (replayed) console.log("the first build's answer");
   const first: BuiltTransaction | undefined = built.transactions[0];
   const net: bigint = built.totals?.netRebate ?? 0n;
   for await (const chunk of wallets.streamWalletAssets({ address: wallet, chunkSize: 50 })) {

@@ -37,8 +37,9 @@ func main() {
 	guards := flag.Bool("guards", false, "the demo wallet appends Lighthouse guards, as Phantom does")
 	explorer := flag.String("explorer-url", "", "explorer link template with {id} for a transaction's signature")
 	demoFile := flag.String("demo", "", "reclaim's demo.json: the API key, wallet, Reclaim URL and address, followed when it changes")
+	webhookSecret := flag.String("webhook-secret", os.Getenv("RECLAIM_WEBHOOK_SECRET"), "the whsec_ secret of `reclaim webhooks add --url http://<addr>/api/webhooks/reclaim` (RECLAIM_WEBHOOK_SECRET)")
 	flag.Parse()
-	o := integrator.Options{ReclaimURL: *reclaimURL, APIKey: *apiKey, WebDir: *web, DemoWalletGuards: *guards, ExplorerURL: *explorer}
+	o := integrator.Options{ReclaimURL: *reclaimURL, APIKey: *apiKey, WebDir: *web, DemoWalletGuards: *guards, ExplorerURL: *explorer, WebhookSecret: *webhookSecret}
 	var h http.Handler
 	if *demoFile != "" {
 		d, err := integrator.ReadDemo(*demoFile)

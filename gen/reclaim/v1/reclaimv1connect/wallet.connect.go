@@ -45,6 +45,9 @@ const (
 	// WalletServiceStreamWalletAssetsProcedure is the fully-qualified name of the WalletService's
 	// StreamWalletAssets RPC.
 	WalletServiceStreamWalletAssetsProcedure = "/reclaim.v1.WalletService/StreamWalletAssets"
+	// WalletServiceGetSubmissionsProcedure is the fully-qualified name of the WalletService's
+	// GetSubmissions RPC.
+	WalletServiceGetSubmissionsProcedure = "/reclaim.v1.WalletService/GetSubmissions"
 	// WalletServiceGetSummaryProcedure is the fully-qualified name of the WalletService's GetSummary
 	// RPC.
 	WalletServiceGetSummaryProcedure = "/reclaim.v1.WalletService/GetSummary"
@@ -63,6 +66,11 @@ type WalletServiceClient interface {
 	// discovered. Browsers reach it as a WebSocket at
 	// GET /v1/wallet/{address}/stream.
 	StreamWalletAssets(context.Context, *connect.Request[v1.StreamWalletAssetsRequest]) (*connect.ServerStreamForClient[v1.StreamWalletAssetsResponse], error)
+	// GetSubmissions tells where a wallet's submitted transactions are, by
+	// signature: submitted, confirmed (with what the chain did), failed,
+	// expired, or unknown; with wait_seconds, it answers as soon as every one
+	// is final or the wait ends.
+	GetSubmissions(context.Context, *connect.Request[v1.GetSubmissionsRequest]) (*connect.Response[v1.GetSubmissionsResponse], error)
 	// GetSummary states, without building transactions or issuing tickets,
 	// what a wallet holds per item type and what a select_all build would
 	// return: its totals and how many transactions it takes.
@@ -104,6 +112,12 @@ func NewWalletServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			connect.WithSchema(walletServiceMethods.ByName("StreamWalletAssets")),
 			connect.WithClientOptions(opts...),
 		),
+		getSubmissions: connect.NewClient[v1.GetSubmissionsRequest, v1.GetSubmissionsResponse](
+			httpClient,
+			baseURL+WalletServiceGetSubmissionsProcedure,
+			connect.WithSchema(walletServiceMethods.ByName("GetSubmissions")),
+			connect.WithClientOptions(opts...),
+		),
 		getSummary: connect.NewClient[v1.GetSummaryRequest, v1.GetSummaryResponse](
 			httpClient,
 			baseURL+WalletServiceGetSummaryProcedure,
@@ -119,6 +133,7 @@ type walletServiceClient struct {
 	buildTransactions  *connect.Client[v1.BuildTransactionsRequest, v1.BuildTransactionsResponse]
 	submitTransactions *connect.Client[v1.SubmitTransactionsRequest, v1.SubmitTransactionsResponse]
 	streamWalletAssets *connect.Client[v1.StreamWalletAssetsRequest, v1.StreamWalletAssetsResponse]
+	getSubmissions     *connect.Client[v1.GetSubmissionsRequest, v1.GetSubmissionsResponse]
 	getSummary         *connect.Client[v1.GetSummaryRequest, v1.GetSummaryResponse]
 }
 
@@ -142,6 +157,11 @@ func (c *walletServiceClient) StreamWalletAssets(ctx context.Context, req *conne
 	return c.streamWalletAssets.CallServerStream(ctx, req)
 }
 
+// GetSubmissions calls reclaim.v1.WalletService.GetSubmissions.
+func (c *walletServiceClient) GetSubmissions(ctx context.Context, req *connect.Request[v1.GetSubmissionsRequest]) (*connect.Response[v1.GetSubmissionsResponse], error) {
+	return c.getSubmissions.CallUnary(ctx, req)
+}
+
 // GetSummary calls reclaim.v1.WalletService.GetSummary.
 func (c *walletServiceClient) GetSummary(ctx context.Context, req *connect.Request[v1.GetSummaryRequest]) (*connect.Response[v1.GetSummaryResponse], error) {
 	return c.getSummary.CallUnary(ctx, req)
@@ -160,6 +180,11 @@ type WalletServiceHandler interface {
 	// discovered. Browsers reach it as a WebSocket at
 	// GET /v1/wallet/{address}/stream.
 	StreamWalletAssets(context.Context, *connect.Request[v1.StreamWalletAssetsRequest], *connect.ServerStream[v1.StreamWalletAssetsResponse]) error
+	// GetSubmissions tells where a wallet's submitted transactions are, by
+	// signature: submitted, confirmed (with what the chain did), failed,
+	// expired, or unknown; with wait_seconds, it answers as soon as every one
+	// is final or the wait ends.
+	GetSubmissions(context.Context, *connect.Request[v1.GetSubmissionsRequest]) (*connect.Response[v1.GetSubmissionsResponse], error)
 	// GetSummary states, without building transactions or issuing tickets,
 	// what a wallet holds per item type and what a select_all build would
 	// return: its totals and how many transactions it takes.
@@ -197,6 +222,12 @@ func NewWalletServiceHandler(svc WalletServiceHandler, opts ...connect.HandlerOp
 		connect.WithSchema(walletServiceMethods.ByName("StreamWalletAssets")),
 		connect.WithHandlerOptions(opts...),
 	)
+	walletServiceGetSubmissionsHandler := connect.NewUnaryHandler(
+		WalletServiceGetSubmissionsProcedure,
+		svc.GetSubmissions,
+		connect.WithSchema(walletServiceMethods.ByName("GetSubmissions")),
+		connect.WithHandlerOptions(opts...),
+	)
 	walletServiceGetSummaryHandler := connect.NewUnaryHandler(
 		WalletServiceGetSummaryProcedure,
 		svc.GetSummary,
@@ -213,6 +244,8 @@ func NewWalletServiceHandler(svc WalletServiceHandler, opts ...connect.HandlerOp
 			walletServiceSubmitTransactionsHandler.ServeHTTP(w, r)
 		case WalletServiceStreamWalletAssetsProcedure:
 			walletServiceStreamWalletAssetsHandler.ServeHTTP(w, r)
+		case WalletServiceGetSubmissionsProcedure:
+			walletServiceGetSubmissionsHandler.ServeHTTP(w, r)
 		case WalletServiceGetSummaryProcedure:
 			walletServiceGetSummaryHandler.ServeHTTP(w, r)
 		default:
@@ -238,6 +271,10 @@ func (UnimplementedWalletServiceHandler) SubmitTransactions(context.Context, *co
 
 func (UnimplementedWalletServiceHandler) StreamWalletAssets(context.Context, *connect.Request[v1.StreamWalletAssetsRequest], *connect.ServerStream[v1.StreamWalletAssetsResponse]) error {
 	return connect.NewError(connect.CodeUnimplemented, errors.New("reclaim.v1.WalletService.StreamWalletAssets is not implemented"))
+}
+
+func (UnimplementedWalletServiceHandler) GetSubmissions(context.Context, *connect.Request[v1.GetSubmissionsRequest]) (*connect.Response[v1.GetSubmissionsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("reclaim.v1.WalletService.GetSubmissions is not implemented"))
 }
 
 func (UnimplementedWalletServiceHandler) GetSummary(context.Context, *connect.Request[v1.GetSummaryRequest]) (*connect.Response[v1.GetSummaryResponse], error) {

@@ -486,13 +486,15 @@ export declare type BuildTransactionsResponse = Message<"reclaim.v1.BuildTransac
 export declare const BuildTransactionsResponseSchema: GenMessage<BuildTransactionsResponse>;
 
 /**
- * SignedTransaction is a wallet-signed transaction and its ticket.
+ * SignedTransaction is a wallet-signed transaction and its ticket, or the
+ * signature of a transaction the wallet sent itself and its ticket.
  *
  * @generated from message reclaim.v1.SignedTransaction
  */
 export declare type SignedTransaction = Message<"reclaim.v1.SignedTransaction"> & {
   /**
-   * transaction_base64 is the signed VersionedTransaction.
+   * transaction_base64 is the signed VersionedTransaction, for Reclaim to
+   * send; leave it out when reporting a signature.
    *
    * @generated from field: string transaction_base64 = 1;
    */
@@ -504,6 +506,17 @@ export declare type SignedTransaction = Message<"reclaim.v1.SignedTransaction"> 
    * @generated from field: string submission_ticket = 2;
    */
   submissionTicket: string;
+
+  /**
+   * signature, instead of transaction_base64, reports a transaction the
+   * wallet sent itself (signAndSendTransaction): Reclaim follows it and
+   * counts it only if the transaction that lands is the ticket's, but for
+   * the guards and compute budget a wallet may add (else failed,
+   * HASH_MISMATCH).
+   *
+   * @generated from field: optional string signature = 3;
+   */
+  signature?: string | undefined;
 };
 
 /**
@@ -704,6 +717,173 @@ export declare type StreamWalletAssetsResponse = Message<"reclaim.v1.StreamWalle
 export declare const StreamWalletAssetsResponseSchema: GenMessage<StreamWalletAssetsResponse>;
 
 /**
+ * GetSubmissionsRequest is GET /v1/wallet/{address}/submissions.
+ *
+ * @generated from message reclaim.v1.GetSubmissionsRequest
+ */
+export declare type GetSubmissionsRequest = Message<"reclaim.v1.GetSubmissionsRequest"> & {
+  /**
+   * address is the wallet's base58 address.
+   *
+   * @generated from field: string address = 1;
+   */
+  address: string;
+
+  /**
+   * signature lists the transactions asked about, as SubmissionResult
+   * named them: 1 to 100 base58 signatures.
+   *
+   * @generated from field: repeated string signature = 2;
+   */
+  signature: string[];
+
+  /**
+   * wait_seconds, up to 30, waits until every listed submission is final
+   * (confirmed, failed, expired, unknown) or the wait ends; 0 or unset
+   * answers at once.
+   *
+   * @generated from field: optional uint32 wait_seconds = 3;
+   */
+  waitSeconds?: number | undefined;
+};
+
+/**
+ * Describes the message reclaim.v1.GetSubmissionsRequest.
+ * Use `create(GetSubmissionsRequestSchema)` to create a new message.
+ */
+export declare const GetSubmissionsRequestSchema: GenMessage<GetSubmissionsRequest>;
+
+/**
+ * GetSubmissionsResponse holds one status per signature asked, in the
+ * order asked.
+ *
+ * @generated from message reclaim.v1.GetSubmissionsResponse
+ */
+export declare type GetSubmissionsResponse = Message<"reclaim.v1.GetSubmissionsResponse"> & {
+  /**
+   * submissions in the order of the request's signatures.
+   *
+   * @generated from field: repeated reclaim.v1.SubmissionStatus submissions = 1;
+   */
+  submissions: SubmissionStatus[];
+};
+
+/**
+ * Describes the message reclaim.v1.GetSubmissionsResponse.
+ * Use `create(GetSubmissionsResponseSchema)` to create a new message.
+ */
+export declare const GetSubmissionsResponseSchema: GenMessage<GetSubmissionsResponse>;
+
+/**
+ * SubmissionStatus is where a submitted transaction is.
+ *
+ * @generated from message reclaim.v1.SubmissionStatus
+ */
+export declare type SubmissionStatus = Message<"reclaim.v1.SubmissionStatus"> & {
+  /**
+   * signature as asked.
+   *
+   * @generated from field: string signature = 1;
+   */
+  signature: string;
+
+  /**
+   * status is submitted (on its way; sent again until it lands or its
+   * blockhash expires), confirmed, failed, expired, or unknown (this
+   * wallet never submitted it to this project).
+   *
+   * @generated from field: string status = 2;
+   */
+  status: string;
+
+  /**
+   * includes are the items of the transaction, as SubmissionResult names
+   * them; empty when unknown.
+   *
+   * @generated from field: repeated reclaim.v1.ItemSelection includes = 3;
+   */
+  includes: ItemSelection[];
+
+  /**
+   * error is set when status is failed or expired.
+   *
+   * @generated from field: optional reclaim.v1.SubmissionError error = 4;
+   */
+  error?: SubmissionError | undefined;
+
+  /**
+   * slot of the block that holds the transaction, when confirmed.
+   *
+   * @generated from field: optional uint64 slot = 5;
+   */
+  slot?: bigint | undefined;
+
+  /**
+   * confirmed_at is when Reclaim saw the transaction finalized (ISO 8601,
+   * UTC), when confirmed.
+   *
+   * @generated from field: optional string confirmed_at = 6;
+   */
+  confirmedAt?: string | undefined;
+
+  /**
+   * landed is what the transaction did on chain, when confirmed.
+   *
+   * @generated from field: optional reclaim.v1.LandedFigures landed = 7;
+   */
+  landed?: LandedFigures | undefined;
+};
+
+/**
+ * Describes the message reclaim.v1.SubmissionStatus.
+ * Use `create(SubmissionStatusSchema)` to create a new message.
+ */
+export declare const SubmissionStatusSchema: GenMessage<SubmissionStatus>;
+
+/**
+ * LandedFigures are what a confirmed transaction did on chain, in lamports.
+ *
+ * @generated from message reclaim.v1.LandedFigures
+ */
+export declare type LandedFigures = Message<"reclaim.v1.LandedFigures"> & {
+  /**
+   * fee is the network fee the transaction paid plus the service fee it
+   * transferred.
+   *
+   * @generated from field: uint64 fee = 1;
+   */
+  fee: bigint;
+
+  /**
+   * gross_rebate is the SOL the transaction reclaimed before fees.
+   *
+   * @generated from field: uint64 gross_rebate = 2;
+   */
+  grossRebate: bigint;
+
+  /**
+   * net_rebate is the change of the wallet's SOL balance: gross_rebate
+   * minus fee and donation_amount.
+   *
+   * @generated from field: int64 net_rebate = 3;
+   */
+  netRebate: bigint;
+
+  /**
+   * donation_amount went to the project's donation wallet.
+   *
+   * @generated from field: uint64 donation_amount = 4;
+   */
+  donationAmount: bigint;
+};
+
+/**
+ * Describes the message reclaim.v1.LandedFigures.
+ * Use `create(LandedFiguresSchema)` to create a new message.
+ */
+export declare const LandedFiguresSchema: GenMessage<LandedFigures>;
+
+/**
  * GetSummaryRequest is GET /v1/wallet/{address}/summary.
  *
  * @generated from message reclaim.v1.GetSummaryRequest
@@ -858,6 +1038,19 @@ export declare const WalletService: GenService<{
     methodKind: "server_streaming";
     input: typeof StreamWalletAssetsRequestSchema;
     output: typeof StreamWalletAssetsResponseSchema;
+  },
+  /**
+   * GetSubmissions tells where a wallet's submitted transactions are, by
+   * signature: submitted, confirmed (with what the chain did), failed,
+   * expired, or unknown; with wait_seconds, it answers as soon as every one
+   * is final or the wait ends.
+   *
+   * @generated from rpc reclaim.v1.WalletService.GetSubmissions
+   */
+  getSubmissions: {
+    methodKind: "unary";
+    input: typeof GetSubmissionsRequestSchema;
+    output: typeof GetSubmissionsResponseSchema;
   },
   /**
    * GetSummary states, without building transactions or issuing tickets,

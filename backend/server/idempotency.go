@@ -1,0 +1,238 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"connectrpc.com/connect"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/reclaim-sol/reclaim/backend/domain/idempotency"
+	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
+	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
+)
+
+// Idempotency keys are a layer every face shares: a Connect interceptor
+// behind the auth interceptor (it needs the caller), which REST reaches
+// through vanguard and Connect, gRPC and gRPC-Web directly, with the same
+// header. It fingerprints the decoded request, so a key sent over REST may
+// be retried over Connect; it stores the response message's bytes, so a
+// replay is the first answer, encoded for the wire it is asked on.
+
+// replayable lists the operations that honour Idempotency-Key (the writes),
+// each with how a stored answer becomes its response again. Other
+// operations ignore the header: reads are safe to repeat.
+var replayable = map[string]func(body []byte) (connect.AnyResponse, error){
+	reclaimv1connect.WalletServiceBuildTransactionsProcedure:  replayer[reclaimv1.BuildTransactionsResponse](),
+	reclaimv1connect.WalletServiceSubmitTransactionsProcedure: replayer[reclaimv1.SubmitTransactionsResponse](),
+}
+
+// Idempotent reports whether an operation (a Connect procedure) honours
+// Idempotency-Key: the OpenAPI document declares it on those.
+func Idempotent(procedure string) bool {
+	_, ok := replayable[procedure]
+	return ok
+}
+
+// replayer decodes a stored answer into the response type T of an
+// operation.
+func replayer[T any, PT interface {
+	*T
+	proto.Message
+}]() func([]byte) (connect.AnyResponse, error) {
+	return func(body []byte) (connect.AnyResponse, error) {
+		msg := PT(new(T))
+		if err := proto.Unmarshal(body, msg); err != nil {
+			return nil, err
+		}
+		return connect.NewResponse(msg), nil
+	}
+}
+
+// The reasons an idempotency refusal carries (a google.rpc.ErrorInfo
+// detail): REST answers them as their own status and code (restReasons).
+const (
+	reasonKeyReused = "idempotency_key_reused"
+	reasonKeyInUse  = "idempotency_key_in_use"
+)
+
+// restReasons are the REST status of each reason: the IETF draft's 422 for
+// a key reused with another request, 409 for one still in flight.
+var restReasons = map[string]int{
+	reasonKeyReused: http.StatusUnprocessableEntity,
+	reasonKeyInUse:  http.StatusConflict,
+}
+
+// IdempotencyKeys runs the requests that carry an Idempotency-Key
+// (idempotency.Service).
+type IdempotencyKeys interface {
+	Do(ctx context.Context, r idempotency.Request, run idempotency.Run) (idempotency.Answer, bool, error)
+}
+
+// idempotencyInterceptor answers a request that carries a key with its
+// key's first answer, or runs it once.
+type idempotencyInterceptor struct {
+	keys IdempotencyKeys
+	log  *slog.Logger
+}
+
+var _ connect.Interceptor = (*idempotencyInterceptor)(nil)
+
+func (i *idempotencyInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+		replay, ok := replayable[req.Spec().Procedure]
+		if !ok || i.keys == nil {
+			return next(ctx, req)
+		}
+		key, err := idempotency.ParseKey(req.Header().Values(idempotency.Header))
+		if err != nil || key == "" {
+			return i.fail(ctx, err, next, req)
+		}
+		msg, ok := req.Any().(proto.Message)
+		if !ok {
+			return next(ctx, req)
+		}
+		body, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
+		if err != nil {
+			return nil, toConnect(ctx, i.log, err)
+		}
+		p := principalFrom(ctx)
+		r := idempotency.Request{
+			ProjectID: p.ProjectID, Scope: idempotency.Scope(p.APIKeyID, p.Wallet), Key: key,
+			Fingerprint: idempotency.Fingerprint(req.Spec().Procedure, body),
+		}
+		var (
+			fresh  connect.AnyResponse
+			failed *connect.Error
+		)
+		a, replayed, err := i.keys.Do(ctx, r, func(ctx context.Context) (idempotency.Answer, bool, error) {
+			resp, err := next(ctx, req)
+			if err != nil {
+				failed = asConnectError(toConnect(ctx, i.log, err))
+				return idempotency.Answer{Code: int(failed.Code()), Message: failed.Message(), Param: paramOf(failed)}, kept(failed.Code()), nil
+			}
+			fresh = resp
+			m, ok := resp.Any().(proto.Message)
+			if !ok {
+				return idempotency.Answer{}, false, fmt.Errorf("idempotency: %s answered a %T, not a message", req.Spec().Procedure, resp.Any())
+			}
+			out, err := proto.Marshal(m)
+			return idempotency.Answer{Body: out}, true, err
+		})
+		switch {
+		case err != nil:
+			return nil, keyError(ctx, i.log, err)
+		case !replayed && failed != nil:
+			return nil, failed
+		case !replayed:
+			return fresh, nil
+		case a.Code != 0:
+			ce := storedError(a)
+			ce.Meta().Set(idempotency.ReplayedHeader, "true")
+			return nil, ce
+		}
+		resp, err := replay(a.Body)
+		if err != nil {
+			return nil, toConnect(ctx, i.log, err)
+		}
+		resp.Header().Set(idempotency.ReplayedHeader, "true")
+		return resp, nil
+	}
+}
+
+// fail answers a request whose key does not parse with the key's fault;
+// one without a key runs as it is.
+func (i *idempotencyInterceptor) fail(ctx context.Context, err error, next connect.UnaryFunc, req connect.AnyRequest) (connect.AnyResponse, error) {
+	if err != nil {
+		return nil, toConnect(ctx, i.log, err)
+	}
+	return next(ctx, req)
+}
+
+func (i *idempotencyInterceptor) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+	return next
+}
+
+func (i *idempotencyInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+	return next
+}
+
+// kept reports whether an error answer is stored: refusals of the request
+// itself (a 4xx) are, as a retry would meet them again; failures a retry
+// may cure (a dependency, a timeout, a rate limit, a 5xx) are not, and the
+// key is free again.
+func kept(code connect.Code) bool {
+	switch code {
+	case connect.CodeInvalidArgument, connect.CodeNotFound, connect.CodeAlreadyExists, connect.CodePermissionDenied,
+		connect.CodeFailedPrecondition, connect.CodeOutOfRange, connect.CodeUnimplemented, connect.CodeUnauthenticated:
+		return true
+	}
+	return false
+}
+
+func asConnectError(err error) *connect.Error {
+	var ce *connect.Error
+	if errors.As(err, &ce) {
+		return ce
+	}
+	return connect.NewError(connect.CodeInternal, err)
+}
+
+// storedError is a stored error answer, as it was first answered.
+func storedError(a idempotency.Answer) *connect.Error {
+	code := connect.CodeUnknown
+	if a.Code > 0 && a.Code <= int(connect.CodeUnauthenticated) {
+		code = connect.Code(a.Code)
+	}
+	ce := connect.NewError(code, errors.New(a.Message))
+	if a.Param != "" {
+		if d, err := connect.NewErrorDetail(&errdetails.BadRequest{
+			FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: a.Param, Description: a.Message}},
+		}); err == nil {
+			ce.AddDetail(d)
+		}
+	}
+	return ce
+}
+
+// keyError is the answer to a key the service refused: reused with another
+// request (invalid_argument; REST 422 idempotency_key_reused), or in
+// flight (aborted; REST 409 idempotency_key_in_use), each with its reason
+// as a google.rpc.ErrorInfo detail; anything else as toConnect maps it.
+func keyError(ctx context.Context, log *slog.Logger, err error) error {
+	var code connect.Code
+	var reason string
+	switch {
+	case errors.Is(err, idempotency.ErrKeyReused):
+		code, reason = connect.CodeInvalidArgument, reasonKeyReused
+	case errors.Is(err, idempotency.ErrKeyInUse):
+		code, reason = connect.CodeAborted, reasonKeyInUse
+	default:
+		return toConnect(ctx, log, err)
+	}
+	ce := connect.NewError(code, errors.New(err.Error()))
+	if d, derr := connect.NewErrorDetail(&errdetails.ErrorInfo{Reason: reason, Domain: "reclaim"}); derr == nil {
+		ce.AddDetail(d)
+	}
+	if code == connect.CodeInvalidArgument {
+		if d, derr := connect.NewErrorDetail(&errdetails.BadRequest{
+			FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: idempotency.Header, Description: err.Error()}},
+		}); derr == nil {
+			ce.AddDetail(d)
+		}
+	} else {
+		ce.Meta().Set("Retry-After", "1")
+	}
+	return ce
+}
+
+// restReason is the REST status and code of an error detail's reason, ok
+// false for a reason REST answers by its Connect code.
+func restReason(reason string) (status int, code string, ok bool) {
+	status, ok = restReasons[reason]
+	return status, reason, ok
+}

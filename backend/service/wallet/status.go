@@ -1,0 +1,68 @@
+package wallet
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
+	"github.com/reclaim-sol/reclaim/backend/service/relay"
+)
+
+// Limits of a status request (docs/decisions.md).
+const (
+	// MaxStatusSignatures is the most signatures one status request may ask
+	// about: a submit's results at most.
+	MaxStatusSignatures = MaxSubmitSigned
+	// MaxWaitSeconds is the longest a status request waits for its
+	// submissions to be final.
+	MaxWaitSeconds = 30
+)
+
+// StatusRequest asks where a wallet's submissions are.
+type StatusRequest struct {
+	ProjectID string
+	Wallet    solana.PublicKey
+	// Signatures as the submit's results gave them, base58.
+	Signatures []string
+	// WaitSeconds, when set, waits up to that long for every one to be final.
+	WaitSeconds *uint32
+}
+
+// Submissions tells where the wallet's submissions of the request's
+// signatures are, in their order (relay.Submissions): a signature this
+// wallet never submitted to the project is unknown, whoever else did.
+func (s *Service) Submissions(ctx context.Context, in StatusRequest) ([]relay.Submission, error) {
+	wait, err := validateStatus(in)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.d.Relay.Submissions(ctx, in.ProjectID, in.Wallet.String(), in.Signatures, wait)
+	if err != nil {
+		return nil, fault.Unavailable("the ledger did not answer; retry shortly", err)
+	}
+	return out, nil
+}
+
+func validateStatus(in StatusRequest) (time.Duration, error) {
+	if len(in.Signatures) == 0 {
+		return 0, invalidf("signature", "at least one signature is required: ?signature=SIG, once per submission")
+	}
+	if len(in.Signatures) > MaxStatusSignatures {
+		return 0, invalidf("signature", "at most %d signatures per request, got %d", MaxStatusSignatures, len(in.Signatures))
+	}
+	for i, sig := range in.Signatures {
+		if _, err := solana.SignatureFromBase58(sig); err != nil {
+			return 0, invalidf("signature", "signature %d of %d is not a transaction signature (64 bytes in base58), as a submit's result gives it", i+1, len(in.Signatures))
+		}
+	}
+	if in.WaitSeconds == nil {
+		return 0, nil
+	}
+	if *in.WaitSeconds > MaxWaitSeconds {
+		return 0, invalidf("waitSeconds", "must be from 0 to %d, got %s", MaxWaitSeconds, strconv.FormatUint(uint64(*in.WaitSeconds), 10))
+	}
+	return time.Duration(*in.WaitSeconds) * time.Second, nil
+}

@@ -1,0 +1,294 @@
+package webhook
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	mrand "math/rand/v2"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/reclaim-sol/reclaim/backend/domain/webhook"
+	"github.com/reclaim-sol/reclaim/backend/pkg/redact"
+	"github.com/reclaim-sol/reclaim/backend/upstream/receiver"
+)
+
+// Outbox is what the delivery loop needs of the outbox (storage.Store).
+type Outbox interface {
+	WebhooksDue(ctx context.Context, now time.Time) (bool, error)
+	LeaseWebhookDeliveries(ctx context.Context, owner string, limit int, now, until time.Time) ([]webhook.Delivery, error)
+	ReleaseWebhookLeases(ctx context.Context, owner string, ids []string, now time.Time) error
+	RecordWebhookAttempt(ctx context.Context, owner string, d webhook.Delivery, disableAfter time.Duration) (bool, error)
+	WebhookEndpointsByID(ctx context.Context, ids []string) (map[string]webhook.Endpoint, error)
+}
+
+// Poster posts one attempt (receiver.Client).
+type Poster interface {
+	Post(ctx context.Context, url string, header map[string]string, body []byte) (receiver.Answer, error)
+}
+
+// Signer gives the secrets an endpoint signs with (Service.Secrets).
+type Signer interface {
+	Secrets(e webhook.Endpoint, now time.Time) ([]string, error)
+}
+
+// Dispatcher delivers the outbox. Every instance runs one; they share the
+// work through leases in the database, as the confirmation trackers do: a
+// pass leases the deliveries due (LeaseWebhookDeliveries), so that each is
+// sent by one instance at a time, and records each attempt under its lease.
+// An instance that dies mid-pass leaves its deliveries to the others once
+// their lease ends: each event is delivered at least once, and exactly once
+// to a receiver that answers within Timeout.
+//
+// Deliveries of one wallet to one endpoint are sent in the order of their
+// status changes, one after the other, within a pass; a failed one does not
+// hold back the next (it is retried on its own schedule), so order is a
+// matter of course, not a promise: events carry their timestamp.
+type Dispatcher struct {
+	outbox Outbox
+	poster Poster
+	signer Signer
+	log    *slog.Logger
+	now    func() time.Time
+	// Timeout bounds an attempt (the receiver's answer).
+	Timeout time.Duration
+	// Lease bounds a pass's hold on its deliveries; an attempt starts only
+	// with Timeout and a margin left of it.
+	Lease time.Duration
+	// Poll is how often the outbox is looked at when nothing nudged.
+	Poll time.Duration
+	// Batch is the most deliveries a pass leases; Concurrency the most
+	// attempts under way at once.
+	Batch, Concurrency int
+	// RetryFor is how long a failing delivery is tried again.
+	RetryFor time.Duration
+	// DisableAfter is how long an endpoint may fail every attempt before it
+	// is disabled (webhook.ShouldDisable); 0 never disables.
+	DisableAfter time.Duration
+	// Observe, when set, sees every attempt (metrics).
+	Observe func(d webhook.Delivery)
+
+	owner string
+	nudge chan struct{}
+	rand  func() float64
+}
+
+// NewDispatcher returns a Dispatcher with the default settings.
+func NewDispatcher(o Outbox, p Poster, s Signer, log *slog.Logger, now func() time.Time) *Dispatcher {
+	return &Dispatcher{
+		outbox: o, poster: p, signer: s, log: log, now: now,
+		Timeout: webhook.Timeout, Lease: 6 * webhook.Timeout, Poll: time.Second, Batch: 64, Concurrency: 16,
+		RetryFor: webhook.DefaultRetryFor, DisableAfter: webhook.DefaultDisableAfter,
+		owner: newOwner(), nudge: make(chan struct{}, 1), rand: mrand.Float64,
+	}
+}
+
+// newOwner names a dispatcher in its leases: the host and a random suffix,
+// unique across restarts.
+func newOwner() string {
+	host, _ := os.Hostname()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return host + "-" + hex.EncodeToString(b[:])
+}
+
+// Nudge has the dispatcher look at the outbox now (storage calls it once a
+// status change wrote deliveries). It never blocks.
+func (d *Dispatcher) Nudge() {
+	select {
+	case d.nudge <- struct{}{}:
+	default:
+	}
+}
+
+// stopGrace bounds how long the attempts under way when Run's context ends
+// may still take to be recorded.
+const stopGrace = 15 * time.Second
+
+// Run delivers until ctx is done: whenever nudged, and at least every Poll.
+// Attempts under way when ctx ends are finished and recorded (for at most
+// stopGrace).
+func (d *Dispatcher) Run(ctx context.Context) {
+	passCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	defer context.AfterFunc(ctx, func() { time.AfterFunc(stopGrace, cancel) })()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.nudge:
+		case <-timer.C:
+		}
+		if err := d.Drain(passCtx, ctx); err != nil && passCtx.Err() == nil {
+			d.log.WarnContext(ctx, "webhook delivery pass failed", "err", err)
+		}
+		timer.Reset(d.Poll)
+	}
+}
+
+// Drain runs passes while deliveries are due and stop is not done.
+func (d *Dispatcher) Drain(ctx, stop context.Context) error {
+	for stop.Err() == nil {
+		n, err := d.Pass(ctx)
+		if err != nil || n < d.Batch {
+			return err
+		}
+	}
+	return nil
+}
+
+// Pass leases up to Batch due deliveries, attempts each, and returns how
+// many it leased.
+func (d *Dispatcher) Pass(ctx context.Context) (int, error) {
+	now := d.now()
+	due, err := d.outbox.WebhooksDue(ctx, now)
+	if err != nil || !due {
+		return 0, err
+	}
+	until := now.Add(d.Lease)
+	batch, err := d.outbox.LeaseWebhookDeliveries(ctx, d.owner, d.Batch, now, until)
+	if err != nil || len(batch) == 0 {
+		return 0, err
+	}
+	ids := make([]string, 0, len(batch))
+	for _, del := range batch {
+		ids = append(ids, del.EndpointID)
+	}
+	endpoints, err := d.outbox.WebhookEndpointsByID(ctx, ids)
+	if err != nil {
+		d.release(ctx, batch)
+		return len(batch), err
+	}
+	var (
+		wg        sync.WaitGroup
+		mu        sync.Mutex
+		unsent    []webhook.Delivery
+		semaphore = make(chan struct{}, d.Concurrency)
+	)
+	for _, group := range groups(batch) {
+		wg.Go(func() {
+			semaphore <- struct{}{}
+			defer func() { <-semaphore }()
+			left := d.sendGroup(ctx, group, endpoints, until)
+			mu.Lock()
+			unsent = append(unsent, left...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	d.release(ctx, unsent)
+	return len(batch), nil
+}
+
+// groups splits a batch, oldest first, by endpoint and wallet, each
+// group's order kept.
+func groups(batch []webhook.Delivery) [][]webhook.Delivery {
+	index := map[[2]string]int{}
+	var out [][]webhook.Delivery
+	for _, del := range batch {
+		k := [2]string{del.EndpointID, del.Wallet}
+		i, ok := index[k]
+		if !ok {
+			i = len(out)
+			index[k] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], del)
+	}
+	return out
+}
+
+// leaseMargin is kept between an attempt's end and its lease's.
+const leaseMargin = 5 * time.Second
+
+// sendGroup attempts a group's deliveries in order while the lease leaves
+// time for one more, and returns those it did not attempt.
+func (d *Dispatcher) sendGroup(ctx context.Context, group []webhook.Delivery, endpoints map[string]webhook.Endpoint, until time.Time) []webhook.Delivery {
+	for i, del := range group {
+		if ctx.Err() != nil || d.now().Add(d.Timeout+leaseMargin).After(until) {
+			return group[i:]
+		}
+		e, ok := endpoints[del.EndpointID]
+		switch {
+		case !ok:
+			continue // removed since: its deliveries went with it
+		case e.DisabledAt != nil:
+			return group[i:]
+		}
+		d.attempt(ctx, del, e)
+	}
+	return nil
+}
+
+// release frees deliveries leased and not attempted, due again at once; if
+// it fails, their lease ends by itself.
+func (d *Dispatcher) release(ctx context.Context, ds []webhook.Delivery) {
+	if len(ds) == 0 {
+		return
+	}
+	ids := make([]string, len(ds))
+	for i, del := range ds {
+		ids[i] = del.ID
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := d.outbox.ReleaseWebhookLeases(ctx, d.owner, ids, d.now()); err != nil {
+		d.log.WarnContext(ctx, "webhooks: leases not released; they end by themselves", "lease", d.Lease, "err", err)
+	}
+}
+
+// attempt sends one delivery and records what the receiver did.
+func (d *Dispatcher) attempt(ctx context.Context, del webhook.Delivery, e webhook.Endpoint) {
+	at := d.now()
+	a := webhook.Attempt{At: at}
+	secrets, err := d.signer.Secrets(e, at)
+	var headers map[string]string
+	if err == nil {
+		headers, err = webhook.Sign(del.EventID, at, del.Payload, secrets...)
+	}
+	if err != nil {
+		d.log.ErrorContext(ctx, "webhook secret does not open: rotate it", "endpoint", e.ID, "err", err)
+		a.Error = "the endpoint's signing secret could not be read (the server's key changed?): rotate the secret"
+	} else {
+		ans, err := d.poster.Post(ctx, e.URL, headers, del.Payload)
+		a.Status, a.Latency, a.Response = ans.Status, ans.Latency, ans.Body
+		switch {
+		case err != nil:
+			a.Error = err.Error()
+		case ans.Status/100 == 3:
+			a.Error = fmt.Sprintf("HTTP %d: redirect to %s not followed: give the URL that answers", ans.Status, redact.URL(ans.Location))
+		case ans.Status/100 != 2:
+			a.Error = fmt.Sprintf("HTTP %d", ans.Status)
+		}
+	}
+	del.Attempts++
+	del.Last = a
+	switch {
+	case a.OK():
+		del.State, del.NextAttemptAt = webhook.StateDelivered, time.Time{}
+		delivered := d.now()
+		del.DeliveredAt = &delivered
+	case del.Type == webhook.TypeTest:
+		del.State, del.NextAttemptAt = webhook.StateFailed, time.Time{} // a test is tried once
+	default:
+		del.State, del.NextAttemptAt = webhook.Next(del.CreatedAt, at, del.Attempts, d.RetryFor, d.rand())
+	}
+	if d.Observe != nil {
+		d.Observe(del)
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	disabled, err := d.outbox.RecordWebhookAttempt(rctx, d.owner, del, d.DisableAfter)
+	switch {
+	case err != nil:
+		d.log.WarnContext(ctx, "webhook attempt not recorded; the delivery will be tried again", "delivery", del.ID, "err", err)
+	case disabled:
+		d.log.WarnContext(ctx, "webhook endpoint disabled: every attempt failed for too long",
+			"endpoint", e.ID, "project", e.ProjectID, "url", redact.URL(e.URL), "last", a.Error)
+	}
+}

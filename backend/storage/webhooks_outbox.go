@@ -1,0 +1,260 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/reclaim-sol/reclaim/backend/domain/webhook"
+)
+
+// The outbox. A status change (settle) writes its event's deliveries in its
+// own transaction, one row per enabled endpoint of the project that wants
+// the event's type, in one INSERT ... SELECT: a project without endpoints
+// pays that statement's index lookup and nothing else. The delivery loop
+// (service/webhook) leases due rows as the tracker leases entries, so that
+// instances sharing the database deliver each once.
+
+// parked is the due time of a disabled endpoint's pending deliveries:
+// never, until the endpoint is enabled again.
+const parked = int64(1) << 62
+
+// SetOutboxNotify has f called after a transaction that wrote deliveries
+// commits (a status change, a test event, a redelivery), so that the
+// delivery loop of this instance sends them at once instead of at its next
+// poll. f must not block.
+func (s *Store) SetOutboxNotify(f func()) { s.outbox.Store(&f) }
+
+func (s *Store) notifyOutbox() {
+	if f := s.outbox.Load(); f != nil && *f != nil {
+		(*f)()
+	}
+}
+
+// enqueueEvent writes the event of row's status change at at to the
+// outbox, in tx, and returns how many deliveries it wrote.
+func (s *Store) enqueueEvent(ctx context.Context, tx bun.Tx, row *transactionRow, at time.Time) (int64, error) {
+	if s.noOutbox {
+		return 0, nil
+	}
+	typ, body, ok := webhook.SubmissionEvent(row.entry(), nil, at)
+	if !ok {
+		return 0, nil
+	}
+	eventID := NewID("msg")
+	res, err := tx.NewRaw(`INSERT INTO webhook_deliveries (id, event_id, endpoint_id, project_id, type, wallet, signature,
+		payload, state, attempts, next_attempt_at, lease_owner, lease_until, created_at, last_status, last_error,
+		last_latency_ms, last_response)
+		SELECT ? || '.' || e.id, ?, e.id, e.project_id, ?, ?, ?, ?, ?, 0, ?, '', 0, ?, 0, '', 0, ''
+		FROM webhook_endpoints AS e
+		WHERE e.project_id = ? AND e.disabled_at IS NULL AND (e.events = '' OR e.events LIKE ?)`,
+		eventID, eventID, typ, row.Payer, row.Signature, body, webhook.StatePending, at.UnixMilli(), utc(at),
+		row.ProjectID, "%,"+typ+",%").Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("write webhook event: %w", err)
+	}
+	return res.RowsAffected()
+}
+
+// WebhooksDue reports whether a delivery is due at now and not leased.
+func (s *Store) WebhooksDue(ctx context.Context, now time.Time) (bool, error) {
+	ms := now.UnixMilli()
+	ok, err := s.db.NewSelect().Model((*webhookDeliveryRow)(nil)).
+		Where("state = ?", webhook.StatePending).Where("next_attempt_at <= ?", ms).Where("lease_until <= ?", ms).
+		Limit(1).Exists(ctx)
+	if err != nil {
+		return false, fmt.Errorf("webhooks due: %w", err)
+	}
+	return ok, nil
+}
+
+// LeaseWebhookDeliveries leases to owner, until until, up to limit
+// deliveries due at now whose lease is free, and returns them oldest
+// first. The database decides between instances as LeaseInFlight does: on
+// Postgres the rows are picked FOR UPDATE SKIP LOCKED, on SQLite the one
+// statement runs under the database's write lock.
+func (s *Store) LeaseWebhookDeliveries(ctx context.Context, owner string, limit int, now, until time.Time) ([]webhook.Delivery, error) {
+	ms := now.UnixMilli()
+	pick := s.db.NewSelect().Model((*webhookDeliveryRow)(nil)).Column("id").
+		Where("state = ?", webhook.StatePending).Where("next_attempt_at <= ?", ms).Where("lease_until <= ?", ms).
+		OrderExpr("next_attempt_at ASC, created_at ASC").Limit(limit)
+	if s.postgres {
+		pick = pick.For("UPDATE SKIP LOCKED")
+	}
+	var rows []webhookDeliveryRow
+	err := s.db.NewUpdate().Model(&rows).
+		Set("lease_owner = ?", owner).Set("lease_until = ?", until.UnixMilli()).
+		Where("id IN (?)", pick).Returning("*").Scan(ctx)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("lease webhook deliveries: %w", s.writeErr(err))
+	}
+	slices.SortFunc(rows, func(a, b webhookDeliveryRow) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return compareStrings(a.ID, b.ID)
+	})
+	out := make([]webhook.Delivery, len(rows))
+	for i := range rows {
+		out[i] = rows[i].delivery()
+	}
+	return out, nil
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// ReleaseWebhookLeases frees the deliveries of ids that owner leased and
+// did not attempt, due again at now.
+func (s *Store) ReleaseWebhookLeases(ctx context.Context, owner string, ids []string, now time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := s.db.NewUpdate().Model((*webhookDeliveryRow)(nil)).
+		Set("lease_owner = ''").Set("lease_until = ?", now.UnixMilli()).
+		Where("lease_owner = ?", owner).Where("id IN (?)", bun.List(ids)).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("release webhook leases: %w", s.writeErr(err))
+	}
+	return nil
+}
+
+// WebhookEndpointsByID returns the endpoints of ids that exist, by id.
+func (s *Store) WebhookEndpointsByID(ctx context.Context, ids []string) (map[string]webhook.Endpoint, error) {
+	out := make(map[string]webhook.Endpoint, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []webhookEndpointRow
+	if err := s.db.NewSelect().Model(&rows).Where("id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("webhook endpoints: %w", err)
+	}
+	for i := range rows {
+		out[rows[i].ID] = rows[i].endpoint()
+	}
+	return out, nil
+}
+
+// ErrLeaseLost is an attempt recorded by an instance whose lease on the
+// delivery ended (it took longer than the lease): another instance may
+// have sent it meanwhile; nothing is recorded.
+var ErrLeaseLost = errors.New("webhook delivery: the lease ended before the attempt was recorded")
+
+// RecordWebhookAttempt records an attempt at d that owner leased: d's
+// state, attempts, next attempt and last attempt as the caller decided
+// them, the lease freed; and the endpoint's run of failures (a test
+// event's failure is not counted), which, once
+// webhook.ShouldDisable says so after disableAfter, disables it and parks
+// its pending deliveries. It reports whether it disabled the endpoint.
+func (s *Store) RecordWebhookAttempt(ctx context.Context, owner string, d webhook.Delivery, disableAfter time.Duration) (bool, error) {
+	at := d.Last.At
+	disabled := false
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		q := tx.NewUpdate().Model((*webhookDeliveryRow)(nil)).
+			Set("state = ?", d.State).Set("attempts = ?", d.Attempts).Set("next_attempt_at = ?", millis(d.NextAttemptAt)).
+			Set("lease_owner = ''").Set("lease_until = ?", at.UnixMilli()).
+			Set("last_at = ?", utc(at)).Set("last_status = ?", d.Last.Status).Set("last_error = ?", d.Last.Error).
+			Set("last_latency_ms = ?", d.Last.Latency.Milliseconds()).Set("last_response = ?", d.Last.Response).
+			Where("id = ?", d.ID).Where("lease_owner = ?", owner)
+		if d.DeliveredAt != nil {
+			q = q.Set("delivered_at = ?", utc(*d.DeliveredAt))
+		}
+		res, err := q.Exec(ctx)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return ErrLeaseLost
+		}
+		if d.Last.OK() {
+			_, err := tx.NewUpdate().Model((*webhookEndpointRow)(nil)).Set("failures = 0").Set("failing_since = 0").
+				Where("id = ?", d.EndpointID).Where("failures <> 0").Exec(ctx)
+			return err
+		}
+		if d.Type == webhook.TypeTest {
+			return nil // a test the owner sent says nothing of the events
+		}
+		disabled, err = s.countFailure(ctx, tx, d.EndpointID, at, d.Last.Error, disableAfter)
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, ErrLeaseLost) {
+			return false, err
+		}
+		return false, fmt.Errorf("record webhook attempt: %w", s.writeErr(err))
+	}
+	return disabled, nil
+}
+
+// countFailure adds a failure at at to endpoint id's run, and disables it
+// when the run is long enough.
+func (s *Store) countFailure(ctx context.Context, tx bun.Tx, id string, at time.Time, why string, disableAfter time.Duration) (bool, error) {
+	var e webhookEndpointRow
+	q := tx.NewSelect().Model(&e).Where("id = ?", id)
+	if s.postgres {
+		q = q.For("UPDATE")
+	}
+	if err := q.Scan(ctx); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return false, nil // removed meanwhile
+		}
+		return false, err
+	}
+	since := fromMillis(e.FailingSince)
+	if e.FailingSince == 0 {
+		since = at
+	}
+	failures := e.Failures + 1
+	upd := tx.NewUpdate().Model((*webhookEndpointRow)(nil)).
+		Set("failures = ?", failures).Set("failing_since = ?", since.UnixMilli()).Where("id = ?", id)
+	disable := e.DisabledAt == nil && disableAfter > 0 && webhook.ShouldDisable(since, failures, at, disableAfter)
+	if disable {
+		upd = upd.Set("disabled_at = ?", utc(at)).Set("disabled_reason = ?", webhook.DisabledReason(since, failures, why))
+	}
+	if _, err := upd.Exec(ctx); err != nil {
+		return false, err
+	}
+	if disable {
+		if _, err := tx.NewUpdate().Model((*webhookDeliveryRow)(nil)).Set("next_attempt_at = ?", parked).
+			Where("endpoint_id = ?", id).Where("state = ?", webhook.StatePending).Exec(ctx); err != nil {
+			return false, err
+		}
+	}
+	return disable, nil
+}
+
+// unparkDeliveries makes an enabled endpoint's parked deliveries due at
+// now.
+func unparkDeliveries(ctx context.Context, db bun.IDB, endpointID string, now time.Time) error {
+	_, err := db.NewUpdate().Model((*webhookDeliveryRow)(nil)).Set("next_attempt_at = ?", now.UnixMilli()).
+		Where("endpoint_id = ?", endpointID).Where("state = ?", webhook.StatePending).
+		Where("next_attempt_at = ?", parked).Exec(ctx)
+	return err
+}
+
+// PruneWebhookDeliveries deletes up to limit deliveries done (delivered or
+// given up) and created before before, oldest first, and returns how many
+// it deleted.
+func (s *Store) PruneWebhookDeliveries(ctx context.Context, before time.Time, limit int) (int, error) {
+	oldest := s.db.NewSelect().Model((*webhookDeliveryRow)(nil)).Column("id").
+		Where("created_at < ?", utc(before)).Where("state <> ?", webhook.StatePending).
+		OrderExpr("created_at ASC").Limit(limit)
+	res, err := s.db.NewDelete().Model((*webhookDeliveryRow)(nil)).Where("id IN (?)", oldest).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("prune webhook deliveries: %w", s.writeErr(err))
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
