@@ -18,17 +18,18 @@ build: ## build bin/reclaim
 	go build -o bin/reclaim ./backend/cmd/reclaim
 
 .PHONY: run
-run: build ## run the service on its embedded defaults (127.0.0.1:8080, SQLite in ./data)
-	./bin/reclaim serve
+run: build ## the whole local stack: the local validator, the demo (data/demo.json) and the service on 127.0.0.1:8080; with SOLANA_RPC_URL set, the service alone
+	./bin/reclaim dev
 
 # npm ci in a package directory once its lockfile changes.
 %/node_modules/.package-lock.json: %/package-lock.json
 	cd $* && npm ci --no-audit --no-fund
 
 .PHONY: generate
-generate: gen/ts/node_modules/.package-lock.json ## regenerate gen/ (Go, Connect, OpenAPI, the TypeScript client) and the console's templ views
+generate: gen/ts/node_modules/.package-lock.json ## regenerate gen/ (Go, Connect, OpenAPI, /llms.txt, the TypeScript client) and the console's templ views
 	go tool buf generate
 	go run ./backend/cmd/openapifix gen/openapi/reclaim.openapi.json
+	go run ./backend/cmd/llmstxt gen/llms/llms.txt
 	go tool buf generate --template buf.gen.ts.yaml
 	go tool templ generate -path admin
 
@@ -81,7 +82,7 @@ demo: build ## on the local validator (make validator): a wallet with reclaimabl
 	./bin/reclaim demo
 
 .PHONY: example
-example: ## the sample integration (examples/) on http://127.0.0.1:5173, with make demo's key and wallet
+example: ## the sample integration (examples/) on http://127.0.0.1:$${SAMPLE_APP_PORT:-5173}, with make run's (or make demo's) key and wallet
 	cd examples/web && npm ci --no-audit --no-fund && npm run build
 	go run ./examples/integrator/cmd/integrator --demo data/demo.json
 

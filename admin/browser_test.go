@@ -145,6 +145,33 @@ func TestBrowser(t *testing.T) {
 		run("reset viewport", chromedp.EmulateViewport(1280, 900))
 	}
 	shoot("overview", overviewURL, "stats")
+
+	// At 1280 px every stat card's number sits on one line inside its card:
+	// never "0.05789510 / 4 SOL" wrapped mid-digit.
+	var cards []struct {
+		ID    string
+		Lines int
+		Fits  bool
+	}
+	run("measure the stat cards at 1280 px",
+		chromedp.Navigate(overviewURL),
+		chromedp.WaitVisible(sel("stats"), chromedp.ByQuery),
+		chromedp.Evaluate(`[...document.querySelectorAll('.stat .value')].map(v => {
+			const a = v.querySelector('.amount'), r = document.createRange();
+			r.selectNodeContents(a);
+			const tops = new Set([...r.getClientRects()].map(x => Math.round(x.top)));
+			const card = v.closest('.card').getBoundingClientRect(), box = a.getBoundingClientRect();
+			return {ID: v.dataset.testid, Lines: tops.size, Fits: box.left >= card.left && box.right <= card.right};
+		})`, &cards),
+	)
+	if len(cards) == 0 {
+		t.Fatal("no stat cards")
+	}
+	for _, c := range cards {
+		if c.Lines != 1 || !c.Fits {
+			t.Errorf("stat card %s at 1280 px: its number takes %d lines, fits its card: %t", c.ID, c.Lines, c.Fits)
+		}
+	}
 	shoot("keys", overviewURL+"/keys", "keys-table")
 
 	run("revoke the key",

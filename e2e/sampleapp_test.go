@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http/httptest"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -114,7 +115,8 @@ func TestSampleApp(t *testing.T) {
 	web := buildSampleApp(t)
 	s := startService(t, v)
 	ctx := headless.Browser(t, "the sample app's browser test", chromedp.WindowSize(1280, 1000))
-	ctx, cancel := context.WithTimeout(ctx, 7*time.Minute) // six reclaims, each followed to finalized
+	// Seven flows, each a reclaim (or a refusal) waiting on the cluster.
+	ctx, cancel := context.WithTimeout(ctx, 7*time.Minute)
 	defer cancel()
 	cors := watchCORS(ctx)
 	if err := chromedp.Run(ctx, network.Enable()); err != nil {
@@ -125,7 +127,8 @@ func TestSampleApp(t *testing.T) {
 	var origins []string
 	for _, host := range hosts {
 		f := v.NewWalletFixture(t)
-		o := origin(t, host, integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner})
+		o := origin(t, host, integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner,
+			ExplorerURL: "https://explorer.solana.com/tx/{id}?cluster=custom"})
 		s.cli("project", "origin", "--project", s.projectID, "--origin", o)
 		origins = append(origins, o)
 		t.Run("reclaim from "+o, func(t *testing.T) { reclaimInBrowser(t, ctx, v, o, f.Owner, false) })
@@ -136,7 +139,8 @@ func TestSampleApp(t *testing.T) {
 	// rises by them.
 	t.Run("reclaim all safe items after the summary", func(t *testing.T) {
 		f := v.NewWalletFixture(t)
-		o := origin(t, "127.0.0.5", integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner})
+		o := origin(t, "127.0.0.5", integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner,
+			ExplorerURL: "https://explorer.solana.com/tx/{id}?cluster=custom"})
 		s.cli("project", "origin", "--project", s.projectID, "--origin", o)
 		reclaimInBrowser(t, ctx, v, o, f.Owner, true)
 	})
@@ -147,7 +151,8 @@ func TestSampleApp(t *testing.T) {
 	t.Run("a wallet that appends Lighthouse guards", func(t *testing.T) {
 		requireLighthouse(t)
 		f := v.NewWalletFixture(t)
-		o := origin(t, "127.0.0.4", integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner, DemoWalletGuards: true})
+		o := origin(t, "127.0.0.4", integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner, DemoWalletGuards: true,
+			ExplorerURL: "https://explorer.solana.com/tx/{id}?cluster=custom"})
 		s.cli("project", "origin", "--project", s.projectID, "--origin", o)
 		for _, sig := range reclaimInBrowser(t, ctx, v, o, f.Owner, false) {
 			tx, err := v.RPC.GetTransaction(context.Background(), sig, &rpc.GetTransactionOpts{
@@ -166,13 +171,58 @@ func TestSampleApp(t *testing.T) {
 		}
 	})
 
+	// At a phone's width (390 px) nothing is wider than the screen: the
+	// items become stacked rows, signatures are shortened links.
+	t.Run("at a phone's width", func(t *testing.T) {
+		f := v.NewWalletFixture(t)
+		o := origin(t, "127.0.0.5", integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner,
+			ExplorerURL: "https://explorer.solana.com/tx/{id}?cluster=custom"})
+		s.cli("project", "origin", "--project", s.projectID, "--origin", o)
+		widths := map[string]int{}
+		measure := func(when string) chromedp.Action {
+			return chromedp.ActionFunc(func(ctx context.Context) error {
+				var w int
+				if err := chromedp.Evaluate(`Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)`, &w).Do(ctx); err != nil {
+					return err
+				}
+				widths[when] = w
+				return nil
+			})
+		}
+		err := chromedp.Run(ctx,
+			chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile),
+			chromedp.Navigate(o),
+			chromedp.Click(tid("connect-wallet"), chromedp.ByQuery),
+			chromedp.WaitVisible(tid("item"), chromedp.ByQuery),
+			measure("listed"),
+			chromedp.Click(tid("select-all"), chromedp.ByQuery),
+			chromedp.Click(tid("build"), chromedp.ByQuery),
+			chromedp.WaitVisible(tid("net-rebate"), chromedp.ByQuery),
+			measure("built"),
+			chromedp.Click(tid("submit"), chromedp.ByQuery),
+			chromedp.Poll(`document.querySelector('[data-testid="status"]').textContent.startsWith("Confirmed")`, nil, chromedp.WithPollingTimeout(90*time.Second)),
+			measure("confirmed"),
+			chromedp.EmulateViewport(1280, 1000),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for when, w := range widths {
+			if w > 390 {
+				t.Errorf("%s: the page is %d px wide at a 390 px screen", when, w)
+			}
+		}
+		t.Logf("widths at 390 px: %v", widths)
+	})
+
 	// The wallet signs and sends itself (signAndSendTransaction, as
 	// Phantom recommends): the page reports the signatures with their
 	// tickets, follows them to confirmed, and the balance rises by the net
 	// rebate shown; the transactions landed as the wallet sent them.
 	t.Run("a wallet that signs and sends itself", func(t *testing.T) {
 		f := v.NewWalletFixture(t)
-		o := origin(t, "127.0.0.6", integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner, DemoWalletRPC: v.URL})
+		o := origin(t, "127.0.0.6", integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: f.Owner, DemoWalletRPC: v.URL,
+			ExplorerURL: "https://explorer.solana.com/tx/{id}?cluster=custom"})
 		s.cli("project", "origin", "--project", s.projectID, "--origin", o)
 		reclaimInBrowser(t, ctx, v, o, f.Owner, false)
 		var sentBy []string
@@ -220,6 +270,9 @@ func TestSampleApp(t *testing.T) {
 		}
 	})
 }
+
+// r2sig is a result's signature.
+func r2sig(r []string) string { return r[1] }
 
 // lighthouse is the program of the guards Phantom and Solflare append.
 var lighthouse = solana.MustPublicKeyFromBase58("L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95")
@@ -283,7 +336,7 @@ func reclaimInBrowser(t *testing.T, ctx context.Context, v *harness.Validator, o
 	defer cancel()
 	var sigs []solana.Signature
 	for _, r := range results {
-		if r[0] != "submitted" {
+		if r[0] != "submitted" && r[0] != "confirmed" {
 			t.Fatalf("result %q", r)
 		}
 		sig, err := solana.SignatureFromBase58(r[1])
@@ -311,11 +364,48 @@ func reclaimInBrowser(t *testing.T, ctx context.Context, v *harness.Validator, o
 		t.Fatalf("statuses shown %q for %d results", shown, len(results))
 	}
 	// The project's stats on the page count the transactions once the
-	// tracker has seen them confirmed.
-	run("stats",
+	// tracker has seen them confirmed; the page then says each is
+	// confirmed, with an explorer link, and lists the wallet again: what
+	// was reclaimed is gone, nothing is left checked.
+	var page struct {
+		Statuses []string
+		Links    []string
+		Items    int
+		Checked  int
+		Types    []string
+		Amounts  []string
+	}
+	run("confirmed and listed again",
 		chromedp.Poll(`Number(document.querySelector('[data-testid="stat-transactions"]').textContent) >= `+strconv.Itoa(statsBefore+len(results)),
 			nil, chromedp.WithPollingTimeout(60*time.Second)),
+		chromedp.Poll(`document.querySelector('[data-testid="status"]').textContent.startsWith("Confirmed")`, nil, chromedp.WithPollingTimeout(60*time.Second)),
+		chromedp.Evaluate(`({
+			Statuses: [...document.querySelectorAll('[data-testid="result"]')].map(e => e.dataset.status),
+			Links: [...document.querySelectorAll('[data-testid="explorer-link"]')].map(a => a.href),
+			Items: document.querySelectorAll('[data-testid="item"]').length,
+			Checked: document.querySelectorAll('[data-testid="select"]:checked').length,
+			Types: [...document.querySelectorAll('[data-testid="item-type"]')].map(e => e.textContent),
+			Amounts: [...document.querySelectorAll('[data-testid="item-rebate"]')].map(e => e.textContent),
+		})`, &page),
 	)
+	for i, st := range page.Statuses {
+		if st != "confirmed" || i >= len(page.Links) || !strings.Contains(page.Links[i], r2sig(results[i])) {
+			t.Errorf("submission %d: status %q, link %v; want confirmed with an explorer link to %s", i, st, page.Links, r2sig(results[i]))
+		}
+	}
+	if page.Items >= items || page.Checked != 0 {
+		t.Errorf("after the reclaim the page lists %d items (%d before), %d checked; want the reclaimed ones gone and none checked", page.Items, items, page.Checked)
+	}
+	for _, typ := range page.Types {
+		if strings.Contains(typ, "_") || typ == "nft" {
+			t.Errorf("a type shown as its id: %q", typ)
+		}
+	}
+	for _, a := range page.Amounts {
+		if !regexp.MustCompile(`^\d+\.\d{9} SOL$`).MatchString(a) {
+			t.Errorf("amount %q: want nine decimals, as every amount", a)
+		}
+	}
 	t.Logf("%s: %d items, %s transactions, net rebate %d lamports, balance +%d", origin, items, count, netRebate, int64(after)-int64(before))
 	return sigs
 }

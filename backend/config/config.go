@@ -10,6 +10,8 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	"github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
+	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
+	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/pkg/signing"
 )
 
@@ -100,6 +102,10 @@ type Config struct {
 	SessionCheckInterval time.Duration
 	// DBTimeout bounds every database call made for a request.
 	DBTimeout time.Duration
+	// SignURL is the signing page an MCP build links to with the build's
+	// id (?build=ID), where a person signs and submits in a browser wallet
+	// (the sample app's /sign); "" for none.
+	SignURL string
 	// CORSOrigins are the browser origins allowed to call the API with any
 	// project's session tokens, on top of each project's own list; ["*"]
 	// allows every origin.
@@ -127,7 +133,7 @@ func Default() Config {
 		RateLimitRPS:         20,
 		RateLimitBurst:       40,
 		ServiceFeeBPS:        0,
-		TicketTTL:            90 * time.Second,
+		TicketTTL:            ticket.MaxTTL,
 		GuardHeadroomBytes:   200,
 		GuardHeadroomUnits:   6_000,
 		MaxComputeUnitPrice:  signedcheck.DefaultMaxPrice,
@@ -163,6 +169,7 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.ServiceFeeBPS > 0 && c.TreasuryWallet == "" {
 		errs = append(errs, "RECLAIM_SERVICE_FEE_BPS is set but RECLAIM_TREASURY_WALLET is empty: the fee needs a wallet to go to")
 	}
+	errs = append(errs, c.checkRates()...)
 	errs = append(errs, c.Operations.load(getenv)...)
 	errs = append(errs, c.Edge.load(getenv)...)
 	errs = append(errs, c.Storage.load(getenv)...)
@@ -190,6 +197,10 @@ func (c *Config) readEndpoints(r *envReader) {
 	r.str("RECLAIM_API_KEY_PEPPER", &c.APIKeyPepper)
 	r.str("RECLAIM_CLUSTER", &c.Cluster)
 	r.str("RECLAIM_EXPLORER_URL", &c.ExplorerURL)
+	r.str("RECLAIM_SIGN_URL", &c.SignURL)
+	if err := checkSignURL(c.SignURL); err != nil {
+		r.errs = append(r.errs, err.Error())
+	}
 	switch c.Cluster {
 	case "mainnet-beta", "devnet", "testnet", "localnet":
 	default:
@@ -200,16 +211,16 @@ func (c *Config) readEndpoints(r *envReader) {
 // readLimits reads the rate limits, the fee, the guards' headroom, the
 // ticket's life and sign-up.
 func (c *Config) readLimits(r *envReader) {
-	r.rate("RECLAIM_RATE_LIMIT_RPS", &c.RateLimitRPS, 1e6)
-	r.integer("RECLAIM_RATE_LIMIT_BURST", &c.RateLimitBurst, 1, 1_000_000)
-	r.rate("RECLAIM_RATE_LIMIT_IP_RPS", &c.RateLimitIPRPS, 1e7)
-	r.integer("RECLAIM_RATE_LIMIT_IP_BURST", &c.RateLimitIPBurst, 1, 10_000_000)
+	r.rate("RECLAIM_RATE_LIMIT_RPS", &c.RateLimitRPS)
+	r.integer("RECLAIM_RATE_LIMIT_BURST", &c.RateLimitBurst, 1, ratelimit.MaxBurst)
+	r.rate("RECLAIM_RATE_LIMIT_IP_RPS", &c.RateLimitIPRPS)
+	r.integer("RECLAIM_RATE_LIMIT_IP_BURST", &c.RateLimitIPBurst, 1, ratelimit.MaxBurst)
 	r.integer("RECLAIM_SERVICE_FEE_BPS", &c.ServiceFeeBPS, 0, 10_000)
 	r.integer("RECLAIM_GUARD_HEADROOM_BYTES", &c.GuardHeadroomBytes, 0, 512)
 	r.integer("RECLAIM_GUARD_HEADROOM_UNITS", &c.GuardHeadroomUnits, 0, 200_000)
 	r.integer("RECLAIM_MAX_COMPUTE_UNIT_PRICE", &c.MaxComputeUnitPrice, 0, MaxComputeUnitPrice)
 	r.integer("RECLAIM_RPC_CONCURRENCY", &c.RPCConcurrency, 1, 1024)
-	r.seconds("RECLAIM_TICKET_TTL_SECONDS", &c.TicketTTL, 1, 3600)
+	r.seconds("RECLAIM_TICKET_TTL_SECONDS", &c.TicketTTL, 1, int(ticket.MaxTTL/time.Second))
 	if v := strings.TrimSpace(r.getenv("RECLAIM_ALLOW_SIGNUP")); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -263,15 +274,16 @@ func (r *envReader) seconds(name string, dst *time.Duration, lo, hi int) {
 	}
 }
 
-// rate sets dst to the variable when it is a number above 0, at most hi.
-func (r *envReader) rate(name string, dst *float64, hi float64) {
+// rate sets dst to the variable when it is requests per second above 0,
+// at most what the buckets take (ratelimit.MaxRPS).
+func (r *envReader) rate(name string, dst *float64) {
 	v := strings.TrimSpace(r.getenv(name))
 	if v == "" {
 		return
 	}
 	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f <= 0 || f > hi {
-		r.errs = append(r.errs, fmt.Sprintf("%s=%q: want a number above 0, at most %.0f", name, v, hi))
+	if err != nil || !(f > 0) || f > ratelimit.MaxRPS {
+		r.errs = append(r.errs, fmt.Sprintf("%s=%q: want requests per second above 0 and at most %d (one a microsecond, the resolution of the buckets kept in Redis)", name, v, ratelimit.MaxRPS))
 		return
 	}
 	*dst = f
@@ -292,10 +304,10 @@ const ipFactor = 10
 func (c Config) IPRateLimit() (rps float64, burst int) {
 	rps, burst = c.RateLimitIPRPS, c.RateLimitIPBurst
 	if rps <= 0 {
-		rps = ipFactor * c.RateLimitRPS
+		rps = min(ipFactor*c.RateLimitRPS, ratelimit.MaxRPS)
 	}
 	if burst <= 0 {
-		burst = ipFactor * c.RateLimitBurst
+		burst = min(ipFactor*c.RateLimitBurst, ratelimit.MaxBurst)
 	}
 	return rps, burst
 }

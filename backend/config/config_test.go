@@ -73,6 +73,21 @@ func TestLoadRejects(t *testing.T) {
 			}
 		})
 	}
+	// A refused rate names the bound it breaks, the one the limiters
+	// really have (a newcomer read "want a number above 0" for 10000000).
+	for v, bound := range map[string]string{
+		"10000000":  "at most 1000000",
+		"0":         "above 0",
+		"0.0000001": "at least 4.44e-06 requests per second for a burst of 40",
+	} {
+		_, err := config.Load(env(map[string]string{"RECLAIM_RATE_LIMIT_RPS": v}))
+		if err == nil || !strings.Contains(err.Error(), bound) {
+			t.Errorf("RECLAIM_RATE_LIMIT_RPS=%s: %v, want the bound %q", v, err, bound)
+		}
+	}
+	if _, err := config.Load(env(map[string]string{"RECLAIM_TICKET_TTL_SECONDS": "90"})); err == nil || !strings.Contains(err.Error(), "from 1 to 60") {
+		t.Errorf("a ticket lifetime past the tickets' 60 s: %v", err)
+	}
 }
 
 // A client address's bucket is ten times a credential's unless set.

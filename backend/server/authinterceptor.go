@@ -64,22 +64,10 @@ func (g *authInterceptor) admit(ctx context.Context, procedure string, h http.He
 	if !ok {
 		return ctx, nil, connect.NewError(connect.CodeUnimplemented, errors.New("unknown procedure"))
 	}
-	// The client address first: checking an API key costs an HMAC and a
-	// database read, so a flood of made-up keys from one address must stop
-	// before them.
-	ipRes := g.allow(ctx, g.perIP, "ip:"+g.clients.Key(peer, h.Values(clientip.Header)))
-	if ipRes != nil && !ipRes.Allowed {
-		return ctx, ipRes, limited(ipRes, "from this address")
-	}
-	p, err := g.auth.Authenticate(ctx, h.Get("X-Api-Key"), h.Get("Authorization"))
+	p, res, err := g.authenticate(ctx, h, peer)
 	if err != nil {
-		return ctx, ipRes, toConnect(ctx, g.log, err)
+		return ctx, res, err
 	}
-	res := g.allow(ctx, g.limiter, p.RateKey())
-	if res != nil && !res.Allowed {
-		return ctx, res, limited(res, "for this API key and its sessions")
-	}
-	res = tighter(res, ipRes)
 	wallet := ""
 	if a, ok := msg.(addressed); ok {
 		wallet = a.GetAddress()
@@ -90,6 +78,29 @@ func (g *authInterceptor) admit(ctx context.Context, procedure string, h http.He
 		return ctx, res, toConnect(ctx, g.log, err)
 	}
 	return context.WithValue(ctx, principalKey{}, p), res, nil
+}
+
+// authenticate spends from the client address's bucket, authenticates the
+// credentials of h and spends from their bucket: the checks every request
+// of the API passes (procedures, the stream, /mcp) before its operation's
+// own rule. It returns the decision whose headers the response carries.
+func (g *authInterceptor) authenticate(ctx context.Context, h http.Header, peer string) (auth.Principal, *ratelimit.Result, error) {
+	// The client address first: checking an API key costs an HMAC and a
+	// database read, so a flood of made-up keys from one address must stop
+	// before them.
+	ipRes := g.allow(ctx, g.perIP, "ip:"+g.clients.Key(peer, h.Values(clientip.Header)))
+	if ipRes != nil && !ipRes.Allowed {
+		return auth.Principal{}, ipRes, limited(ipRes, "from this address")
+	}
+	p, err := g.auth.Authenticate(ctx, h.Get("X-Api-Key"), h.Get("Authorization"))
+	if err != nil {
+		return auth.Principal{}, ipRes, toConnect(ctx, g.log, err)
+	}
+	res := g.allow(ctx, g.limiter, p.RateKey())
+	if res != nil && !res.Allowed {
+		return auth.Principal{}, res, limited(res, "for this API key and its sessions")
+	}
+	return p, tighter(res, ipRes), nil
 }
 
 // allow asks l, nil for none. A limiter that fails lets the request

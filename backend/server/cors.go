@@ -94,13 +94,13 @@ func (p *originPolicy) handler(next http.Handler) http.Handler {
 	c := cors.New(cors.Options{
 		AllowOriginVaryRequestFunc: p.allow,
 		AllowedMethods:             connectcors.AllowedMethods(),
-		AllowedHeaders:             append(connectcors.AllowedHeaders(), "Authorization", "Idempotency-Key"),
+		AllowedHeaders:             append(connectcors.AllowedHeaders(), "Authorization", "Idempotency-Key", "Mcp-Protocol-Version", "Mcp-Session-Id", "Last-Event-Id"),
 		ExposedHeaders:             exposedHeaders,
 		MaxAge:                     7200,
 	})
 	api := c.Handler(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/v1/") || strings.HasPrefix(r.URL.Path, "/reclaim.v1.") {
+		if strings.HasPrefix(r.URL.Path, "/v1/") || strings.HasPrefix(r.URL.Path, "/reclaim.v1.") || r.URL.Path == mcpPath {
 			if r.Header.Get("Idempotency-Key") != "" {
 				w = &exposeReplayed{ResponseWriter: w}
 			}

@@ -72,6 +72,12 @@ type Deps struct {
 	Lifecycle *Lifecycle
 	Metrics   *telemetry.Metrics
 	Tracing   *telemetry.Tracing
+
+	// SignURL is the signing page an MCP build's answer links to, with the
+	// build's id (RECLAIM_SIGN_URL; "": no link). Now is the clock of the
+	// builds kept for it (nil: time.Now).
+	SignURL string
+	Now     func() time.Time
 }
 
 // New returns the service's root handler.
@@ -115,6 +121,9 @@ func New(d Deps) (http.Handler, error) {
 		return nil, err
 	}
 	addDocs(mux) // GET /v1/openapi.json and /docs
+	if err := addAgents(mux, d, g, wallet, codec, origins); err != nil {
+		return nil, err
+	}
 	if d.Admin != nil {
 		mux.Handle("/admin/", d.Admin)
 		mux.Handle("GET /admin", http.RedirectHandler("/admin/", http.StatusFound))

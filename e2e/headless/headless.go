@@ -36,7 +36,8 @@ func Browser(t testing.TB, what string, extra ...chromedp.ExecAllocatorOption) c
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(opts, extra...)...)
 	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	// A bound for a test that sets none; the sample app's runs seven flows.
+	ctx, cancelTimeout := context.WithTimeout(ctx, 8*time.Minute)
 	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
 	return ctx
 }

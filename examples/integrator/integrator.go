@@ -41,6 +41,9 @@ type Options struct {
 	DemoWalletRPC string
 	// Client calls Reclaim (a client with a 10 s timeout when nil).
 	Client *http.Client
+	// ExplorerURL is the template of a transaction's explorer link, with
+	// {id} for its signature ("": the page shows no link).
+	ExplorerURL string
 	// WebhookSecret is the signing secret (whsec_...) of the endpoint
 	// `reclaim webhooks add` made for POST /api/webhooks/reclaim; "": no
 	// webhook route.
@@ -54,11 +57,15 @@ func New(o Options) http.Handler {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", o.file("index.html", "text/html; charset=utf-8"))
+	// The signing page an agent's build links to (Reclaim's
+	// RECLAIM_SIGN_URL): /sign?build=ID.
+	mux.HandleFunc("GET /sign", o.file("sign.html", "text/html; charset=utf-8"))
 	mux.HandleFunc("GET /style.css", o.file("style.css", "text/css; charset=utf-8"))
+	mux.HandleFunc("GET /favicon.ico", o.file("favicon.ico", "image/x-icon"))
 	mux.Handle("GET /dist/", http.StripPrefix("/dist/", http.FileServer(http.Dir(filepath.Join(o.WebDir, "dist")))))
 	mux.HandleFunc("GET /demo-wallet.js", o.demoWallet)
 	mux.HandleFunc("GET /api/config", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"reclaimUrl": o.ReclaimURL})
+		writeJSON(w, http.StatusOK, map[string]string{"reclaimUrl": o.ReclaimURL, "explorerUrl": o.ExplorerURL})
 	})
 	mux.HandleFunc("POST /api/session", o.session)
 	if o.DemoWalletRPC != "" {

@@ -1,11 +1,11 @@
-// Bundles the app and the test wallet into dist/ with esbuild (ES modules,
+// Bundles the app, the signing page and the test wallet into dist/ with esbuild (ES modules,
 // minified, for current browsers) and prints their sizes.
 import { build } from "esbuild";
 import { statSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { readFileSync } from "node:fs";
 
-const entries = { app: "src/app.ts", testwallet: "src/testwallet.ts" };
+const entries = { app: "src/app.ts", sign: "src/sign.ts", testwallet: "src/testwallet.ts" };
 await build({
   entryPoints: entries,
   outdir: "dist",

@@ -28,6 +28,13 @@ type demoFile struct {
 	WalletFile string `json:"walletFile"`
 	Origin     string `json:"origin"`
 	ReclaimURL string `json:"reclaimUrl"`
+	// ConsoleEmail and ConsolePassword sign in to the console as the
+	// demo project's owner.
+	ConsoleEmail    string `json:"consoleEmail,omitempty"`
+	ConsolePassword string `json:"consolePassword,omitempty"`
+	// SolanaRPCURL is the cluster the wallet is on (the sample app's
+	// explorer links point there).
+	SolanaRPCURL string `json:"solanaRpcUrl,omitempty"`
 }
 
 // demo sets up a local demonstration: a wallet funded by airdrop on the
@@ -42,7 +49,11 @@ func demo(ctx context.Context, args []string, getenv func(string) string, stdout
 	}
 	fs := storeFlags("demo", &cfg)
 	fs.StringVar(&cfg.SolanaRPCURL, "solana-rpc-url", cfg.SolanaRPCURL, "the local validator (SOLANA_RPC_URL)")
-	origin := fs.String("origin", "http://127.0.0.1:5173", "the sample app's origin, allowed for the project")
+	sample, err := sampleAppOrigin(getenv)
+	if err != nil {
+		return err
+	}
+	origin := fs.String("origin", sample, "the sample app's origin, allowed for the project (SAMPLE_APP_PORT)")
 	reclaimURL := fs.String("reclaim-url", "http://"+cfg.Addr, "where reclaim serve listens (RECLAIM_ADDR)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -77,22 +88,16 @@ func demo(ctx context.Context, args []string, getenv func(string) string, stdout
 		return err
 	}
 	defer e.store.Close()
-	p, err := e.projects.Create(ctx, "Demo wallet app", donation.PublicKey().String())
+	// A new project each run, owned by the console account an earlier
+	// demo made (its sign-in is in demo.json), or a new one.
+	prev, _, _ := readDemo(cfg.DataDir)
+	prev.ProjectID, prev.APIKey = "", ""
+	out, err := seedAccounts(ctx, e, prev, *origin, func() (string, error) { return donation.PublicKey().String(), nil })
 	if err != nil {
 		return err
 	}
-	key, _, err := e.projects.CreateKey(ctx, p.ID, "demo backend")
-	if err != nil {
-		return err
-	}
-	o, err := e.projects.AddOrigin(ctx, p.ID, *origin)
-	if err != nil {
-		return err
-	}
-	out := demoFile{
-		ProjectID: p.ID, APIKey: key, Wallet: wallet.PublicKey().String(), Origin: o.Origin,
-		WalletFile: filepath.Join(cfg.DataDir, "demo-wallet.json"), ReclaimURL: *reclaimURL,
-	}
+	out.Wallet, out.WalletFile, out.ReclaimURL = wallet.PublicKey().String(), filepath.Join(cfg.DataDir, "demo-wallet.json"), *reclaimURL
+	out.SolanaRPCURL = cfg.SolanaRPCURL
 	if err := writeDemoFiles(cfg.DataDir, wallet, out); err != nil {
 		return err
 	}
@@ -203,9 +208,11 @@ Demo ready.
   project   %s, donations to %s
   API key   %s (shown once; also in demo.json beside it)
   origin    %s (allowed to call Reclaim from a browser)
+  console   %s/admin/ (sign in as %s, password %s)
 
 Next:
-  1. make example          # the sample app on %s (its backend holds the API key)
+  1. make example          # the sample app on %s (its backend holds the API key;
+                           # a running one switches to this wallet and key)
   2. open %s, click "Connect Demo wallet", "Select all reclaimable",
      "Build transactions", then "Sign and submit": the wallet's balance rises by
      the "You receive" amount, and the project's stats count the transactions.
@@ -214,6 +221,6 @@ Or by hand:
   curl -s %s/v1/sessions -H "X-Api-Key: %s" -H 'Content-Type: application/json' \
     -d '{"walletAddress":"%s"}'
   The API reference: %s/docs
-`, d.Wallet, d.WalletFile, strings.Join(items, "\n            "), d.ProjectID, donation, d.APIKey, d.Origin,
+`, d.Wallet, d.WalletFile, strings.Join(items, "\n            "), d.ProjectID, donation, d.APIKey, d.Origin, d.ReclaimURL, d.ConsoleEmail, d.ConsolePassword,
 		d.Origin, d.Origin, d.ReclaimURL, d.APIKey, d.Wallet, d.ReclaimURL)
 }

@@ -2,6 +2,7 @@
 // that manage its projects, API keys and console owners.
 //
 //	reclaim serve                      run the API server (the default)
+//	reclaim dev                        the whole local stack (make run): the local validator, the demo, the server
 //	reclaim migrate                    apply database migrations
 //	reclaim project create --name N [--donation-wallet ADDR] [--owner EMAIL]
 //	reclaim project share --project ID --email EMAIL [--role owner|viewer]
@@ -55,6 +56,8 @@ func (e usageError) Error() string { return e.msg }
 
 const usage = `usage:
   reclaim serve [flags]                 run the API server
+  reclaim dev [flags]                   the whole local stack (make run): unless SOLANA_RPC_URL is set, the
+                                        local validator on VALIDATOR_PORT, the demo (data/demo.json), the server
   reclaim migrate                       apply database migrations
   reclaim project create --name N [--donation-wallet ADDR] [--owner EMAIL]
   reclaim project share --project ID --email EMAIL [--role owner|viewer]
@@ -79,6 +82,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], getenv, stdout, stderr)
+	case "dev":
+		return dev(ctx, args[1:], getenv, stdout, stderr)
 	case "migrate":
 		return migrate(ctx, args[1:], getenv, stdout)
 	case "project":

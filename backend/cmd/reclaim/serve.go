@@ -68,6 +68,7 @@ func serveFlags(cfg *config.Config) *flag.FlagSet {
 	fs.StringVar(&cfg.PhotonRPCURL, "photon-rpc-url", cfg.PhotonRPCURL, "Photon endpoint (PHOTON_RPC_URL)")
 	fs.BoolVar(&cfg.AllowSignup, "allow-signup", cfg.AllowSignup, "console sign-up (RECLAIM_ALLOW_SIGNUP)")
 	fs.StringVar(&cfg.Cluster, "cluster", cfg.Cluster, "explorer links: mainnet-beta, devnet, testnet, localnet (RECLAIM_CLUSTER)")
+	fs.StringVar(&cfg.SignURL, "sign-url", cfg.SignURL, "the signing page MCP builds link to, e.g. http://127.0.0.1:5173/sign (RECLAIM_SIGN_URL)")
 	fs.StringVar(&cfg.ExplorerURL, "explorer-url", cfg.ExplorerURL, "explorer link template with {kind} (tx, address) and {id} (RECLAIM_EXPLORER_URL)")
 	fs.Func("cors-origins", "browser origins allowed for every project, comma-separated, or * (RECLAIM_CORS_ORIGINS)", func(v string) error {
 		origins, err := config.CORSOrigins(v)
@@ -124,6 +125,11 @@ func edgeFlags(fs *flag.FlagSet, e *config.Edge) {
 
 // serve runs the API server until ctx ends, then stops it gracefully.
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	return serveListening(ctx, args, getenv, stdout, stderr, nil)
+}
+
+// serveListening is serve, calling listening (when set) once the server listens.
+func serveListening(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, listening func(net.Addr)) error {
 	cfg, err := serveConfig(args, getenv)
 	if err != nil {
 		return err
@@ -179,6 +185,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	log.Info("listening", append([]any{"addr", ln.Addr().String()}, endpoints(cfg)...)...)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	if listening != nil {
+		listening(ln.Addr())
+	}
 	select {
 	case err := <-errc:
 		return err
@@ -196,6 +205,9 @@ func serveConfig(args []string, getenv func(string) string) (config.Config, erro
 		return cfg, err
 	}
 	if err := serveFlags(&cfg).Parse(args); err != nil {
+		return cfg, usageError{err.Error()}
+	}
+	if err := cfg.CheckRates(); err != nil {
 		return cfg, usageError{err.Error()}
 	}
 	if cfg.GuardHeadroomUnits < 0 || cfg.GuardHeadroomUnits > 200_000 {
@@ -236,6 +248,7 @@ func newAPI(cfg config.Config, env *env, parts apiParts, log *slog.Logger, ops *
 		Lifecycle:   ops.life,
 		Metrics:     ops.metrics,
 		Tracing:     ops.tracing,
+		SignURL:     cfg.SignURL,
 	})
 }
 

@@ -2,6 +2,8 @@ package ratelimit
 
 import (
 	"context"
+	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -177,4 +179,42 @@ func mustAllow(t *testing.T, l Limiter, ctx context.Context, key string) Result 
 		t.Fatalf("Allow: %v", err)
 	}
 	return res
+}
+
+// Check accepts what the limiters keep and refuses, naming the bound, what
+// would make them panic.
+func TestCheckBounds(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		rps   float64
+		burst int
+		ok    bool
+		says  string
+	}{
+		{20, 40, true, ""},
+		{MaxRPS, MaxBurst, true, ""},
+		{0.001, 1, true, ""},
+		{10_000_000, 40, false, "at most 1000000"},
+		{0, 40, false, "above 0"},
+		{-1, 40, false, "above 0"},
+		{math.NaN(), 40, false, "above 0"},
+		{20, 0, false, "from 1 to 10000000"},
+		{0.0000001, 40, false, "at least 4.44e-06 requests per second for a burst of 40"},
+	} {
+		err := Check(c.rps, c.burst)
+		if (err == nil) != c.ok || (err != nil && !strings.Contains(err.Error(), c.says)) {
+			t.Errorf("Check(%g, %d) = %v, want ok %t saying %q", c.rps, c.burst, err, c.ok, c.says)
+			continue
+		}
+		for _, unit := range []time.Duration{time.Nanosecond, time.Microsecond} {
+			func() {
+				defer func() {
+					if r := recover(); r != nil && c.ok {
+						t.Errorf("Check(%g, %d) accepts what newGCRA refuses: %v", c.rps, c.burst, r)
+					}
+				}()
+				newGCRA(c.rps, c.burst, unit)
+			}()
+		}
+	}
 }

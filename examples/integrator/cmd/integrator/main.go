@@ -4,14 +4,15 @@
 //	go run ./examples/integrator/cmd/integrator --reclaim-url http://127.0.0.1:8080 \
 //	    --api-key ak_live_... [--addr 127.0.0.1:5173] [--demo-wallet data/demo-wallet.json]
 //
-// or, with what `reclaim demo` wrote (as `make example` does):
+// or, with what `reclaim dev` (make run) or `reclaim demo` wrote (as `make
+// example` does), following the file when the demo is run again:
 //
 //	go run ./examples/integrator/cmd/integrator --demo data/demo.json
+//
+// The port is SAMPLE_APP_PORT's (5173 unless set), or the demo's origin's.
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -24,70 +25,50 @@ import (
 )
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:5173", "listen address: the page's origin")
+	port := os.Getenv("SAMPLE_APP_PORT")
+	if port == "" {
+		port = "5173"
+	}
+	addr := flag.String("addr", "127.0.0.1:"+port, "listen address: the page's origin (SAMPLE_APP_PORT sets the port)")
 	reclaimURL := flag.String("reclaim-url", "http://127.0.0.1:8080", "Reclaim's base URL as the browser reaches it")
 	apiKey := flag.String("api-key", os.Getenv("RECLAIM_API_KEY"), "the project's API key (RECLAIM_API_KEY)")
 	web := flag.String("web", "examples/web", "the page's directory (index.html, dist/)")
 	demoWallet := flag.String("demo-wallet", "", "a keypair file (solana-keygen JSON) the page offers as a wallet")
 	guards := flag.Bool("guards", false, "the demo wallet appends Lighthouse guards, as Phantom does")
-	demoFile := flag.String("demo", "", "reclaim demo's demo.json: sets the API key, wallet, Reclaim URL and address")
+	explorer := flag.String("explorer-url", "", "explorer link template with {id} for a transaction's signature")
+	demoFile := flag.String("demo", "", "reclaim's demo.json: the API key, wallet, Reclaim URL and address, followed when it changes")
 	webhookSecret := flag.String("webhook-secret", os.Getenv("RECLAIM_WEBHOOK_SECRET"), "the whsec_ secret of `reclaim webhooks add --url http://<addr>/api/webhooks/reclaim` (RECLAIM_WEBHOOK_SECRET)")
 	flag.Parse()
+	o := integrator.Options{ReclaimURL: *reclaimURL, APIKey: *apiKey, WebDir: *web, DemoWalletGuards: *guards, ExplorerURL: *explorer, WebhookSecret: *webhookSecret}
+	var h http.Handler
 	if *demoFile != "" {
-		if err := readDemo(*demoFile, addr, reclaimURL, apiKey, demoWallet); err != nil {
-			log.Fatalf("integrator: --demo: %v (run make demo first)", err)
-		}
-	}
-	if *apiKey == "" {
-		log.Fatal("integrator: --api-key (or RECLAIM_API_KEY) is required")
-	}
-	o := integrator.Options{ReclaimURL: *reclaimURL, APIKey: *apiKey, WebDir: *web, DemoWalletGuards: *guards, WebhookSecret: *webhookSecret}
-	if *demoWallet != "" {
-		key, err := readKeypair(*demoWallet)
+		d, err := integrator.ReadDemo(*demoFile)
 		if err != nil {
-			log.Fatalf("integrator: --demo-wallet: %v", err)
+			log.Fatalf("integrator: --demo: %v (run make run, or make demo, first)", err)
 		}
-		o.DemoWallet = key
+		if u, _ := url.Parse(d.Origin); os.Getenv("SAMPLE_APP_PORT") == "" || u.Port() == port {
+			*addr = u.Host // the origin the demo project allows
+		} else {
+			log.Printf("integrator: SAMPLE_APP_PORT=%q but the demo allows %q: run make run (or make demo) with the same SAMPLE_APP_PORT", port, d.Origin) //nolint:gosec // G706: quoted with %q, the operator's own setting and file
+		}
+		if h, err = integrator.FollowDemo(*demoFile, o); err != nil {
+			log.Fatalf("integrator: --demo: %v", err)
+		}
+		*reclaimURL = d.ReclaimURL
+	} else {
+		if *apiKey == "" {
+			log.Fatal("integrator: --api-key (or RECLAIM_API_KEY) is required")
+		}
+		if *demoWallet != "" {
+			key, err := integrator.ReadKeypair(*demoWallet)
+			if err != nil {
+				log.Fatalf("integrator: --demo-wallet: %v", err)
+			}
+			o.DemoWallet = key
+		}
+		h = integrator.New(o)
 	}
-	srv := &http.Server{Addr: *addr, Handler: integrator.New(o), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Addr: *addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Printf("sample app on http://%s (Reclaim at %s); its origin must be allowed by the project\n", *addr, *reclaimURL)
 	log.Fatal(srv.ListenAndServe())
-}
-
-// readDemo takes the settings reclaim demo wrote.
-func readDemo(path string, addr, reclaimURL, apiKey, wallet *string) error {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var d struct{ APIKey, WalletFile, Origin, ReclaimURL string }
-	if err := json.Unmarshal(raw, &d); err != nil {
-		return err
-	}
-	u, err := url.Parse(d.Origin)
-	if err != nil || u.Host == "" {
-		return fmt.Errorf("origin %q", d.Origin)
-	}
-	*addr, *reclaimURL, *apiKey, *wallet = u.Host, d.ReclaimURL, d.APIKey, d.WalletFile
-	return nil
-}
-
-// readKeypair reads a solana-keygen keypair file: a JSON array of 64 numbers.
-func readKeypair(path string) ([]byte, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var ints []int
-	if err := json.Unmarshal(raw, &ints); err != nil || len(ints) != 64 {
-		return nil, errors.New("want a JSON array of 64 numbers (solana-keygen's format)")
-	}
-	key := make([]byte, 64)
-	for i, n := range ints {
-		if n < 0 || n > 255 {
-			return nil, errors.New("want a JSON array of 64 numbers from 0 to 255 (solana-keygen's format)")
-		}
-		key[i] = byte(n)
-	}
-	return key, nil
 }

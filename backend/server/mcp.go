@@ -1,0 +1,170 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/reclaim-sol/reclaim/backend/service/auth"
+	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
+)
+
+// mcpPath is the Model Context Protocol endpoint (Streamable HTTP) on the
+// API's port: the API's operations as tools an agent can call.
+const mcpPath = "/mcp"
+
+// mcpSessionTTL is the life of the wallet-bound session a tool mints for a
+// call made with an API key: one call's.
+const mcpSessionTTL = 5 * time.Minute
+
+// mcpInstructions tell a connected agent what the server is for.
+const mcpInstructions = `Reclaim finds the SOL locked in a Solana wallet's forgotten items (empty token accounts, unwanted tokens and NFTs) and builds the transactions that return it to the wallet.
+The flow: list_wallet_items (what can be reclaimed and how much each returns), then build_reclaim_transactions for the chosen items (unsigned: this server never signs and holds no wallet key), then the wallet's owner signs each transaction in their wallet (a signUrl in the build's answer opens a page that does it in a browser wallet), then submit_signed_transactions, then get_submission_status until each is confirmed. Amounts are integers in lamports (1 SOL = 1,000,000,000 lamports).
+Credentials: the API's own, on every HTTP request: X-Api-Key (a project's API key; tools that act on a wallet then work under a session for that wallet they mint themselves) or Authorization: Bearer SESSION_TOKEN (a session bound to one wallet, with its scopes). Errors are tool errors whose text is the REST error body: {statusCode, error, code, message, param}, param naming the argument to fix.`
+
+// mcpFace serves the API's operations as MCP tools. A tool calls the same
+// handler its REST route and Connect procedure reach (never HTTP to this
+// server), under the same credential rule (requirements), with its
+// arguments checked as a REST body is (checkJSON) and its errors mapped by
+// toConnect into the REST error body.
+type mcpFace struct {
+	gate    *authInterceptor
+	issuer  *auth.Issuer
+	wallet  *walletServer
+	project reclaimv1connect.ProjectServiceHandler
+	codec   *jsonCodec
+	builds  *buildStash
+	// signURL is the signing page a build's answer links to ("": none).
+	signURL string
+	log     *slog.Logger
+}
+
+// mcpTool is one tool: the procedure whose rule and handler it shares.
+type mcpTool struct {
+	tool      *mcp.Tool
+	procedure string
+	// input returns a new request message to decode the arguments into.
+	input func() proto.Message
+	// call runs the procedure's handler with the decoded request, as the
+	// principal the tool settled on, and returns the tool's output.
+	call func(ctx context.Context, req proto.Message) (any, error)
+}
+
+// handler is /mcp: the API's gate (the client address's bucket, the
+// credentials, their bucket) on every HTTP request, then the MCP server.
+// The server is stateless: every request carries its own credentials and
+// may reach any instance behind a balancer.
+func (m *mcpFace) handler(tools []mcpTool) http.Handler {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "reclaim", Title: "Reclaim", Version: "v1"},
+		&mcp.ServerOptions{Instructions: mcpInstructions})
+	for _, t := range tools {
+		srv.AddTool(t.tool, m.run(t))
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+		Stateless: true, JSONResponse: true, MaxRequestBodyBytes: maxRequestBytes, Logger: m.log,
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, res, err := m.gate.authenticate(r.Context(), r.Header, r.RemoteAddr)
+		setRateHeaders(w.Header(), res)
+		if err != nil {
+			if connect.CodeOf(err) == connect.CodeUnauthenticated {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="reclaim"`)
+			}
+			settle(r.Context(), "", err)
+			writeError(w, err)
+			return
+		}
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+	})
+}
+
+// run is the MCP handler of tool t.
+func (m *mcpFace) run(t mcpTool) mcp.ToolHandler {
+	rule := requirements[t.procedure]
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		out, err := m.call(ctx, t, rule, req.Params.Arguments)
+		settle(ctx, "mcp/"+t.tool.Name, err)
+		if err != nil {
+			return m.toolError(ctx, err), nil
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return m.toolError(ctx, err), nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}, nil
+	}
+}
+
+func (m *mcpFace) call(ctx context.Context, t mcpTool, rule auth.Requirement, args json.RawMessage) (any, error) {
+	msg := t.input()
+	if len(args) > 0 && string(args) != "null" {
+		if err := m.codec.Unmarshal(args, msg); err != nil {
+			return nil, err
+		}
+	}
+	wallet := ""
+	if a, ok := msg.(addressed); ok {
+		wallet = a.GetAddress()
+	}
+	p, err := m.principal(ctx, rule, wallet)
+	if err != nil {
+		return nil, err
+	}
+	if err := auth.Check(p, rule, wallet); err != nil {
+		return nil, err
+	}
+	return t.call(context.WithValue(ctx, principalKey{}, p), msg)
+}
+
+// principal is who a tool call acts as: the request's principal, or, for
+// an API key calling a tool that acts on a wallet, a session bound to that
+// wallet that the key mints for this call (all scopes, a few minutes), so
+// that the call runs as a browser's would. An address that cannot be a
+// session's wallet stays with the key: the handler then says what is wrong
+// with it, as REST does.
+func (m *mcpFace) principal(ctx context.Context, rule auth.Requirement, wallet string) (auth.Principal, error) {
+	p := principalFrom(ctx)
+	if p.Kind != auth.KindAPIKey || !rule.BindsWallet || auth.ValidateWallet(wallet) != nil {
+		return p, nil //nolint:nilerr // a wallet that is not one stays with the key: the handler says what is wrong
+	}
+	ttl := int64(mcpSessionTTL / time.Second)
+	sr, err := auth.NewSessionRequest(wallet, nil, &ttl)
+	if err != nil {
+		return p, nil //nolint:nilerr // the key calls on: the handler says what is wrong with the address, as REST does
+	}
+	token, _, err := m.issuer.Issue(p, sr)
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	return m.gate.auth.Session(ctx, token)
+}
+
+// writeError answers an HTTP request (not a procedure) with the REST error
+// body of a Connect error, and its headers (Retry-After).
+func writeError(w http.ResponseWriter, err error) {
+	var ce *connect.Error
+	if !errors.As(err, &ce) {
+		ce = connect.NewError(connect.CodeInternal, errors.New("internal error; it has been logged"))
+	}
+	for k, v := range ce.Meta() {
+		w.Header()[k] = v
+	}
+	restErrorOf(ce).write(w)
+}
+
+// toolError is a tool error whose text is the REST error body of err: the
+// same code, message and param a REST client reads.
+func (m *mcpFace) toolError(ctx context.Context, err error) *mcp.CallToolResult {
+	var ce *connect.Error
+	if !errors.As(toConnect(ctx, m.log, err), &ce) {
+		ce = connect.NewError(connect.CodeInternal, errors.New("internal error; it has been logged"))
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(restErrorOf(ce).encode())}}}
+}

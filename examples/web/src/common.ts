@@ -1,0 +1,238 @@
+// What the sample app's pages share: the integrator's config and sessions,
+// DOM helpers, and how amounts, item types and submissions are shown.
+import { ConnectError, createClient, type Client } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-web";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import {
+  ProjectService, SignedTransactionSchema, WalletService, sessionToken, type GetStatsResponse, type SubmissionResult, type SubmissionStatus,
+} from "@reclaim-sol/client";
+import { getBase58Decoder } from "@solana/kit";
+import {
+  SolanaSignAndSendTransaction, SolanaSignTransaction, type SolanaSignAndSendTransactionFeature, type SolanaSignTransactionFeature,
+} from "@solana/wallet-standard-features";
+import { getWallets } from "@wallet-standard/app";
+import type { Wallet, WalletAccount } from "@wallet-standard/base";
+import { StandardConnect, type StandardConnectFeature } from "@wallet-standard/features";
+
+/** What the integrator's backend tells the page (/api/config). */
+export interface Config {
+  reclaimUrl: string;
+  /** Explorer link template with {id} for a signature ("": none). */
+  explorerUrl: string;
+}
+
+/** A connected wallet and the Reclaim clients of its session. */
+export interface Connected {
+  account: WalletAccount;
+  wallet: Wallet;
+  wallets: Client<typeof WalletService>;
+  project: Client<typeof ProjectService>;
+}
+
+export const $ = <T extends HTMLElement>(id: string) => document.querySelector<T>(`[data-testid="${id}"]`)!;
+
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  e.append(...children);
+  return e;
+}
+
+export function status(msg: string) {
+  $("status").textContent = msg;
+}
+
+// fail shows what went wrong. A request the browser blocked (this origin is
+// not allowed by the project, or Reclaim is down) reaches connect-web as a
+// network error with no status.
+export function fail(what: string, err: unknown) {
+  let msg = err instanceof Error ? err.message : String(err);
+  if (err instanceof ConnectError && err.rawMessage.includes("fetch")) {
+    msg = `the browser could not reach Reclaim (${err.rawMessage}). If Reclaim is running, this page's origin ` +
+      `(${location.origin}) is probably not allowed: add it to the project's allowed origins in the console's Settings.`;
+  }
+  $("error").textContent = `${what}: ${msg}`;
+  status("");
+}
+
+export async function loadConfig(): Promise<Config> {
+  return (await fetch("/api/config")).json();
+}
+
+/** Lists the page's wallets as connect buttons; onConnect runs on a click. */
+export function offerWallets(onConnect: (w: Wallet) => Promise<void>) {
+  const found = getWallets();
+  const show = () => {
+    const usable = found.get().filter((w) => StandardConnect in w.features && SolanaSignTransaction in w.features);
+    const list = $("wallets");
+    list.replaceChildren(...usable.map((w) => {
+      const b = el("button", { "data-testid": "connect-wallet", type: "button" }, `Connect ${w.name}`);
+      b.onclick = () => onConnect(w).catch((err) => fail("connect", err));
+      return b;
+    }));
+    if (usable.length === 0) list.textContent = "No Solana wallet found: install one (Phantom, Solflare) or run make run's demo wallet.";
+  };
+  found.on("register", show);
+  show();
+}
+
+/** Connects wallet and opens a Reclaim session for its account. */
+export async function connectWallet(config: Config, wallet: Wallet): Promise<Connected> {
+  $("error").textContent = "";
+  status("Connecting…");
+  const { accounts } = await (wallet.features as StandardConnectFeature)[StandardConnect].connect();
+  const account = accounts[0];
+  if (!account) throw new Error("the wallet gave no account");
+  const token = await newSession(account.address);
+  // The token expires (10 min here): a longer visit would ask for a new one
+  // when a call answers unauthenticated.
+  const transport = createConnectTransport({ baseUrl: config.reclaimUrl, interceptors: [sessionToken(() => token)] });
+  $("account").textContent = account.address;
+  $("account").dataset.address = account.address;
+  return { account, wallet, wallets: createClient(WalletService, transport), project: createClient(ProjectService, transport) };
+}
+
+// newSession asks the integrator's backend for a session token: the backend
+// holds the API key (and, in a real app, checks who is asking).
+async function newSession(wallet: string): Promise<string> {
+  const resp = await fetch("/api/session", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ walletAddress: wallet }),
+  });
+  if (!resp.ok) throw new Error(`the backend refused a session: ${resp.status} ${await resp.text()}`);
+  return (await resp.json()).token;
+}
+
+const LAMPORTS_PER_SOL = 1_000_000_000n;
+
+/** Lamports as SOL with all nine decimals, so amounts line up. */
+export function sol(lamports: bigint): string {
+  const neg = lamports < 0n;
+  const abs = neg ? -lamports : lamports;
+  return `${neg ? "-" : ""}${abs / LAMPORTS_PER_SOL}.${(abs % LAMPORTS_PER_SOL).toString().padStart(9, "0")} SOL`;
+}
+
+/** The names a person reads for the item types Reclaim lists. */
+const typeNames: Record<string, string> = {
+  empty_account: "Empty token account",
+  token: "Token balance",
+  nft: "NFT",
+  cnft: "Compressed NFT",
+  fungible_asset: "Fungible asset",
+  zk_compressed_token: "Compressed token",
+  excess_rent: "Excess rent",
+  program_buffer: "Program buffer",
+  nonce_account: "Nonce account",
+  stake_account: "Stake account",
+};
+
+export function typeName(type: string): string {
+  return typeNames[type] ?? type.replaceAll("_", " ");
+}
+
+/** A person's word for an action. */
+export function actionName(action: string | undefined): string {
+  if (!action) return "Nothing to do";
+  return action.replaceAll("_", " ").replace(/^./, (c) => c.toUpperCase());
+}
+
+/** The first and last characters of a long id. */
+export function short(id: string, n = 6): string {
+  return id.length > 2 * n + 1 ? `${id.slice(0, n)}…${id.slice(-n)}` : id;
+}
+
+/**
+ * Shows each submission: its status, its signature as an explorer link,
+ * its error. The statuses change in place (confirm).
+ */
+export function showResults(config: Config, results: SubmissionResult[], sentBy: Signed["sentBy"]) {
+  $("results").replaceChildren(...results.map((r) => {
+    const sig = r.signature ?? "";
+    const li = el("li", { "data-testid": "result", "data-status": r.status, "data-signature": sig, "data-sent-by": sentBy },
+      el("span", { class: `badge ${r.status}`, "data-testid": "result-status" }, r.status));
+    if (sig) {
+      const text = short(sig, 8);
+      li.append(" ", config.explorerUrl
+        ? el("a", { href: config.explorerUrl.replace("{id}", sig), target: "_blank", rel: "noopener", class: "mono", "data-testid": "explorer-link", title: sig }, text)
+        : el("span", { class: "mono", title: sig }, text));
+    }
+    if (r.error) li.append(" ", el("span", { class: "error" }, `${r.error.code}: ${r.error.message}`));
+    li.append(el("span", { "data-testid": "submission-status", "data-status": r.status === "failed" ? "failed" : "submitted" }));
+    return li;
+  }));
+}
+
+/**
+ * Follows the submissions through Reclaim's status route until every one is
+ * final (confirmed, failed, expired), each call held up to 30 s by
+ * waitSeconds, and shows each one's status on its line. True when all
+ * confirmed.
+ */
+export async function follow(c: Connected, signatures: string[]): Promise<boolean> {
+  if (signatures.length === 0) return false;
+  for (let i = 0; i < 10; i++) {
+    const { submissions } = await c.wallets.getSubmissions({ address: c.account.address, signature: signatures, waitSeconds: 30 });
+    for (const sub of submissions) showSubmission(sub);
+    if (submissions.every((sub) => sub.status !== "submitted")) return submissions.every((sub) => sub.status === "confirmed");
+  }
+  return false;
+}
+
+// showSubmission writes a submission's status into its result's line: the
+// badge, and what landed (the chain's figures) or why it failed.
+function showSubmission(sub: SubmissionStatus) {
+  const li = document.querySelector<HTMLElement>(`[data-testid="result"][data-signature="${sub.signature}"]`);
+  if (!li) return;
+  li.dataset.status = sub.status;
+  const badge = li.querySelector<HTMLElement>(".badge")!;
+  badge.className = `badge ${sub.status}`;
+  badge.textContent = sub.status;
+  const span = li.querySelector<HTMLElement>('[data-testid="submission-status"]')!;
+  span.dataset.status = sub.status;
+  const landed = sub.landed ? ` ${sol(BigInt(sub.landed.netRebate))} to the wallet, slot ${sub.slot ?? "?"}` : "";
+  span.textContent = `${landed}${sub.error ? ` ${sub.error.code}: ${sub.error.message}` : ""}`;
+}
+
+export async function showStats(c: Connected): Promise<GetStatsResponse> {
+  const st = await c.project.getStats({});
+  const row = (label: string, id: string, text: string) => el("tr", {}, el("th", {}, label), el("td", { class: "num", "data-testid": id }, text));
+  $("stats").dataset.transactions = String(st.totalTransactionCount);
+  $("stats").replaceChildren(
+    row("Wallets", "stat-wallets", String(st.totalWallets)),
+    row("Transactions", "stat-transactions", String(st.totalTransactionCount)),
+    row("Reclaimed (gross)", "stat-gross", sol(st.totalGrossRebate)),
+    row("Kept by wallets", "stat-net", sol(st.totalNetRebate)),
+    row("Donations", "stat-donations", String(st.totalDonations)),
+    row("Donated", "stat-donated", sol(st.totalDonationAmount)));
+  return st;
+}
+
+/** What submit sends: each transaction signed, or its signature when the wallet sent it. */
+export interface Signed {
+  sentBy: "wallet" | "reclaim";
+  signed: MessageInitShape<typeof SignedTransactionSchema>[];
+}
+
+/**
+ * Has the wallet sign the built transactions (base64) in one request, or sign
+ * and send them when it offers signAndSendTransaction.
+ */
+export async function signAll(c: Connected, txs: { transactionBase64: string; submissionTicket: string }[]): Promise<Signed> {
+  const transactions = txs.map((t) => Uint8Array.from(atob(t.transactionBase64), (ch) => ch.charCodeAt(0)));
+  const send = (c.wallet.features as Partial<SolanaSignAndSendTransactionFeature>)[SolanaSignAndSendTransaction];
+  if (send) {
+    // The wallet sends them itself (as Phantom recommends): Reclaim gets each
+    // signature with its ticket, follows it and counts it once it landed as built.
+    const chain = c.account.chains.find((ch) => ch.startsWith("solana:")) ?? "solana:mainnet";
+    const sent = await send.signAndSendTransaction(...transactions.map((transaction) => ({ account: c.account, chain, transaction })));
+    const base58 = getBase58Decoder();
+    return { sentBy: "wallet", signed: sent.map((o, i) => ({ signature: base58.decode(o.signature), submissionTicket: txs[i].submissionTicket })) };
+  }
+  const sign = (c.wallet.features as SolanaSignTransactionFeature)[SolanaSignTransaction].signTransaction;
+  const out = await sign(...transactions.map((transaction) => ({ account: c.account, transaction })));
+  return {
+    sentBy: "reclaim",
+    signed: out.map((o, i) => ({ transactionBase64: btoa(String.fromCharCode(...o.signedTransaction)), submissionTicket: txs[i].submissionTicket })),
+  };
+}

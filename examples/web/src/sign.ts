@@ -1,0 +1,87 @@
+// The signing page an agent's build links to (Reclaim's RECLAIM_SIGN_URL):
+// /sign?build=ID. It reads the build Reclaim kept for that id (the
+// transactions, never a credential), has the person connect the build's
+// wallet, builds again when the tickets expired, has the wallet sign,
+// submits with a session from the integrator's backend, and follows the
+// transactions until confirmed.
+import type { BuildTransactionsRequest, BuildTransactionsResponse } from "@reclaim-sol/client";
+import { BuildTransactionsRequestSchema, BuildTransactionsResponseSchema } from "@reclaim-sol/client";
+import { fromJson, type JsonValue } from "@bufbuild/protobuf";
+import {
+  $, connectWallet, el, fail, follow, loadConfig, offerWallets, showResults, showStats, signAll, sol, status, typeName,
+} from "./common";
+
+/** What GET /mcp/builds/{id} answers. */
+interface Stashed {
+  walletAddress: string;
+  build: JsonValue;
+  request: JsonValue;
+  builtAt: string;
+  expiresAt: string;
+}
+
+/** Tickets live 60 s; a build older than this is built again. */
+const freshFor = 45_000;
+
+async function main() {
+  const config = await loadConfig();
+  const id = new URLSearchParams(location.search).get("build");
+  if (!id) throw new Error("this page signs a build an agent made: open the link its answer gave (…/sign?build=…)");
+  const resp = await fetch(`${config.reclaimUrl}/mcp/builds/${encodeURIComponent(id)}`);
+  if (!resp.ok) throw new Error(`Reclaim has no such build (${resp.status}): it expired or was made on another server; ask the agent to build again`);
+  const stashed: Stashed = await resp.json();
+  let built: BuildTransactionsResponse = fromJson(BuildTransactionsResponseSchema, stashed.build);
+  const request: BuildTransactionsRequest = fromJson(BuildTransactionsRequestSchema, stashed.request);
+  $("wallet").textContent = stashed.walletAddress;
+  showQuote(built);
+  status("Connect the wallet these transactions are for.");
+  offerWallets(async (w) => {
+    const c = await connectWallet(config, w);
+    if (c.account.address !== stashed.walletAddress) {
+      throw new Error(`this wallet is ${c.account.address}; the transactions are for ${stashed.walletAddress}`);
+    }
+    await showStats(c);
+    const button = $<HTMLButtonElement>("submit");
+    button.disabled = false;
+    status("Ready: the wallet signs these transactions, then they are submitted.");
+    button.onclick = async () => {
+      try {
+        button.disabled = true;
+        if (Date.now() - Date.parse(stashed.builtAt) > freshFor) {
+          status("The build is over 45 s old: building again…");
+          built = await c.wallets.buildTransactions(request);
+          stashed.builtAt = new Date().toISOString();
+          showQuote(built);
+        }
+        status("Waiting for the wallet…");
+        const { signed, sentBy } = await signAll(c, built.transactions);
+        status("Submitting…");
+        const { results } = await c.wallets.submitTransactions({ address: c.account.address, signed });
+        showResults(config, results, sentBy);
+        const sent = results.filter((r) => r.status === "submitted").length;
+        status("Submitted: following each transaction until it is final…");
+        const ok = await follow(c, results.flatMap((r) => (r.status === "submitted" && r.signature ? [r.signature] : [])));
+        await showStats(c);
+        status(ok ? `Confirmed: ${sent} transactions landed.` : "Submitted; not every one is confirmed: see each line.");
+      } catch (err) {
+        fail("sign and submit", err);
+      }
+    };
+  });
+}
+
+function showQuote(b: BuildTransactionsResponse) {
+  const t = b.totals!;
+  const line = (label: string, id: string, v: bigint) =>
+    el("tr", {}, el("th", {}, label), el("td", { class: "num", "data-testid": id, "data-lamports": String(v) }, sol(v)));
+  $("quote").replaceChildren(
+    line("Gross rebate", "gross-rebate", t.grossRebate),
+    line("Fees", "fees", t.fees),
+    line("Donation", "donation-amount", t.donationAmount),
+    line("You receive", "net-rebate", t.netRebate),
+    el("tr", {}, el("th", {}, "Transactions"), el("td", { class: "num", "data-testid": "transaction-count" }, String(b.transactions.length))));
+  $("includes").replaceChildren(...b.transactions.flatMap((tx) => tx.includes).map((it) =>
+    el("li", {}, `${typeName(it.type)} `, el("span", { class: "mono" }, it.address), ` (${it.action})`)));
+}
+
+main().catch((err) => fail("start", err));
