@@ -39,6 +39,7 @@ func TestSelectAllAndSummary(t *testing.T) {
 	nonceAccount := v.CreateNonce(t, owner)
 	stake := v.CreateStake(t, owner, solana.LAMPORTS_PER_SOL, false)
 	v.SetRent(t, rentCut)
+	v.NextBlockhash(t) // the nonce was initialized under the current one
 
 	want := map[string]selection{ // address: what select-all takes
 		x.empty.String():      {"empty_account", x.empty.String(), "close"},

@@ -50,6 +50,22 @@ func (v *Validator) WarpEpochs(t testing.TB, n int) uint64 {
 	return out.Epoch
 }
 
+// NextBlockhash warps the cluster ten slots ahead, so that its blockhash is
+// a new one, as time does on a cluster: a nonce account initialized or
+// advanced under the current blockhash cannot be withdrawn whole until then
+// (the system program's "nonce can only advance once per slot").
+func (v *Validator) NextBlockhash(t testing.TB) {
+	t.Helper()
+	slot, err := v.RPC.GetSlot(t.Context(), rpc.CommitmentProcessed)
+	if err != nil {
+		t.Fatalf("getSlot: %v", err)
+	}
+	var out map[string]any
+	if err := v.Call(t.Context(), &out, "validator_warpSlot", map[string]any{"slot": slot + 10}); err != nil {
+		t.Fatalf("validator_warpSlot %d: %v", slot+10, err)
+	}
+}
+
 // MinimumBalance is the cluster's rent-exempt minimum of size bytes now.
 func (v *Validator) MinimumBalance(t testing.TB, size uint64) uint64 {
 	t.Helper()
