@@ -11,7 +11,7 @@
 //     the wallet again (what was reclaimed is gone).
 import type { BuildTransactionsResponse, GetSummaryResponse, WalletItem } from "@reclaim-sol/client";
 import {
-  $, actionName, connectWallet, el, fail, follow, loadConfig, offerWallets, showResults, showStats, short, signAll, sol, status,
+  $, actionName, connectWallet, el, fail, follow, loadConfig, offerWallets, showResults, showStats, showTotals, short, signAll, sol, status,
   typeName, type Config, type Connected,
 } from "./common";
 
@@ -103,15 +103,7 @@ async function reclaimAll(s: Session) {
 
 function showQuote(s: Session, quote: BuildTransactionsResponse) {
   s.quote = quote;
-  const t = quote.totals!;
-  const line = (label: string, id: string, v: bigint) =>
-    el("tr", {}, el("th", {}, label), el("td", { class: "num", "data-testid": id, "data-lamports": String(v) }, sol(v)));
-  $("quote").replaceChildren(
-    line("Gross rebate", "gross-rebate", t.grossRebate),
-    line("Fees", "fees", t.fees),
-    line("Donation", "donation-amount", t.donationAmount),
-    line("You receive", "net-rebate", t.netRebate),
-    el("tr", {}, el("th", {}, "Transactions"), el("td", { class: "num", "data-testid": "transaction-count" }, String(quote.transactions.length))));
+  showTotals(quote);
   $<HTMLButtonElement>("submit").disabled = false;
   status(`${quote.transactions.length} transactions to sign.`);
 }

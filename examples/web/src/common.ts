@@ -4,7 +4,7 @@ import { ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import {
-  ProjectService, SignedTransactionSchema, WalletService, sessionToken, type GetStatsResponse, type SubmissionResult, type SubmissionStatus,
+  ProjectService, SignedTransactionSchema, type BuildTransactionsResponse, WalletService, sessionToken, type GetStatsResponse, type SubmissionResult, type SubmissionStatus,
 } from "@reclaim-sol/client";
 import { getBase58Decoder } from "@solana/kit";
 import {
@@ -235,4 +235,17 @@ export async function signAll(c: Connected, txs: { transactionBase64: string; su
     sentBy: "reclaim",
     signed: out.map((o, i) => ({ transactionBase64: btoa(String.fromCharCode(...o.signedTransaction)), submissionTicket: txs[i].submissionTicket })),
   };
+}
+
+/** Shows a build's totals (gross, fees, donation, what the wallet receives) and its transaction count. */
+export function showTotals(b: BuildTransactionsResponse) {
+  const t = b.totals!;
+  const line = (label: string, id: string, v: bigint) =>
+    el("tr", {}, el("th", {}, label), el("td", { class: "num", "data-testid": id, "data-lamports": String(v) }, sol(v)));
+  $("quote").replaceChildren(
+    line("Gross rebate", "gross-rebate", t.grossRebate),
+    line("Fees", "fees", t.fees),
+    line("Donation", "donation-amount", t.donationAmount),
+    line("You receive", "net-rebate", t.netRebate),
+    el("tr", {}, el("th", {}, "Transactions"), el("td", { class: "num", "data-testid": "transaction-count" }, String(b.transactions.length))));
 }

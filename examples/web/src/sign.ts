@@ -8,7 +8,7 @@ import type { BuildTransactionsRequest, BuildTransactionsResponse } from "@recla
 import { BuildTransactionsRequestSchema, BuildTransactionsResponseSchema } from "@reclaim-sol/client";
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import {
-  $, connectWallet, el, fail, follow, loadConfig, offerWallets, showResults, showStats, signAll, sol, status, typeName,
+  $, connectWallet, el, fail, follow, loadConfig, offerWallets, showResults, showStats, showTotals, signAll, sol, status, typeName,
 } from "./common";
 
 /** What GET /mcp/builds/{id} answers. */
@@ -71,15 +71,7 @@ async function main() {
 }
 
 function showQuote(b: BuildTransactionsResponse) {
-  const t = b.totals!;
-  const line = (label: string, id: string, v: bigint) =>
-    el("tr", {}, el("th", {}, label), el("td", { class: "num", "data-testid": id, "data-lamports": String(v) }, sol(v)));
-  $("quote").replaceChildren(
-    line("Gross rebate", "gross-rebate", t.grossRebate),
-    line("Fees", "fees", t.fees),
-    line("Donation", "donation-amount", t.donationAmount),
-    line("You receive", "net-rebate", t.netRebate),
-    el("tr", {}, el("th", {}, "Transactions"), el("td", { class: "num", "data-testid": "transaction-count" }, String(b.transactions.length))));
+  showTotals(b);
   $("includes").replaceChildren(...b.transactions.flatMap((tx) => tx.includes).map((it) =>
     el("li", {}, `${typeName(it.type)} `, el("span", { class: "mono" }, it.address), ` (${it.action})`)));
 }
