@@ -76,6 +76,12 @@ func TestStopEndsStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitStarted(t, fc)
+	// The session's request may still be leaving its handler after its
+	// answer reached the client: wait until only the two streams are left.
+	deadline := time.Now().Add(10 * time.Second)
+	for life.Active() != 2 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if n := life.Active(); n != 2 {
 		t.Fatalf("%d requests active, want the two streams", n)
 	}
