@@ -23,6 +23,9 @@ type Operations struct {
 	// ShutdownTimeout bounds how long requests and streams in flight may
 	// take to finish once the server stops accepting; then they are ended.
 	ShutdownTimeout time.Duration
+	// Pprof serves Go's profiles under /debug/pprof/ on the metrics
+	// listener (never on the API's).
+	Pprof bool
 }
 
 func defaultOperations() Operations {
@@ -49,6 +52,13 @@ func (o *Operations) load(getenv func(string) string) []string {
 		if err := o.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			errs = append(errs, fmt.Sprintf("RECLAIM_LOG_LEVEL=%q: want debug, info, warn or error", v))
 		}
+	}
+	switch v := strings.TrimSpace(getenv("RECLAIM_PPROF")); v {
+	case "", "0", "false":
+	case "1", "true":
+		o.Pprof = true
+	default:
+		errs = append(errs, fmt.Sprintf("RECLAIM_PPROF=%q: want 1 or 0", v))
 	}
 	for _, s := range []struct {
 		name string

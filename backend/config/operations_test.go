@@ -17,12 +17,12 @@ func TestOperations(t *testing.T) {
 	}
 	c, err := config.Load(env(map[string]string{
 		"RECLAIM_METRICS_ADDR": "off", "RECLAIM_LOG_FORMAT": "text", "RECLAIM_LOG_LEVEL": "debug",
-		"RECLAIM_SHUTDOWN_DELAY_SECONDS": "5", "RECLAIM_SHUTDOWN_TIMEOUT_SECONDS": "25",
+		"RECLAIM_SHUTDOWN_DELAY_SECONDS": "5", "RECLAIM_SHUTDOWN_TIMEOUT_SECONDS": "25", "RECLAIM_PPROF": "1",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := config.Operations{LogFormat: "text", LogLevel: slog.LevelDebug, ShutdownDelay: 5 * time.Second, ShutdownTimeout: 25 * time.Second}
+	want := config.Operations{LogFormat: "text", LogLevel: slog.LevelDebug, ShutdownDelay: 5 * time.Second, ShutdownTimeout: 25 * time.Second, Pprof: true}
 	if c.Operations != want {
 		t.Fatalf("%+v, want %+v", c.Operations, want)
 	}
@@ -31,7 +31,7 @@ func TestOperations(t *testing.T) {
 	}
 	for name, v := range map[string]string{
 		"RECLAIM_LOG_FORMAT": "xml", "RECLAIM_LOG_LEVEL": "loud",
-		"RECLAIM_SHUTDOWN_DELAY_SECONDS": "-1", "RECLAIM_SHUTDOWN_TIMEOUT_SECONDS": "forever",
+		"RECLAIM_SHUTDOWN_DELAY_SECONDS": "-1", "RECLAIM_SHUTDOWN_TIMEOUT_SECONDS": "forever", "RECLAIM_PPROF": "yes",
 	} {
 		if _, err := config.Load(env(map[string]string{name: v})); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s=%s: %v", name, v, err)

@@ -18,6 +18,7 @@ import (
 	"github.com/mr-tron/base58"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/pkg/signing"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
@@ -52,7 +53,7 @@ func goldenEnv(t *testing.T, rpcURL string, burst int, opts ...option) *env {
 	t.Helper()
 	keys := signing.NewKeyring(ed25519.PrivateKey(seeded("signing key")))
 	hasher := auth.NewHasher(bytes.Repeat([]byte{7}, 32))
-	frozen := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+	frozen := clocktest.New(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 	return newEnv(t, append([]option{withShared(storagetest.SQLite(t), keys, hasher), withRPC(rpcURL),
 		withRPCTimeout(5 * time.Second), withLimiter(ratelimit.NewMemory(1, burst, ratelimit.WithClock(frozen.Now))),
 		withIPLimiter(ratelimit.NewMemory(1, 10*burst, ratelimit.WithClock(frozen.Now)))}, opts...)...)

@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,6 +27,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/engine/cnft"
 	"github.com/reclaim-sol/reclaim/backend/engine/txbuild"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/pkg/signing"
 	"github.com/reclaim-sol/reclaim/backend/server"
@@ -40,24 +40,6 @@ import (
 	"github.com/reclaim-sol/reclaim/gen/openapi/openapitest"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
-
-// clock is a settable time source shared by the server's parts.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // brokenCluster is a JSON-RPC endpoint that answers every call with an
 // internal error: the wallet endpoints then stop at the cluster step (503).
@@ -78,7 +60,7 @@ type env struct {
 	store   *storage.Store
 	hasher  *auth.Hasher
 	keys    *signing.Keyring
-	clock   *clock
+	clock   *clocktest.Clock
 	project project.Project
 	apiKey  string
 	keyID   string
@@ -167,7 +149,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 	if o.rpcURL == "" {
 		o.rpcURL = brokenCluster(t)
 	}
-	clk := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+	clk := clocktest.New(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 	rc := rpc.New(o.rpcURL)
 	tickets := ticket.NewIssuer(o.keys)
 	var relayStore relay.Store = o.store

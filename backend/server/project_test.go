@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -238,5 +241,48 @@ func TestNegativeNetIsASignedNumber(t *testing.T) {
 	lb := e.rest("GET", "/v1/leaderboard", apiKey(e.apiKey), nil).status(200)
 	if !strings.Contains(string(lb.body), `"totalNetRebate":-5006`) {
 		t.Fatalf("leaderboard %s", lb.body)
+	}
+}
+
+// A small answer is sent as it is even to a client that accepts gzip (the
+// gzip writer's reset cost more than a stats answer's whole JSON); a large
+// one is compressed.
+func TestOnlyLargeAnswersCompressed(t *testing.T) {
+	e := newEnv(t)
+	day := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	for i := range 40 {
+		err := e.store.InsertEntry(context.Background(), ledger.Entry{
+			ID: storage.NewID("tx"), ProjectID: e.project.ID, Payer: newWallet(), Type: ledger.TypeTokenAccountClosure,
+			GrossRebate: 2_039_280, NetRebate: 2_034_280, NetworkFee: 5000, Fees: 5000, ItemCount: 1,
+			Signature: fmt.Sprintf("sig-gzip-%d", i), TicketJTI: storage.NewID("jti"), Status: ledger.StatusConfirmed,
+			CreatedAt: day, ConfirmedAt: &day,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}} // sees Content-Encoding
+	for _, tc := range []struct {
+		path string
+		gzip bool
+	}{{"/v1/stats", false}, {"/v1/leaderboard?limit=40", true}} {
+		req, err := http.NewRequest("GET", e.srv.URL+tc.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-Api-Key", e.apiKey)
+		req.Header.Set("Accept-Encoding", "gzip")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", tc.path, resp.StatusCode, body)
+		}
+		if got := resp.Header.Get("Content-Encoding") == "gzip"; got != tc.gzip {
+			t.Errorf("%s (%d bytes): gzip %v, want %v", tc.path, len(body), got, tc.gzip)
+		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit/redistest"
 	"github.com/reclaim-sol/reclaim/backend/server"
@@ -34,7 +35,7 @@ import (
 // frozenLimiter is a real in-process limiter whose clock never moves, so a
 // bucket empties after exactly burst requests.
 func frozenLimiter(burst int) ratelimit.Limiter {
-	c := &clock{}
+	c := clocktest.New(time.Time{})
 	return ratelimit.NewMemory(1, burst, ratelimit.WithClock(c.Now))
 }
 

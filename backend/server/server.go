@@ -30,6 +30,11 @@ import (
 // with their tickets fit several times over.
 const maxRequestBytes = 1 << 20
 
+// compressMinBytes is the smallest answer compressed for a client that
+// accepts gzip: below it, compressing costs more (a gzip writer's reset is
+// most of a small request's work) than the bytes it saves.
+const compressMinBytes = 1 << 10
+
 // Deps are the server's dependencies.
 type Deps struct {
 	Auth   *auth.Authenticator
@@ -96,6 +101,7 @@ func New(d Deps) (http.Handler, error) {
 		connect.WithInterceptors(append(interceptors, g, &idempotencyInterceptor{keys: d.Idempotency, log: d.Log})...),
 		connect.WithCodec(connectCodec{json: codec}),
 		connect.WithReadMaxBytes(maxRequestBytes),
+		connect.WithCompressMinBytes(compressMinBytes),
 	)
 	mux := http.NewServeMux()
 	var services []*vanguard.Service

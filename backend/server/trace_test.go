@@ -57,18 +57,28 @@ func TestTraceOfARESTRequest(t *testing.T) {
 	}
 }
 
-// An incoming traceparent (an operator's gateway) is continued.
-func TestTraceContinuesTheCallersTrace(t *testing.T) {
-	e, spans, _ := tracedEnv(t)
-	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+// gatewayTrace is the trace of getStatsInTrace's traceparent.
+const gatewayTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
+
+// getStatsInTrace calls GetStats over gRPC with a gateway's traceparent
+// (trace gatewayTrace, span 00f067aa0ba902b7) and waits for it to be
+// recorded.
+func getStatsInTrace(t *testing.T, e *env) {
+	t.Helper()
 	req := withCred(&reclaimv1.GetStatsRequest{}, apiKey(e.apiKey))
-	req.Header().Set("Traceparent", "00-"+traceID+"-00f067aa0ba902b7-01")
+	req.Header().Set("Traceparent", "00-"+gatewayTrace+"-00f067aa0ba902b7-01")
 	if _, err := e.connectClients(connect.WithGRPC()).project.GetStats(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
 	e.idle(t)
+}
+
+// An incoming traceparent (an operator's gateway) is continued.
+func TestTraceContinuesTheCallersTrace(t *testing.T) {
+	e, spans, _ := tracedEnv(t)
+	getStatsInTrace(t, e)
 	got := spans.GetSpans()
-	if len(got) != 1 || got[0].SpanContext.TraceID().String() != traceID {
+	if len(got) != 1 || got[0].SpanContext.TraceID().String() != gatewayTrace {
 		t.Fatalf("spans %v", names(got))
 	}
 }
@@ -139,4 +149,36 @@ func names(spans tracetest.SpanStubs) []string {
 		out[i] = s.Name
 	}
 	return out
+}
+
+// Without an exporter (Tracing.IDsOnly) no span is made, and every request
+// still has trace ids for its log lines: a new trace, or the caller's.
+func TestTraceIDsWithoutSpans(t *testing.T) {
+	spans := tracetest.NewInMemoryExporter()
+	tracing := &telemetry.Tracing{
+		Provider:   sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans)),
+		Propagator: propagation.TraceContext{},
+		IDsOnly:    true,
+	}
+	logs := &syncBuffer{}
+	e := newEnv(t, withDeps(func(d *server.Deps) {
+		d.Tracing = tracing
+		d.Log = jsonLog(t, logs)
+	}))
+	e.rest("GET", "/v1/stats", apiKey(e.apiKey), nil).status(200)
+	getStatsInTrace(t, e)
+	if got := spans.GetSpans(); len(got) != 0 {
+		t.Fatalf("%d spans made with no exporter: %v", len(got), names(got))
+	}
+	lines := logs.lines(t)
+	if len(lines) != 2 {
+		t.Fatalf("%d log lines, want 2: %v", len(lines), lines)
+	}
+	first, _ := lines[0]["trace_id"].(string)
+	if len(first) != 32 || first == gatewayTrace || lines[0]["span_id"] == nil {
+		t.Fatalf("REST line %v: want a trace of its own", lines[0])
+	}
+	if lines[1]["trace_id"] != gatewayTrace || lines[1]["span_id"] == "00f067aa0ba902b7" {
+		t.Fatalf("gRPC line %v: want the caller's trace %s and a span of its own", lines[1], gatewayTrace)
+	}
 }

@@ -176,6 +176,9 @@ func (s *Store) InsertEntry(ctx context.Context, e ledger.Entry) error {
 		return fmt.Errorf("insert ledger entry: %w", s.writeErr(err))
 	}
 	s.health.wrote()
+	if row.Status == ledger.StatusConfirmed {
+		s.stats.confirmed(row.ProjectID)
+	}
 	return nil
 }
 
@@ -215,6 +218,7 @@ func (s *Store) ConfirmEntry(ctx context.Context, jti string, landed ledger.Figu
 func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, errMsg string, at time.Time, landed *ledger.Figures, slot int64) (bool, error) {
 	var changed bool
 	var events int64
+	var confirmedProject string
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var rows []transactionRow
 		q := tx.NewUpdate().Model(&rows).
@@ -243,6 +247,7 @@ func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, er
 			return nil
 		}
 		changed = true
+		confirmedProject = rows[0].ProjectID
 		if status == ledger.StatusConfirmed {
 			if err := s.countConfirmed(ctx, tx, &rows[0]); err != nil {
 				return err
@@ -258,6 +263,9 @@ func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, er
 		return false, fmt.Errorf("set ledger entry status for ticket %s: %w", jti, s.writeErr(err))
 	}
 	if changed {
+		if status == ledger.StatusConfirmed {
+			s.stats.confirmed(confirmedProject)
+		}
 		if events > 0 {
 			s.notifyOutbox()
 		}

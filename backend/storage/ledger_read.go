@@ -15,8 +15,22 @@ var _ ledger.Store = (*Store)(nil)
 // Stats returns the totals of a project's confirmed entries, all zero when it
 // has none: one row of its rollups (reclaim_project_totals), or, while they
 // do not count every row (rollupsUsable), one aggregate over the per-wallet
-// totals.
+// totals. With CacheStats on, from memory for a short time
+// (stats_cache.go).
 func (s *Store) Stats(ctx context.Context, projectID string) (ledger.Stats, error) {
+	st, read, ok := s.stats.get(projectID)
+	if ok {
+		return st, nil
+	}
+	st, err := s.readStats(ctx, projectID)
+	if err == nil {
+		s.stats.put(projectID, st, read)
+	}
+	return st, err
+}
+
+// readStats reads the project's stats from the database.
+func (s *Store) readStats(ctx context.Context, projectID string) (ledger.Stats, error) {
 	ok, err := s.rollupsUsable(ctx, projectID)
 	if err != nil {
 		return ledger.Stats{}, fmt.Errorf("stats of %s: %w", projectID, err)

@@ -185,3 +185,10 @@ func ConfirmWithoutRanking(ctx context.Context, s *Store, jti string, landed led
 
 // RankingBuilds is how many rankings s built.
 func RankingBuilds(s *Store) int64 { return s.rank.Builds() }
+
+// AddToProjectTotals changes a project's totals row behind the store's
+// back, as another instance's confirmation would: n more transactions.
+func AddToProjectTotals(ctx context.Context, s *Store, projectID string, n int64) error {
+	_, err := s.db.ExecContext(ctx, "UPDATE reclaim_project_totals SET transaction_count = transaction_count + ? WHERE project_id = ?", n, projectID)
+	return err
+}

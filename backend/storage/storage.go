@@ -73,6 +73,8 @@ type Store struct {
 	// noOutbox, set by benchmarks, writes none.
 	outbox   atomic.Pointer[func()]
 	noOutbox bool
+	// stats keeps projects' stats briefly (CacheStats).
+	stats statsCache
 }
 
 // Open connects to databaseURL when it is a postgres:// or postgresql:// URL,

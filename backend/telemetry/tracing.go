@@ -34,7 +34,11 @@ type Tracing struct {
 	// Exporter says where spans go, for the startup log ("" when nowhere):
 	// "otlp <scheme>://<host>" or "console". Never a URL's path or query.
 	Exporter string
-	sdk      *sdktrace.TracerProvider
+	// IDsOnly is set when spans go nowhere: then the server gives each
+	// request its trace ids (continuing an incoming traceparent) for the
+	// logs without making spans, which would record nothing at a cost.
+	IDsOnly bool
+	sdk     *sdktrace.TracerProvider
 }
 
 // NewTracing reads the standard OpenTelemetry environment through getenv:
@@ -82,6 +86,7 @@ func NewTracing(ctx context.Context, getenv func(string) string, console io.Writ
 		opts = append(opts, sdktrace.WithBatcher(exporter))
 	} else {
 		opts = append(opts, sdktrace.WithSampler(sdktrace.NeverSample()))
+		t.IDsOnly = true
 	}
 	t.sdk = sdktrace.NewTracerProvider(opts...)
 	t.Provider = t.sdk

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/gagliardetto/solana-go/rpc"
@@ -79,7 +80,7 @@ func startOperations(ctx context.Context, o config.Operations, getenv func(strin
 		return nil, fmt.Errorf("metrics listener (RECLAIM_METRICS_ADDR): %w", err)
 	}
 	ops.endpoint = &http.Server{
-		Handler:           ops.metrics.Handler(log),
+		Handler:           withPprof(ops.metrics.Handler(log), o.Pprof),
 		ReadHeaderTimeout: 10 * time.Second,
 		WriteTimeout:      30 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
@@ -93,9 +94,25 @@ func startOperations(ctx context.Context, o config.Operations, getenv func(strin
 	return ops, nil
 }
 
+// withPprof adds Go's profiles under /debug/pprof/ to the metrics listener
+// when on (RECLAIM_PPROF): an operator's port, never the API's.
+func withPprof(metrics http.Handler, on bool) http.Handler {
+	if !on {
+		return metrics
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", metrics)
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
+}
+
 // watch adds storage's statements to the traces and its pool to the metrics.
 func (o *operations) watch(store *storage.Store) {
-	store.Trace(o.tracing.Provider)
+	if !o.tracing.IDsOnly { // statements' spans would record nothing
+		store.Trace(o.tracing.Provider)
+	}
 	o.metrics.WatchDB(store.Pool())
 }
 

@@ -50,3 +50,29 @@ func TestClusterErrorsKeepTheURLOut(t *testing.T) {
 		t.Fatalf("a node that answers, even behind, is reachable: %v", err)
 	}
 }
+
+// RECLAIM_PPROF adds Go's profiles to the metrics listener, and only when
+// asked: the metrics answer either way.
+func TestPprofOnTheMetricsListener(t *testing.T) {
+	metrics := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/metrics" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte("reclaim_up 1\n"))
+	})
+	for _, on := range []bool{false, true} {
+		srv := httptest.NewServer(withPprof(metrics, on))
+		for path, want := range map[string]int{"/metrics": 200, "/debug/pprof/": map[bool]int{false: 404, true: 200}[on]} {
+			resp, err := http.Get(srv.URL + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != want {
+				t.Errorf("pprof %v: %s answered %d, want %d", on, path, resp.StatusCode, want)
+			}
+		}
+		srv.Close()
+	}
+}

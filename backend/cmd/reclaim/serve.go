@@ -219,6 +219,11 @@ func serveConfig(args []string, getenv func(string) string) (config.Config, erro
 	return cfg, nil
 }
 
+// statsTTL is how long a project's stats are answered from memory: a
+// confirmation on this instance shows at once, one on another instance
+// within it (README, "Stats").
+const statsTTL = time.Second
+
 // apiParts are what serve has built for the API server beside env.
 type apiParts struct {
 	console http.Handler
@@ -229,6 +234,7 @@ type apiParts struct {
 // newAPI mounts the API server (REST, Connect, gRPC, the WebSocket, the
 // console) over what serve has opened.
 func newAPI(cfg config.Config, env *env, parts apiParts, log *slog.Logger, ops *operations) (http.Handler, error) {
+	env.store.CacheStats(statsTTL, time.Now)
 	return server.New(server.Deps{
 		ClientIP:    clientip.New(cfg.TrustedProxies),
 		Admin:       parts.console,

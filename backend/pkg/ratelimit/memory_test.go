@@ -4,32 +4,15 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 )
 
-// fakeClock is a clock that moves only when told to.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+func newFakeClock() *clocktest.Clock {
+	return clocktest.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 }
 
 func TestMemorySuite(t *testing.T) {

@@ -24,6 +24,12 @@ type Authenticator struct {
 
 	mu    sync.Mutex
 	cache map[string]cachedKey // by key id
+	// refreshing are the keys being read again in the background;
+	// refreshed, when set (tests), is called after each such read landed.
+	refreshing map[string]bool
+	refreshed  func()
+	// verified are the session tokens already verified (verified.go).
+	verified verifiedSessions
 }
 
 type cachedKey struct {
@@ -37,7 +43,8 @@ const maxCachedKeys = 10_000
 // API key may be (RECLAIM's SessionCheckInterval); now is the clock that
 // expires sessions and refuses those issued in the future.
 func NewAuthenticator(store Store, hasher *Hasher, keys *signing.Keyring, keyTTL time.Duration, now func() time.Time) *Authenticator {
-	return &Authenticator{store: store, hasher: hasher, keys: keys.WithClock(now), keyTTL: keyTTL, now: now, cache: map[string]cachedKey{}}
+	return &Authenticator{store: store, hasher: hasher, keys: keys.WithClock(now), keyTTL: keyTTL, now: now,
+		cache: map[string]cachedKey{}, refreshing: map[string]bool{}}
 }
 
 // Authenticate checks the credentials of a request: apiKey is the X-Api-Key
@@ -107,8 +114,8 @@ func (a *Authenticator) touch(k project.APIKey) {
 
 // Session verifies a session token, including that its API key still stands.
 func (a *Authenticator) Session(ctx context.Context, token string) (Principal, error) {
-	var c sessionClaims
-	if err := a.keys.Verify(token, sessionType, &c); err != nil || c.Issuer != issuer {
+	c, ok := a.verify(token)
+	if !ok {
 		return Principal{}, deny("invalid session token")
 	}
 	now := a.now()
@@ -136,12 +143,25 @@ func (a *Authenticator) Session(ctx context.Context, token string) (Principal, e
 	}, nil
 }
 
+// keyByID returns the API key id, as read at most keyTTL ago. A key read
+// more than half of keyTTL ago is read again in the background, its
+// callers answered meanwhile from memory: under steady traffic no request
+// waits for the database, and a revocation still reaches every session
+// within keyTTL.
 func (a *Authenticator) keyByID(ctx context.Context, id string) (project.APIKey, error) {
 	now := a.now()
 	a.mu.Lock()
 	c, ok := a.cache[id]
+	age := now.Sub(c.fetched)
+	refresh := ok && age >= a.keyTTL/2 && age < a.keyTTL && !a.refreshing[id]
+	if refresh {
+		a.refreshing[id] = true
+	}
 	a.mu.Unlock()
-	if ok && now.Sub(c.fetched) < a.keyTTL {
+	if refresh {
+		go a.refresh(id) //nolint:gosec // G118: the read outlives the request that noticed it is due, on purpose
+	}
+	if ok && age < a.keyTTL {
 		return c.key, nil
 	}
 	k, err := a.store.APIKeyByID(ctx, id)
@@ -150,6 +170,31 @@ func (a *Authenticator) keyByID(ctx context.Context, id string) (project.APIKey,
 	}
 	a.remember(k)
 	return k, nil
+}
+
+// refresh reads the key id again for keyByID; a key no longer found is
+// forgotten, so that its next request reads it and is refused.
+func (a *Authenticator) refresh(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), a.keyTTL)
+	defer cancel()
+	started := a.now() // what was read is at least this old
+	k, err := a.store.APIKeyByID(ctx, id)
+	a.mu.Lock()
+	delete(a.refreshing, id)
+	switch {
+	case err == nil:
+		if len(a.cache) >= maxCachedKeys {
+			clear(a.cache)
+		}
+		a.cache[id] = cachedKey{key: k, fetched: started}
+	case errors.Is(err, project.ErrNotFound):
+		delete(a.cache, id)
+	}
+	done := a.refreshed
+	a.mu.Unlock()
+	if done != nil {
+		done()
+	}
 }
 
 func (a *Authenticator) remember(k project.APIKey) {

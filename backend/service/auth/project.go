@@ -7,8 +7,8 @@ package auth
 // authenticated, so that a page on an allowed origin can read the 401 of an
 // expired session and fetch a new token.
 func (a *Authenticator) SessionProject(token string) (string, bool) {
-	var c sessionClaims
-	if err := a.keys.Verify(token, sessionType, &c); err != nil || c.Issuer != issuer || c.Project == "" {
+	c, ok := a.verify(token)
+	if !ok || c.Project == "" {
 		return "", false
 	}
 	return c.Project, true
