@@ -93,7 +93,15 @@ func (r loadResult) String() string {
 // for duration, worker i with the credential header(i), over keep-alive
 // connections.
 func (tp *topology) load(workers int, duration time.Duration, header func(i int) [2]string) loadResult {
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers, MaxConnsPerHost: workers}}
+	return loadGET(tp.lb+"/v1/stats", workers, duration, header)
+}
+
+// loadGET has workers GET url back to back for duration, worker i with the
+// header header(i) (none when its name is ""), each over a keep-alive
+// connection of its own: a closed loop, as wrk's, and like wrk asking for
+// no compression.
+func loadGET(url string, workers int, duration time.Duration, header func(i int) [2]string) loadResult {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers, MaxConnsPerHost: workers, DisableCompression: true}}
 	defer client.CloseIdleConnections()
 	ctx, cancel := context.WithTimeout(context.Background(), duration)
 	defer cancel()
@@ -109,11 +117,13 @@ func (tp *topology) load(workers int, duration time.Duration, header func(i int)
 			var lat []time.Duration
 			codes, errs := map[int]int{}, 0
 			for ctx.Err() == nil {
-				req, err := http.NewRequestWithContext(ctx, "GET", tp.lb+"/v1/stats", nil)
+				req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
 				if err != nil {
 					panic(err)
 				}
-				req.Header.Set(h[0], h[1])
+				if h[0] != "" {
+					req.Header.Set(h[0], h[1])
+				}
 				t0 := time.Now()
 				resp, err := client.Do(req)
 				if err != nil {

@@ -42,7 +42,7 @@ func Binary(t testing.TB) string {
 		}
 		build.path = filepath.Join(dir, "reclaim")
 		_, file, _, _ := runtime.Caller(0)
-		build.err = goBuild(filepath.Join(filepath.Dir(file), "..", ".."), build.path)
+		build.err = goBuild(filepath.Join(filepath.Dir(file), "..", ".."), build.path, "./backend/cmd/reclaim")
 	})
 	if build.err != nil {
 		t.Fatal(build.err)
@@ -55,18 +55,30 @@ func Binary(t testing.TB) string {
 func BuildAt(t testing.TB, dir string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "reclaim")
-	if err := goBuild(dir, path); err != nil {
+	if err := goBuild(dir, path, "./backend/cmd/reclaim"); err != nil {
 		t.Fatal(err)
 	}
 	return path
 }
 
-// goBuild builds the reclaim binary of the checkout at dir to path.
-func goBuild(dir, path string) error {
-	cmd := exec.Command("go", "build", "-o", path, "./backend/cmd/reclaim")
+// BuildPackage builds the command pkg ("./e2e/barestack") of this checkout
+// into t's temporary directory and returns the binary's path.
+func BuildPackage(t testing.TB, pkg string) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	path := filepath.Join(t.TempDir(), filepath.Base(pkg))
+	if err := goBuild(filepath.Join(filepath.Dir(file), "..", ".."), path, pkg); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// goBuild builds the command pkg of the checkout at dir to path.
+func goBuild(dir, path, pkg string) error {
+	cmd := exec.Command("go", "build", "-o", path, pkg)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build reclaim in %s: %w\n%s", dir, err, out)
+		return fmt.Errorf("go build %s in %s: %w\n%s", pkg, dir, err, out)
 	}
 	return nil
 }
@@ -198,7 +210,11 @@ func ServeBinary(t testing.TB, binary string, env []string, echo io.Writer) *Ser
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
 			var line struct{ Msg, Addr string }
-			_ = json.Unmarshal(sc.Bytes(), &line)
+			if bytes.Contains(sc.Bytes(), []byte(`listening"`)) {
+				// Only the start lines are read: a load test's access
+				// lines must not cost the test's own processor time.
+				_ = json.Unmarshal(sc.Bytes(), &line)
+			}
 			s.mu.Lock()
 			s.logs.Write(sc.Bytes())
 			s.logs.WriteByte('\n')
