@@ -192,8 +192,9 @@ func (o *observer) wrap(next http.Handler) http.Handler {
 			level = slog.LevelDebug // a load balancer asks every few seconds
 		}
 		// Never headers or query strings: credentials travel there.
-		o.log.Log(trace.ContextWithSpanContext(ctx, c.span), level, "request", "method", method, "path", path,
-			"status", sw.status, "ms", d.Milliseconds(), "procedure", c.procedure, "protocol", c.protocol, "code", c.code)
+		o.log.LogAttrs(trace.ContextWithSpanContext(ctx, c.span), level, "request", slog.String("method", method), slog.String("path", path),
+			slog.Int("status", sw.status), slog.Int64("ms", d.Milliseconds()), slog.String("procedure", c.procedure),
+			slog.String("protocol", c.protocol), slog.String("code", c.code))
 	})
 }
 
