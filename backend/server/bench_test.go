@@ -22,7 +22,9 @@ import (
 //	go test -run '^$' -bench 'REST' -benchmem -cpu 1 ./backend/server/
 
 func benchEnv(b *testing.B) *env {
-	return newEnv(b, withLimiter(ratelimit.NewMemory(1e9, 1e9)))
+	e := newEnv(b, withLimiter(ratelimit.NewMemory(1e9, 1e9)))
+	e.store.CacheStats(time.Second, time.Now) // as serve does
+	return e
 }
 
 func benchDo(b *testing.B, e *env, method, path string, body []byte, h http.Header) {
