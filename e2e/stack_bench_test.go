@@ -43,7 +43,8 @@ import (
 //
 // E2E_STACK_PROFILE=dir also writes a CPU profile of this checkout's
 // reclaim over its rounds (RECLAIM_PPROF, /debug/pprof on the metrics
-// listener) to dir/reclaim.cpu.pprof: `go tool pprof -top dir/reclaim.cpu.pprof`.
+// listener) to dir/reclaim.cpu.pprof, and what it allocated to
+// dir/reclaim.allocs.pprof: `go tool pprof -top dir/reclaim.cpu.pprof`.
 // Not part of `make test`: it is a measurement.
 func BenchmarkStackSideBySide(b *testing.B) {
 	const workers = 32
@@ -59,18 +60,20 @@ func BenchmarkStackSideBySide(b *testing.B) {
 		s.load(workers, time.Second)
 		s.results, s.cpu = nil, 0
 	}
-	var profile *profiling
+	var profiles []*profiling
 	if dir := os.Getenv("E2E_STACK_PROFILE"); dir != "" {
 		// Over every round: the server works only in its own.
-		profile = startProfile(b, this.srv, time.Duration(rounds*len(servers))*duration+time.Second, filepath.Join(dir, "reclaim.cpu.pprof"))
+		d := time.Duration(rounds*len(servers))*duration + time.Second
+		profiles = append(profiles, startProfile(b, this.srv, "profile", d, filepath.Join(dir, "reclaim.cpu.pprof")),
+			startProfile(b, this.srv, "allocs", d, filepath.Join(dir, "reclaim.allocs.pprof")))
 	}
 	for range rounds {
 		for _, s := range servers {
 			s.load(workers, duration)
 		}
 	}
-	if profile != nil {
-		profile.wait(b)
+	for _, p := range profiles {
+		p.wait(b)
 	}
 	bare := servers[0]
 	for _, s := range servers {
@@ -163,16 +166,16 @@ type profiling struct {
 	done chan error
 }
 
-// startProfile asks srv's /debug/pprof/profile for d of CPU profile,
-// written to path when it ends.
-func startProfile(tb testing.TB, srv *reclaimd.Server, d time.Duration, path string) *profiling {
+// startProfile asks srv's /debug/pprof/<kind> ("profile": processor time,
+// "allocs": what was allocated) for d, written to path when it ends.
+func startProfile(tb testing.TB, srv *reclaimd.Server, kind string, d time.Duration, path string) *profiling {
 	tb.Helper()
 	if srv.MetricsURL == "" {
 		tb.Fatal("no metrics listener to profile through")
 	}
 	p := &profiling{done: make(chan error, 1)}
 	go func() {
-		resp, err := http.Get(fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", srv.MetricsURL, int(d.Seconds())))
+		resp, err := http.Get(fmt.Sprintf("%s/debug/pprof/%s?seconds=%d", srv.MetricsURL, kind, int(d.Seconds())))
 		if err != nil {
 			p.done <- err
 			return

@@ -192,7 +192,10 @@ func (o *observer) wrap(next http.Handler) http.Handler {
 			level = slog.LevelDebug // a load balancer asks every few seconds
 		}
 		// Never headers or query strings: credentials travel there.
-		o.log.LogAttrs(trace.ContextWithSpanContext(ctx, c.span), level, "request", slog.String("method", method), slog.String("path", path),
+		if !trace.SpanContextFromContext(ctx).Equal(c.span) {
+			ctx = trace.ContextWithSpanContext(ctx, c.span)
+		}
+		o.log.LogAttrs(ctx, level, "request", slog.String("method", method), slog.String("path", path),
 			slog.Int("status", sw.status), slog.Int64("ms", d.Milliseconds()), slog.String("procedure", c.procedure),
 			slog.String("protocol", c.protocol), slog.String("code", c.code))
 	})

@@ -24,8 +24,21 @@ type verifiedSessions struct {
 	claims map[[sha256.Size]byte]sessionClaims
 }
 
+// tokenBufs are the buffers a token is copied to for its digest, so that
+// a request's lookup allocates nothing.
+var tokenBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// digest is the SHA-256 of token.
+func digest(token string) [sha256.Size]byte {
+	buf, _ := tokenBufs.Get().(*[]byte)
+	*buf = append((*buf)[:0], token...)
+	sum := sha256.Sum256(*buf)
+	tokenBufs.Put(buf)
+	return sum
+}
+
 func (v *verifiedSessions) get(token string, now time.Time) (sessionClaims, bool) {
-	sum := sha256.Sum256([]byte(token))
+	sum := digest(token)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	c, ok := v.claims[sum]
@@ -37,7 +50,7 @@ func (v *verifiedSessions) get(token string, now time.Time) (sessionClaims, bool
 }
 
 func (v *verifiedSessions) put(token string, c sessionClaims) {
-	sum := sha256.Sum256([]byte(token))
+	sum := digest(token)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.claims == nil || len(v.claims) >= maxVerifiedSessions {
