@@ -46,6 +46,30 @@ func buildSampleApp(t *testing.T) string {
 	return dir
 }
 
+// sampleAppEnv is what a sample app test needs: the shared validator, the
+// app built, a service (with env), and a browser its flows may use for
+// timeout.
+func sampleAppEnv(t *testing.T, browser string, timeout time.Duration, env ...string) (*harness.Validator, string, *service, context.Context) {
+	t.Helper()
+	v := harness.Shared(t)
+	web := buildSampleApp(t)
+	s := startService(t, v, env...)
+	ctx, cancel := context.WithTimeout(headless.Browser(t, browser, chromedp.WindowSize(1280, 1000)), timeout)
+	t.Cleanup(cancel)
+	return v, web, s, ctx
+}
+
+// inPage runs actions in the page, failing the test with what the page
+// shows when they fail.
+func inPage(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action) {
+	t.Helper()
+	if err := chromedp.Run(ctx, actions...); err != nil {
+		var shown string
+		_ = chromedp.Run(ctx, chromedp.Text("main", &shown, chromedp.ByQuery))
+		t.Fatalf("%s: %v\npage:\n%s", what, err, shown)
+	}
+}
+
 // origin serves the sample app's backend on host (a loopback address of its
 // own, so each is an origin of its own) and returns the page's origin.
 func origin(t *testing.T, host string, o integrator.Options) string {
@@ -111,13 +135,8 @@ func tid(id string) string { return `[data-testid="` + id + `"]` }
 // browser, and so is a preflight asking to send X-Api-Key.
 func TestSampleApp(t *testing.T) {
 	t.Parallel()
-	v := harness.Shared(t)
-	web := buildSampleApp(t)
-	s := startService(t, v)
-	ctx := headless.Browser(t, "the sample app's browser test", chromedp.WindowSize(1280, 1000))
 	// Seven flows, each a reclaim (or a refusal) waiting on the cluster.
-	ctx, cancel := context.WithTimeout(ctx, 7*time.Minute)
-	defer cancel()
+	v, web, s, ctx := sampleAppEnv(t, "the sample app's browser test", 7*time.Minute)
 	cors := watchCORS(ctx)
 	if err := chromedp.Run(ctx, network.Enable()); err != nil {
 		t.Fatal(err)
@@ -289,11 +308,7 @@ func reclaimInBrowser(t *testing.T, ctx context.Context, v *harness.Validator, o
 	var count string
 	run := func(what string, actions ...chromedp.Action) {
 		t.Helper()
-		if err := chromedp.Run(ctx, actions...); err != nil {
-			var shown string
-			_ = chromedp.Run(ctx, chromedp.Text("main", &shown, chromedp.ByQuery))
-			t.Fatalf("%s: %v\npage:\n%s", what, err, shown)
-		}
+		inPage(t, ctx, what, actions...)
 	}
 	run("connect and list",
 		chromedp.Navigate(origin),

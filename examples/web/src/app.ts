@@ -9,17 +9,41 @@
 //     build transactions for the selected ones with a donation, have the
 //     wallet sign them, submit them, follow them until confirmed, and list
 //     the wallet again (what was reclaimed is gone).
-import type { BuildTransactionsResponse, GetSummaryResponse, WalletItem } from "@reclaim-sol/client";
+//
+// A selection larger than one build (Reclaim takes 500 items a build) is
+// reclaimed in pages: each page is built just before the wallet signs it
+// (tickets live 60 s), signed in slices of at most transactionsPerSign
+// transactions a wallet request and submitted, and followed until final
+// while the next page is built and signed. The page's query parameters
+// itemsPerBuild (default and most 500) and transactionsPerSign (default
+// 50) set the sizes.
+import type { BuildTransactionsRequestSchema, BuildTransactionsResponse, GetSummaryResponse, WalletItem } from "@reclaim-sol/client";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
 import {
-  $, actionName, connectWallet, el, fail, follow, loadConfig, offerWallets, showResults, showStats, showTotals, short, signAll, sol, status,
-  typeName, type Config, type Connected,
+  $, actionName, addLanded, allConfirmed, connectWallet, el, fail, follow, loadConfig, maxItemsPerBuild, noneLanded, offerWallets, paging,
+  showLanded, showResults, showStats, showTotals, short, signAndSubmit, sol, status, typeName, type Config, type Connected, type Landed,
 } from "./common";
 
 /** The state of one visit. */
 interface Session extends Connected {
   config: Config;
   items: WalletItem[];
-  quote?: BuildTransactionsResponse;
+  /** What Submit reclaims. */
+  plan?: Plan;
+}
+
+/** One item of a build's selection. */
+type Selection = { type: string; address: string; action: string };
+
+/**
+ * What Submit reclaims: the selected items (in pages of itemsPerBuild), or,
+ * without items, every safe item (select-all builds, 500 items each, until
+ * none is left), and the first page when it was built to show its quote.
+ */
+interface Plan {
+  items?: Selection[];
+  first?: { built: BuildTransactionsResponse; at: number };
 }
 
 async function main() {
@@ -63,6 +87,9 @@ async function list(s: Session) {
   status(listing.items.length === 0 ? "Nothing left to reclaim in this wallet." : `${listing.items.length} items; select the ones to reclaim.`);
 }
 
+// build builds the selected items and shows the quote, or, when they are
+// more than one build takes, shows how they will be reclaimed in pages
+// (each page is built when its turn comes, so its tickets are fresh).
 async function build(s: Session) {
   const rows = [...document.querySelectorAll<HTMLTableRowElement>('[data-testid="item"]')];
   const items = rows.flatMap((row, i) => {
@@ -72,8 +99,18 @@ async function build(s: Session) {
   });
   if (items.length === 0) throw new Error("select at least one item");
   $("error").textContent = "";
+  if (items.length > paging().itemsPerBuild) {
+    showPlan(s, { items });
+    return;
+  }
   status("Building…");
-  showQuote(s, await s.wallets.buildTransactions({ address: s.account.address, items, donationPercentage: donation(), priorityFeeLevel: "none" }));
+  showPlan(s, { items, first: { built: await buildPage(s, { items }), at: Date.now() } });
+}
+
+// buildPage builds one page with the page's donation, no priority fee.
+function buildPage(s: Session, selection: { items: Selection[] } | { selectAll: true }): Promise<BuildTransactionsResponse> {
+  const req: MessageInitShape<typeof BuildTransactionsRequestSchema> = { address: s.account.address, donationPercentage: donation(), priorityFeeLevel: "none", ...selection };
+  return s.wallets.buildTransactions(req);
 }
 
 // donation is the fraction of the rebate the person chose to donate.
@@ -94,38 +131,152 @@ function showSummary(sum: GetSummaryResponse) {
 }
 
 // reclaimAll builds every safe item (closes of empty accounts, excess rent,
-// buffers, nonce and stake accounts; never a burn).
+// buffers, nonce and stake accounts; never a burn): 500 at most a build,
+// and Submit goes on with the next 500 once these landed.
 async function reclaimAll(s: Session) {
   $("error").textContent = "";
   status("Building…");
-  showQuote(s, await s.wallets.buildTransactions({ address: s.account.address, selectAll: true, donationPercentage: donation(), priorityFeeLevel: "none" }));
+  showPlan(s, { first: { built: await buildPage(s, { selectAll: true }), at: Date.now() } });
 }
 
-function showQuote(s: Session, quote: BuildTransactionsResponse) {
-  s.quote = quote;
-  showTotals(quote);
+function showPlan(s: Session, plan: Plan) {
+  s.plan = plan;
+  $("landed").replaceChildren();
   $<HTMLButtonElement>("submit").disabled = false;
-  status(`${quote.transactions.length} transactions to sign.`);
+  const { itemsPerBuild, transactionsPerSign } = paging();
+  if (plan.first) {
+    const b = plan.first.built;
+    showTotals(b);
+    const more = !plan.items && b.totals!.itemCount >= maxItemsPerBuild ? " Once they land, the next safe items are built and signed in the same way." : "";
+    const slices = Math.ceil(b.transactions.length / transactionsPerSign);
+    status(`${b.transactions.length} transactions to sign${slices > 1 ? ` in ${slices} wallet requests` : ""}.${more}`);
+    return;
+  }
+  const items = plan.items!;
+  const pages = Math.ceil(items.length / itemsPerBuild);
+  const lamports = new Map(s.items.map((it) => [it.address, it.lamports ?? 0n]));
+  const listed = items.reduce((sum, it) => sum + (lamports.get(it.address) ?? 0n), 0n);
+  $("quote").replaceChildren(
+    el("tr", {}, el("th", {}, "Items"), el("td", { class: "num", "data-testid": "plan-items" }, String(items.length))),
+    el("tr", {}, el("th", {}, "Pages"), el("td", { class: "num", "data-testid": "plan-pages" }, `${pages} of at most ${itemsPerBuild} items`)),
+    el("tr", {}, el("th", {}, "Listed rebate (before fees)"), el("td", { class: "num", "data-lamports": String(listed) }, sol(listed))));
+  status(`${items.length} items: ${pages} pages. Each page is built just before the wallet signs it, at most ${transactionsPerSign} transactions a wallet request.`);
 }
 
+// submit reclaims the plan page by page: build (but the first page when it
+// was built for its quote), sign in slices and submit, then the next page,
+// while the pages submitted are followed until final one after the other
+// (one status call at a time) and what landed is added up. Select-all
+// pages wait for their page to be final: the next build lists the wallet
+// again. A page failing (the wallet refused, a call failed) ends it: what
+// was submitted is still followed and counted, the wallet is listed again
+// and the items that did not land stay selected, for Build to go on.
 async function submit(s: Session) {
-  const quote = s.quote;
-  if (!quote) throw new Error("build first");
-  status("Waiting for the wallet…");
-  const { signed, sentBy } = await signAll(s, quote.transactions);
-  status("Submitting…");
-  const { results } = await s.wallets.submitTransactions({ address: s.account.address, signed });
-  s.quote = undefined;
+  const plan = s.plan;
+  if (!plan) throw new Error("build first");
+  s.plan = undefined;
   $<HTMLButtonElement>("submit").disabled = true;
-  showResults(s.config, results, sentBy);
-  const sent = results.filter((r) => r.status === "submitted").length;
-  status("Submitted: following each transaction until it is final…");
-  const confirmed = await follow(s, results.flatMap((r) => (r.status === "submitted" && r.signature ? [r.signature] : [])));
+  const { itemsPerBuild, transactionsPerSign } = paging();
+  const pages = plan.items ? chunks(plan.items, itemsPerBuild) : undefined;
+  const landed = noneLanded();
+  const done = new Set<string>();
+  $("results").replaceChildren();
+  let page = 0;
+  let failed: unknown;
+  let final = true; // every submission confirmed
+  const progress = (state: Parameters<typeof showProgress>[3]) => showProgress(page, pages?.length, landed, state);
+  // following settles once every page submitted so far is final; it
+  // answers how many of the last page's transactions confirmed.
+  let following = Promise.resolve(0);
+  let followFailed: unknown;
+  const followPage = (signatures: string[]) => {
+    following = following.then(async () => {
+      const subs = await follow(s, signatures);
+      addLanded(landed, subs);
+      for (const sub of subs) if (sub.status === "confirmed") for (const it of sub.includes) done.add(it.address);
+      final &&= allConfirmed(subs);
+      showLanded(landed);
+      return subs.filter((sub) => sub.status === "confirmed").length;
+    }).catch((err) => {
+      followFailed ??= err;
+      return 0;
+    });
+    return following;
+  };
+  try {
+    for (;;) {
+      if (followFailed) throw followFailed;
+      page++;
+      let next = plan.first && page === 1 ? plan.first : undefined;
+      if (!next) {
+        progress("building");
+        try {
+          next = { built: await buildPage(s, pages ? { items: pages[page - 1] } : { selectAll: true }), at: Date.now() };
+        } catch (err) {
+          // Select-all pages end when nothing safe is left.
+          if (!pages && err instanceof ConnectError && err.code === Code.InvalidArgument) break;
+          throw err;
+        }
+        showTotals(next.built);
+      }
+      progress("signing");
+      const signatures: string[] = [];
+      try {
+        await signAndSubmit(s, next.built, next.at, transactionsPerSign, (items) => buildPage(s, { items }), (results, sentBy) => {
+          showResults(s.config, results, sentBy, true, page);
+          signatures.push(...results.flatMap((r) => (r.status === "submitted" && r.signature ? [r.signature] : [])));
+        });
+      } finally {
+        // What was submitted is followed, also when a later slice failed.
+        followPage(signatures);
+      }
+      if (pages) {
+        if (page === pages.length) break;
+        continue;
+      }
+      progress("following");
+      const confirmed = await following;
+      if (next.built.totals!.itemCount < maxItemsPerBuild || confirmed === 0) break;
+    }
+  } catch (err) {
+    failed = err;
+  }
+  progress("following");
+  await following;
+  failed ??= followFailed;
   await showStats(s);
-  // What was reclaimed is gone from the wallet: list it again.
+  // What was reclaimed is gone from the wallet: list it again, with what is
+  // left of the selection still selected.
   await list(s);
+  const left = new Set((plan.items ?? []).filter((it) => !done.has(it.address)).map((it) => it.address));
+  for (const row of document.querySelectorAll<HTMLTableRowElement>('[data-testid="item"]')) {
+    const box = row.querySelector<HTMLInputElement>("input")!;
+    if (left.has(row.dataset.address!) && !box.disabled) box.checked = true;
+  }
   $("quote").replaceChildren();
-  status(confirmed ? `Confirmed: ${sent} transactions landed. The list above is the wallet now.` : "Submitted; not confirmed yet. The list above is the wallet now.");
+  progress(failed ? "stopped" : "done");
+  const what = `${landed.transactions} transactions landed (${landed.items} items, ${sol(landed.netRebate)} to the wallet)`;
+  if (failed) {
+    fail(`page ${page}`, failed);
+    status(`Stopped at page ${page}: ${what}. ${left.size > 0 ? `The ${left.size} items left are still selected: Build goes on with them.` : ""}`);
+    return;
+  }
+  status(final ? `Confirmed: ${what}. The list above is the wallet now.`
+    : `Submitted; not all confirmed: ${what}. The list above is the wallet now${left.size > 0 ? `; the ${left.size} items that did not land are still selected` : ""}.`);
+}
+
+// showProgress says where a reclaim in pages is: the page (of how many,
+// when known), what it is doing, what landed so far.
+function showProgress(page: number, pages: number | undefined, landed: Landed, state: "building" | "signing" | "following" | "done" | "stopped") {
+  const p = $("progress");
+  Object.assign(p.dataset, { page: String(page), pages: String(pages ?? ""), state, items: String(landed.items), lamports: String(landed.netRebate) });
+  p.textContent = `Page ${page}${pages ? ` of ${pages}` : ""}: ${state}; ${landed.items} items landed so far, ${sol(landed.netRebate)} to the wallet.`;
+}
+
+function chunks<T>(all: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < all.length; i += size) out.push(all.slice(i, i + size));
+  return out;
 }
 
 main().catch((err) => fail("start", err));

@@ -4,7 +4,8 @@ import { ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import {
-  ProjectService, SignedTransactionSchema, type BuildTransactionsResponse, WalletService, sessionToken, type GetStatsResponse, type SubmissionResult, type SubmissionStatus,
+  ProjectService, SignedTransactionSchema, type BuildTransactionsResponse, type ItemSelection, WalletService, sessionToken, type GetStatsResponse,
+  type SubmissionResult, type SubmissionStatus,
 } from "@reclaim-sol/client";
 import { getBase58Decoder } from "@solana/kit";
 import {
@@ -144,12 +145,14 @@ export function short(id: string, n = 6): string {
 
 /**
  * Shows each submission: its status, its signature as an explorer link,
- * its error. The statuses change in place (confirm).
+ * its error. The statuses change in place (confirm). append adds them to
+ * those shown (a build signed in slices, or the next page); page is the
+ * page of a reclaim in pages they belong to.
  */
-export function showResults(config: Config, results: SubmissionResult[], sentBy: Signed["sentBy"]) {
-  $("results").replaceChildren(...results.map((r) => {
+export function showResults(config: Config, results: SubmissionResult[], sentBy: Signed["sentBy"], append = false, page = 1) {
+  const lines = results.map((r) => {
     const sig = r.signature ?? "";
-    const li = el("li", { "data-testid": "result", "data-status": r.status, "data-signature": sig, "data-sent-by": sentBy },
+    const li = el("li", { "data-testid": "result", "data-status": r.status, "data-signature": sig, "data-sent-by": sentBy, "data-page": String(page) },
       el("span", { class: `badge ${r.status}`, "data-testid": "result-status" }, r.status));
     if (sig) {
       const text = short(sig, 8);
@@ -160,24 +163,37 @@ export function showResults(config: Config, results: SubmissionResult[], sentBy:
     if (r.error) li.append(" ", el("span", { class: "error" }, `${r.error.code}: ${r.error.message}`));
     li.append(el("span", { "data-testid": "submission-status", "data-status": r.status === "failed" ? "failed" : "submitted" }));
     return li;
-  }));
+  });
+  if (append) $("results").append(...lines);
+  else $("results").replaceChildren(...lines);
 }
+
+/** The most signatures one status call takes (MaxStatusSignatures). */
+const statusBatch = 100;
 
 /**
  * Follows the submissions through Reclaim's status route until every one is
  * final (confirmed, failed, expired), each call held up to 30 s by
- * waitSeconds, and shows each one's status on its line. True when all
- * confirmed.
+ * waitSeconds, and shows each one's status on its line. Answers the last
+ * status of each (some may still be submitted after ten calls).
  */
-export async function follow(c: Connected, signatures: string[]): Promise<boolean> {
-  if (signatures.length === 0) return false;
-  for (let i = 0; i < 10; i++) {
-    const { submissions } = await c.wallets.getSubmissions({ address: c.account.address, signature: signatures, waitSeconds: 30 });
-    for (const sub of submissions) showSubmission(sub);
-    if (submissions.every((sub) => sub.status !== "submitted")) return submissions.every((sub) => sub.status === "confirmed");
+export async function follow(c: Connected, signatures: string[]): Promise<SubmissionStatus[]> {
+  const out: SubmissionStatus[] = [];
+  for (let at = 0; at < signatures.length; at += statusBatch) {
+    const batch = signatures.slice(at, at + statusBatch);
+    let last: SubmissionStatus[] = [];
+    for (let i = 0; i < 10; i++) {
+      last = (await c.wallets.getSubmissions({ address: c.account.address, signature: batch, waitSeconds: 30 })).submissions;
+      for (const sub of last) showSubmission(sub);
+      if (last.every((sub) => sub.status !== "submitted")) break;
+    }
+    out.push(...last);
   }
-  return false;
+  return out;
 }
+
+/** True when there were submissions and every one confirmed. */
+export const allConfirmed = (subs: SubmissionStatus[]) => subs.length > 0 && subs.every((sub) => sub.status === "confirmed");
 
 // showSubmission writes a submission's status into its result's line: the
 // badge, and what landed (the chain's figures) or why it failed.
@@ -216,7 +232,8 @@ export interface Signed {
 
 /**
  * Has the wallet sign the built transactions (base64) in one request, or sign
- * and send them when it offers signAndSendTransaction.
+ * and send them when it offers signAndSendTransaction. Give it at most
+ * paging().transactionsPerSign of them: signAndSubmit slices a build.
  */
 export async function signAll(c: Connected, txs: { transactionBase64: string; submissionTicket: string }[]): Promise<Signed> {
   const transactions = txs.map((t) => Uint8Array.from(atob(t.transactionBase64), (ch) => ch.charCodeAt(0)));
@@ -248,4 +265,102 @@ export function showTotals(b: BuildTransactionsResponse) {
     line("Donation", "donation-amount", t.donationAmount),
     line("You receive", "net-rebate", t.netRebate),
     el("tr", {}, el("th", {}, "Transactions"), el("td", { class: "num", "data-testid": "transaction-count" }, String(b.transactions.length))));
+}
+
+/**
+ * How the app splits a large selection (query parameters of the page, for
+ * tests and tuning): at most itemsPerBuild items per build (Reclaim takes
+ * 500), at most transactionsPerSign transactions per wallet request
+ * (Phantom stalls above about 80; a submit takes 100).
+ */
+export interface Paging {
+  itemsPerBuild: number;
+  transactionsPerSign: number;
+}
+
+/** The most items one build takes (MaxBuildItems). */
+export const maxItemsPerBuild = 500;
+
+export function paging(): Paging {
+  const q = new URLSearchParams(location.search);
+  const int = (name: string, def: number, max: number) => {
+    const v = Number(q.get(name) ?? "");
+    return Number.isInteger(v) && v >= 1 ? Math.min(v, max) : def;
+  };
+  return { itemsPerBuild: int("itemsPerBuild", maxItemsPerBuild, maxItemsPerBuild), transactionsPerSign: int("transactionsPerSign", 50, 100) };
+}
+
+/**
+ * Tickets live 60 s: transactions not signed within freshFor of their build
+ * are built again first.
+ */
+export const freshFor = 45_000;
+
+/**
+ * Signs a build's transactions in slices of at most perSign (one wallet
+ * request each) and submits each slice as soon as it is signed; onSubmitted
+ * gets each slice's results. Transactions whose build is older than
+ * freshFor when their turn comes are built again first, from their items
+ * (rebuild), so their tickets and blockhash are fresh. A refusal of the
+ * wallet or a failed call ends it: what was submitted before stays
+ * submitted.
+ */
+export async function signAndSubmit(
+  c: Connected, built: BuildTransactionsResponse, builtAt: number, perSign: number,
+  rebuild: (items: ItemSelection[]) => Promise<BuildTransactionsResponse>,
+  onSubmitted: (results: SubmissionResult[], sentBy: Signed["sentBy"]) => void,
+) {
+  let txs = built.transactions;
+  for (let done = 0; txs.length > 0; done += perSign) {
+    if (Date.now() - builtAt > freshFor) {
+      status(`The build is over ${freshFor / 1000} s old: building the ${txs.length} unsigned transactions again…`);
+      txs = (await rebuild(txs.flatMap((tx) => tx.includes))).transactions;
+      builtAt = Date.now();
+    }
+    const slice = txs.slice(0, perSign);
+    txs = txs.slice(perSign);
+    status(`Waiting for the wallet (${slice.length} transactions${txs.length > 0 || done > 0 ? `, ${txs.length} after these` : ""})…`);
+    const { signed, sentBy } = await signAll(c, slice);
+    status("Submitting…");
+    const { results } = await c.wallets.submitTransactions({ address: c.account.address, signed });
+    onSubmitted(results, sentBy);
+  }
+}
+
+/** What confirmed transactions did on chain, summed. */
+export interface Landed {
+  transactions: number;
+  items: number;
+  grossRebate: bigint;
+  fees: bigint;
+  donationAmount: bigint;
+  netRebate: bigint;
+}
+
+export const noneLanded = (): Landed => ({ transactions: 0, items: 0, grossRebate: 0n, fees: 0n, donationAmount: 0n, netRebate: 0n });
+
+/** Adds the confirmed submissions' chain figures to l. */
+export function addLanded(l: Landed, subs: SubmissionStatus[]) {
+  for (const sub of subs) {
+    if (sub.status !== "confirmed" || !sub.landed) continue;
+    l.transactions++;
+    l.items += sub.includes.length;
+    l.grossRebate += sub.landed.grossRebate;
+    l.fees += sub.landed.fee;
+    l.donationAmount += sub.landed.donationAmount;
+    l.netRebate += sub.landed.netRebate;
+  }
+}
+
+/** Shows what landed so far (the chain's figures). */
+export function showLanded(l: Landed) {
+  const line = (label: string, id: string, v: bigint) =>
+    el("tr", {}, el("th", {}, label), el("td", { class: "num", "data-testid": id, "data-lamports": String(v) }, sol(v)));
+  $("landed").replaceChildren(
+    el("tr", {}, el("th", {}, "Landed"), el("td", { class: "num", "data-testid": "landed-items", "data-items": String(l.items), "data-transactions": String(l.transactions) },
+      `${l.items} items in ${l.transactions} transactions`)),
+    line("Reclaimed (gross)", "landed-gross", l.grossRebate),
+    line("Fees", "landed-fees", l.fees),
+    line("Donated", "landed-donation", l.donationAmount),
+    line("You received", "landed-net", l.netRebate));
 }

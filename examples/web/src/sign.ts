@@ -8,7 +8,7 @@ import type { BuildTransactionsRequest, BuildTransactionsResponse } from "@recla
 import { BuildTransactionsRequestSchema, BuildTransactionsResponseSchema } from "@reclaim-sol/client";
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import {
-  $, connectWallet, el, fail, follow, loadConfig, offerWallets, showResults, showStats, showTotals, signAll, sol, status, typeName,
+  $, allConfirmed, connectWallet, el, fail, follow, loadConfig, offerWallets, paging, showResults, showStats, showTotals, signAndSubmit, status, typeName,
 } from "./common";
 
 /** What GET /mcp/builds/{id} answers. */
@@ -20,9 +20,6 @@ interface Stashed {
   expiresAt: string;
 }
 
-/** Tickets live 60 s; a build older than this is built again. */
-const freshFor = 45_000;
-
 async function main() {
   const config = await loadConfig();
   const id = new URLSearchParams(location.search).get("build");
@@ -30,7 +27,7 @@ async function main() {
   const resp = await fetch(`${config.reclaimUrl}/mcp/builds/${encodeURIComponent(id)}`);
   if (!resp.ok) throw new Error(`Reclaim has no such build (${resp.status}): it expired or was made on another server; ask the agent to build again`);
   const stashed: Stashed = await resp.json();
-  let built: BuildTransactionsResponse = fromJson(BuildTransactionsResponseSchema, stashed.build);
+  const built: BuildTransactionsResponse = fromJson(BuildTransactionsResponseSchema, stashed.build);
   const request: BuildTransactionsRequest = fromJson(BuildTransactionsRequestSchema, stashed.request);
   $("wallet").textContent = stashed.walletAddress;
   showQuote(built);
@@ -47,22 +44,24 @@ async function main() {
     button.onclick = async () => {
       try {
         button.disabled = true;
-        if (Date.now() - Date.parse(stashed.builtAt) > freshFor) {
-          status("The build is over 45 s old: building again…");
-          built = await c.wallets.buildTransactions(request);
-          stashed.builtAt = new Date().toISOString();
-          showQuote(built);
-        }
-        status("Waiting for the wallet…");
-        const { signed, sentBy } = await signAll(c, built.transactions);
-        status("Submitting…");
-        const { results } = await c.wallets.submitTransactions({ address: c.account.address, signed });
-        showResults(config, results, sentBy);
-        const sent = results.filter((r) => r.status === "submitted").length;
+        // Signed in slices a wallet takes, each submitted when signed;
+        // what is older than the tickets' life is built again first.
+        const signatures: string[] = [];
+        $("results").replaceChildren();
+        await signAndSubmit(c, built, Date.parse(stashed.builtAt), paging().transactionsPerSign,
+          async (items) => {
+            const again = await c.wallets.buildTransactions({ ...request, items, selectAll: false });
+            showQuote(again);
+            return again;
+          },
+          (results, sentBy) => {
+            showResults(config, results, sentBy, true);
+            signatures.push(...results.flatMap((r) => (r.status === "submitted" && r.signature ? [r.signature] : [])));
+          });
         status("Submitted: following each transaction until it is final…");
-        const ok = await follow(c, results.flatMap((r) => (r.status === "submitted" && r.signature ? [r.signature] : [])));
+        const ok = allConfirmed(await follow(c, signatures));
         await showStats(c);
-        status(ok ? `Confirmed: ${sent} transactions landed.` : "Submitted; not every one is confirmed: see each line.");
+        status(ok ? `Confirmed: ${signatures.length} transactions landed.` : "Submitted; not every one is confirmed: see each line.");
       } catch (err) {
         fail("sign and submit", err);
       }

@@ -4,7 +4,9 @@
 // (registerWallet), supports standard:connect, standard:events and
 // solana:signTransaction, and can, like Phantom, append Lighthouse guard
 // instructions to what it signs (options.guards) and send what it signs
-// itself (solana:signAndSendTransaction, options.sendUrl).
+// itself (solana:signAndSendTransaction, options.sendUrl). Tests read and
+// steer it through globalThis.testWallet (TestWalletControl): the size of
+// each request, and a request to refuse.
 //
 // Never use it with a key that holds real funds: the page can read the key.
 import {
@@ -72,6 +74,17 @@ export interface TestWalletOptions {
 }
 
 /**
+ * What a test sees of the wallet, as globalThis.testWallet: how many
+ * transactions each sign request carried (signTransaction or
+ * signAndSendTransaction, in order), and which request to refuse (1-based,
+ * 0: none) as a person pressing Reject would.
+ */
+export interface TestWalletControl {
+  requests: number[];
+  refuse: number;
+}
+
+/**
  * registerTestWallet registers a wallet holding the keypair secretKey
  * (64 bytes: seed and public key, as solana-keygen writes them).
  */
@@ -84,7 +97,9 @@ export async function registerTestWallet(secretKey: Uint8Array, options: TestWal
     chains,
     features: options.sendUrl ? [SolanaSignTransaction, SolanaSignAndSendTransaction] : [SolanaSignTransaction],
   });
-  registerWallet(new TestWallet(options.name ?? "Test wallet", account, keys.privateKey, address, options.guards ?? false, options.sendUrl));
+  const control: TestWalletControl = { requests: [], refuse: 0 };
+  (globalThis as { testWallet?: TestWalletControl }).testWallet = control;
+  registerWallet(new TestWallet(options.name ?? "Test wallet", account, keys.privateKey, address, options.guards ?? false, control, options.sendUrl));
   return address;
 }
 
@@ -101,6 +116,7 @@ class TestWallet implements Wallet {
     readonly privateKey: CryptoKey,
     readonly address: Address,
     readonly guards: boolean,
+    readonly control: TestWalletControl,
     readonly sendUrl?: string,
   ) {}
 
@@ -115,7 +131,10 @@ class TestWallet implements Wallet {
       [SolanaSignTransaction]: {
         version: "1.0.0",
         supportedTransactionVersions: ["legacy", 0],
-        signTransaction: (...inputs) => this.#sign(inputs),
+        signTransaction: async (...inputs) => {
+          this.#request(inputs.length);
+          return this.#sign(inputs);
+        },
       },
     } satisfies StandardConnectFeature & StandardEventsFeature & SolanaSignTransactionFeature;
     if (!this.sendUrl) return features;
@@ -124,9 +143,19 @@ class TestWallet implements Wallet {
       [SolanaSignAndSendTransaction]: {
         version: "1.0.0",
         supportedTransactionVersions: ["legacy", 0],
-        signAndSendTransaction: (...inputs) => this.#signAndSend(inputs),
+        signAndSendTransaction: async (...inputs) => {
+          this.#request(inputs.length);
+          return this.#signAndSend(inputs);
+        },
       },
     };
+  }
+
+  // #request records a request of n transactions, and refuses it when it
+  // is the one to refuse.
+  #request(n: number) {
+    this.control.requests.push(n);
+    if (this.control.requests.length === this.control.refuse) throw new Error("User rejected the request.");
   }
 
   // #signAndSend signs each transaction and sends it to sendUrl
