@@ -46,18 +46,18 @@ const (
 // unitCosts holds every kind's cost but SPL Token's, which depends on
 // whether the cluster runs p-token (tokenCosts).
 var unitCosts = map[costKind]uint64{
-	{solana.ComputeBudget, tagSetComputeUnitLimit}:              150,
-	{solana.ComputeBudget, tagSetComputeUnitPrice}:              150,
-	{solana.SystemProgramID, systemTransfer}:                    150,
-	{solana.SystemProgramID, tagSystemWithdrawNonce}:            150,
-	{loaderv3.ProgramID, tagLoaderClose}:                        2_370,
-	{stake.ProgramID, tagStakeWithdraw}:                         12_000,
-	{solana.Token2022ProgramID, tagCloseAccount}:                4_000,
-	{solana.Token2022ProgramID, tagBurnChecked}:                 8_000,
-	{solana.Token2022ProgramID, tagTransferFeeExtension}:        8_000,
-	{solana.Token2022ProgramID, tagWithdrawExcessLamports}:      6_000,
-	{solana.TokenProgramID, tagCloseAccount}:                    4_000, // classic: 2,916
-	{solana.TokenProgramID, tagBurnChecked}:                     6_500, // classic: Burn 4,753
+	{solana.ComputeBudget, tagSetComputeUnitLimit}:         150,
+	{solana.ComputeBudget, tagSetComputeUnitPrice}:         150,
+	{solana.SystemProgramID, systemTransfer}:               150,
+	{solana.SystemProgramID, tagSystemWithdrawNonce}:       150,
+	{loaderv3.ProgramID, tagLoaderClose}:                   2_370,
+	{stake.ProgramID, tagStakeWithdraw}:                    12_000,
+	{solana.Token2022ProgramID, tagCloseAccount}:           4_000,
+	{solana.Token2022ProgramID, tagBurnChecked}:            8_000,
+	{solana.Token2022ProgramID, tagTransferFeeExtension}:   8_000,
+	{solana.Token2022ProgramID, tagWithdrawExcessLamports}: 6_000,
+	{solana.TokenProgramID, tagCloseAccount}:               4_000, // classic: 2,916
+	{solana.TokenProgramID, tagBurnChecked}:                6_500, // classic: Burn 4,753
 }
 
 // pTokenCosts replace unitCosts' SPL Token kinds where the cluster runs
