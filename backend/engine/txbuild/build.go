@@ -158,7 +158,7 @@ func (b *Builder) build(ctx context.Context, r *request, bt batch, rc rentCheck,
 	}
 	// The table's units when it knows every instruction (costs.go);
 	// otherwise the units a simulation consumed.
-	consumed, known := tableUnits(sim, b.poller.PToken())
+	consumed, known := TableUnits(sim, b.poller.PToken())
 	if !known {
 		if consumed, err = b.simulate(ctx, sim, owners, bt.items); err != nil {
 			return Tx{}, err

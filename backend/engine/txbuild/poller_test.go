@@ -189,7 +189,7 @@ func TestTableUnits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if units, known := tableUnits(tx, tc.pToken); units != tc.units || known != tc.known {
+			if units, known := TableUnits(tx, tc.pToken); units != tc.units || known != tc.known {
 				t.Errorf("%d units, known %v; want %d, %v", units, known, tc.units, tc.known)
 			}
 		})
