@@ -61,6 +61,7 @@ func (b *Builder) BuildWith(ctx context.Context, p Params, pf *Prefetch) (Result
 	if err := pf.wait(ctx); err != nil {
 		return Result{}, err
 	}
+	pf.fees.holdItems(r.Items)
 	txs, err := b.buildAll(ctx, r, batches, pf)
 	if err != nil {
 		return Result{}, err

@@ -73,6 +73,21 @@ type feeBook struct {
 	// of is the query holding each selected account.
 	of      map[solana.PublicKey]*feeQuery
 	queries []*feeQuery
+	// polled is set when the one query is the Poller's (polledBook).
+	polled bool
+}
+
+// holdItems lets a polled book price the accounts of items too, which a
+// caller that prefetched before it knew them (select-all) did not name.
+func (fb *feeBook) holdItems(items []Selected) {
+	if fb == nil || !fb.polled {
+		return
+	}
+	for _, k := range writtenBy(items) {
+		if _, ok := fb.of[k]; !ok {
+			fb.of[k] = fb.queries[0]
+		}
+	}
 }
 
 // askAhead queries the fees of common and of written, in chunks that fill
@@ -102,7 +117,7 @@ func (b *Builder) askAhead(ctx context.Context, common, written []solana.PublicK
 // holds the build's wallet, recipients and written accounts (see fees.go's
 // note on the Poller).
 func polledBook(common, written []solana.PublicKey, q *feeQuery) *feeBook {
-	fb := &feeBook{common: common, of: make(map[solana.PublicKey]*feeQuery, len(written)), queries: []*feeQuery{q}}
+	fb := &feeBook{common: common, of: make(map[solana.PublicKey]*feeQuery, len(written)), queries: []*feeQuery{q}, polled: true}
 	for _, k := range written {
 		fb.of[k] = q
 	}

@@ -195,3 +195,21 @@ func TestTableUnits(t *testing.T) {
 		})
 	}
 }
+
+// TestPollerPricesUnnamedItems: a build whose reads were started before its
+// items were known (select-all: Prefetch with no accounts) prices its closes
+// from a fresh poll too, asking no fees.
+func TestPollerPricesUnnamedItems(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	p, _ := polled(t, f, treasury)
+	b := NewBuilder(f, WithPoller(p))
+	params := fullParams(empties(40), 0)
+	pf := b.Prefetch(context.Background(), params, nil)
+	if _, err := b.BuildWith(context.Background(), params, pf); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.calls["getRecentPrioritizationFees"]; n != 1 {
+		t.Errorf("%d fee queries (the poll's and the build's), want the poll's alone", n)
+	}
+}
