@@ -61,7 +61,10 @@ func compile(ixs []solana.Instruction, blockhash solana.Hash, payer solana.Publi
 			keys[i].writable = keys[i].writable || m.writable
 			continue
 		}
-		at[m.key] = uint16(len(keys))
+		if len(keys) > 255 {
+			return nil, fmt.Errorf("txbuild: compile a transaction of more than 256 accounts")
+		}
+		at[m.key] = uint16(len(keys)) //nolint:gosec // G115: at most 255, checked above (a message indexes its keys with one byte)
 		keys = append(keys, m)
 	}
 	msg := solana.Message{RecentBlockhash: blockhash, AccountKeys: make(solana.PublicKeySlice, len(keys))}
