@@ -39,6 +39,9 @@ type Poller struct {
 // NewPoller returns a Poller that reads the cluster every interval, the
 // fees over accounts; a poll is fresh for three intervals.
 func NewPoller(rpc RPC, interval time.Duration, accounts ...solana.PublicKey) *Poller {
+	// Never nil: a nil slice would ask with [null] rather than [] (no
+	// accounts: the block minimums alone).
+	accounts = append([]solana.PublicKey{}, accounts...)
 	return &Poller{rpc: rpc, interval: interval, maxAge: 3 * interval, accounts: accounts, now: time.Now}
 }
 
