@@ -165,7 +165,12 @@ func reclaimablesEnv(t *testing.T) (v *harness.Validator, s *service, owner, iss
 	guardClient(t)
 	requireLighthouse(t)
 	v = harness.Private(t)
-	s = startService(t, v)
+	// Builds ask their own blockhash: these tests withdraw nonce accounts
+	// right after moving the cluster to a new blockhash (NextBlockhash),
+	// and the local validator checks "nonce can only advance once per
+	// slot" against the transaction's blockhash, where a polled one may be
+	// older (a cluster checks the bank's own).
+	s = startService(t, v, "RECLAIM_CHAIN_POLL_MS=0")
 	owner, issuer = v.NewWallet(t, 100*solana.LAMPORTS_PER_SOL), v.NewWallet(t, 10*solana.LAMPORTS_PER_SOL)
 	return v, s, owner, issuer, s.session(owner.PublicKey())
 }

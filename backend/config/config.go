@@ -65,6 +65,11 @@ type Config struct {
 	// GuardHeadroomUnits at most, and the priority fee by half the net
 	// rebate at most (signedcheck).
 	MaxComputeUnitPrice int
+	// ChainPollMS is how often, in milliseconds, the latest blockhash, the
+	// recent prioritization fees and the p-token feature are read in the
+	// background for builds (txbuild.Poller); a poll serves builds for
+	// three intervals, then they ask for themselves. 0 turns it off.
+	ChainPollMS int
 	// PriceURL is a Jupiter-compatible price endpoint.
 	PriceURL string
 	// DASRPCURL is a DAS (Helius-compatible) endpoint for compressed assets.
@@ -137,6 +142,7 @@ func Default() Config {
 		GuardHeadroomBytes:   200,
 		GuardHeadroomUnits:   6_000,
 		MaxComputeUnitPrice:  signedcheck.DefaultMaxPrice,
+		ChainPollMS:          1000,
 		SessionCheckInterval: 2 * time.Second,
 		DBTimeout:            5 * time.Second,
 		Cluster:              "localnet",
@@ -145,6 +151,10 @@ func Default() Config {
 		Landing:              defaultLanding(),
 	}
 }
+
+// MaxChainPollMS is the longest RECLAIM_CHAIN_POLL_MS: a blockhash
+// served up to 30 s old would leave a build's transactions half their life.
+const MaxChainPollMS = 10_000
 
 // MaxComputeUnitPrice is the largest RECLAIM_MAX_COMPUTE_UNIT_PRICE: a
 // million lamports a unit.
@@ -220,6 +230,7 @@ func (c *Config) readLimits(r *envReader) {
 	r.integer("RECLAIM_GUARD_HEADROOM_UNITS", &c.GuardHeadroomUnits, 0, 200_000)
 	r.integer("RECLAIM_MAX_COMPUTE_UNIT_PRICE", &c.MaxComputeUnitPrice, 0, MaxComputeUnitPrice)
 	r.integer("RECLAIM_RPC_CONCURRENCY", &c.RPCConcurrency, 1, 1024)
+	r.integer("RECLAIM_CHAIN_POLL_MS", &c.ChainPollMS, 0, MaxChainPollMS)
 	r.seconds("RECLAIM_TICKET_TTL_SECONDS", &c.TicketTTL, 1, int(ticket.MaxTTL/time.Second))
 	if v := strings.TrimSpace(r.getenv("RECLAIM_ALLOW_SIGNUP")); v != "" {
 		b, err := strconv.ParseBool(v)

@@ -83,12 +83,14 @@ func BenchmarkStatsRESTSession(b *testing.B) {
 
 // BenchmarkBuildREST500 builds a 500-item selection (the most a build takes)
 // of a wallet the fake cluster holds: the request body is about 60 KB of
-// JSON and the answer carries every transaction with its ticket.
+// JSON and the answer carries every transaction with its ticket. The
+// blockhash and fees come from a Poller, as `reclaim serve` runs one by
+// default.
 func BenchmarkBuildREST500(b *testing.B) {
 	fc := newFakeCluster(b)
 	fc.add(500)
 	// Cluster calls may take long on a busy machine: a 503 would end the run.
-	e := newEnv(b, withRPC(fc.url), withLimiter(ratelimit.NewMemory(1e9, 1e9)), withRPCTimeout(time.Minute))
+	e := newEnv(b, withRPC(fc.url), withLimiter(ratelimit.NewMemory(1e9, 1e9)), withRPCTimeout(time.Minute), withPoller())
 	wallet := fc.owner.String()
 	token := e.session(wallet)
 	listed := e.rest("GET", "/v1/wallet/"+wallet+"/assets?limit=1000", bearer(token), nil).status(200).json()["items"].([]any)

@@ -103,6 +103,8 @@ type options struct {
 	cors []string
 	// deps, when set, changes the server's dependencies (operations tests).
 	deps func(*server.Deps)
+	// poller, when set, runs a txbuild.Poller for the builds.
+	poller bool
 }
 
 func withLimiter(l ratelimit.Limiter) option { return func(o *options) { o.limiter = l } }
@@ -121,6 +123,23 @@ func withRelayStore(wrap func(relay.Store) relay.Store) option {
 func withDeps(f func(*server.Deps)) option { return func(o *options) { o.deps = f } }
 func withShared(store *storage.Store, keys *signing.Keyring, hasher *auth.Hasher) option {
 	return func(o *options) { o.store, o.keys, o.hasher = store, keys, hasher }
+}
+
+// withPoller keeps the builds' blockhash and fees fresh in the
+// background, as `reclaim serve` does by default.
+func withPoller() option { return func(o *options) { o.poller = true } }
+
+// startPoller polls rc once, then every second until the test ends; the
+// cleanup waits for it to stop.
+func startPoller(t testing.TB, rc *rpc.Client) *txbuild.Poller {
+	t.Helper()
+	p := txbuild.NewPoller(rc, time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
+	p.Poll(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); p.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return p
 }
 
 // withStore serves from store (with keys of its own).
@@ -159,6 +178,9 @@ func newEnv(t testing.TB, opts ...option) *env {
 	var buildOpts []txbuild.Option
 	if o.dasURL != "" {
 		buildOpts = append(buildOpts, txbuild.WithCNFTPlanner(cnft.NewPlanner(das.New(o.dasURL, nil, das.Options{}), rc)))
+	}
+	if o.poller {
+		buildOpts = append(buildOpts, txbuild.WithPoller(startPoller(t, rc)))
 	}
 	d := server.Deps{
 		Auth:      auth.NewAuthenticator(o.store, o.hasher, o.keys, o.keyTTL, clk.Now),

@@ -41,6 +41,9 @@ type Call struct {
 	// Upstream is how long the validator then took to answer.
 	Sent     time.Time
 	Upstream time.Duration
+	// Caller is the request's X-Reclaim-Caller header: the part of the
+	// service that made it ("api", "poller", "tracker"...).
+	Caller string
 }
 
 // NewDelayProxy starts a proxy to v's JSON-RPC endpoint that adds delay to
@@ -183,7 +186,7 @@ func (t *delayTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	t.p.mu.Lock()
-	t.p.calls = append(t.p.calls, Call{Method: methodOf(body), Start: start, End: time.Now(), Sent: sent, Upstream: upstream})
+	t.p.calls = append(t.p.calls, Call{Method: methodOf(body), Start: start, End: time.Now(), Sent: sent, Upstream: upstream, Caller: req.Header.Get("X-Reclaim-Caller")})
 	t.p.mu.Unlock()
 	return resp, nil
 }

@@ -26,7 +26,9 @@
 package metaplex
 
 import (
+	"crypto/sha256"
 	"strconv"
+	"sync"
 
 	"github.com/gagliardetto/solana-go"
 )
@@ -85,15 +87,47 @@ func (s TokenStandard) Edition() bool {
 	return s == NonFungibleEdition || s == ProgrammableNonFungibleEdition
 }
 
+// pda is Token Metadata's address of seeds, remembered (pdas): deriving
+// one tries bumps until a hash is off the curve, tens of microseconds
+// each, and a wallet's listing and then its builds derive the same
+// addresses of its NFTs again.
 func pda(seeds ...[]byte) solana.PublicKey {
+	h := sha256.New()
+	for _, s := range seeds {
+		h.Write([]byte{byte(len(s))})
+		h.Write(s)
+	}
+	var k [32]byte
+	h.Sum(k[:0])
+	pdas.mu.Lock()
+	addr, ok := pdas.m[k]
+	pdas.mu.Unlock()
+	if ok {
+		return addr
+	}
 	addr, _, err := solana.FindProgramAddress(seeds, ProgramID)
 	if err != nil {
 		// Only when no bump gives an off-curve point, which does not happen for
 		// these seeds; the zero key then reads as a missing account.
 		return solana.PublicKey{}
 	}
+	pdas.mu.Lock()
+	defer pdas.mu.Unlock()
+	if len(pdas.m) >= maxPDAs {
+		clear(pdas.m) // bounded: at most maxPDAs * 64 bytes of keys (about 1 MB)
+	}
+	pdas.m[k] = addr
 	return addr
 }
+
+// maxPDAs bounds the addresses pda remembers: the edition, metadata and
+// token record of 5,000 NFTs.
+const maxPDAs = 15_000
+
+var pdas = struct {
+	mu sync.Mutex
+	m  map[[32]byte]solana.PublicKey
+}{m: map[[32]byte]solana.PublicKey{}}
 
 // MetadataAddress is the metadata PDA of mint: ["metadata", program, mint].
 func MetadataAddress(mint solana.PublicKey) solana.PublicKey {

@@ -136,9 +136,24 @@ func (o *operations) rpcClient(endpoint, caller string) *rpc.Client {
 func (o *operations) rpcClientOf(upstream, endpoint, caller string) *rpc.Client {
 	return rpc.NewWithCustomRPCClient(redacting{
 		JSONRPCClient: jsonrpc.NewClientWithOpts(endpoint, &jsonrpc.RPCClientOpts{
-			HTTPClient: &http.Client{Timeout: 5 * time.Minute, Transport: o.jsonrpc(clusterTransport(o.rpcConcurrency), upstream, caller)},
+			HTTPClient: &http.Client{Timeout: 5 * time.Minute, Transport: callerHeader{o.jsonrpc(clusterTransport(o.rpcConcurrency), upstream, caller), caller}},
 		}),
 	})
+}
+
+// callerHeader names the part of the service that makes a cluster call
+// (api, poller, tracker, relay, readyz) in its X-Reclaim-Caller header, so
+// a provider's logs, and the latency benchmark's proxy, tell the background
+// reads (the build poller, the tracker) from a request's.
+type callerHeader struct {
+	next   http.RoundTripper
+	caller string
+}
+
+func (c callerHeader) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("X-Reclaim-Caller", c.caller)
+	return c.next.RoundTrip(req)
 }
 
 // redacting keeps the endpoint's URL out of errors: solana-go puts it in

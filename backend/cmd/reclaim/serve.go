@@ -63,6 +63,7 @@ func serveFlags(cfg *config.Config) *flag.FlagSet {
 	fs.IntVar(&cfg.GuardHeadroomBytes, "guard-headroom-bytes", cfg.GuardHeadroomBytes, "bytes kept for wallet guards (RECLAIM_GUARD_HEADROOM_BYTES)")
 	fs.IntVar(&cfg.GuardHeadroomUnits, "guard-headroom-units", cfg.GuardHeadroomUnits, "compute units added to each limit for wallet guards (RECLAIM_GUARD_HEADROOM_UNITS)")
 	fs.IntVar(&cfg.MaxComputeUnitPrice, "max-compute-unit-price", cfg.MaxComputeUnitPrice, "highest compute unit price (micro-lamports) a wallet may set when signing (RECLAIM_MAX_COMPUTE_UNIT_PRICE)")
+	fs.IntVar(&cfg.ChainPollMS, "chain-poll-ms", cfg.ChainPollMS, "how often builds' blockhash and fees are read in the background, in milliseconds; 0 off (RECLAIM_CHAIN_POLL_MS)")
 	fs.StringVar(&cfg.PriceURL, "price-url", cfg.PriceURL, "price endpoint (RECLAIM_PRICE_URL)")
 	fs.StringVar(&cfg.DASRPCURL, "das-rpc-url", cfg.DASRPCURL, "DAS endpoint (DAS_RPC_URL)")
 	fs.StringVar(&cfg.PhotonRPCURL, "photon-rpc-url", cfg.PhotonRPCURL, "Photon endpoint (PHOTON_RPC_URL)")
@@ -159,7 +160,7 @@ func serveListening(ctx context.Context, args []string, getenv func(string) stri
 	if err != nil {
 		return err
 	}
-	wallet, tracker, err := newWallet(cfg, env, log, ops)
+	wallet, tracker, poller, err := newWallet(cfg, env, log, ops)
 	if err != nil {
 		return err
 	}
@@ -173,6 +174,16 @@ func serveListening(ctx context.Context, args []string, getenv func(string) stri
 	}()
 	dispatcherDone := startDispatcher(trackCtx, cfg, env, log)
 	defer func() { stopTracking(); <-dispatcherDone }()
+	if poller != nil {
+		// The builds' blockhash and fees, read in the background until
+		// the server stops (tracking stops then too).
+		pollerDone := make(chan struct{})
+		go func() {
+			defer close(pollerDone)
+			poller.Run(trackCtx)
+		}()
+		defer func() { stopTracking(); <-pollerDone }()
+	}
 	handler, err := newAPI(cfg, env, apiParts{console: console, wallet: wallet, limits: limits}, log, ops)
 	if err != nil {
 		return err
@@ -215,6 +226,9 @@ func serveConfig(args []string, getenv func(string) string) (config.Config, erro
 	}
 	if cfg.MaxComputeUnitPrice < 0 || cfg.MaxComputeUnitPrice > config.MaxComputeUnitPrice {
 		return cfg, usageError{fmt.Sprintf("-max-compute-unit-price %d: want a whole number from 0 to %d", cfg.MaxComputeUnitPrice, config.MaxComputeUnitPrice)}
+	}
+	if cfg.ChainPollMS < 0 || cfg.ChainPollMS > config.MaxChainPollMS {
+		return cfg, usageError{fmt.Sprintf("-chain-poll-ms %d: want a whole number from 0 to %d", cfg.ChainPollMS, config.MaxChainPollMS)}
 	}
 	return cfg, nil
 }
@@ -317,15 +331,16 @@ func endpoints(cfg config.Config) []any {
 
 // newWallet wires the reclaim core: discovery, building, tickets, relay and
 // the confirmation tracker, over one JSON-RPC client.
-func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*wallet.Service, *relay.Tracker, error) {
+func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*wallet.Service, *relay.Tracker, *txbuild.Poller, error) {
 	rc := ops.rpcClient(cfg.SolanaRPCURL, "api")
 	var treasury *solana.PublicKey
+	var feeAccounts []solana.PublicKey // every build with a service fee writes the treasury
 	if cfg.TreasuryWallet != "" {
 		pk, err := solana.PublicKeyFromBase58(cfg.TreasuryWallet)
 		if err != nil {
-			return nil, nil, fmt.Errorf("RECLAIM_TREASURY_WALLET: %w", err)
+			return nil, nil, nil, fmt.Errorf("RECLAIM_TREASURY_WALLET: %w", err)
 		}
-		treasury = &pk
+		treasury, feeAccounts = &pk, []solana.PublicKey{pk}
 	}
 	var prices assets.PriceSource
 	if cfg.PriceURL != "" {
@@ -335,6 +350,11 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*w
 	buildOpts := []txbuild.Option{
 		//nolint:gosec // G115: serveConfig bounds both (0 to 200,000 units, 0 to config.MaxComputeUnitPrice)
 		txbuild.WithGuardHeadroomUnits(uint32(cfg.GuardHeadroomUnits)), txbuild.WithMaxComputeUnitPrice(uint64(cfg.MaxComputeUnitPrice)),
+	}
+	var poller *txbuild.Poller
+	if cfg.ChainPollMS > 0 {
+		poller = txbuild.NewPoller(ops.rpcClient(cfg.SolanaRPCURL, "poller"), time.Duration(cfg.ChainPollMS)*time.Millisecond, feeAccounts...)
+		buildOpts = append(buildOpts, txbuild.WithPoller(poller))
 	}
 	if cfg.DASRPCURL != "" {
 		dasClient := das.New(cfg.DASRPCURL, ops.httpClient("das"), das.Options{})
@@ -377,7 +397,7 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*w
 		{Name: "idempotency keys", Keep: idempotency.TTL, Prune: e.store.PruneKeys},
 		{Name: "webhook deliveries", Keep: cmp.Or(cfg.AttemptsRetention, relay.DefaultRetention), Prune: e.store.PruneWebhookDeliveries},
 	}
-	return w, tracker, nil
+	return w, tracker, poller, nil
 }
 
 // sendPaths are the extra send paths of RECLAIM_SEND_URLS, each named in

@@ -28,9 +28,10 @@ func (b *Builder) Build(ctx context.Context, p Params) (Result, error) {
 // BuildWith is Build with the reads pf started (nil: Build starts them);
 // pf must have been made for p's wallet, transfers and priority.
 //
-// Round trips: the reads of pf go out together; then every transaction is
-// simulated at once (a transaction whose fees pf could not ask, see
-// fees.go, is priced first). Calls wait for slots of ctx's rpclimit.Limit.
+// Round trips: the reads of pf go out together; then every transaction the
+// compute table does not cover is simulated, all at once (a transaction
+// whose fees pf could not ask, see fees.go, is priced first). A build of
+// closes and transfers takes the one round trip of pf. Calls wait for slots of ctx's rpclimit.Limit.
 func (b *Builder) BuildWith(ctx context.Context, p Params, pf *Prefetch) (Result, error) {
 	ctx = rpclimit.Ensure(ctx)
 	r, err := p.check()
@@ -60,6 +61,7 @@ func (b *Builder) BuildWith(ctx context.Context, p Params, pf *Prefetch) (Result
 	if err := pf.wait(ctx); err != nil {
 		return Result{}, err
 	}
+	pf.fees.holdItems(r.Items)
 	txs, err := b.buildAll(ctx, r, batches, pf)
 	if err != nil {
 		return Result{}, err
@@ -135,8 +137,9 @@ func (r *request) frameOf(m money) frame {
 	return f
 }
 
-// build prices (from fees: none without a priority level), simulates and
-// compiles the transaction of one batch.
+// build prices (from fees: none without a priority level), compiles and
+// limits the transaction of one batch: from the compute table when it knows
+// every instruction, from a simulation otherwise.
 func (b *Builder) build(ctx context.Context, r *request, bt batch, rc rentCheck, fees []*feeQuery, blockhash solana.Hash) (Tx, error) {
 	m := r.split(bt)
 	if err := rc.check(r, m); err != nil {
@@ -154,11 +157,15 @@ func (b *Builder) build(ctx context.Context, r *request, bt batch, rc rentCheck,
 	if err != nil {
 		return Tx{}, err
 	}
-	consumed, err := b.simulate(ctx, sim, owners, bt.items)
-	if err != nil {
-		return Tx{}, err
+	// The table's units when it knows every instruction (costs.go);
+	// otherwise the units a simulation consumed.
+	consumed, known := TableUnits(sim, b.poller.PToken())
+	if !known {
+		if consumed, err = b.simulate(ctx, sim, owners, bt.items); err != nil {
+			return Tx{}, err
+		}
 	}
-	// The transaction simulated, with its final limit: only the data of its
+	// The transaction compiled, with its final limit: only the data of its
 	// first instruction changes (compiling it again costs as much as the
 	// first time did).
 	f.units = b.guardedLimit(consumed)

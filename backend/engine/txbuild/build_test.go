@@ -16,9 +16,9 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 )
 
-func build(t *testing.T, f *fakeRPC, p Params) Result {
+func build(t *testing.T, f *fakeRPC, p Params, opts ...Option) Result {
 	t.Helper()
-	res, err := NewBuilder(f).Build(context.Background(), p)
+	res, err := NewBuilder(f, opts...).Build(context.Background(), p)
 	if err != nil {
 		t.Fatalf("build: %v", err)
 	}
@@ -45,8 +45,8 @@ func computeBudget(t *testing.T, tx *solana.Transaction) (limit uint32, price ui
 }
 
 // TestBuildMoney follows one transaction's money through the fake cluster: the
-// 50th percentile of recent fees over its writable accounts, the simulated units
-// plus margin, and every amount to the lamport.
+// 50th percentile of recent fees over its writable accounts, the compute
+// table's units plus margin, and every amount to the lamport.
 func TestBuildMoney(t *testing.T) {
 	t.Parallel()
 	f := newFake()
@@ -59,12 +59,13 @@ func TestBuildMoney(t *testing.T) {
 		t.Fatalf("%d transactions, want 1", len(res.Txs))
 	}
 	tx := res.Txs[0]
-	// 8 instructions: limit, price, 4 closes, 2 transfers; the fake consumes
-	// 1000 + 300 each = 3400, and the limit adds 10% and 1000.
+	// 8 instructions: limit, price, 4 closes, 2 transfers, which the compute
+	// table knows: 4 x 150 for the frame, 4,000 per close (SPL Token before
+	// p-token, Token-2022) = 16,600; the limit adds 10% and 1000.
 	const gross = 3*tokenRent + token22Rent
 	want := Tx{
 		LedgerType: ledger.TypeTokenAccountClosure, GrossRebate: gross, DonationAmount: gross / 10, ServiceFee: gross * 5 / 100,
-		ComputeUnits: 4_740, ComputeUnitPrice: 100, PriorityFee: 1, NetworkFee: 5_001,
+		ComputeUnits: 19_260, ComputeUnitPrice: 100, PriorityFee: 2, NetworkFee: 5_002,
 	}
 	want.Fees = want.NetworkFee + want.ServiceFee
 	want.NetRebate = int64(gross - want.Fees - want.DonationAmount)
@@ -73,11 +74,11 @@ func TestBuildMoney(t *testing.T) {
 	if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
 		t.Errorf("money\n got %+v\nwant %+v", got, want)
 	}
-	if limit, price := computeBudget(t, tx.Transaction); limit != 4_740 || price != 100 {
-		t.Errorf("transaction sets limit %d price %d, want 4740 and 100", limit, price)
+	if limit, price := computeBudget(t, tx.Transaction); limit != 19_260 || price != 100 {
+		t.Errorf("transaction sets limit %d price %d, want 19260 and 100", limit, price)
 	}
-	if limit, price := computeBudget(t, f.simulated[0]); limit != MaxComputeUnits || price != 100 {
-		t.Errorf("simulated with limit %d price %d, want %d and 100", limit, price, MaxComputeUnits)
+	if len(f.simulated) != 0 {
+		t.Errorf("%d simulations of closes, which the compute table knows", len(f.simulated))
 	}
 	writable := map[solana.PublicKey]bool{}
 	for _, k := range f.feeAccounts[0] {
@@ -142,9 +143,10 @@ func TestBuildPriorityLevels(t *testing.T) {
 
 // TestBuildSharesOneBlockhash: one getLatestBlockhash (confirmed) for all
 // transactions, one getMultipleAccounts for the recipients, one simulation
-// each, and two fee queries: one over the selected accounts (the closes'
-// transactions write nothing else), one for the NFT's transaction after
-// packing (its burn writes the mint).
+// for the Core asset's transaction (the compute table knows the closes'),
+// and two fee queries: one over the selected accounts (the closes'
+// transactions write nothing else), one for the Core asset's transaction
+// after packing (its burn writes the collection).
 func TestBuildSharesOneBlockhash(t *testing.T) {
 	t.Parallel()
 	f := newFake()
@@ -157,7 +159,7 @@ func TestBuildSharesOneBlockhash(t *testing.T) {
 		simOpts = o
 		return innerSim(tx, o)
 	}
-	res := build(t, f, fullParams(append(empties(30), nft("n")), 0))
+	res := build(t, f, fullParams(append(empties(30), core("n", 2_900_000)), 0))
 	if len(res.Txs) != 3 || res.Blockhash != solana.Hash(key("blockhash")) || res.LastValidBlockHeight != 1_000_150 {
 		t.Fatalf("%d transactions, blockhash %s, last valid %d", len(res.Txs), res.Blockhash, res.LastValidBlockHeight)
 	}
@@ -172,7 +174,7 @@ func TestBuildSharesOneBlockhash(t *testing.T) {
 	if simOpts.SigVerify || !simOpts.ReplaceRecentBlockhash || simOpts.Commitment != rpc.CommitmentProcessed {
 		t.Errorf("simulation options %+v", simOpts)
 	}
-	want := map[string]int{"getLatestBlockhash": 1, "getMultipleAccounts": 1, "simulateTransaction": 3, "getRecentPrioritizationFees": 2}
+	want := map[string]int{"getLatestBlockhash": 1, "getMultipleAccounts": 1, "simulateTransaction": 1, "getRecentPrioritizationFees": 2}
 	if fmt.Sprint(f.calls) != fmt.Sprint(want) {
 		t.Errorf("calls %v, want %v", f.calls, want)
 	}

@@ -29,6 +29,18 @@ import (
 // query per group of such transactions whose writable accounts number at
 // most 128.
 
+// With a Poller (poller.go) whose answer is fresh, a build asks nothing
+// before packing: the Poller's query, over the accounts every build writes
+// (the treasury) or over none, stands for the wallet, the recipients and
+// the selected accounts too. Its answer is, slot by slot, the highest of
+// the block's minimum and the treasury's figure; the build's own query
+// could only answer more where the wallet, its token accounts or the
+// project's donation wallet were write-locked by prioritized transactions
+// of others in the last 150 slots, and only their owner (and Reclaim's own
+// transactions) writes them. Transactions writing other accounts (a burn's
+// mint, Metaplex, Core and Bubblegum accounts, which others do write) are
+// priced by their own query after packing, as without a Poller.
+
 // maxFeeAccounts is the most accounts one getRecentPrioritizationFees takes.
 const maxFeeAccounts = 128
 
@@ -61,6 +73,21 @@ type feeBook struct {
 	// of is the query holding each selected account.
 	of      map[solana.PublicKey]*feeQuery
 	queries []*feeQuery
+	// polled is set when the one query is the Poller's (polledBook).
+	polled bool
+}
+
+// holdItems lets a polled book price the accounts of items too, which a
+// caller that prefetched before it knew them (select-all) did not name.
+func (fb *feeBook) holdItems(items []Selected) {
+	if fb == nil || !fb.polled {
+		return
+	}
+	for _, k := range writtenBy(items) {
+		if _, ok := fb.of[k]; !ok {
+			fb.of[k] = fb.queries[0]
+		}
+	}
 }
 
 // askAhead queries the fees of common and of written, in chunks that fill
@@ -82,6 +109,17 @@ func (b *Builder) askAhead(ctx context.Context, common, written []solana.PublicK
 		for _, k := range chunk {
 			fb.of[k] = q
 		}
+	}
+	return fb
+}
+
+// polledBook is the book of a build priced from the Poller's query q: it
+// holds the build's wallet, recipients and written accounts (see fees.go's
+// note on the Poller).
+func polledBook(common, written []solana.PublicKey, q *feeQuery) *feeBook {
+	fb := &feeBook{common: common, of: make(map[solana.PublicKey]*feeQuery, len(written)), queries: []*feeQuery{q}, polled: true}
+	for _, k := range written {
+		fb.of[k] = q
 	}
 	return fb
 }

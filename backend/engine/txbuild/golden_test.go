@@ -64,13 +64,6 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// Token instruction tags (the first data byte; see package spltoken).
-const (
-	tagCloseAccount         = 9
-	tagBurnChecked          = 15
-	tagTransferFeeExtension = 26
-)
-
 // TestDecodeRoundTrip decodes the Base64 a client receives and checks it is an
 // unsigned v0 transaction with the accounts and instructions intended.
 func TestDecodeRoundTrip(t *testing.T) {

@@ -41,7 +41,7 @@ func TestErrorsNameTheItemsPosition(t *testing.T) {
 		},
 		{name: "costs more than it returns", items: []Selected{token("t", 5), dust}, index: 1, item: key("dust")}, // alone in its transaction
 		{
-			name: "simulation", items: []Selected{empty("a"), empty("b")}, index: 1, item: key("b"),
+			name: "simulation", items: []Selected{core("a", 2_900_000), core("b", 2_900_000)}, index: 1, item: key("b"),
 			fake: failSimulation(map[string]any{"InstructionError": []any{float64(3), map[string]any{"Custom": float64(11)}}}),
 		},
 	}

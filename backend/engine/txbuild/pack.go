@@ -1,7 +1,6 @@
 package txbuild
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/gagliardetto/solana-go"
@@ -71,9 +70,9 @@ func assemble(wallet solana.PublicKey, blockhash solana.Hash, items []Selected, 
 		ixs = append(ixs, ix)
 		owners = append(owners, -1)
 	}
-	tx, err := solana.NewTransaction(ixs, blockhash, solana.TransactionPayer(wallet))
+	tx, err := compile(ixs, blockhash, wallet)
 	if err != nil {
-		return nil, nil, fmt.Errorf("txbuild: compile transaction: %w", err)
+		return nil, nil, err
 	}
 	tx.Message.SetVersion(solana.MessageVersionV0)
 	tx.Signatures = make([]solana.Signature, tx.Message.Header.NumRequiredSignatures)

@@ -46,7 +46,11 @@ func (b *Builder) Prefetch(ctx context.Context, p Params, written []solana.Publi
 				common = append(common, k)
 			}
 		}
-		pf.fees = b.askAhead(ctx, common, written)
+		if q, ok := b.poller.recentFees(); ok {
+			pf.fees = polledBook(common, written, q)
+		} else {
+			pf.fees = b.askAhead(ctx, common, written)
+		}
 	}
 	go func() {
 		defer close(pf.ready)
@@ -55,7 +59,10 @@ func (b *Builder) Prefetch(ctx context.Context, p Params, written []solana.Publi
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			pf.latest, hashErr = b.latestBlockhash(ctx)
+			var fresh bool
+			if pf.latest, fresh = b.poller.blockhash(); !fresh {
+				pf.latest, hashErr = b.latestBlockhash(ctx)
+			}
 		}()
 		go func() {
 			defer wg.Done()

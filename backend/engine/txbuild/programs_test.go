@@ -1,6 +1,7 @@
 package txbuild
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
@@ -33,6 +34,15 @@ func core(name string, refund uint64) Selected {
 		Type: assets.TypeNFT, Address: key(name), Owner: wallet, Mint: key(name), TokenProgram: mplcore.ProgramID,
 		Lamports: refund, Amount: 1, Actions: []assets.Action{assets.ActionBurn}, Core: &mplcore.BurnAccounts{Collection: &col},
 	}}
+}
+
+// cores are n Core assets, "core 0" to "core n-1", of 2,900,000 lamports.
+func cores(n int) []Selected {
+	out := make([]Selected, n)
+	for i := range out {
+		out[i] = core(fmt.Sprintf("core %d", i), 2_900_000)
+	}
+	return out
 }
 
 // TestBuildMetaplexAndCore: Metaplex NFTs burn with Token Metadata's BurnV1

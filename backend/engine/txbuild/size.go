@@ -1,6 +1,8 @@
 package txbuild
 
 import (
+	"slices"
+
 	"github.com/gagliardetto/solana-go"
 )
 
@@ -70,16 +72,59 @@ func (z *sizer) key(k solana.PublicKey, signer bool) {
 
 // size is the serialized size of the transaction counted so far.
 func (z *sizer) size() int {
-	return compactLen(z.signers) + 64*z.signers +
-		1 + 3 + compactLen(len(z.keys)) + 32*len(z.keys) + 32 +
-		compactLen(z.ixs) + z.ixBytes + 1
+	return sizeOf(z.signers, len(z.keys), z.ixs, z.ixBytes)
 }
 
-// sizeWith is the size with ixs added, z unchanged.
+// sizeOf is the serialized size of a transaction of signers, keys and ixs
+// instructions taking ixBytes.
+func sizeOf(signers, keys, ixs, ixBytes int) int {
+	return compactLen(signers) + 64*signers +
+		1 + 3 + compactLen(keys) + 32*keys + 32 +
+		compactLen(ixs) + ixBytes + 1
+}
+
+// sizeWith is the size with ixs added, z unchanged. It counts the keys ixs
+// add beside z's instead of copying them: packing asks it once per item.
 func (z *sizer) sizeWith(ixs []solana.Instruction) int {
-	c := z.clone()
-	c.add(ixs)
-	return c.size()
+	type pending struct {
+		key    solana.PublicKey
+		signer bool
+	}
+	var fresh []pending             // keys z does not hold
+	var promoted []solana.PublicKey // keys z holds as non-signers that ixs sign
+	signers, ixBytes := z.signers, z.ixBytes
+	note := func(k solana.PublicKey, signer bool) {
+		if was, ok := z.keys[k]; ok {
+			if signer && !was && !slices.Contains(promoted, k) {
+				promoted = append(promoted, k)
+				signers++
+			}
+			return
+		}
+		for i := range fresh {
+			if fresh[i].key == k {
+				if signer && !fresh[i].signer {
+					fresh[i].signer = true
+					signers++
+				}
+				return
+			}
+		}
+		fresh = append(fresh, pending{k, signer})
+		if signer {
+			signers++
+		}
+	}
+	for _, ix := range ixs {
+		note(ix.ProgramID(), false)
+		accounts := ix.Accounts()
+		for _, m := range accounts {
+			note(m.PublicKey, m.IsSigner)
+		}
+		data, _ := ix.Data()
+		ixBytes += 1 + compactLen(len(accounts)) + len(accounts) + compactLen(len(data)) + len(data)
+	}
+	return sizeOf(signers, len(z.keys)+len(fresh), z.ixs+len(ixs), ixBytes)
 }
 
 // compactLen is the length of n as a compact-u16.

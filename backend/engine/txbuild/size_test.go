@@ -73,3 +73,40 @@ func TestSizerMatchesCompiled(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeWithCountsWithoutCopying: sizeWith is the size a copy with the
+// instructions added has, for random instructions over a few keys (some
+// new, some held, some signing only in the added ones).
+func TestSizeWithCountsWithoutCopying(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(25, 3))
+	pool := make([]solana.PublicKey, 10)
+	for i := range pool {
+		pool[i] = key(fmt.Sprint("size ", i))
+	}
+	random := func() []solana.Instruction {
+		ixs := make([]solana.Instruction, 1+rng.IntN(4))
+		for i := range ixs {
+			var metas solana.AccountMetaSlice
+			for range rng.IntN(5) {
+				m := solana.Meta(pool[rng.IntN(len(pool))])
+				if rng.IntN(4) == 0 {
+					m.SIGNER()
+				}
+				metas = append(metas, m)
+			}
+			ixs[i] = solana.NewInstruction(pool[rng.IntN(len(pool))], metas, make([]byte, rng.IntN(200)))
+		}
+		return ixs
+	}
+	for n := range 1000 {
+		z := newSizer(pool[0])
+		z.add(random())
+		more := random()
+		c := z.clone()
+		c.add(more)
+		if got, want := z.sizeWith(more), c.size(); got != want {
+			t.Fatalf("case %d: sizeWith %d, a copy with them added %d", n, got, want)
+		}
+	}
+}

@@ -23,10 +23,14 @@
 // compute limit and price, the item instructions, then the donation and
 // service fee transfers; the wallet is the fee payer and only signer.
 //
-// Each transaction is simulated (sigVerify false, replaceRecentBlockhash,
-// commitment processed) with the maximum limit; its limit is then the units
-// consumed plus 10% and 1,000, plus the guard headroom
-// (WithGuardHeadroomUnits) for the assertions a wallet may add. Priority
+// A transaction's compute need comes from a table of measured costs per
+// instruction kind (costs.go) when it knows every instruction (closes,
+// token burns, harvests, withdrawals, buffer closes, the compute budget and
+// transfers); any other transaction (Metaplex, Core and Bubblegum burns) is
+// simulated (sigVerify false, replaceRecentBlockhash, commitment processed)
+// with the maximum limit. Its limit is then the need plus 10% and 1,000,
+// plus the guard headroom (WithGuardHeadroomUnits) for the assertions a
+// wallet may add. Priority
 // levels low, medium and high pay the 25th, 50th and 75th nearest-rank
 // percentile of getRecentPrioritizationFees over accounts that include the
 // transaction's writable ones, at least 1 micro-lamport; none sets no price.
@@ -39,7 +43,9 @@
 // Round trips: the blockhash, the recipients and the fees go out together
 // (Prefetch, which a caller can start before it reads the items), then
 // every simulation at once; every call waits for a slot of the request's
-// rpclimit.Limit.
+// rpclimit.Limit. With a fresh Poller (WithPoller) the blockhash and fees
+// are not asked, and a build of closes and transfers simulates nothing: one
+// round trip, the recipients' read beside the caller's read of the items.
 //
 // Money per transaction, in integer lamports: donation = floor(gross * p) with
 // p taken exactly from its decimal form; service fee = floor(gross * bps /
@@ -260,6 +266,8 @@ type Builder struct {
 	guardUnits uint32
 	// maxPrice is the highest compute unit price a wallet may set.
 	maxPrice uint64
+	// poller, when set, holds a fresh blockhash, fees and p-token state.
+	poller *Poller
 }
 
 // Option configures a Builder.
