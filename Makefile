@@ -114,6 +114,10 @@ deployment: ## only the deployment's proof: deploy/compose.yaml driven through t
 load: ## load test of deploy/compose.yaml through the balancer, one and two instances (docs/performance.md)
 	go test -count=1 -timeout 30m -run '^$$' -bench '^BenchmarkDeploymentLoad$$' -benchtime 1x -v ./e2e/
 
+.PHONY: stack
+stack: ## GET /v1/stats with a session: reclaim against the bare Connect+vanguard stack, side by side (docs/performance.md); BASELINE=dir adds another checkout
+	E2E_STACK_BASELINE=$(BASELINE) E2E_STACK_PROFILE=$(PROFILE) go test -count=1 -run '^$$' -bench '^BenchmarkStackSideBySide$$' -benchtime 1x -v ./e2e/
+
 .PHONY: bench
 bench: ## Go benchmarks of the API and the ledger queries (Postgres)
 	eval "$$(scripts/testdb.sh)" && eval "$$(scripts/testredis.sh)" && \
