@@ -158,7 +158,7 @@ func (d *Discoverer) List(ctx context.Context, wallet solana.PublicKey) (Listing
 	n, err := d.discover(ctx, wallet, 0, 0, func(more []Item, _, _ bool) error {
 		items = append(items, more...)
 		return nil
-	})
+	}, nil)
 	if err != nil {
 		return Listing{}, err
 	}

@@ -2,7 +2,6 @@ package assets
 
 import (
 	"context"
-	"slices"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
@@ -12,25 +11,37 @@ import (
 )
 
 // mints reads the distinct mints of owned, and with withMetadata their Metaplex
-// metadata PDAs in the same chunked reads: 50 mints and their 50 PDAs a
-// chunk, each chunk read as soon as its PDAs are derived. A mint that no
-// longer exists (Token-2022 mints with a close authority can be closed once their
-// supply is zero) reads as the zero spltoken.Mint: its accounts are empty and close.
+// metadata PDAs in the same chunked reads, each chunk read as soon as its
+// PDAs are derived. A mint that no longer exists (Token-2022 mints with a
+// close authority can be closed once their supply is zero) reads as the zero
+// spltoken.Mint: its accounts are empty and close.
+//
+// With metadata (a listing), a mint is read only when an item needs it: an
+// account with a balance (its decimals, supply and state classify it), or
+// any account of Token-2022 (its mint may hold the metadata extension). An
+// empty SPL Token account needs only its mint's PDA: its item shows no
+// decimals, and a mint of SPL Token has no metadata of its own. Its mint
+// stays unread: the zero spltoken.Mint, so its item's Decimals is 0.
 func (d *Discoverer) mints(ctx context.Context, owned []ownedAccount, withMetadata bool) (map[solana.PublicKey]mintInfo, error) {
 	var mints []solana.PublicKey
-	seen := map[solana.PublicKey]bool{}
+	index := map[solana.PublicKey]int{}
+	var need []bool // of mints: its account is read
 	for _, a := range owned {
-		if !seen[a.state.Mint] {
-			seen[a.state.Mint] = true
+		i, ok := index[a.state.Mint]
+		if !ok {
+			i = len(mints)
+			index[a.state.Mint] = i
 			mints = append(mints, a.state.Mint)
+			need = append(need, !withMetadata)
 		}
+		need[i] = need[i] || a.state.Amount > 0 || !a.program.Equals(solana.TokenProgramID)
 	}
-	var accs []*rpc.Account
+	var mintAccs, pdaAccs []*rpc.Account
 	var err error
 	if withMetadata {
-		accs, err = d.mintsAndMetadata(ctx, mints)
+		mintAccs, pdaAccs, err = d.mintsAndMetadata(ctx, mints, need)
 	} else {
-		accs, err = d.accounts(ctx, mints)
+		mintAccs, err = d.accounts(ctx, mints)
 	}
 	if err != nil {
 		return nil, err
@@ -38,13 +49,12 @@ func (d *Discoverer) mints(ctx context.Context, owned []ownedAccount, withMetada
 	out := make(map[solana.PublicKey]mintInfo, len(mints))
 	for i, mint := range mints {
 		var mi mintInfo
-		if a := accs[i]; a != nil && spltoken.IsProgram(a.Owner) {
+		if a := mintAccs[i]; a != nil && spltoken.IsProgram(a.Owner) {
 			mi.state, _ = spltoken.ParseMint(data(a))
 			mi.meta = displayMetadata(mi.state.Metadata)
 		}
 		if withMetadata {
-			a := accs[len(mints)+i]
-			if mp := metaplex.ReadMetadataAccount(a, mint); mp != nil {
+			if mp := metaplex.ReadMetadataAccount(pdaAccs[i], mint); mp != nil {
 				mi.meta = metaplexDisplay(mp.Metadata)
 				mi.metaplex = mp
 			}
@@ -54,34 +64,50 @@ func (d *Discoverer) mints(ctx context.Context, owned []ownedAccount, withMetada
 	return out, nil
 }
 
-// mintsAndMetadata reads mints and their metadata PDAs, half a chunk of each
-// per call, issuing each call before deriving the next chunk's PDAs; the
-// result is the mints' accounts, then the PDAs'.
-func (d *Discoverer) mintsAndMetadata(ctx context.Context, mints []solana.PublicKey) ([]*rpc.Account, error) {
-	const half = maxKeysPerCall / 2
-	r := d.reader(ctx, 2*len(mints))
-	for b := 0; b < len(mints); b += half {
-		group := mints[b:min(b+half, len(mints))]
-		keys := slices.Clone(group)
-		for _, m := range group {
-			keys = append(keys, metaplex.MetadataAddress(m))
+// mintsAndMetadata reads the mints whose need is set and the metadata PDAs
+// of all mints, in calls of up to maxKeysPerCall keys, issuing each call
+// before deriving the next one's PDAs; the results are aligned with mints
+// (nil for a mint not read).
+func (d *Discoverer) mintsAndMetadata(ctx context.Context, mints []solana.PublicKey, need []bool) (mintAccs, pdaAccs []*rpc.Account, err error) {
+	n := len(mints)
+	for _, nd := range need {
+		n += b2i(nd)
+	}
+	r := d.reader(ctx, n)
+	mintAt, pdaAt := make([]int, len(mints)), make([]int, len(mints))
+	start, keys := 0, make([]solana.PublicKey, 0, maxKeysPerCall)
+	flush := func() {
+		r.read(start, keys)
+		start += len(keys)
+		keys = make([]solana.PublicKey, 0, maxKeysPerCall)
+	}
+	for i, m := range mints {
+		if k := 1 + b2i(need[i]); len(keys)+k > maxKeysPerCall {
+			flush()
 		}
-		r.read(2*b, keys)
+		mintAt[i] = -1
+		if need[i] {
+			mintAt[i] = start + len(keys)
+			keys = append(keys, m)
+		}
+		pdaAt[i] = start + len(keys)
+		keys = append(keys, metaplex.MetadataAddress(m))
+	}
+	if len(keys) > 0 {
+		flush()
 	}
 	accs, err := r.wait()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([]*rpc.Account, 0, len(accs))
-	for b := 0; b < len(mints); b += half { // the mints
-		g := min(half, len(mints)-b)
-		out = append(out, accs[2*b:2*b+g]...)
+	mintAccs, pdaAccs = make([]*rpc.Account, len(mints)), make([]*rpc.Account, len(mints))
+	for i := range mints {
+		if mintAt[i] >= 0 {
+			mintAccs[i] = accs[mintAt[i]]
+		}
+		pdaAccs[i] = accs[pdaAt[i]]
 	}
-	for b := 0; b < len(mints); b += half { // then the PDAs
-		g := min(half, len(mints)-b)
-		out = append(out, accs[2*b+g:2*b+2*g]...)
-	}
-	return out, nil
+	return mintAccs, pdaAccs, nil
 }
 
 // metaplexOf is the display metadata of mint from its Metaplex metadata
@@ -137,4 +163,11 @@ func (d *Discoverer) nameCollections(ctx context.Context, items []Item, mints ma
 		}
 	}
 	return d.applyBurns(ctx, plan, at, accs[len(cols):], items)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
