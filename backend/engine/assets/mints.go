@@ -2,6 +2,9 @@ package assets
 
 import (
 	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
@@ -81,7 +84,11 @@ func (d *Discoverer) mintsAndMetadata(ctx context.Context, mints []solana.Public
 		start += len(keys)
 		keys = make([]solana.PublicKey, 0, maxKeysPerCall)
 	}
+	pdas, ready := metadataAddresses(mints)
 	for i, m := range mints {
+		if i%pdaBlock == 0 {
+			<-ready[i/pdaBlock]
+		}
 		if k := 1 + b2i(need[i]); len(keys)+k > maxKeysPerCall {
 			flush()
 		}
@@ -91,7 +98,7 @@ func (d *Discoverer) mintsAndMetadata(ctx context.Context, mints []solana.Public
 			keys = append(keys, m)
 		}
 		pdaAt[i] = start + len(keys)
-		keys = append(keys, metaplex.MetadataAddress(m))
+		keys = append(keys, pdas[i])
 	}
 	if len(keys) > 0 {
 		flush()
@@ -108,6 +115,92 @@ func (d *Discoverer) mintsAndMetadata(ctx context.Context, mints []solana.Public
 		pdaAccs[i] = accs[pdaAt[i]]
 	}
 	return mintAccs, pdaAccs, nil
+}
+
+// pdaBlock is how many metadata addresses one worker derives at a time.
+const pdaBlock = 50
+
+// metadataAddresses finds the Metaplex metadata PDA of each mint: from
+// pdaCache, or derived (about 10 us each: 100 ms for a wallet of 10,000
+// mints never seen) on every processor, in blocks of pdaBlock taken in
+// order: ready[b] is closed once block b's are in pdas, so that the caller
+// sends the first calls while the later PDAs are derived. The workers end
+// once every block is done.
+func metadataAddresses(mints []solana.PublicKey) (pdas []solana.PublicKey, ready []chan struct{}) {
+	pdas = make([]solana.PublicKey, len(mints))
+	ready = make([]chan struct{}, (len(mints)+pdaBlock-1)/pdaBlock)
+	for b := range ready {
+		ready[b] = make(chan struct{})
+	}
+	var next atomic.Int64
+	for range min(runtime.GOMAXPROCS(0), len(ready)) {
+		go func() {
+			for b := int(next.Add(1) - 1); b < len(ready); b = int(next.Add(1) - 1) {
+				from, to := b*pdaBlock, min((b+1)*pdaBlock, len(mints))
+				missing := pdaCache.get(mints[from:to], pdas[from:to])
+				for _, i := range missing {
+					pdas[from+i] = metaplex.MetadataAddress(mints[from+i])
+				}
+				pdaCache.put(mints[from:to], pdas[from:to], missing)
+				close(ready[b])
+			}
+		}()
+	}
+	return pdas, ready
+}
+
+// pdaCache remembers the metadata PDAs of the mints the process saw last:
+// a PDA never changes, and the same mints come back (a wallet listed again,
+// then streamed or summarized; the tokens and spam that many wallets hold).
+var pdaCache = &addressCache{size: pdaCacheSize}
+
+// pdaCacheSize is a generation of pdaCache: it holds at most twice this
+// (about 65,000 addresses, 7 MB).
+const pdaCacheSize = 1 << 15
+
+// addressCache maps keys to addresses in two generations: when the current
+// one is full it becomes the previous, and the previous is dropped. A key
+// found in the previous one is kept in the current.
+type addressCache struct {
+	mu        sync.Mutex
+	size      int
+	cur, prev map[solana.PublicKey]solana.PublicKey
+}
+
+// get fills out[i] for each key it holds and returns the indexes of those
+// it does not.
+func (c *addressCache) get(keys, out []solana.PublicKey) (missing []int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, k := range keys {
+		if v, ok := c.cur[k]; ok {
+			out[i] = v
+			continue
+		}
+		if v, ok := c.prev[k]; ok {
+			out[i] = v
+			c.store(k, v)
+			continue
+		}
+		missing = append(missing, i)
+	}
+	return missing
+}
+
+// put remembers keys[i] -> values[i] for each i of idx.
+func (c *addressCache) put(keys, values []solana.PublicKey, idx []int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, i := range idx {
+		c.store(keys[i], values[i])
+	}
+}
+
+func (c *addressCache) store(k, v solana.PublicKey) {
+	if c.cur == nil || len(c.cur) >= c.size {
+		c.prev, c.cur = c.cur, make(map[solana.PublicKey]solana.PublicKey, c.size)
+	}
+	c.cur[k] = v
 }
 
 // metaplexOf is the display metadata of mint from its Metaplex metadata
