@@ -100,7 +100,8 @@ type chunkReader struct {
 	wg       sync.WaitGroup
 	mu       sync.Mutex
 	firstErr error
-	batch    int // calls per request
+	batch    int         // calls per request
+	client   *rpc.Client // what sends batches
 	pending  []keyChunk
 }
 
@@ -115,7 +116,8 @@ type keyChunk struct {
 func (d *Discoverer) reader(ctx context.Context, n int) *chunkReader {
 	ctx, cancel := context.WithCancel(ctx)
 	r := &chunkReader{d: d, ctx: ctx, cancel: cancel, out: make([]*rpc.Account, n), batch: 1}
-	if _, ok := d.rpc.(*rpc.Client); ok {
+	if client, ok := d.rpc.(*rpc.Client); ok {
+		r.client = client
 		if l := rpclimit.From(ctx); l != nil {
 			// Chunks of 99 keys (a mint and its PDA never split), in
 			// three quarters of the slots: the listing's first round
@@ -186,13 +188,12 @@ func (r *chunkReader) store(c keyChunk, res *rpc.GetMultipleAccountsResult, err 
 // batched reads chunks in one JSON-RPC batch; when the cluster refuses or
 // garbles the batch, each chunk again in its own call.
 func (r *chunkReader) batched(chunks []keyChunk) error {
-	client := r.d.rpc.(*rpc.Client)
 	results, err := rpclimit.Call(r.ctx, func(ctx context.Context) ([]*rpc.GetMultipleAccountsResult, error) {
 		reqs := make(jsonrpc.RPCRequests, len(chunks))
 		for i, c := range chunks {
 			reqs[i] = &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: []any{c.keys, batchConfig}}
 		}
-		answers, err := client.RPCCallBatch(ctx, reqs)
+		answers, err := r.client.RPCCallBatch(ctx, reqs)
 		if err != nil {
 			return nil, err
 		}
