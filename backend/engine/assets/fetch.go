@@ -88,8 +88,8 @@ const maxBatch = 8
 // several round trips: its calls then go out in JSON-RPC batches of up to
 // maxBatch, as few per HTTP request as keep the requests within the
 // Limit's slots (three quarters of them: a wallet of 10,000 empty accounts
-// makes 152 calls, in 22 requests of 7 at the default 32), each request in
-// one slot. This needs solana-go's
+// makes 151 calls, in 22 requests of up to 7 at the default 32), each
+// request in one slot. This needs solana-go's
 // client (any other RPC gets one call per chunk); a batch the cluster
 // refuses is sent again as single calls.
 type chunkReader struct {

@@ -46,7 +46,7 @@ type StreamOptions struct {
 	// StepTimeout bounds each step of discovery: the token accounts, each page,
 	// each Source. Zero: only ctx bounds them.
 	StepTimeout time.Duration
-	// Early, when set, takes the early items (EarlyItem) of the wallet's
+	// Early, when set, takes the early items (earlyOf) of the wallet's
 	// token accounts, in discovery order and in chunks of ChunkSize, as
 	// soon as the token accounts are read: before the first emit, while
 	// the mints and metadata are read. Like emit it runs on the caller's
@@ -57,7 +57,9 @@ type StreamOptions struct {
 // Stream discovers wallet's items in the order of List and hands them to emit
 // in chunks of opts.ChunkSize as they are classified; the last chunk (and
 // only it) has last set. A wallet without items gives one empty last chunk.
-// Concatenated, the chunks are List's items.
+// Concatenated, the chunks are List's items. With opts.Early, the empty
+// accounts go there first, one round trip after the stream starts, while
+// the mints and metadata are read.
 //
 // emit runs on the caller's goroutine, one chunk at a time; an error from
 // emit stops discovery (in-flight reads are cancelled) and is returned as is.
@@ -78,16 +80,13 @@ func (d *Discoverer) Stream(ctx context.Context, wallet solana.PublicKey, opts S
 	return err
 }
 
-// EarlyItem tells whether the token account of it is an item the first
-// round trip settles: an empty token account (type empty_account), whose
-// type, lamports (what closing it returns), actions and every field of the
-// account are known from getTokenAccountsByOwner alone. Only its mint's
-// metadata is not: an early item has the Name, Symbol, URI and ImageURI of
-// a mint without metadata ("Wrapped SOL" for wrapped SOL, "" otherwise)
-// and Decimals 0, until the item itself comes in a chunk.
-func EarlyItem(it Item) bool { return it.Type == TypeEmptyAccount }
-
-// earlyOf is the early item of token account a, if it has one.
+// earlyOf is the early item of token account a, if it has one: an empty
+// token account (type empty_account), whose type, lamports (what closing
+// it returns), actions and every field of the account are known from
+// getTokenAccountsByOwner alone. Only its mint's metadata is not: an early
+// item has the Name, Symbol, URI and ImageURI of a mint without metadata
+// ("Wrapped SOL" for wrapped SOL, "" otherwise) and Decimals 0, until the
+// item itself comes in a chunk.
 func earlyOf(a ownedAccount) (Item, bool) {
 	if a.state.Amount != 0 {
 		return Item{}, false
