@@ -1183,10 +1183,10 @@ type StreamWalletAssetsResponse struct {
 	// their mints and metadata are read: the first chunks carry them (and
 	// no items), in listing order. Their type, address, mint, lamports,
 	// token_program, is_frozen and actions are final (a client may show
-	// them and build with them); name, symbol and image_uri are not read
-	// yet (absent, except "Wrapped SOL"). Each comes again, complete, in
-	// the items of a later chunk: the items of all chunks concatenated
-	// stay the listing's.
+	// them and build with them); their metadata is not read yet: name "",
+	// no symbol (wrapped SOL: "Wrapped SOL", "SOL"), no image_uri. Each
+	// comes again, complete, in the items of a later chunk: the items of
+	// all chunks concatenated stay the listing's.
 	EarlyItems    []*WalletItem `protobuf:"bytes,6,rep,name=early_items,json=earlyItems,proto3" json:"early_items,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
