@@ -151,6 +151,11 @@ func TestAssets(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := w.expected(t, v, 0.5)
+		for i := range want {
+			if want[i].Address == w.Frozen {
+				want[i].Decimals = 0 // a listing reads the mint of an empty SPL Token account only for another item of it
+			}
+		}
 		sortLikeListing(want)
 		if len(l.Items) != len(want) {
 			t.Errorf("%d items, want %d", len(l.Items), len(want))

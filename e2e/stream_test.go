@@ -37,6 +37,7 @@ func streamWallet(t *testing.T, v *harness.Validator, n int) solana.PublicKey {
 type streamChunk struct {
 	WalletAddress string            `json:"walletAddress"`
 	Items         []json.RawMessage `json:"items"`
+	EarlyItems    []json.RawMessage `json:"earlyItems"`
 	ChunkIndex    int               `json:"chunkIndex"`
 	Complete      bool              `json:"complete"`
 	Counts        map[string]int    `json:"counts"`
@@ -92,14 +93,58 @@ func restItems(t *testing.T, s *service, wallet solana.PublicKey, token string) 
 	return l.Items, l.Counts, time.Since(start)
 }
 
+// itemChunks are the chunks after the early ones (those that carry the
+// early items, first).
+func itemChunks(chunks []streamChunk) []streamChunk {
+	for i, ch := range chunks {
+		if len(ch.EarlyItems) == 0 {
+			return chunks[i:]
+		}
+	}
+	return nil
+}
+
 // checkStream checks chunk sizes, indexes, running counts and the complete
-// flag, and that the chunks concatenated are the REST listing's items.
+// flag, that the chunks concatenated are the REST listing's items, and that
+// the early chunks come first with the listing's empty accounts but for
+// their metadata.
 func checkStream(t *testing.T, chunks []streamChunk, size int, rest []json.RawMessage, counts map[string]int) {
 	t.Helper()
+	var early, empties []map[string]any
+	for i, ch := range chunks[:len(chunks)-len(itemChunks(chunks))] {
+		if ch.ChunkIndex != i || ch.Complete || len(ch.Items) != 0 || len(ch.EarlyItems) > size {
+			t.Fatalf("early chunk %d: index %d, %d items, %d early", i, ch.ChunkIndex, len(ch.Items), len(ch.EarlyItems))
+		}
+		for _, raw := range ch.EarlyItems {
+			var it map[string]any
+			_ = json.Unmarshal(raw, &it)
+			early = append(early, it)
+		}
+	}
+	for _, raw := range rest {
+		var it map[string]any
+		_ = json.Unmarshal(raw, &it)
+		if it["type"] == "empty_account" {
+			delete(it, "name")
+			delete(it, "symbol")
+			delete(it, "imageUri")
+			empties = append(empties, it)
+		}
+	}
+	for _, it := range early {
+		delete(it, "name")
+		delete(it, "symbol")
+		delete(it, "imageUri")
+	}
+	if !reflect.DeepEqual(early, empties) {
+		t.Fatalf("%d early items, want the listing's %d empty accounts", len(early), len(empties))
+	}
+	offset := len(chunks) - len(itemChunks(chunks))
+	chunks = itemChunks(chunks)
 	var all []json.RawMessage
 	for i, ch := range chunks {
 		last := i == len(chunks)-1
-		if ch.ChunkIndex != i || ch.Complete != last || len(ch.Items) > size || !last && len(ch.Items) != size || len(ch.Counts) != len(assets.ItemTypes()) {
+		if ch.ChunkIndex != offset+i || ch.Complete != last || len(ch.Items) > size || !last && len(ch.Items) != size || len(ch.Counts) != len(assets.ItemTypes()) {
 			t.Fatalf("chunk %d: index %d, %d items, complete %v, counts %v", i, ch.ChunkIndex, len(ch.Items), ch.Complete, ch.Counts)
 		}
 		all = append(all, ch.Items...)
@@ -148,8 +193,8 @@ func TestWalletStream(t *testing.T) {
 	if closed.Code != websocket.StatusNormalClosure {
 		t.Fatalf("closed with %v", closed)
 	}
-	if len(chunks) != 6 {
-		t.Fatalf("%d chunks, want 6", len(chunks))
+	if len(chunks) != 5+6 { // 240 empty accounts early, then 300 items
+		t.Fatalf("%d chunks, want 11", len(chunks))
 	}
 	checkStream(t, chunks, 50, rest, counts)
 	first, last := chunks[0], chunks[len(chunks)-1]
@@ -218,14 +263,14 @@ func browserStream(t *testing.T, s *service, wallet solana.PublicKey, token stri
 
 	t.Run("token in the query", func(t *testing.T) {
 		res := open(base+"?chunkSize=100&token="+token, []string{})
-		if res.Code != 1000 || len(res.Messages) != 3 {
+		if res.Code != 1000 || len(res.Messages) != 3+3 { // 240 empty accounts early, then 300 items
 			t.Fatalf("closed %d %q after %d messages", res.Code, res.Reason, len(res.Messages))
 		}
 		checkStream(t, chunksOf(res), 100, rest, counts)
 	})
 	t.Run("token as a subprotocol", func(t *testing.T) {
 		res := open(base, []string{"reclaim.v1", "bearer." + token})
-		if res.Code != 1000 || res.Protocol != "reclaim.v1" || len(res.Messages) != 6 {
+		if res.Code != 1000 || res.Protocol != "reclaim.v1" || len(res.Messages) != 5+6 {
 			t.Fatalf("closed %d %q, protocol %q, %d messages", res.Code, res.Reason, res.Protocol, len(res.Messages))
 		}
 		checkStream(t, chunksOf(res), 50, rest, counts)
@@ -260,7 +305,7 @@ func TestStreamTiming(t *testing.T) {
 			for run := range 3 {
 				_, _, restTime := restItems(t, s, wallet, token)
 				chunks, closed := readStream(t, s, wallet, token, "")
-				if closed.Code != websocket.StatusNormalClosure || len(chunks) != n/50 {
+				if closed.Code != websocket.StatusNormalClosure || len(itemChunks(chunks)) != n/50 {
 					t.Fatalf("%d chunks, closed %v", len(chunks), closed)
 				}
 				checkStream(t, chunks, 50, rest, counts)

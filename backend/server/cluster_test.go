@@ -83,6 +83,23 @@ func (f *fakeCluster) add(n int) {
 	}
 }
 
+// addEmpty gives the wallet n empty token accounts, each of its own mint,
+// half under SPL Token and half under Token-2022 (the latency benchmark's
+// wallet).
+func (f *fakeCluster) addEmpty(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range n {
+		program := solana.TokenProgramID
+		if i%2 == 1 {
+			program = solana.Token2022ProgramID
+		}
+		mint := solana.NewWallet().PublicKey()
+		f.accounts[mint] = fakeAccount{program: program, lamports: 1_461_600, data: mintData(6, 0)}
+		f.accounts[solana.NewWallet().PublicKey()] = fakeAccount{program: program, lamports: rentLamports, data: tokenAccountData(mint, f.owner, 0)}
+	}
+}
+
 // tokenAccountData is SPL Token's 165-byte account, initialized.
 func tokenAccountData(mint, owner solana.PublicKey, amount uint64) []byte {
 	d := append(append([]byte{}, mint[:]...), owner[:]...)

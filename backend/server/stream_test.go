@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"connectrpc.com/connect"
 	"github.com/coder/websocket"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
@@ -22,6 +25,7 @@ import (
 type chunk struct {
 	WalletAddress string           `json:"walletAddress"`
 	Items         []map[string]any `json:"items"`
+	EarlyItems    []map[string]any `json:"earlyItems"`
 	ChunkIndex    int              `json:"chunkIndex"`
 	Complete      bool             `json:"complete"`
 	Counts        map[string]int   `json:"counts"`
@@ -186,10 +190,12 @@ func TestStreamChunks(t *testing.T) {
 	}
 	check := func(t *testing.T, chunks []chunk) {
 		t.Helper()
-		sizes := []int{50, 50, 20}
+		// The 40 empty accounts early, then the items.
+		sizes, early := []int{0, 50, 50, 20}, []int{40, 0, 0, 0}
 		if len(chunks) != len(sizes) {
-			t.Fatalf("%d chunks, want 3", len(chunks))
+			t.Fatalf("%d chunks, want %d", len(chunks), len(sizes))
 		}
+		checkEarly(t, chunks, listing.Items)
 		var all []map[string]any
 		running := map[string]int{}
 		for i, ch := range chunks {
@@ -197,8 +203,8 @@ func TestStreamChunks(t *testing.T) {
 				running[fmt.Sprint(it["type"])]++
 			}
 			all = append(all, ch.Items...)
-			if ch.ChunkIndex != i || len(ch.Items) != sizes[i] || ch.Complete != (i == 2) || ch.WalletAddress != wallet {
-				t.Fatalf("chunk %d: index %d, %d items, complete %v", i, ch.ChunkIndex, len(ch.Items), ch.Complete)
+			if ch.ChunkIndex != i || len(ch.Items) != sizes[i] || len(ch.EarlyItems) != early[i] || ch.Complete != (i == len(chunks)-1) || ch.WalletAddress != wallet {
+				t.Fatalf("chunk %d: index %d, %d items, %d early, complete %v", i, ch.ChunkIndex, len(ch.Items), len(ch.EarlyItems), ch.Complete)
 			}
 			if len(ch.Counts) != len(assets.ItemTypes()) {
 				t.Fatalf("chunk %d counts %v lack types", i, ch.Counts)
@@ -209,8 +215,8 @@ func TestStreamChunks(t *testing.T) {
 				}
 			}
 		}
-		if !reflect.DeepEqual(chunks[2].Counts, listing.Counts) {
-			t.Fatalf("final counts %v, listing's %v", chunks[2].Counts, listing.Counts)
+		if !reflect.DeepEqual(chunks[len(chunks)-1].Counts, listing.Counts) {
+			t.Fatalf("final counts %v, listing's %v", chunks[len(chunks)-1].Counts, listing.Counts)
 		}
 		if !reflect.DeepEqual(all, listing.Items) {
 			t.Fatal("chunks concatenated differ from the REST listing's items")
@@ -238,7 +244,7 @@ func TestStreamChunks(t *testing.T) {
 	t.Run("websocket, default chunk size", func(t *testing.T) {
 		t.Parallel()
 		res := readAll(t, e.dialStream(t, wallet, tokenQuery(tok), nil))
-		if len(res.chunks) != 3 || len(res.chunks[0].Items) != 50 {
+		if len(res.chunks) != 4 || len(res.chunks[0].EarlyItems) != 40 || len(res.chunks[1].Items) != 50 {
 			t.Fatalf("%d chunks", len(res.chunks))
 		}
 	})
@@ -253,8 +259,8 @@ func TestStreamChunks(t *testing.T) {
 		defer s.Close()
 		var chunks []chunk
 		for s.Receive() {
-			// Through the one codec, as the Connect JSON client receives it.
-			b, err := json.Marshal(s.Msg())
+			// As the Connect JSON client receives it.
+			b, err := protojson.Marshal(s.Msg())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -268,12 +274,13 @@ func TestStreamChunks(t *testing.T) {
 		if s.ResponseHeader().Get("X-RateLimit-Limit") == "" {
 			t.Error("no rate-limit headers on the stream")
 		}
-		if len(chunks) != 3 {
+		if len(chunks) != 4 || len(chunks[0].EarlyItems) != 40 {
 			t.Fatalf("%d chunks", len(chunks))
 		}
-		for i, ch := range chunks {
+		checkEarly(t, chunks, listing.Items)
+		for i, ch := range chunks[1:] {
 			if len(ch.Items) == 0 || ch.Complete != (i == 2) {
-				t.Fatalf("chunk %d: %d items complete %v", i, len(ch.Items), ch.Complete)
+				t.Fatalf("chunk %d: %d items complete %v", i+1, len(ch.Items), ch.Complete)
 			}
 		}
 	})
@@ -390,5 +397,131 @@ func waitStarted(t *testing.T, fc *fakeCluster) {
 	case <-fc.started:
 	case <-time.After(5 * time.Second):
 		t.Fatal("discovery never reached getMultipleAccounts")
+	}
+}
+
+// checkEarly checks that the early items come in the first chunks, before
+// any item, and are the listing's empty accounts in its order, as the
+// listing has them but for what needs their mints' metadata.
+func checkEarly(t *testing.T, chunks []chunk, listing []map[string]any) {
+	t.Helper()
+	var early, empties []map[string]any
+	for i, ch := range chunks {
+		if len(ch.EarlyItems) > 0 && (len(ch.Items) > 0 || i > 0 && len(chunks[i-1].Items) > 0) {
+			t.Fatalf("chunk %d: early items with or after items", i)
+		}
+		early = append(early, ch.EarlyItems...)
+	}
+	for _, it := range listing {
+		if it["type"] == "empty_account" {
+			empties = append(empties, it)
+		}
+	}
+	strip := func(items []map[string]any) []map[string]any {
+		out := make([]map[string]any, len(items))
+		for i, it := range items {
+			out[i] = maps.Clone(it)
+			delete(out[i], "name")
+			delete(out[i], "symbol")
+			delete(out[i], "imageUri")
+			if out[i]["isFrozen"] == false { // REST writes it, protojson leaves it out
+				delete(out[i], "isFrozen")
+			}
+			if v, ok := out[i]["lamports"].(float64); ok { // REST's number, Connect's string
+				out[i]["lamports"] = strconv.FormatFloat(v, 'f', -1, 64)
+			}
+		}
+		return out
+	}
+	if len(empties) == 0 || !reflect.DeepEqual(strip(early), strip(empties)) {
+		t.Fatalf("%d early items, want the listing's %d empty accounts", len(early), len(empties))
+	}
+}
+
+// TestStreamEarlyInOneRoundTrip: the first chunk goes out after one round
+// trip to the cluster: it arrives while every getMultipleAccounts (the
+// mints and metadata, the cluster's state) is held, and carries the empty
+// accounts; once the reads go through, the items follow as the listing's.
+func TestStreamEarlyInOneRoundTrip(t *testing.T) {
+	t.Parallel()
+	type receive func() (chunk, bool)
+	for _, tc := range []struct {
+		name string
+		dial func(t *testing.T, e *env, wallet, tok string) receive
+	}{
+		{"websocket", func(t *testing.T, e *env, wallet, tok string) receive {
+			c := e.dialStream(t, wallet, tokenQuery(tok)+"&chunkSize=50", nil)
+			return func() (chunk, bool) {
+				_, msg, err := c.Read(context.Background())
+				if err != nil {
+					return chunk{}, false
+				}
+				var ev struct{ Data chunk }
+				if err := json.Unmarshal(msg, &ev); err != nil {
+					t.Fatal(err)
+				}
+				return ev.Data, true
+			}
+		}},
+		{"connect", func(t *testing.T, e *env, wallet, tok string) receive {
+			size := uint32(50)
+			s, err := e.connectClients().wallet.StreamWalletAssets(context.Background(),
+				withCred(&reclaimv1.StreamWalletAssetsRequest{Address: wallet, ChunkSize: &size}, bearer(tok)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s.Close() })
+			return func() (chunk, bool) {
+				if !s.Receive() {
+					return chunk{}, false
+				}
+				b, err := protojson.Marshal(s.Msg())
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ch chunk
+				_ = json.Unmarshal(b, &ch)
+				return ch, true
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fc := newFakeCluster(t)
+			fc.add(120)
+			fc.hold = make(chan struct{})
+			e := newEnv(t, withRPC(fc.url))
+			wallet := fc.owner.String()
+			tok := e.session(wallet)
+			next := tc.dial(t, e, wallet, tok)
+			first, ok := next()
+			if !ok || len(first.EarlyItems) != 40 || len(first.Items) != 0 || first.Complete || first.ChunkIndex != 0 {
+				t.Fatalf("first chunk while the mints are held: %d early items, %d items, complete %v", len(first.EarlyItems), len(first.Items), first.Complete)
+			}
+			close(fc.hold)
+			chunks := []chunk{first}
+			for ch, ok := next(); ok; ch, ok = next() {
+				chunks = append(chunks, ch)
+			}
+			var listing struct {
+				Items []map[string]any `json:"items"`
+			}
+			if err := json.Unmarshal(e.rest("GET", "/v1/wallet/"+wallet+"/assets", bearer(tok), nil).status(200).body, &listing); err != nil {
+				t.Fatal(err)
+			}
+			checkEarly(t, chunks, listing.Items)
+			var all []map[string]any
+			for _, ch := range chunks {
+				all = append(all, ch.Items...)
+			}
+			if len(chunks) != 4 || !chunks[3].Complete || len(all) != len(listing.Items) {
+				t.Fatalf("%d chunks, %d items", len(chunks), len(all))
+			}
+			for i, it := range all { // TestStreamChunks compares them whole
+				if it["address"] != listing.Items[i]["address"] || it["type"] != listing.Items[i]["type"] {
+					t.Fatalf("item %d: %v, listing's %v", i, it, listing.Items[i])
+				}
+			}
+		})
 	}
 }

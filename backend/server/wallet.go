@@ -253,6 +253,9 @@ func (s *walletServer) streamChunks(ctx context.Context, address string, in wall
 			WalletAddress: address, ChunkIndex: c.Index, Complete: c.Last, Items: walletItems(c.Items),
 			Counts: make(map[string]uint32, len(c.Counts)),
 		}
+		if len(c.Early) > 0 {
+			msg.EarlyItems = walletItems(c.Early)
+		}
 		for t, n := range c.Counts {
 			msg.Counts[string(t)] = n
 		}

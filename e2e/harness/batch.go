@@ -27,7 +27,9 @@ type Batch struct {
 // then waits until all are confirmed; it fails the test on any error.
 func (v *Validator) SendAll(t testing.TB, batches []Batch) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), ConfirmTimeout+10*time.Second)
+	// A few milliseconds a send: thousands of batches (a wallet of 10,000
+	// accounts) take longer than one confirmation.
+	ctx, cancel := context.WithTimeout(context.Background(), ConfirmTimeout+10*time.Second+time.Duration(len(batches))*20*time.Millisecond)
 	defer cancel()
 	sigs := make([]solana.Signature, len(batches))
 	for i, b := range batches {

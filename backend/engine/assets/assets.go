@@ -5,16 +5,18 @@
 // interface it declares; it knows nothing of HTTP or storage.
 //
 // Reads are batched: one getTokenAccountsByOwner per token program, then
-// getMultipleAccounts in chunks of 100 keys for the mints together with their
-// Metaplex metadata PDAs, and one more chunked read for the metadata of NFT
-// collections. The number of calls grows with ceil(accounts / 100), never with
+// getMultipleAccounts in chunks of 100 keys for the mints (those an item
+// needs: mints.go) together with their Metaplex metadata PDAs, and one more
+// chunked read for the metadata of NFT collections. The number of calls grows with ceil(accounts / 100), never with
 // the number of accounts. Calls that do not depend on each other go out
 // together (both getTokenAccountsByOwner, every chunk of a read, the
 // Sources), each waiting for a slot of the request's rpclimit.Limit, so a
 // listing costs two round trips to the cluster (three with NFTs) whatever the
-// wallet's size, as long as the Limit has a slot for every chunk. Account
-// data is read as base64 and parsed here, so a real cluster and the local
-// validator give the same items.
+// wallet's size: a read of more chunks than the Limit has slots for goes out
+// in JSON-RPC batches (fetch.go). A stream's first chunks need only the
+// first round: they carry the empty accounts (Stream, StreamOptions.Early).
+// Account data is read as base64 and parsed here, so a real cluster and the
+// local validator give the same items.
 //
 // The actions each type can take are one table (actions.go: ActionsFor),
 // which request validation shares; an item offers those of its type that the
@@ -158,7 +160,7 @@ func (d *Discoverer) List(ctx context.Context, wallet solana.PublicKey) (Listing
 	n, err := d.discover(ctx, wallet, 0, 0, func(more []Item, _, _ bool) error {
 		items = append(items, more...)
 		return nil
-	})
+	}, nil)
 	if err != nil {
 		return Listing{}, err
 	}

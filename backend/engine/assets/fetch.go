@@ -2,11 +2,15 @@ package assets
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
+	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 
 	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
 	"github.com/reclaim-sol/reclaim/backend/pkg/rpclimit"
@@ -71,9 +75,23 @@ func (d *Discoverer) accounts(ctx context.Context, keys []solana.PublicKey) ([]*
 	return r.wait()
 }
 
+// maxBatch is the most getMultipleAccounts calls one HTTP request to the
+// cluster carries (a JSON-RPC batch): 8 calls of 100 keys are about 40 KB
+// of request, within the 50 KiB a Solana node accepts.
+const maxBatch = 8
+
 // chunkReader reads chunks of at most maxKeysPerCall keys into one result,
 // each chunk's call issued as soon as read is called, so that a caller that
 // derives keys (PDAs) chunk by chunk overlaps the derivation with the calls.
+//
+// A read of more chunks than ctx's rpclimit.Limit has slots would take
+// several round trips: its calls then go out in JSON-RPC batches of up to
+// maxBatch, as few per HTTP request as keep the requests within the
+// Limit's slots (three quarters of them: a wallet of 10,000 empty accounts
+// makes 151 calls, in 22 requests of up to 7 at the default 32), each
+// request in one slot. This needs solana-go's
+// client (any other RPC gets one call per chunk); a batch the cluster
+// refuses is sent again as single calls.
 type chunkReader struct {
 	d        *Discoverer
 	ctx      context.Context
@@ -82,40 +100,160 @@ type chunkReader struct {
 	wg       sync.WaitGroup
 	mu       sync.Mutex
 	firstErr error
+	batch    int         // calls per request
+	client   *rpc.Client // what sends batches
+	pending  []keyChunk
 }
 
+// keyChunk is one call's keys and where their accounts go in the result.
+type keyChunk struct {
+	start int
+	keys  []solana.PublicKey
+}
+
+// reader reads n keys, in about calls chunks (the calls of a batch count
+// once against the Limit).
 func (d *Discoverer) reader(ctx context.Context, n int) *chunkReader {
 	ctx, cancel := context.WithCancel(ctx)
-	return &chunkReader{d: d, ctx: ctx, cancel: cancel, out: make([]*rpc.Account, n)}
+	r := &chunkReader{d: d, ctx: ctx, cancel: cancel, out: make([]*rpc.Account, n), batch: 1}
+	if client, ok := d.rpc.(*rpc.Client); ok {
+		r.client = client
+		if l := rpclimit.From(ctx); l != nil {
+			// Chunks of 99 keys (a mint and its PDA never split), in
+			// three quarters of the slots: the listing's first round
+			// (nine calls) may still hold some.
+			calls, slots := (n+maxKeysPerCall-2)/(maxKeysPerCall-1), max(1, l.Size()*3/4)
+			r.batch = min(maxBatch, max(1, (calls+slots-1)/slots))
+		}
+	}
+	return r
 }
 
 // read reads chunk into the result from index start on.
 func (r *chunkReader) read(start int, chunk []solana.PublicKey) {
+	r.pending = append(r.pending, keyChunk{start: start, keys: chunk})
+	if len(r.pending) >= r.batch {
+		r.send(r.pending)
+		r.pending = nil
+	}
+}
+
+// send issues one request for chunks.
+func (r *chunkReader) send(chunks []keyChunk) {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		res, err := rpclimit.Call(r.ctx, func(ctx context.Context) (*rpc.GetMultipleAccountsResult, error) {
-			return r.d.rpc.GetMultipleAccountsWithOpts(ctx, chunk,
-				&rpc.GetMultipleAccountsOpts{Commitment: commitment, Encoding: solana.EncodingBase64})
-		})
-		if err == nil && (res == nil || len(res.Value) != len(chunk)) {
-			err = fmt.Errorf("%d accounts for %d keys", lenValue(res), len(chunk))
+		var err error
+		if len(chunks) == 1 {
+			err = r.one(chunks[0])
+		} else {
+			err = r.batched(chunks)
 		}
 		if err != nil {
 			r.mu.Lock()
 			if r.firstErr == nil {
-				r.firstErr = fmt.Errorf("get %d accounts: %w", len(chunk), err)
+				r.firstErr = err
 				r.cancel()
 			}
 			r.mu.Unlock()
-			return
 		}
-		copy(r.out[start:], res.Value)
 	}()
 }
 
-// wait waits for every chunk: the accounts, or the first error.
+var (
+	multipleOpts = &rpc.GetMultipleAccountsOpts{Commitment: commitment, Encoding: solana.EncodingBase64}
+	// batchConfig is multipleOpts as the call's JSON names them.
+	batchConfig = rpc.M{"commitment": commitment, "encoding": solana.EncodingBase64}
+)
+
+// one reads c in its own call.
+func (r *chunkReader) one(c keyChunk) error {
+	res, err := rpclimit.Call(r.ctx, func(ctx context.Context) (*rpc.GetMultipleAccountsResult, error) {
+		return r.d.rpc.GetMultipleAccountsWithOpts(ctx, c.keys, multipleOpts)
+	})
+	return r.store(c, res, err)
+}
+
+func (r *chunkReader) store(c keyChunk, res *rpc.GetMultipleAccountsResult, err error) error {
+	if err == nil && (res == nil || len(res.Value) != len(c.keys)) {
+		err = fmt.Errorf("%d accounts for %d keys", lenValue(res), len(c.keys))
+	}
+	if err != nil {
+		return fmt.Errorf("get %d accounts: %w", len(c.keys), err)
+	}
+	copy(r.out[c.start:], res.Value)
+	return nil
+}
+
+// batched reads chunks in one JSON-RPC batch; when the cluster refuses or
+// garbles the batch, each chunk again in its own call.
+func (r *chunkReader) batched(chunks []keyChunk) error {
+	results, err := rpclimit.Call(r.ctx, func(ctx context.Context) ([]*rpc.GetMultipleAccountsResult, error) {
+		reqs := make(jsonrpc.RPCRequests, len(chunks))
+		for i, c := range chunks {
+			reqs[i] = &jsonrpc.RPCRequest{Method: "getMultipleAccounts", Params: []any{c.keys, batchConfig}}
+		}
+		answers, err := r.client.RPCCallBatch(ctx, reqs)
+		if err != nil {
+			return nil, err
+		}
+		return batchResults(answers, len(chunks))
+	})
+	if err != nil {
+		if r.ctx.Err() != nil {
+			return err
+		}
+		var errs []error
+		for _, c := range chunks {
+			errs = append(errs, r.one(c))
+		}
+		return errors.Join(errs...)
+	}
+	for i, c := range chunks {
+		if err := r.store(c, results[i], nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// batchResults decodes a batch's answers, matched to the n requests by
+// their ids (0 to n-1, as solana-go numbers them; a server may answer in
+// any order). An error object in any answer fails the batch.
+func batchResults(answers jsonrpc.RPCResponses, n int) ([]*rpc.GetMultipleAccountsResult, error) {
+	out := make([]*rpc.GetMultipleAccountsResult, n)
+	for _, a := range answers {
+		if a == nil {
+			continue
+		}
+		id, err := strconv.Atoi(fmt.Sprint(a.ID))
+		if err != nil || id < 0 || id >= n || out[id] != nil {
+			return nil, fmt.Errorf("batch answer with id %v", a.ID)
+		}
+		if a.Error != nil {
+			return nil, a.Error
+		}
+		var res rpc.GetMultipleAccountsResult
+		if err := json.Unmarshal(a.Result, &res); err != nil {
+			return nil, fmt.Errorf("batch answer %d: %w", id, err)
+		}
+		out[id] = &res
+	}
+	for i, res := range out {
+		if res == nil {
+			return nil, fmt.Errorf("no answer to call %d of %d in the batch", i, n)
+		}
+	}
+	return out, nil
+}
+
+// wait sends what read holds back, then waits for every chunk: the
+// accounts, or the first error.
 func (r *chunkReader) wait() ([]*rpc.Account, error) {
+	if len(r.pending) > 0 {
+		r.send(r.pending)
+		r.pending = nil
+	}
 	r.wg.Wait()
 	r.cancel()
 	if r.firstErr != nil {

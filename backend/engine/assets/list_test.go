@@ -17,12 +17,12 @@ const tokenRent = 2_039_280
 
 // world is a wallet on a fake chain; helpers add mints and accounts to it.
 type world struct {
-	t      *testing.T
+	t      testing.TB
 	c      *chain
 	wallet solana.PublicKey
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	return &world{t: t, c: newChain(), wallet: solana.NewWallet().PublicKey()}
 }
 
@@ -189,6 +189,9 @@ func TestAssetsListClassification(t *testing.T) {
 			info := w.c.accounts[addr]
 			want.Address, want.Owner, want.TokenProgram = addr, w.wallet, info.Owner
 			want.Mint = solana.PublicKeyFromBytes(info.Data.GetBinary()[:32])
+			if want.Type == TypeEmptyAccount && info.Owner.Equals(tok) {
+				want.Decimals = 0 // a listing does not read the mint of an empty SPL Token account
+			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("item\n got %+v\nwant %+v", got, want)
 			}

@@ -171,8 +171,8 @@ func TestAssetsListBatching(t *testing.T) {
 func TestAssetsChunksTogether(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	for range 250 {
-		w.account(solana.TokenProgramID, tokenRent, acct{mint: w.mint(solana.TokenProgramID, 6, 0, nil)})
+	for range 250 { // balances: their mints are read beside their PDAs
+		w.account(solana.TokenProgramID, tokenRent, acct{mint: w.mint(solana.TokenProgramID, 6, 0, nil), amount: 1})
 	}
 	for _, tc := range []struct{ limit, together int }{{rpclimit.Default, 5}, {2, 2}} {
 		t.Run(fmt.Sprint(tc.limit), func(t *testing.T) {

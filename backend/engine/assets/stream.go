@@ -40,17 +40,26 @@ const (
 
 // StreamOptions tune Stream.
 type StreamOptions struct {
-	// ChunkSize is the most items per emit (DefaultChunkSize when 0).
+	// ChunkSize is the most items per emit (DefaultChunkSize when 0), and
+	// per call of Early.
 	ChunkSize int
 	// StepTimeout bounds each step of discovery: the token accounts, each page,
 	// each Source. Zero: only ctx bounds them.
 	StepTimeout time.Duration
+	// Early, when set, takes the early items (earlyOf) of the wallet's
+	// token accounts, in discovery order and in chunks of ChunkSize, as
+	// soon as the token accounts are read: before the first emit, while
+	// the mints and metadata are read. Like emit it runs on the caller's
+	// goroutine, and an error from it stops discovery.
+	Early func(items []Item) error
 }
 
 // Stream discovers wallet's items in the order of List and hands them to emit
 // in chunks of opts.ChunkSize as they are classified; the last chunk (and
 // only it) has last set. A wallet without items gives one empty last chunk.
-// Concatenated, the chunks are List's items.
+// Concatenated, the chunks are List's items. With opts.Early, the empty
+// accounts go there first, one round trip after the stream starts, while
+// the mints and metadata are read.
 //
 // emit runs on the caller's goroutine, one chunk at a time; an error from
 // emit stops discovery (in-flight reads are cancelled) and is returned as is.
@@ -63,8 +72,46 @@ func (d *Discoverer) Stream(ctx context.Context, wallet solana.PublicKey, opts S
 		return fmt.Errorf("chunk size %d out of 1..%d", size, MaxChunkSize)
 	}
 	c := &chunker{size: size, emit: emit}
-	_, err := d.discover(ctx, wallet, StreamPage, opts.StepTimeout, c.add)
+	var early func([]ownedAccount) error
+	if opts.Early != nil {
+		early = func(owned []ownedAccount) error { return sendEarly(owned, size, opts.Early) }
+	}
+	_, err := d.discover(ctx, wallet, StreamPage, opts.StepTimeout, c.add, early)
 	return err
+}
+
+// earlyOf is the early item of token account a, if it has one: an empty
+// token account (type empty_account), whose type, lamports (what closing
+// it returns), actions and every field of the account are known from
+// getTokenAccountsByOwner alone. Only its mint's metadata is not: an early
+// item has the Name, Symbol, URI and ImageURI of a mint without metadata
+// ("Wrapped SOL" for wrapped SOL, "" otherwise) and Decimals 0, until the
+// item itself comes in a chunk.
+func earlyOf(a ownedAccount) (Item, bool) {
+	if a.state.Amount != 0 {
+		return Item{}, false
+	}
+	return newItem(a, mintInfo{}), true
+}
+
+// sendEarly hands the early items of owned to early, size at a time.
+func sendEarly(owned []ownedAccount, size int, early func([]Item) error) error {
+	var chunk []Item
+	for _, a := range owned {
+		if it, ok := earlyOf(a); ok {
+			chunk = append(chunk, it)
+		}
+		if len(chunk) == size {
+			if err := early(chunk); err != nil {
+				return err
+			}
+			chunk = nil
+		}
+	}
+	if len(chunk) > 0 {
+		return early(chunk)
+	}
+	return nil
 }
 
 // chunker cuts discovered items into chunks. It holds a full chunk back until
@@ -115,9 +162,10 @@ type sink func(items []Item, more, final bool) error
 // time (all at once when pageSize is 0), reading up to streamPagesAhead pages
 // in parallel but handing them to out in order; the Sources and the
 // cluster's reads (cluster.go) run meanwhile, and their items follow with
-// the token accounts' excess rent, by address. It returns how many items
-// were token accounts.
-func (d *Discoverer) discover(ctx context.Context, wallet solana.PublicKey, pageSize int, step time.Duration, out sink) (int, error) {
+// the token accounts' excess rent, by address. early, when set, gets the
+// token accounts (sorted) once the pages' reads are under way, before out
+// gets anything. It returns how many items were token accounts.
+func (d *Discoverer) discover(ctx context.Context, wallet solana.PublicKey, pageSize int, step time.Duration, out sink, early func([]ownedAccount) error) (int, error) {
 	ctx, cancel := context.WithCancel(rpclimit.Ensure(ctx))
 	sources := d.startSources(ctx, wallet, step)
 	cluster := d.startCluster(ctx, wallet, step)
@@ -146,6 +194,11 @@ func (d *Discoverer) discover(ctx context.Context, wallet solana.PublicKey, page
 		pageSize = max(len(owned), 1)
 	}
 	pages = d.readPages(ctx, owned, pageSize, step)
+	if early != nil {
+		if err := early(owned); err != nil {
+			return 0, err
+		}
+	}
 	var excess []Item
 	done := 0
 	for res := range pages {

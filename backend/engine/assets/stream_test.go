@@ -13,6 +13,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/reclaim-sol/reclaim/backend/chain/metaplex"
 	"github.com/reclaim-sol/reclaim/backend/pkg/rpclimit"
 )
 
@@ -252,8 +253,8 @@ func TestAssetsStreamFirstPageFirst(t *testing.T) {
 		t.Fatalf("%d getMultipleAccounts calls", len(calls))
 	}
 	for _, it := range first {
-		if !slices.Contains(calls[0], it.Mint) {
-			t.Fatalf("the first call out reads %d keys without the mint %s of the first chunk's item %s", len(calls[0]), it.Mint, it.Address)
+		if !slices.Contains(calls[0], metaplex.MetadataAddress(it.Mint)) {
+			t.Fatalf("the first call out reads %d keys without the metadata of the mint %s of the first chunk's item %s", len(calls[0]), it.Mint, it.Address)
 		}
 	}
 }
@@ -314,4 +315,82 @@ func TestAssetsStreamStops(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestAssetsStreamEarly: the early items (the empty accounts, as the token
+// accounts alone tell them) go to Early in chunks, in listing order, before
+// any emit and while every getMultipleAccounts (mints, metadata, the
+// cluster's state) is held until the first of them arrived; the items
+// that follow are List's, names included.
+func TestAssetsStreamEarly(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	tok, t22 := solana.TokenProgramID, solana.Token2022ProgramID
+	for i := range 45 {
+		switch i % 3 {
+		case 0: // empty, named by Metaplex metadata
+			m := w.mint(tok, 6, 0, nil)
+			w.metaplex(m, fmt.Sprintf("Token %d", i), "TOK", "", nil, false)
+			w.account(tok, tokenRent, acct{mint: m})
+		case 1: // empty, named by Token-2022's metadata extension
+			w.account(t22, tokenRent, acct{mint: w.mint(t22, 2, 0, &tokenMetadata{name: fmt.Sprint("Ext ", i), symbol: "EXT"}), token2022: true})
+		default:
+			w.account(tok, tokenRent, acct{mint: w.mint(tok, 6, 100, nil), amount: 5})
+		}
+	}
+	want, err := NewDiscoverer(w.c.rpc(), nil).List(context.Background(), w.wallet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := w.c.rpc()
+	firstEarly := make(chan struct{})
+	inner := f.multiple
+	f.multiple = func(keys []solana.PublicKey) (*rpc.GetMultipleAccountsResult, error) {
+		select {
+		case <-firstEarly:
+		case <-time.After(10 * time.Second):
+			return nil, errors.New("held reads: no early items while they waited")
+		}
+		return inner(keys)
+	}
+	var early []Item
+	var got streamed
+	opts := StreamOptions{ChunkSize: 7, Early: func(items []Item) error {
+		if len(got.chunks) > 0 {
+			t.Error("early items after a chunk")
+		}
+		if len(items) == 0 || len(items) > 7 || len(early)%7 != 0 {
+			t.Errorf("early chunk of %d after %d", len(items), len(early))
+		}
+		if len(early) == 0 {
+			close(firstEarly)
+		}
+		early = append(early, items...)
+		return nil
+	}}
+	if err := NewDiscoverer(f, nil).Stream(context.Background(), w.wallet, opts, got.emit); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.all(), want.Items) {
+		t.Fatal("chunks concatenated differ from List's items")
+	}
+	var empties []Item
+	for _, it := range want.Items {
+		if it.Type == TypeEmptyAccount {
+			if it.Name == "" {
+				t.Fatalf("listed empty account %s without its name", it.Address)
+			}
+			it.Name, it.Symbol, it.URI, it.Decimals = "", "", "", 0 // what the metadata tells
+			empties = append(empties, it)
+		}
+	}
+	if len(empties) != 30 || !reflect.DeepEqual(early, empties) {
+		t.Fatalf("%d early items, want the %d empty accounts as listed but for their metadata", len(early), len(empties))
+	}
+
+	stop := errors.New("client gone")
+	opts.Early = func([]Item) error { return stop }
+	if err := NewDiscoverer(w.c.rpc(), nil).Stream(context.Background(), w.wallet, opts, got.emit); !errors.Is(err, stop) {
+		t.Fatalf("an Early error: %v", err)
+	}
 }

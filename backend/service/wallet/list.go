@@ -105,6 +105,9 @@ func parseCursor(s string) (*listingKey, error) {
 type Chunk struct {
 	Index uint32
 	Items []assets.Item
+	// Early are early items (assets.StreamOptions.Early): the first chunks
+	// carry them, and no Items.
+	Early []assets.Item
 	// Counts run over the items sent so far, every type present.
 	Counts map[assets.ItemType]uint32
 	// Last is set on the final chunk.
@@ -133,7 +136,8 @@ func ParseStream(wallet string, chunkSize *uint32) (StreamRequest, error) {
 
 // Stream discovers the wallet and emits its chunks of at most
 // req.ChunkSize items as they are found; their items concatenated are
-// List's. An error of emit is returned as it is (the client is gone); a
+// List's. The first chunks carry the early items instead, as soon as the
+// token accounts are listed (one round trip to the cluster). An error of emit is returned as it is (the client is gone); a
 // discovery that fails is unavailable.
 func (s *Service) Stream(ctx context.Context, req StreamRequest, emit func(Chunk) error) error {
 	counts := make(map[assets.ItemType]uint32, len(assets.ItemTypes()))
@@ -142,7 +146,12 @@ func (s *Service) Stream(ctx context.Context, req StreamRequest, emit func(Chunk
 	}
 	var index uint32
 	var emitErr error
-	err := s.d.Discoverer.Stream(s.limited(ctx), req.Wallet, assets.StreamOptions{ChunkSize: req.ChunkSize, StepTimeout: 2 * s.d.RPCTimeout},
+	early := func(items []assets.Item) error {
+		emitErr = emit(Chunk{Index: index, Early: items, Counts: maps.Clone(counts)})
+		index++
+		return emitErr
+	}
+	err := s.d.Discoverer.Stream(s.limited(ctx), req.Wallet, assets.StreamOptions{ChunkSize: req.ChunkSize, StepTimeout: 2 * s.d.RPCTimeout, Early: early},
 		func(items []assets.Item, last bool) error {
 			for _, it := range items {
 				counts[it.Type]++

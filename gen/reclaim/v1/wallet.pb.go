@@ -1175,8 +1175,19 @@ type StreamWalletAssetsResponse struct {
 	ChunkIndex uint32 `protobuf:"varint,3,opt,name=chunk_index,json=chunkIndex,proto3" json:"chunk_index,omitempty"`
 	// complete is true on the last chunk.
 	Complete bool `protobuf:"varint,4,opt,name=complete,proto3" json:"complete,omitempty"`
-	// counts of the items sent so far, per WalletItemType.
-	Counts        map[string]uint32 `protobuf:"bytes,5,rep,name=counts,proto3" json:"counts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// counts of the items sent so far, per WalletItemType (early_items
+	// not counted).
+	Counts map[string]uint32 `protobuf:"bytes,5,rep,name=counts,proto3" json:"counts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// early_items are the wallet's empty token accounts (empty_account),
+	// sent as soon as the cluster has listed the token accounts, before
+	// their mints and metadata are read: the first chunks carry them (and
+	// no items), in listing order. Their type, address, mint, lamports,
+	// token_program, is_frozen and actions are final (a client may show
+	// them and build with them); their metadata is not read yet: name "",
+	// no symbol (wrapped SOL: "Wrapped SOL", "SOL"), no image_uri. Each
+	// comes again, complete, in the items of a later chunk: the items of
+	// all chunks concatenated stay the listing's.
+	EarlyItems    []*WalletItem `protobuf:"bytes,6,rep,name=early_items,json=earlyItems,proto3" json:"early_items,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1242,6 +1253,13 @@ func (x *StreamWalletAssetsResponse) GetComplete() bool {
 func (x *StreamWalletAssetsResponse) GetCounts() map[string]uint32 {
 	if x != nil {
 		return x.Counts
+	}
+	return nil
+}
+
+func (x *StreamWalletAssetsResponse) GetEarlyItems() []*WalletItem {
+	if x != nil {
+		return x.EarlyItems
 	}
 	return nil
 }
@@ -1854,14 +1872,16 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\"\n" +
 	"\n" +
 	"chunk_size\x18\x02 \x01(\rH\x00R\tchunkSize\x88\x01\x01B\r\n" +
-	"\v_chunk_size\"\xb5\x02\n" +
+	"\v_chunk_size\"\xee\x02\n" +
 	"\x1aStreamWalletAssetsResponse\x12%\n" +
 	"\x0ewallet_address\x18\x01 \x01(\tR\rwalletAddress\x12,\n" +
 	"\x05items\x18\x02 \x03(\v2\x16.reclaim.v1.WalletItemR\x05items\x12\x1f\n" +
 	"\vchunk_index\x18\x03 \x01(\rR\n" +
 	"chunkIndex\x12\x1a\n" +
 	"\bcomplete\x18\x04 \x01(\bR\bcomplete\x12J\n" +
-	"\x06counts\x18\x05 \x03(\v22.reclaim.v1.StreamWalletAssetsResponse.CountsEntryR\x06counts\x1a9\n" +
+	"\x06counts\x18\x05 \x03(\v22.reclaim.v1.StreamWalletAssetsResponse.CountsEntryR\x06counts\x127\n" +
+	"\vearly_items\x18\x06 \x03(\v2\x16.reclaim.v1.WalletItemR\n" +
+	"earlyItems\x1a9\n" +
 	"\vCountsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"\x88\x01\n" +
@@ -1976,30 +1996,31 @@ var file_reclaim_v1_wallet_proto_depIdxs = []int32{
 	12, // 10: reclaim.v1.SubmitTransactionsResponse.results:type_name -> reclaim.v1.SubmissionResult
 	2,  // 11: reclaim.v1.StreamWalletAssetsResponse.items:type_name -> reclaim.v1.WalletItem
 	24, // 12: reclaim.v1.StreamWalletAssetsResponse.counts:type_name -> reclaim.v1.StreamWalletAssetsResponse.CountsEntry
-	18, // 13: reclaim.v1.GetSubmissionsResponse.submissions:type_name -> reclaim.v1.SubmissionStatus
-	4,  // 14: reclaim.v1.SubmissionStatus.includes:type_name -> reclaim.v1.ItemSelection
-	11, // 15: reclaim.v1.SubmissionStatus.error:type_name -> reclaim.v1.SubmissionError
-	19, // 16: reclaim.v1.SubmissionStatus.landed:type_name -> reclaim.v1.LandedFigures
-	25, // 17: reclaim.v1.GetSummaryResponse.types:type_name -> reclaim.v1.GetSummaryResponse.TypesEntry
-	7,  // 18: reclaim.v1.GetSummaryResponse.totals:type_name -> reclaim.v1.Totals
-	21, // 19: reclaim.v1.GetSummaryResponse.TypesEntry.value:type_name -> reclaim.v1.TypeSummary
-	0,  // 20: reclaim.v1.WalletService.ListAssets:input_type -> reclaim.v1.ListAssetsRequest
-	5,  // 21: reclaim.v1.WalletService.BuildTransactions:input_type -> reclaim.v1.BuildTransactionsRequest
-	10, // 22: reclaim.v1.WalletService.SubmitTransactions:input_type -> reclaim.v1.SubmitTransactionsRequest
-	14, // 23: reclaim.v1.WalletService.StreamWalletAssets:input_type -> reclaim.v1.StreamWalletAssetsRequest
-	16, // 24: reclaim.v1.WalletService.GetSubmissions:input_type -> reclaim.v1.GetSubmissionsRequest
-	20, // 25: reclaim.v1.WalletService.GetSummary:input_type -> reclaim.v1.GetSummaryRequest
-	1,  // 26: reclaim.v1.WalletService.ListAssets:output_type -> reclaim.v1.ListAssetsResponse
-	8,  // 27: reclaim.v1.WalletService.BuildTransactions:output_type -> reclaim.v1.BuildTransactionsResponse
-	13, // 28: reclaim.v1.WalletService.SubmitTransactions:output_type -> reclaim.v1.SubmitTransactionsResponse
-	15, // 29: reclaim.v1.WalletService.StreamWalletAssets:output_type -> reclaim.v1.StreamWalletAssetsResponse
-	17, // 30: reclaim.v1.WalletService.GetSubmissions:output_type -> reclaim.v1.GetSubmissionsResponse
-	22, // 31: reclaim.v1.WalletService.GetSummary:output_type -> reclaim.v1.GetSummaryResponse
-	26, // [26:32] is the sub-list for method output_type
-	20, // [20:26] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	2,  // 13: reclaim.v1.StreamWalletAssetsResponse.early_items:type_name -> reclaim.v1.WalletItem
+	18, // 14: reclaim.v1.GetSubmissionsResponse.submissions:type_name -> reclaim.v1.SubmissionStatus
+	4,  // 15: reclaim.v1.SubmissionStatus.includes:type_name -> reclaim.v1.ItemSelection
+	11, // 16: reclaim.v1.SubmissionStatus.error:type_name -> reclaim.v1.SubmissionError
+	19, // 17: reclaim.v1.SubmissionStatus.landed:type_name -> reclaim.v1.LandedFigures
+	25, // 18: reclaim.v1.GetSummaryResponse.types:type_name -> reclaim.v1.GetSummaryResponse.TypesEntry
+	7,  // 19: reclaim.v1.GetSummaryResponse.totals:type_name -> reclaim.v1.Totals
+	21, // 20: reclaim.v1.GetSummaryResponse.TypesEntry.value:type_name -> reclaim.v1.TypeSummary
+	0,  // 21: reclaim.v1.WalletService.ListAssets:input_type -> reclaim.v1.ListAssetsRequest
+	5,  // 22: reclaim.v1.WalletService.BuildTransactions:input_type -> reclaim.v1.BuildTransactionsRequest
+	10, // 23: reclaim.v1.WalletService.SubmitTransactions:input_type -> reclaim.v1.SubmitTransactionsRequest
+	14, // 24: reclaim.v1.WalletService.StreamWalletAssets:input_type -> reclaim.v1.StreamWalletAssetsRequest
+	16, // 25: reclaim.v1.WalletService.GetSubmissions:input_type -> reclaim.v1.GetSubmissionsRequest
+	20, // 26: reclaim.v1.WalletService.GetSummary:input_type -> reclaim.v1.GetSummaryRequest
+	1,  // 27: reclaim.v1.WalletService.ListAssets:output_type -> reclaim.v1.ListAssetsResponse
+	8,  // 28: reclaim.v1.WalletService.BuildTransactions:output_type -> reclaim.v1.BuildTransactionsResponse
+	13, // 29: reclaim.v1.WalletService.SubmitTransactions:output_type -> reclaim.v1.SubmitTransactionsResponse
+	15, // 30: reclaim.v1.WalletService.StreamWalletAssets:output_type -> reclaim.v1.StreamWalletAssetsResponse
+	17, // 31: reclaim.v1.WalletService.GetSubmissions:output_type -> reclaim.v1.GetSubmissionsResponse
+	22, // 32: reclaim.v1.WalletService.GetSummary:output_type -> reclaim.v1.GetSummaryResponse
+	27, // [27:33] is the sub-list for method output_type
+	21, // [21:27] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_reclaim_v1_wallet_proto_init() }

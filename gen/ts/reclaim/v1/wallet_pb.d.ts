@@ -703,11 +703,27 @@ export declare type StreamWalletAssetsResponse = Message<"reclaim.v1.StreamWalle
   complete: boolean;
 
   /**
-   * counts of the items sent so far, per WalletItemType.
+   * counts of the items sent so far, per WalletItemType (early_items
+   * not counted).
    *
    * @generated from field: map<string, uint32> counts = 5;
    */
   counts: { [key: string]: number };
+
+  /**
+   * early_items are the wallet's empty token accounts (empty_account),
+   * sent as soon as the cluster has listed the token accounts, before
+   * their mints and metadata are read: the first chunks carry them (and
+   * no items), in listing order. Their type, address, mint, lamports,
+   * token_program, is_frozen and actions are final (a client may show
+   * them and build with them); their metadata is not read yet: name "",
+   * no symbol (wrapped SOL: "Wrapped SOL", "SOL"), no image_uri. Each
+   * comes again, complete, in the items of a later chunk: the items of
+   * all chunks concatenated stay the listing's.
+   *
+   * @generated from field: repeated reclaim.v1.WalletItem early_items = 6;
+   */
+  earlyItems: WalletItem[];
 };
 
 /**
