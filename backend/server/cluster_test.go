@@ -63,30 +63,28 @@ func newFakeCluster(t testing.TB) *fakeCluster {
 // add gives the wallet n token accounts: every third empty, every third an
 // NFT, the others token balances; under SPL Token and Token-2022.
 func (f *fakeCluster) add(n int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for i := range n {
-		program := solana.TokenProgramID
-		if i%2 == 1 {
-			program = solana.Token2022ProgramID
-		}
-		decimals, supply, amount := uint8(6), uint64(1_000_000), uint64(0)
+	f.addEach(n, func(i int) (decimals uint8, supply, amount uint64) {
 		switch i % 3 {
 		case 1:
-			amount = 1234
+			return 6, 1_000_000, 1234
 		case 2:
-			decimals, supply, amount = 0, 1, 1
+			return 0, 1, 1
 		}
-		mint := solana.NewWallet().PublicKey()
-		f.accounts[mint] = fakeAccount{program: program, lamports: 1_461_600, data: mintData(decimals, supply)}
-		f.accounts[solana.NewWallet().PublicKey()] = fakeAccount{program: program, lamports: rentLamports, data: tokenAccountData(mint, f.owner, amount)}
-	}
+		return 6, 1_000_000, 0
+	})
 }
 
 // addEmpty gives the wallet n empty token accounts, each of its own mint,
 // half under SPL Token and half under Token-2022 (the latency benchmark's
 // wallet).
 func (f *fakeCluster) addEmpty(n int) {
+	f.addEach(n, func(int) (uint8, uint64, uint64) { return 6, 0, 0 })
+}
+
+// addEach gives the wallet n token accounts, each of its own mint, odd ones
+// under Token-2022; shape tells the i-th's mint decimals and supply and the
+// account's amount.
+func (f *fakeCluster) addEach(n int, shape func(i int) (decimals uint8, supply, amount uint64)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i := range n {
@@ -94,9 +92,10 @@ func (f *fakeCluster) addEmpty(n int) {
 		if i%2 == 1 {
 			program = solana.Token2022ProgramID
 		}
+		decimals, supply, amount := shape(i)
 		mint := solana.NewWallet().PublicKey()
-		f.accounts[mint] = fakeAccount{program: program, lamports: 1_461_600, data: mintData(6, 0)}
-		f.accounts[solana.NewWallet().PublicKey()] = fakeAccount{program: program, lamports: rentLamports, data: tokenAccountData(mint, f.owner, 0)}
+		f.accounts[mint] = fakeAccount{program: program, lamports: 1_461_600, data: mintData(decimals, supply)}
+		f.accounts[solana.NewWallet().PublicKey()] = fakeAccount{program: program, lamports: rentLamports, data: tokenAccountData(mint, f.owner, amount)}
 	}
 }
 

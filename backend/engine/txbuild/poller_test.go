@@ -12,27 +12,15 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/chain/feature"
 	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 )
 
-// clock is a settable time for the Poller's freshness.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // polled is a Poller over f that has polled once, at the clock's time.
-func polled(t *testing.T, f *fakeRPC, accounts ...solana.PublicKey) (*Poller, *clock) {
+func polled(t *testing.T, f *fakeRPC, accounts ...solana.PublicKey) (*Poller, *clocktest.Clock) {
 	t.Helper()
-	c := &clock{t: time.Unix(1_800_000_000, 0)}
+	c := clocktest.New(time.Unix(1_800_000_000, 0))
 	p := NewPoller(f, time.Second, accounts...)
-	p.now = c.now
+	p.now = c.Now
 	p.Poll(context.Background())
 	return p, c
 }
@@ -86,7 +74,7 @@ func TestPollerServesBuilds(t *testing.T) {
 		return out
 	}
 
-	c.add(3 * time.Second) // three intervals: still fresh
+	c.Advance(3 * time.Second) // three intervals: still fresh
 	res, err := b.Build(context.Background(), fullParams(empties(40), 0))
 	if err != nil || len(res.Txs) != 2 {
 		t.Fatalf("%d transactions, %v", len(res.Txs), err)
@@ -100,7 +88,7 @@ func TestPollerServesBuilds(t *testing.T) {
 		}
 	}
 
-	c.add(time.Millisecond) // stale
+	c.Advance(time.Millisecond) // stale
 	if _, err := b.Build(context.Background(), fullParams(empties(40), 0)); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +97,7 @@ func TestPollerServesBuilds(t *testing.T) {
 	}
 
 	f.blockhash = func(rpc.CommitmentType) (*rpc.GetLatestBlockhashResult, error) { return nil, fmt.Errorf("down") }
-	c.add(time.Second)
+	c.Advance(time.Second)
 	p.Poll(context.Background()) // the blockhash fails, the fees are fresh again
 	count()
 	f.blockhash = newFake().blockhash
