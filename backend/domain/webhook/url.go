@@ -46,6 +46,9 @@ func CheckURL(raw string, insecure bool) (string, error) {
 		return "", fault.InvalidField("url", "must not carry a user or password: authenticate events by their signature")
 	case u.Fragment != "" || strings.Contains(raw, "#"):
 		return "", fault.InvalidField("url", "must not have a fragment (#...)")
+	case strings.Contains(u.Host, "%"):
+		// An IPv6 zone names a local interface: never a public receiver.
+		return "", fault.InvalidField("url", "must not name an IPv6 zone (%%...): webhooks go to public addresses")
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
