@@ -51,6 +51,16 @@ class AccountCache {
     return e;
   }
 
+  // keyed is the JSON text of the account at address (base58) as an element
+  // of a getTokenAccountsByOwner answer ({"pubkey", "account"}, base64,
+  // whole), kept with the account's entry; null when it does not exist.
+  keyed(address) {
+    const e = this.entry(address);
+    if (!e) return null;
+    e.keyed ??= `{"pubkey":"${address}","account":${e.base64.text}}`;
+    return e.keyed;
+  }
+
   // forget drops the accounts at addresses (base58): a transaction that
   // write-locked them landed.
   forget(addresses) {

@@ -5,7 +5,8 @@
 // half Token-2022, each of its own mint) among OTHER accounts of other owners, then
 // the listing's reads (getTokenAccountsByOwner for both programs, getMultipleAccounts
 // of its mints and metadata addresses, 100 keys a call) and a build's simulations
-// (32 transactions closing 16 accounts each), each as JSON text, timed per method
+// (32 transactions closing 16 accounts each), and the listing's five
+// getProgramAccounts scans, each as JSON text, timed per method
 // in processor time.
 //
 //   node test/bench.js [--wallet 1000] [--other 4000] [--runs 5]
@@ -17,7 +18,9 @@ const { Chain } = require('../lib/chain');
 const { Rpc } = require('../lib/rpc');
 const { stringify } = require('../lib/json');
 const bs58 = require('../lib/base58');
-const { Fixtures, keypair, transaction, ix, TOKEN_PROGRAM, TOKEN_2022_PROGRAM } = require('./fixtures');
+const {
+  Fixtures, keypair, transaction, ix, TOKEN_PROGRAM, TOKEN_2022_PROGRAM, SYSTEM, LOADER, STAKE, MINT_SIZE, NONCE_SIZE, STAKE_SIZE, BUFFER_METADATA_SIZE,
+} = require('./fixtures');
 
 function parseArgs(argv) {
   const opts = { wallet: 1000, other: 4000, runs: 5 };
@@ -71,7 +74,19 @@ function main() {
   }
   const cfg = { commitment: 'confirmed', encoding: 'base64' };
   const simCfg = { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: true, commitment: 'processed' };
+  // The listing's scans in its first round (backend/engine/assets/cluster.go).
+  const key = bs58.decodePubkey(owner.address);
+  const memcmp = (offset, bytes) => ({ memcmp: { offset, bytes: bs58.encode(bytes) } });
+  const authority = Buffer.concat([Buffer.from([1, 0, 0, 0]), key]);
+  const scans = [
+    [TOKEN_2022_PROGRAM, { ...cfg, filters: [memcmp(0, authority)] }],
+    [TOKEN_PROGRAM, { ...cfg, filters: [memcmp(0, authority), { dataSize: MINT_SIZE }] }],
+    [LOADER, { ...cfg, filters: [memcmp(0, Buffer.concat([authority, Buffer.from([1])]))], dataSlice: { offset: 0, length: BUFFER_METADATA_SIZE } }],
+    [SYSTEM, { ...cfg, filters: [{ dataSize: NONCE_SIZE }, memcmp(8, key)] }],
+    [STAKE, { ...cfg, filters: [{ dataSize: STAKE_SIZE }, memcmp(44, key)] }],
+  ];
   rpc.m('getTokenAccountsByOwner', [owner.address, { programId: TOKEN_PROGRAM }, cfg]); // builds the owner index
+  for (const [program, c] of scans) rpc.m('getProgramAccounts', [program, c]); // builds the program index
   const totals = {};
   const add = (name, ms) => { (totals[name] ??= []).push(ms); };
   for (let run = 0; run < opts.runs; run++) {
@@ -79,6 +94,9 @@ function main() {
       add('getTokenAccountsByOwner', timed(rpc, 'getTokenAccountsByOwner', [owner.address, { programId: program }, cfg]));
     }
     let sum = 0;
+    for (const [program, c] of scans) sum += timed(rpc, 'getProgramAccounts', [program, c]);
+    add(`getProgramAccounts x${scans.length}`, sum);
+    sum = 0;
     for (const keys of reads) sum += timed(rpc, 'getMultipleAccounts', [keys, cfg]);
     add(`getMultipleAccounts x${reads.length}`, sum);
     sum = 0;
