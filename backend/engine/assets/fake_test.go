@@ -22,6 +22,7 @@ type fakeRPC struct {
 
 	mu      sync.Mutex
 	calls   map[string]int
+	order   []string // the methods, as called
 	maxKeys int
 }
 
@@ -32,6 +33,7 @@ func (f *fakeRPC) count(method string, keys int) {
 		f.calls = map[string]int{}
 	}
 	f.calls[method]++
+	f.order = append(f.order, method)
 	f.maxKeys = max(f.maxKeys, keys)
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
@@ -37,30 +38,82 @@ type ownedAccount struct {
 }
 
 // ownedTokenAccounts lists wallet's token accounts under both token programs (one
-// getTokenAccountsByOwner call each, in parallel). Accounts that do not parse as
-// initialized token accounts are left out: nothing can be reclaimed from them.
+// getTokenAccountsByOwner call each, in parallel), sorted by address. Accounts
+// that do not parse as initialized token accounts are left out: nothing can be
+// reclaimed from them.
 func (d *Discoverer) ownedTokenAccounts(ctx context.Context, wallet solana.PublicKey) ([]ownedAccount, error) {
+	return d.startOwned(ctx, wallet, 0)()
+}
+
+// startOwned starts ownedTokenAccounts' reads, one getTokenAccountsByOwner
+// per token program, each under a deadline of step (none when 0), and
+// returns once both have their slot and are about to send (or ctx ends):
+// calls started after it go out after them, so a provider that answers in
+// the order requests come (the local validator answers one at a time)
+// answers the token accounts, which a stream's first chunk waits for,
+// before the listing's scans. The result waits for both and has the
+// accounts sorted by address: each list is sorted as it arrives, while the
+// other is still read, and the two are merged.
+func (d *Discoverer) startOwned(ctx context.Context, wallet solana.PublicKey, step time.Duration) func() ([]ownedAccount, error) {
 	results := make([][]ownedAccount, len(spltoken.Programs))
 	errs := make([]error, len(spltoken.Programs))
+	sent := make([]<-chan struct{}, len(spltoken.Programs))
 	var wg sync.WaitGroup
 	for i, program := range spltoken.Programs {
+		pctx, out, done := rpclimit.Started(ctx)
+		sent[i] = out
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = rpclimit.Call(ctx, func(ctx context.Context) ([]ownedAccount, error) {
-				return d.programTokenAccounts(ctx, wallet, program)
+			defer done()
+			errs[i] = within(pctx, step, func(ctx context.Context) (err error) {
+				results[i], err = rpclimit.Call(ctx, func(ctx context.Context) ([]ownedAccount, error) {
+					return d.programTokenAccounts(ctx, wallet, program)
+				})
+				return err
 			})
+			if errs[i] == nil {
+				sortByAddress(results[i], ownedKey)
+			}
 		}()
 	}
-	wg.Wait()
-	var out []ownedAccount
-	for i, res := range results {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("get token accounts of %s under %s: %w", wallet, spltoken.Programs[i], errs[i])
+	for _, out := range sent {
+		select {
+		case <-out:
+		case <-ctx.Done():
 		}
-		out = append(out, res...)
 	}
-	return out, nil
+	return func() ([]ownedAccount, error) {
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				return nil, fmt.Errorf("get token accounts of %s under %s: %w", wallet, spltoken.Programs[i], err)
+			}
+		}
+		out := results[0]
+		for _, r := range results[1:] {
+			out = mergeByAddress(out, r)
+		}
+		return out, nil
+	}
+}
+
+func ownedKey(a ownedAccount) string { return a.key }
+
+// mergeByAddress merges two lists sorted by address into one, as
+// sortByAddress sorts a's accounts followed by b's: on equal addresses a's
+// come first.
+func mergeByAddress(a, b []ownedAccount) []ownedAccount {
+	out := make([]ownedAccount, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if b[0].key < a[0].key {
+			out, b = append(out, b[0]), b[1:]
+		} else {
+			out, a = append(out, a[0]), a[1:]
+		}
+	}
+	out = append(out, a...)
+	return append(out, b...)
 }
 
 // accounts reads keys with getMultipleAccounts in chunks of maxKeysPerCall,

@@ -167,6 +167,8 @@ type sink func(items []Item, more, final bool) error
 // gets anything. It returns how many items were token accounts.
 func (d *Discoverer) discover(ctx context.Context, wallet solana.PublicKey, pageSize int, step time.Duration, out sink, early func([]ownedAccount) error) (int, error) {
 	ctx, cancel := context.WithCancel(rpclimit.Ensure(ctx))
+	// The token accounts' reads go out first: the first chunk waits for them.
+	ownedRead := d.startOwned(ctx, wallet, step)
 	sources := d.startSources(ctx, wallet, step)
 	cluster := d.startCluster(ctx, wallet, step)
 	var pages <-chan pageResult
@@ -181,15 +183,10 @@ func (d *Discoverer) discover(ctx context.Context, wallet solana.PublicKey, page
 		}
 	}()
 
-	var owned []ownedAccount
-	err := within(ctx, step, func(ctx context.Context) (err error) {
-		owned, err = d.ownedTokenAccounts(ctx, wallet)
-		return err
-	})
+	owned, err := ownedRead() // sorted by address
 	if err != nil {
 		return 0, err
 	}
-	sortByAddress(owned, func(a ownedAccount) string { return a.key })
 	if pageSize <= 0 {
 		pageSize = max(len(owned), 1)
 	}

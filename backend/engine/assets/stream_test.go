@@ -259,6 +259,38 @@ func TestAssetsStreamFirstPageFirst(t *testing.T) {
 	}
 }
 
+// TestAssetsTokenAccountsFirst: the two getTokenAccountsByOwner, which the
+// first chunk waits for, are the first calls out; the cluster's scans and
+// state follow, so a cluster that answers in order answers them first. With
+// one slot of calls in flight the order is exact; without the ordering, the
+// scans, started first, took the slot first. The accounts come sorted by
+// address from both programs' lists merged.
+func TestAssetsTokenAccountsFirst(t *testing.T) {
+	t.Parallel()
+	w := mixedWorld(t, 3*StreamPage)
+	f := w.c.rpc()
+	ctx := rpclimit.With(context.Background(), rpclimit.New(1))
+	var keys []string
+	err := NewDiscoverer(f, nil).Stream(ctx, w.wallet, StreamOptions{Early: func(items []Item) error {
+		for _, it := range items {
+			keys = append(keys, it.Address.String())
+		}
+		return nil
+	}}, func([]Item, bool) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	order := slices.Clone(f.order)
+	f.mu.Unlock()
+	if len(order) < 4 || order[0] != "getTokenAccountsByOwner" || order[1] != "getTokenAccountsByOwner" {
+		t.Fatalf("calls in the order %v, want both getTokenAccountsByOwner first", order)
+	}
+	if len(keys) == 0 || !slices.IsSorted(keys) {
+		t.Fatalf("%d early items, not in address order", len(keys))
+	}
+}
+
 // TestAssetsStreamStops: an emit error or a cancelled context stops
 // discovery; reads in flight see the cancellation and nothing is left
 // running when Stream returns.
