@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -211,8 +212,13 @@ func (f *fakeCluster) tokenAccounts(owner, program string) map[string]any {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	value := []any{}
+	prog, errP := solana.PublicKeyFromBase58(program)
+	own, errO := solana.PublicKeyFromBase58(owner)
+	if errP != nil || errO != nil {
+		return map[string]any{"context": map[string]any{"slot": 1}, "value": value}
+	}
 	for addr, a := range f.accounts {
-		if a.program.String() == program && len(a.data) == 165 && solana.PublicKeyFromBytes(a.data[32:64]).String() == owner {
+		if a.program.Equals(prog) && len(a.data) == 165 && bytes.Equal(a.data[32:64], own[:]) {
 			value = append(value, map[string]any{"pubkey": addr.String(), "account": a.json()})
 		}
 	}
