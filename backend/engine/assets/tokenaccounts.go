@@ -12,6 +12,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 
 	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
+	"github.com/reclaim-sol/reclaim/backend/pkg/base58"
 	internalrpc "github.com/reclaim-sol/reclaim/backend/upstream/jsonrpc"
 )
 
@@ -193,15 +194,15 @@ func (s *jsonScan) keyedAccount(wallet solana.PublicKey) (a ownedAccount, ok boo
 	if program < 0 {
 		return a, false, nil // not a token program's account: left out
 	}
-	address, err := solana.PublicKeyFromBase58(string(pubkey))
-	if err != nil {
+	address, valid := base58.Decode32(pubkey)
+	if !valid {
 		return a, false, s.fail("bad pubkey")
 	}
 	st, perr := spltoken.ParseAccount(data)
 	if perr != nil || !st.Owner.Equals(wallet) {
 		return a, false, nil //nolint:nilerr // not an initialized token account of wallet: left out, as solana-go's path does
 	}
-	return ownedAccount{address: address, key: string(pubkey), program: spltoken.Programs[program], lamports: lamports, size: uint64(len(data)), state: st}, true, nil
+	return ownedAccount{address: solana.PublicKey(address), key: string(pubkey), program: spltoken.Programs[program], lamports: lamports, size: uint64(len(data)), state: st}, true, nil
 }
 
 // base64Data reads an account's data as ["<base64>", "base64"], into s.buf
