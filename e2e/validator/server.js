@@ -26,7 +26,7 @@ const { Chain } = require('./lib/chain');
 const { Rpc } = require('./lib/rpc');
 const { Subscriptions } = require('./lib/subscriptions');
 const { RpcError } = require('./lib/accounts');
-const { stringify } = require('./lib/json');
+const { stringifyParts } = require('./lib/json');
 
 // defaultProgramsDir is the shared programs directory beside the checkout
 // (e2e/validator -> ../../../shared/programs), or null.
@@ -118,13 +118,15 @@ function createServer(chain, { log = () => {}, profile = false } = {}) {
       else if (Array.isArray(body)) out = await Promise.all(body.map((r) => handleOne(rpc, r, log)));
       else out = await handleOne(rpc, body, log);
       const answered = profile ? performance.now() : 0;
-      const json = stringify(out);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(json);
+      const parts = stringifyParts(out);
+      const bytes = parts.reduce((n, p) => n + (typeof p === 'string' ? Buffer.byteLength(p) : p.length), 0);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes });
+      for (const p of parts) res.write(p);
+      res.end();
       if (profile) {
         const written = performance.now();
         const ms = (a, b) => (b - a).toFixed(1);
-        log(`profile ${methodsOf(body)}: read ${ms(received, read)} parse ${ms(read, start)} method ${ms(start, answered)} json ${ms(answered, written)} ms, ${json.length} bytes`);
+        log(`profile ${methodsOf(body)}: read ${ms(received, read)} parse ${ms(read, start)} method ${ms(start, answered)} json ${ms(answered, written)} ms, ${bytes} bytes`);
       }
     });
   });

@@ -336,7 +336,7 @@ class Rpc {
   m_getTokenAccountsByOwner(owner, filter, config = {}) {
     owner = pubkeyParam(owner, 'param: could not find account');
     const candidates = (program) => this.chain.owners.accounts(program, owner);
-    return this.tokenAccountsBy(filter, config, (ta) => ta.owner === owner, candidates);
+    return this.tokenAccountsBy(filter, config, (ta) => ta.owner === owner, candidates, owner);
   }
 
   m_getTokenAccountsByDelegate(delegate, filter, config = {}) {
@@ -346,8 +346,10 @@ class Rpc {
 
   // tokenAccountsBy answers the token accounts of filter's program (or mint)
   // that satisfy pred, among candidates(program) (addresses) when given, else
-  // among every account of the program.
-  tokenAccountsBy(filter, config, pred, candidates) {
+  // among every account of the program. With candidates, a programId filter
+  // and the kept encoding, the answer's value is kept under answerKey (the
+  // owner) until a transaction lands (AccountCache.answer).
+  tokenAccountsBy(filter, config, pred, candidates, answerKey) {
     let programs;
     let mint = null;
     if (filter?.mint) {
@@ -368,6 +370,9 @@ class Rpc {
     // it (read, parsed and written once until a transaction changes it),
     // the answer's value then written as their joined text.
     const keyed = candidates && cachable(config) ? [] : null;
+    const kept = keyed && !mint && answerKey ? `${programs[0]} ${answerKey}` : null;
+    const text = kept && this.chain.accounts.answer(kept);
+    if (text) return this.withCtx(config, new RawJSON(text));
     for (const program of programs) {
       if (candidates) {
         for (const pubkey of candidates(program)) {
@@ -385,7 +390,12 @@ class Rpc {
         value.push({ pubkey: bs58.encode(entry.address), account: this.encode(acct, config) });
       }
     }
-    if (keyed) return this.withCtx(config, new RawJSON(`[${keyed.join(',')}]`));
+    if (keyed) {
+      // Kept encoded: the answer is written without another copy.
+      const joined = Buffer.from(`[${keyed.join(',')}]`);
+      if (kept) this.chain.accounts.keepAnswer(kept, joined);
+      return this.withCtx(config, new RawJSON(joined));
+    }
     return this.withCtx(config, value);
   }
 

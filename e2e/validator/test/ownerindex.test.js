@@ -42,6 +42,8 @@ test('getTokenAccountsByOwner from the index equals a scan', () => {
           const filter = { programId: program };
           const config = { encoding, commitment: 'confirmed' };
           assert.strictEqual(sorted(rpc.m_getTokenAccountsByOwner(owner, filter, config)), sorted(byScan(rpc, owner, filter, config)), `${label}: ${program} ${encoding}`);
+          // Asked again, from the answer kept until a transaction lands.
+          assert.strictEqual(sorted(rpc.m_getTokenAccountsByOwner(owner, filter, config)), sorted(byScan(rpc, owner, filter, config)), `${label}: ${program} ${encoding}, again`);
         }
       }
       const mint = { mint: made[0].mint.address };
