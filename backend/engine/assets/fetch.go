@@ -47,7 +47,8 @@ func (d *Discoverer) ownedTokenAccounts(ctx context.Context, wallet solana.Publi
 
 // startOwned starts ownedTokenAccounts' reads, one getTokenAccountsByOwner
 // per token program, each under a deadline of step (none when 0), and
-// returns once both have their slot and are about to send (or ctx ends):
+// returns once both have their slot and are about to send (or ctx ends;
+// under a limit of one slot, once the first has it):
 // calls started after it go out after them, so a provider that answers in
 // the order requests come (the local validator answers one at a time)
 // answers the token accounts, which a stream's first chunk waits for,
@@ -77,7 +78,14 @@ func (d *Discoverer) startOwned(ctx context.Context, wallet solana.PublicKey, st
 			}
 		}()
 	}
-	for _, out := range sent {
+	// Under a limit of fewer slots than reads, waiting for the last would
+	// hold back the rest of the round (the Sources' indexers included) by
+	// a whole call: it waits for the slots there are.
+	wait := sent
+	if l := rpclimit.From(ctx); l != nil && l.Size() < len(sent) {
+		wait = sent[:l.Size()]
+	}
+	for _, out := range wait {
 		select {
 		case <-out:
 		case <-ctx.Done():

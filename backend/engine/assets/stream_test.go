@@ -262,14 +262,14 @@ func TestAssetsStreamFirstPageFirst(t *testing.T) {
 // TestAssetsTokenAccountsFirst: the two getTokenAccountsByOwner, which the
 // first chunk waits for, are the first calls out; the cluster's scans and
 // state follow, so a cluster that answers in order answers them first. With
-// one slot of calls in flight the order is exact; without the ordering, the
-// scans, started first, took the slot first. The accounts come sorted by
+// two slots of calls in flight the order is exact; without the ordering, the
+// scans, started first, took the slots first. The accounts come sorted by
 // address from both programs' lists merged.
 func TestAssetsTokenAccountsFirst(t *testing.T) {
 	t.Parallel()
 	w := mixedWorld(t, 3*StreamPage)
 	f := w.c.rpc()
-	ctx := rpclimit.With(context.Background(), rpclimit.New(1))
+	ctx := rpclimit.With(context.Background(), rpclimit.New(2))
 	var keys []string
 	err := NewDiscoverer(f, nil).Stream(ctx, w.wallet, StreamOptions{Early: func(items []Item) error {
 		for _, it := range items {
