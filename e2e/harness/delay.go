@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/reclaim-sol/reclaim/backend/upstream/jsonrpc"
 )
 
 // DelayProxy stands in front of the validator's JSON-RPC endpoint as a remote
@@ -175,7 +177,7 @@ func (t *delayTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	answer, err := readAnswer(resp)
+	answer, err := jsonrpc.ReadBody(resp)
 	resp.Body.Close()
 	if err != nil {
 		return nil, err
@@ -189,18 +191,6 @@ func (t *delayTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	t.p.calls = append(t.p.calls, Call{Method: methodOf(body), Start: start, End: time.Now(), Sent: sent, Upstream: upstream, Caller: req.Header.Get("X-Reclaim-Caller")})
 	t.p.mu.Unlock()
 	return resp, nil
-}
-
-// readAnswer reads resp's body whole, in one buffer when its length is
-// known: io.ReadAll grows one through a dozen copies, and a 10,000-account
-// wallet's answers are 2.25 MB each, read while the service waits for them.
-func readAnswer(resp *http.Response) ([]byte, error) {
-	if n := resp.ContentLength; n > 0 && n <= 256<<20 {
-		buf := bytes.NewBuffer(make([]byte, 0, n+1))
-		_, err := buf.ReadFrom(resp.Body)
-		return buf.Bytes(), err
-	}
-	return io.ReadAll(resp.Body)
 }
 
 // pause sleeps d, or less when the client gives up.
