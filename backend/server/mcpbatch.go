@@ -60,7 +60,8 @@ type readCloser struct {
 
 // peekJSON reads r until the first byte that is not JSON whitespace and
 // returns every byte it read (that byte and what came with it included)
-// and that byte; first is 0 when r ended or failed (err) before one.
+// and that byte; err is r's error (first then 0) when r ended or failed
+// before one.
 func peekJSON(r io.Reader) (read []byte, first byte, err error) {
 	buf := make([]byte, 0, 512)
 	for {

@@ -25,15 +25,12 @@ func FuzzPeekJSON(f *testing.F) {
 			r = iotest.OneByteReader(r)
 		}
 		read, first, err := peekJSON(r)
-		want := byte(0)
-		if i := bytes.IndexFunc(body, func(c rune) bool { return !isJSONSpace(byte(c)) || c >= 0x80 }); i >= 0 {
-			want = body[i]
-		}
-		if first != want {
-			t.Fatalf("first %q, want %q", first, want)
-		}
-		if (first == 0) != (err == io.EOF) {
-			t.Fatalf("first %q with err %v", first, err)
+		i := bytes.IndexFunc(body, func(c rune) bool { return !isJSONSpace(byte(c)) || c >= 0x80 })
+		switch {
+		case i < 0 && (first != 0 || err != io.EOF):
+			t.Fatalf("a body of whitespace: first %q, err %v", first, err)
+		case i >= 0 && (first != body[i] || err != nil):
+			t.Fatalf("first %q, err %v; want %q", first, err, body[i])
 		}
 		rest, _ := io.ReadAll(r)
 		if got := append(append([]byte{}, read...), rest...); !bytes.Equal(got, body) {
