@@ -68,6 +68,12 @@ type stashedBuild struct {
 	inAll, inOwn *list.Element
 }
 
+// buildAt is the build at e of the stash's lists (which hold nothing else).
+func buildAt(e *list.Element) *stashedBuild {
+	b, _ := e.Value.(*stashedBuild)
+	return b
+}
+
 func (b *stashedBuild) size() int { return len(b.build) + len(b.request) }
 
 // stashTTL is how long a link works: long enough to open it and sign; a
@@ -114,15 +120,15 @@ func (s *buildStash) put(project, wallet string, build, request json.RawMessage)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for e := s.all.Front(); e != nil && !now.Before(e.Value.(*stashedBuild).expires); e = s.all.Front() {
-		s.remove(e.Value.(*stashedBuild))
+	for e := s.all.Front(); e != nil && !now.Before(buildAt(e).expires); e = s.all.Front() {
+		s.remove(buildAt(e))
 	}
 	for p := s.projects[project]; p != nil && p.own.Len() > 0 &&
 		(p.bytes+size > s.shareBytes || p.own.Len()+1 > s.shareEntries); {
-		s.remove(p.own.Front().Value.(*stashedBuild))
+		s.remove(buildAt(p.own.Front()))
 	}
 	for s.bytes+size > s.maxBytes || len(s.builds)+1 > s.maxEntries {
-		s.remove(s.largest().own.Front().Value.(*stashedBuild))
+		s.remove(buildAt(s.largest().own.Front()))
 	}
 	p := s.projects[project]
 	if p == nil {
@@ -162,7 +168,7 @@ func (s *buildStash) largest() *projectBuilds {
 		// p's shares of the bytes and of the entries, over one denominator.
 		share := max(int64(p.bytes)*int64(s.maxEntries), int64(p.own.Len())*int64(s.maxBytes))
 		if top == nil || share > topShare ||
-			share == topShare && p.own.Front().Value.(*stashedBuild).seq < top.own.Front().Value.(*stashedBuild).seq {
+			share == topShare && buildAt(p.own.Front()).seq < buildAt(top.own.Front()).seq {
 			top, topShare = p, share
 		}
 	}
