@@ -25,7 +25,7 @@ func addAgents(mux *http.ServeMux, d Deps, gate *authInterceptor, wallet *wallet
 	}
 	face := &mcpFace{
 		gate: gate, issuer: d.Issuer, wallet: wallet, project: NewProjectServer(d.Ledger, d.DBTimeout),
-		codec: codec, builds: newBuildStash(now), signURL: d.SignURL, log: d.Log,
+		codec: codec, builds: newBuildStash(now, d.MCPStashBytes), signURL: d.SignURL, log: d.Log,
 	}
 	tools, err := face.tools()
 	if err != nil {

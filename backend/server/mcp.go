@@ -58,7 +58,8 @@ type mcpTool struct {
 }
 
 // handler is /mcp: the API's gate (the client address's bucket, the
-// credentials, their bucket) on every HTTP request, then the MCP server.
+// credentials, their bucket) on every HTTP request, then the refusal of
+// JSON-RPC batches (noBatches), then the MCP server.
 // The server is stateless: every request carries its own credentials and
 // may reach any instance behind a balancer.
 func (m *mcpFace) handler(tools []mcpTool) http.Handler {
@@ -67,9 +68,9 @@ func (m *mcpFace) handler(tools []mcpTool) http.Handler {
 	for _, t := range tools {
 		srv.AddTool(t.tool, m.run(t))
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+	h := noBatches(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Stateless: true, JSONResponse: true, MaxRequestBodyBytes: maxRequestBytes, Logger: m.log,
-	})
+	}), maxRequestBytes)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, res, err := m.gate.authenticate(r.Context(), r.Header, r.RemoteAddr)
 		setRateHeaders(w.Header(), res)

@@ -2,15 +2,16 @@ package server_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 )
 
 // FuzzMCP sends /mcp what a client may: any JSON-RPC body, and any
-// arguments to each tool. The answer is never a 5xx: the envelope is the
-// SDK's to refuse (a 4xx or a JSON-RPC error), and a tool's arguments are
-// checked as a REST body is, so a tool error is a REST error body whose
-// status is never 500.
+// arguments to each tool. The answer is never a 5xx: a batch is refused
+// with a 400, the envelope is the SDK's to refuse (a 4xx or a JSON-RPC
+// error), and a tool's arguments are checked as a REST body is, so a tool
+// error is a REST error body whose status is never 500.
 func FuzzMCP(f *testing.F) {
 	f.Add("list_wallet_items", `{"address":"11111111111111111111111111111111"}`)
 	f.Add("build_reclaim_transactions", `{"address":"11111111111111111111111111111111","items":[{"type":"nft","address":"x","action":"burn"}]}`)
@@ -20,6 +21,7 @@ func FuzzMCP(f *testing.F) {
 	f.Add("get_project_stats", `[]`)
 	f.Add("", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{}}}`)
 	f.Add("", `{"jsonrpc":"2.0","id":{},"method":"initialize"}`)
+	f.Add("", ` [{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"summarize_wallet","arguments":{}}}]`)
 	e := newEnv(f)
 	f.Fuzz(func(t *testing.T, tool, args string) {
 		body := args
@@ -33,6 +35,10 @@ func FuzzMCP(f *testing.F) {
 		r := e.with(t).rest("POST", "/mcp", apiKey(e.apiKey), body)
 		if r.code >= 500 {
 			t.Fatalf("%s: %d %s", body, r.code, r.body)
+		}
+		batch := strings.HasPrefix(strings.TrimLeft(body, " \t\r\n"), "[")
+		if batch && r.code != http.StatusTooManyRequests && (r.code != 400 || !strings.Contains(string(r.body), "batches are not supported")) {
+			t.Fatalf("a batch %s: %d %s", body, r.code, r.body)
 		}
 		var resp struct {
 			Result struct {

@@ -85,6 +85,9 @@ type Deps struct {
 	// builds kept for it (nil: time.Now).
 	SignURL string
 	Now     func() time.Time
+	// MCPStashBytes bounds the builds kept for the signing page, per
+	// instance (0: 64 MiB); one project holds a quarter at most.
+	MCPStashBytes int
 }
 
 // New returns the service's root handler.
