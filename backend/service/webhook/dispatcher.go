@@ -19,7 +19,7 @@ import (
 // Outbox is what the delivery loop needs of the outbox (storage.Store).
 type Outbox interface {
 	WebhooksDue(ctx context.Context, now time.Time) (bool, error)
-	LeaseWebhookDeliveries(ctx context.Context, owner string, limit int, now, until time.Time) ([]webhook.Delivery, error)
+	LeaseWebhookDeliveries(ctx context.Context, owner string, share webhook.Share, now, until time.Time) ([]webhook.Delivery, error)
 	ReleaseWebhookLeases(ctx context.Context, owner string, ids []string, now time.Time) error
 	RecordWebhookAttempt(ctx context.Context, owner string, d webhook.Delivery, disableAfter time.Duration) (bool, error)
 	WebhookEndpointsByID(ctx context.Context, ids []string) (map[string]webhook.Endpoint, error)
@@ -36,17 +36,24 @@ type Signer interface {
 }
 
 // Dispatcher delivers the outbox. Every instance runs one; they share the
-// work through leases in the database, as the confirmation trackers do: a
-// pass leases the deliveries due (LeaseWebhookDeliveries), so that each is
-// sent by one instance at a time, and records each attempt under its lease.
-// An instance that dies mid-pass leaves its deliveries to the others once
-// their lease ends: each event is delivered at least once, and exactly once
-// to a receiver that answers within Timeout.
+// work through leases in the database, as the confirmation trackers do:
+// each delivery is leased (LeaseWebhookDeliveries) before it is attempted,
+// so that it is sent by one instance at a time, and its attempt is recorded
+// under its lease. An instance that dies leaves its deliveries to the
+// others once their lease ends: each event is delivered at least once, and
+// exactly once to a receiver that answers within Timeout.
 //
-// Deliveries of one wallet to one endpoint are sent in the order of their
-// status changes, one after the other, within a pass; a failed one does not
-// hold back the next (it is retried on its own schedule), so order is a
-// matter of course, not a promise: events carry their timestamp.
+// Attempts run on a steady pool of Concurrency workers with no pass
+// between them: a worker that is free leases the next delivery while
+// others still wait on slow receivers. Leases are fair between tenants
+// (webhook.Share): an endpoint has at most PerEndpoint attempts in flight
+// and a project PerProject, over every instance, and the next delivery
+// leased is one of the projects and endpoints with the fewest in flight,
+// so a project's hanging receivers hold a few workers for Timeout each and
+// delay no other project. An endpoint's deliveries leave oldest first, up
+// to PerEndpoint at once; a failed one does not hold back the next (it is
+// retried on its own schedule), so order is a matter of course, not a
+// promise: events carry their timestamp.
 type Dispatcher struct {
 	outbox Outbox
 	poster Poster
@@ -55,14 +62,18 @@ type Dispatcher struct {
 	now    func() time.Time
 	// Timeout bounds an attempt (the receiver's answer).
 	Timeout time.Duration
-	// Lease bounds a pass's hold on its deliveries; an attempt starts only
-	// with Timeout and a margin left of it.
+	// Lease bounds a delivery's lease, longer than Timeout: the attempt
+	// starts as soon as it is leased.
 	Lease time.Duration
-	// Poll is how often the outbox is looked at when nothing nudged.
+	// Poll is how often the outbox is looked at when nothing nudged and no
+	// attempt ended.
 	Poll time.Duration
-	// Batch is the most deliveries a pass leases; Concurrency the most
-	// attempts under way at once.
+	// Batch is the most deliveries one lease takes; Concurrency the most
+	// attempts under way at once on this instance (its workers).
 	Batch, Concurrency int
+	// PerEndpoint and PerProject bound the attempts in flight of one
+	// endpoint and of one project, over every instance (webhook.Share).
+	PerEndpoint, PerProject int
 	// RetryFor is how long a failing delivery is tried again.
 	RetryFor time.Duration
 	// DisableAfter is how long an endpoint may fail every attempt before it
@@ -80,7 +91,8 @@ type Dispatcher struct {
 func NewDispatcher(o Outbox, p Poster, s Signer, log *slog.Logger, now func() time.Time) *Dispatcher {
 	return &Dispatcher{
 		outbox: o, poster: p, signer: s, log: log, now: now,
-		Timeout: webhook.Timeout, Lease: 6 * webhook.Timeout, Poll: time.Second, Batch: 64, Concurrency: 16,
+		Timeout: webhook.Timeout, Lease: 6 * webhook.Timeout, Poll: time.Second, Batch: 64, Concurrency: 64,
+		PerEndpoint: webhook.DefaultPerEndpoint, PerProject: webhook.DefaultPerProject,
 		RetryFor: webhook.DefaultRetryFor, DisableAfter: webhook.DefaultDisableAfter,
 		owner: newOwner(), nudge: make(chan struct{}, 1), rand: mrand.Float64,
 	}
@@ -108,13 +120,18 @@ func (d *Dispatcher) Nudge() {
 // may still take to be recorded.
 const stopGrace = 15 * time.Second
 
-// Run delivers until ctx is done: whenever nudged, and at least every Poll.
-// Attempts under way when ctx ends are finished and recorded (for at most
-// stopGrace).
+// Run delivers until ctx is done, on Concurrency workers: whenever nudged,
+// whenever an attempt ends (its worker is free, and its endpoint's and
+// project's share too), and at least every Poll. Attempts under way when
+// ctx ends are finished and recorded (for at most stopGrace).
 func (d *Dispatcher) Run(ctx context.Context) {
-	passCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	work, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	defer context.AfterFunc(ctx, func() { time.AfterFunc(stopGrace, cancel) })()
+	var workers sync.WaitGroup
+	defer workers.Wait()
+	ended := make(chan struct{}, d.Concurrency) // never full: one value per worker
+	free := d.Concurrency
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
@@ -123,37 +140,80 @@ func (d *Dispatcher) Run(ctx context.Context) {
 			return
 		case <-d.nudge:
 		case <-timer.C:
+		case <-ended:
+			free++
 		}
-		if err := d.Drain(passCtx, ctx); err != nil && passCtx.Err() == nil {
-			d.log.WarnContext(ctx, "webhook delivery pass failed", "err", err)
+		for more := true; more; {
+			select {
+			case <-ended:
+				free++
+			default:
+				more = false
+			}
+		}
+		for free > 0 && ctx.Err() == nil {
+			want := min(free, d.Batch)
+			batch, endpoints, err := d.lease(work, want)
+			if err != nil {
+				if work.Err() == nil {
+					d.log.WarnContext(ctx, "webhook lease failed", "err", err)
+				}
+				break
+			}
+			free -= len(batch)
+			for _, del := range batch {
+				workers.Go(func() {
+					defer func() { ended <- struct{}{} }()
+					d.send(work, del, endpoints)
+				})
+			}
+			if len(batch) < want {
+				break // nothing more is due, or the rest waits for its share
+			}
 		}
 		timer.Reset(d.Poll)
 	}
 }
 
-// Drain runs passes while deliveries are due and stop is not done.
+// Drain runs passes while deliveries are leased and stop is not done.
 func (d *Dispatcher) Drain(ctx, stop context.Context) error {
 	for stop.Err() == nil {
 		n, err := d.Pass(ctx)
-		if err != nil || n < d.Batch {
+		if err != nil || n == 0 {
 			return err
 		}
 	}
 	return nil
 }
 
-// Pass leases up to Batch due deliveries, attempts each, and returns how
-// many it leased.
+// Pass leases what is due, as one of Run's leases would with every worker
+// free, attempts each, waits for them, and returns how many it leased
+// (tests and tools; Run never waits for a pass).
 func (d *Dispatcher) Pass(ctx context.Context) (int, error) {
+	batch, endpoints, err := d.lease(ctx, min(d.Batch, d.Concurrency))
+	if err != nil || len(batch) == 0 {
+		return len(batch), err
+	}
+	var wg sync.WaitGroup
+	for _, del := range batch {
+		wg.Go(func() { d.send(ctx, del, endpoints) })
+	}
+	wg.Wait()
+	return len(batch), nil
+}
+
+// lease leases up to limit due deliveries, fairly (webhook.Share), with
+// their endpoints.
+func (d *Dispatcher) lease(ctx context.Context, limit int) ([]webhook.Delivery, map[string]webhook.Endpoint, error) {
 	now := d.now()
 	due, err := d.outbox.WebhooksDue(ctx, now)
 	if err != nil || !due {
-		return 0, err
+		return nil, nil, err
 	}
-	until := now.Add(d.Lease)
-	batch, err := d.outbox.LeaseWebhookDeliveries(ctx, d.owner, d.Batch, now, until)
+	share := webhook.Share{Limit: limit, PerEndpoint: d.PerEndpoint, PerProject: d.PerProject}
+	batch, err := d.outbox.LeaseWebhookDeliveries(ctx, d.owner, share, now, now.Add(max(d.Lease, d.Timeout+leaseMargin)))
 	if err != nil || len(batch) == 0 {
-		return 0, err
+		return nil, nil, err
 	}
 	ids := make([]string, 0, len(batch))
 	for _, del := range batch {
@@ -162,67 +222,27 @@ func (d *Dispatcher) Pass(ctx context.Context) (int, error) {
 	endpoints, err := d.outbox.WebhookEndpointsByID(ctx, ids)
 	if err != nil {
 		d.release(ctx, batch)
-		return len(batch), err
+		return nil, nil, err
 	}
-	var (
-		wg        sync.WaitGroup
-		mu        sync.Mutex
-		unsent    []webhook.Delivery
-		semaphore = make(chan struct{}, d.Concurrency)
-	)
-	for _, group := range groups(batch) {
-		wg.Go(func() {
-			semaphore <- struct{}{}
-			defer func() { <-semaphore }()
-			left := d.sendGroup(ctx, group, endpoints, until)
-			mu.Lock()
-			unsent = append(unsent, left...)
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	d.release(ctx, unsent)
-	return len(batch), nil
+	return batch, endpoints, nil
 }
 
-// groups splits a batch, oldest first, by endpoint and wallet, each
-// group's order kept.
-func groups(batch []webhook.Delivery) [][]webhook.Delivery {
-	index := map[[2]string]int{}
-	var out [][]webhook.Delivery
-	for _, del := range batch {
-		k := [2]string{del.EndpointID, del.Wallet}
-		i, ok := index[k]
-		if !ok {
-			i = len(out)
-			index[k] = i
-			out = append(out, nil)
-		}
-		out[i] = append(out[i], del)
-	}
-	return out
-}
-
-// leaseMargin is kept between an attempt's end and its lease's.
+// leaseMargin is kept between an attempt's end and its lease's, whatever
+// Lease says: a lease never ends while its attempt may still be under way.
 const leaseMargin = 5 * time.Second
 
-// sendGroup attempts a group's deliveries in order while the lease leaves
-// time for one more, and returns those it did not attempt.
-func (d *Dispatcher) sendGroup(ctx context.Context, group []webhook.Delivery, endpoints map[string]webhook.Endpoint, until time.Time) []webhook.Delivery {
-	for i, del := range group {
-		if ctx.Err() != nil || d.now().Add(d.Timeout+leaseMargin).After(until) {
-			return group[i:]
-		}
-		e, ok := endpoints[del.EndpointID]
-		switch {
-		case !ok:
-			continue // removed since: its deliveries went with it
-		case e.DisabledAt != nil:
-			return group[i:]
-		}
-		d.attempt(ctx, del, e)
+// send attempts a leased delivery, or releases it if its endpoint was
+// disabled since.
+func (d *Dispatcher) send(ctx context.Context, del webhook.Delivery, endpoints map[string]webhook.Endpoint) {
+	e, ok := endpoints[del.EndpointID]
+	switch {
+	case !ok:
+		return // removed since: its deliveries went with it
+	case e.DisabledAt != nil || ctx.Err() != nil:
+		d.release(ctx, []webhook.Delivery{del})
+		return
 	}
-	return nil
+	d.attempt(ctx, del, e)
 }
 
 // release frees deliveries leased and not attempted, due again at once; if
