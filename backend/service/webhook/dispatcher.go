@@ -87,11 +87,18 @@ type Dispatcher struct {
 	rand  func() float64
 }
 
+// DefaultConcurrency is an instance's workers. An attempt waiting on a
+// receiver costs a goroutine and a connection, tens of kilobytes: 256 of
+// them hold 32 projects' hanging receivers at their full share
+// (webhook.DefaultPerProject) and still leave another project's delivery a
+// worker at once.
+const DefaultConcurrency = 256
+
 // NewDispatcher returns a Dispatcher with the default settings.
 func NewDispatcher(o Outbox, p Poster, s Signer, log *slog.Logger, now func() time.Time) *Dispatcher {
 	return &Dispatcher{
 		outbox: o, poster: p, signer: s, log: log, now: now,
-		Timeout: webhook.Timeout, Lease: 6 * webhook.Timeout, Poll: time.Second, Batch: 64, Concurrency: 64,
+		Timeout: webhook.Timeout, Lease: 6 * webhook.Timeout, Poll: time.Second, Batch: 64, Concurrency: DefaultConcurrency,
 		PerEndpoint: webhook.DefaultPerEndpoint, PerProject: webhook.DefaultPerProject,
 		RetryFor: webhook.DefaultRetryFor, DisableAfter: webhook.DefaultDisableAfter,
 		owner: newOwner(), nudge: make(chan struct{}, 1), rand: mrand.Float64,
