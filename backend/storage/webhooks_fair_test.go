@@ -1,7 +1,9 @@
 package storage_test
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -135,4 +137,60 @@ func TestWebhookLeaseSharesAcrossInstances(t *testing.T) {
 			t.Errorf("in flight: attacker %d of %d leased; want the attacker's share, 20, and the victim's 1", byProject[attacker.ID], len(seen))
 		}
 	})
+}
+
+// BenchmarkFairLease is one lease of 64 (then released) among n due
+// deliveries of 10 projects of 10 endpoints each: what a worker's lease
+// costs with a backlog. BENCH_POSTGRES=1 for Postgres. Not run in CI:
+//
+//	go test ./backend/storage -run '^$' -bench FairLease -benchtime 200x
+func BenchmarkFairLease(b *testing.B) {
+	for _, n := range []int{1_000, 10_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			s := storagetest.SQLite(b)
+			if os.Getenv("BENCH_POSTGRES") == "1" {
+				s = storagetest.Postgres(b)
+			}
+			ctx := context.Background()
+			var endpoints [][2]string
+			for p := range 10 {
+				proj, err := s.CreateProject(ctx, project.Project{Name: fmt.Sprint("p", p)})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for e := range 10 {
+					id := fmt.Sprintf("whe_%d_%d", p, e)
+					if err := s.CreateWebhookEndpoint(ctx, webhook.Endpoint{ID: id, ProjectID: proj.ID, URL: "https://h.example/" + id, Secret: []byte("x"), CreatedAt: whT0}); err != nil {
+						b.Fatal(err)
+					}
+					endpoints = append(endpoints, [2]string{proj.ID, id})
+				}
+			}
+			for i := range n {
+				ep := endpoints[i%len(endpoints)]
+				d := webhook.Delivery{EventID: fmt.Sprint("msg_", i), EndpointID: ep[1], ProjectID: ep[0], Type: webhook.TypeTest,
+					Payload: []byte(`{}`), State: webhook.StatePending, CreatedAt: whT0.Add(time.Duration(i) * time.Millisecond)}
+				if err := s.EnqueueWebhook(ctx, d); err != nil {
+					b.Fatal(err)
+				}
+			}
+			now := whT0.Add(time.Hour)
+			share := webhook.Share{Limit: 64, PerEndpoint: 2, PerProject: 8}
+			for b.Loop() {
+				got, err := s.LeaseWebhookDeliveries(ctx, "o", share, now, now.Add(time.Minute))
+				if err != nil || len(got) != 64 {
+					b.Fatal(len(got), err)
+				}
+				b.StopTimer()
+				ids := make([]string, len(got))
+				for i, d := range got {
+					ids[i] = d.ID
+				}
+				if err := s.ReleaseWebhookLeases(ctx, "o", ids, now); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+		})
+	}
 }
