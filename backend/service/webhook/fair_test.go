@@ -17,7 +17,8 @@ import (
 )
 
 // hanging is a receiver that never answers until release is closed; it
-// counts the requests it holds and reports each on started.
+// counts the requests it holds and reports each on started while there is
+// room.
 type hanging struct {
 	srv  *httptest.Server
 	held atomic.Int64
@@ -27,7 +28,10 @@ func newHanging(t testing.TB, release <-chan struct{}, started chan<- struct{}) 
 	h := &hanging{}
 	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.held.Add(1)
-		started <- struct{}{}
+		select {
+		case started <- struct{}{}:
+		default: // a retry after the test stopped counting
+		}
 		select {
 		case <-release:
 		case <-r.Context().Done():
