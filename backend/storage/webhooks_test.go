@@ -395,7 +395,8 @@ func TestRedeliverAndPruneWebhooks(t *testing.T) {
 	})
 }
 
-// wide is a lease of up to n deliveries that no share bounds.
+// wide is a lease of up to n deliveries of each endpoint that no share
+// bounds.
 func wide(n int) webhook.Share {
-	return webhook.Share{Limit: n, PerEndpoint: 1 << 20, PerProject: 1 << 20}
+	return webhook.Share{Limit: 1 << 20, PerEndpoint: 1 << 20, PerProject: 1 << 20, Run: n}
 }

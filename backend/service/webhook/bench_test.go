@@ -211,3 +211,44 @@ func victimDelay(b *testing.B, projects, endpoints, changes int) time.Duration {
 	}
 	return (<-got).Sub(changed)
 }
+
+// BenchmarkBacklogDrain is the other side of the shares: how long one
+// endpoint that answers at once takes to receive a backlog of 1,000
+// events queued before the dispatcher starts (an instance back from a
+// restart). It reports events per second. Not run in CI:
+//
+//	go test ./backend/service/webhook -run '^$' -bench BacklogDrain -benchtime 1x
+func BenchmarkBacklogDrain(b *testing.B) {
+	const events = 1000
+	for b.Loop() {
+		b.StopTimer()
+		s := benchStore(b)
+		ctx, cancel := context.WithCancel(context.Background())
+		p, err := s.CreateProject(ctx, project.Project{Name: "p"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		got := make(chan time.Time, events)
+		svc := service.NewService(s, s, service.Options{Box: newBox(b), Insecure: true})
+		if _, _, err := svc.Add(ctx, p.ID, answering(b, got).URL, nil); err != nil {
+			b.Fatal(err)
+		}
+		for i := range events {
+			e := claimed(b, s, p.ID, "t"+strconv.Itoa(i))
+			if ok, err := s.ConfirmEntry(ctx, e.TicketJTI, e.Figures(), 0, time.Now()); err != nil || !ok {
+				b.Fatal(ok, err)
+			}
+		}
+		d := service.NewDispatcher(s, receiver.New(receiver.Options{AllowPrivate: true}), svc, slog.New(slog.DiscardHandler), time.Now)
+		done := make(chan struct{})
+		b.StartTimer()
+		start := time.Now()
+		go func() { defer close(done); d.Run(ctx) }()
+		for range events {
+			<-got
+		}
+		b.ReportMetric(events/time.Since(start).Seconds(), "events/s")
+		cancel()
+		<-done
+	}
+}

@@ -6,9 +6,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"maps"
 	mrand "math/rand/v2"
 	"os"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/webhook"
@@ -44,16 +47,19 @@ type Signer interface {
 // exactly once to a receiver that answers within Timeout.
 //
 // Attempts run on a steady pool of Concurrency workers with no pass
-// between them: a worker that is free leases the next delivery while
-// others still wait on slow receivers. Leases are fair between tenants
-// (webhook.Share): an endpoint has at most PerEndpoint attempts in flight
-// and a project PerProject, over every instance, and the next delivery
-// leased is one of the projects and endpoints with the fewest in flight,
-// so a project's hanging receivers hold a few workers for Timeout each and
-// delay no other project. An endpoint's deliveries leave oldest first, up
-// to PerEndpoint at once; a failed one does not hold back the next (it is
-// retried on its own schedule), so order is a matter of course, not a
-// promise: events carry their timestamp.
+// between them: a worker that is free leases the next run (up to PerRun of
+// one endpoint's oldest deliveries, sent one after the other) while others
+// still wait on slow receivers. Leases are fair between tenants
+// (webhook.Share): an endpoint has at most PerEndpoint runs under way, so
+// as many attempts in flight, and a project PerProject, over every
+// instance, and the next run goes to the projects with the fewest under
+// way, so a project's hanging receivers hold a few workers and delay no
+// other project. A run stops at its first failure and releases the rest,
+// so a hanging receiver holds its worker for one Timeout per lease. An
+// endpoint's deliveries leave oldest first, up to PerEndpoint at once; a
+// failed one does not hold back the next for long (it is retried on its
+// own schedule), so order is a matter of course, not a promise: events
+// carry their timestamp.
 type Dispatcher struct {
 	outbox Outbox
 	poster Poster
@@ -71,9 +77,10 @@ type Dispatcher struct {
 	// Batch is the most deliveries one lease takes; Concurrency the most
 	// attempts under way at once on this instance (its workers).
 	Batch, Concurrency int
-	// PerEndpoint and PerProject bound the attempts in flight of one
-	// endpoint and of one project, over every instance (webhook.Share).
-	PerEndpoint, PerProject int
+	// PerEndpoint and PerProject bound the runs under way (the attempts in
+	// flight) of one endpoint and of one project, over every instance;
+	// PerRun is the most deliveries a run takes (webhook.Share).
+	PerEndpoint, PerProject, PerRun int
 	// RetryFor is how long a failing delivery is tried again.
 	RetryFor time.Duration
 	// DisableAfter is how long an endpoint may fail every attempt before it
@@ -82,9 +89,10 @@ type Dispatcher struct {
 	// Observe, when set, sees every attempt (metrics).
 	Observe func(d webhook.Delivery)
 
-	owner string
-	nudge chan struct{}
-	rand  func() float64
+	owner  string
+	leases atomic.Uint64
+	nudge  chan struct{}
+	rand   func() float64
 }
 
 // DefaultConcurrency is an instance's workers. An attempt waiting on a
@@ -99,7 +107,7 @@ func NewDispatcher(o Outbox, p Poster, s Signer, log *slog.Logger, now func() ti
 	return &Dispatcher{
 		outbox: o, poster: p, signer: s, log: log, now: now,
 		Timeout: webhook.Timeout, Lease: 6 * webhook.Timeout, Poll: time.Second, Batch: 64, Concurrency: DefaultConcurrency,
-		PerEndpoint: webhook.DefaultPerEndpoint, PerProject: webhook.DefaultPerProject,
+		PerEndpoint: webhook.DefaultPerEndpoint, PerProject: webhook.DefaultPerProject, PerRun: webhook.DefaultRun,
 		RetryFor: webhook.DefaultRetryFor, DisableAfter: webhook.DefaultDisableAfter,
 		owner: newOwner(), nudge: make(chan struct{}, 1), rand: mrand.Float64,
 	}
@@ -159,23 +167,22 @@ func (d *Dispatcher) Run(ctx context.Context) {
 			}
 		}
 		for free > 0 && ctx.Err() == nil {
-			want := min(free, d.Batch)
-			batch, endpoints, err := d.lease(work, want)
+			runs, err := d.lease(work, min(free, d.Batch))
 			if err != nil {
 				if work.Err() == nil {
 					d.log.WarnContext(ctx, "webhook lease failed", "err", err)
 				}
 				break
 			}
-			free -= len(batch)
-			for _, del := range batch {
+			if len(runs) == 0 {
+				break // nothing more is due, or the rest waits for its share
+			}
+			free -= len(runs)
+			for _, r := range runs {
 				workers.Go(func() {
 					defer func() { ended <- struct{}{} }()
-					d.send(work, del, endpoints)
+					d.send(work, r)
 				})
-			}
-			if len(batch) < want {
-				break // nothing more is due, or the rest waits for its share
 			}
 		}
 		timer.Reset(d.Poll)
@@ -194,67 +201,98 @@ func (d *Dispatcher) Drain(ctx, stop context.Context) error {
 }
 
 // Pass leases what is due, as one of Run's leases would with every worker
-// free, attempts each, waits for them, and returns how many it leased
-// (tests and tools; Run never waits for a pass).
+// free, sends each run, waits for them, and returns how many deliveries it
+// leased (tests and tools; Run never waits for a pass).
 func (d *Dispatcher) Pass(ctx context.Context) (int, error) {
-	batch, endpoints, err := d.lease(ctx, min(d.Batch, d.Concurrency))
-	if err != nil || len(batch) == 0 {
-		return len(batch), err
+	runs, err := d.lease(ctx, min(d.Batch, d.Concurrency))
+	if err != nil {
+		return 0, err
 	}
+	n := 0
 	var wg sync.WaitGroup
-	for _, del := range batch {
-		wg.Go(func() { d.send(ctx, del, endpoints) })
+	for _, r := range runs {
+		n += len(r.deliveries)
+		wg.Go(func() { d.send(ctx, r) })
 	}
 	wg.Wait()
-	return len(batch), nil
+	return n, nil
 }
 
-// lease leases up to limit due deliveries, fairly (webhook.Share), with
-// their endpoints.
-func (d *Dispatcher) lease(ctx context.Context, limit int) ([]webhook.Delivery, map[string]webhook.Endpoint, error) {
+// run is what one worker sends: deliveries of one endpoint, oldest first,
+// leased to owner until until.
+type run struct {
+	owner      string
+	until      time.Time
+	endpoint   webhook.Endpoint
+	found      bool
+	deliveries []webhook.Delivery
+}
+
+// lease starts up to limit runs, fairly (webhook.Share), each under an
+// owner of its own lease: the runs of one lease are told apart by
+// endpoint.
+func (d *Dispatcher) lease(ctx context.Context, limit int) ([]run, error) {
 	now := d.now()
 	due, err := d.outbox.WebhooksDue(ctx, now)
 	if err != nil || !due {
-		return nil, nil, err
+		return nil, err
 	}
-	share := webhook.Share{Limit: limit, PerEndpoint: d.PerEndpoint, PerProject: d.PerProject}
-	batch, err := d.outbox.LeaseWebhookDeliveries(ctx, d.owner, share, now, now.Add(max(d.Lease, d.Timeout+leaseMargin)))
+	owner := fmt.Sprintf("%s.%d", d.owner, d.leases.Add(1))
+	until := now.Add(max(d.Lease, d.Timeout+leaseMargin))
+	share := webhook.Share{Limit: limit, PerEndpoint: d.PerEndpoint, PerProject: d.PerProject, Run: d.PerRun}
+	batch, err := d.outbox.LeaseWebhookDeliveries(ctx, owner, share, now, until)
 	if err != nil || len(batch) == 0 {
-		return nil, nil, err
+		return nil, err
 	}
-	ids := make([]string, 0, len(batch))
+	var runs []run
+	index := map[string]int{}
 	for _, del := range batch {
-		ids = append(ids, del.EndpointID)
+		i, ok := index[del.EndpointID]
+		if !ok {
+			i = len(runs)
+			index[del.EndpointID] = i
+			runs = append(runs, run{owner: owner, until: until})
+		}
+		runs[i].deliveries = append(runs[i].deliveries, del)
 	}
-	endpoints, err := d.outbox.WebhookEndpointsByID(ctx, ids)
+	endpoints, err := d.outbox.WebhookEndpointsByID(ctx, slices.Collect(maps.Keys(index)))
 	if err != nil {
-		d.release(ctx, batch)
-		return nil, nil, err
+		d.release(ctx, owner, batch)
+		return nil, err
 	}
-	return batch, endpoints, nil
+	for i := range runs {
+		runs[i].endpoint, runs[i].found = endpoints[runs[i].deliveries[0].EndpointID]
+	}
+	return runs, nil
 }
 
 // leaseMargin is kept between an attempt's end and its lease's, whatever
 // Lease says: a lease never ends while its attempt may still be under way.
 const leaseMargin = 5 * time.Second
 
-// send attempts a leased delivery, or releases it if its endpoint was
-// disabled since.
-func (d *Dispatcher) send(ctx context.Context, del webhook.Delivery, endpoints map[string]webhook.Endpoint) {
-	e, ok := endpoints[del.EndpointID]
-	switch {
-	case !ok:
+// send attempts a run's deliveries in order while its lease leaves time
+// for one more and each is taken; it releases the rest, due again at once,
+// when one fails (the endpoint may be down: the next lease decides), when
+// the endpoint was disabled since, or when the lease runs short.
+func (d *Dispatcher) send(ctx context.Context, r run) {
+	if !r.found {
 		return // removed since: its deliveries went with it
-	case e.DisabledAt != nil || ctx.Err() != nil:
-		d.release(ctx, []webhook.Delivery{del})
-		return
 	}
-	d.attempt(ctx, del, e)
+	for i, del := range r.deliveries {
+		if ctx.Err() != nil || r.endpoint.DisabledAt != nil || d.now().Add(d.Timeout+leaseMargin).After(r.until) {
+			d.release(ctx, r.owner, r.deliveries[i:])
+			return
+		}
+		if !d.attempt(ctx, r.owner, del, r.endpoint) {
+			d.release(ctx, r.owner, r.deliveries[i+1:])
+			return
+		}
+	}
 }
 
-// release frees deliveries leased and not attempted, due again at once; if
-// it fails, their lease ends by itself.
-func (d *Dispatcher) release(ctx context.Context, ds []webhook.Delivery) {
+// release frees deliveries leased to owner and not attempted, due again
+// at once; if it fails, their lease ends by itself.
+func (d *Dispatcher) release(ctx context.Context, owner string, ds []webhook.Delivery) {
 	if len(ds) == 0 {
 		return
 	}
@@ -264,13 +302,14 @@ func (d *Dispatcher) release(ctx context.Context, ds []webhook.Delivery) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := d.outbox.ReleaseWebhookLeases(ctx, d.owner, ids, d.now()); err != nil {
+	if err := d.outbox.ReleaseWebhookLeases(ctx, owner, ids, d.now()); err != nil {
 		d.log.WarnContext(ctx, "webhooks: leases not released; they end by themselves", "lease", d.Lease, "err", err)
 	}
 }
 
-// attempt sends one delivery and records what the receiver did.
-func (d *Dispatcher) attempt(ctx context.Context, del webhook.Delivery, e webhook.Endpoint) {
+// attempt sends one delivery leased to owner, records what the receiver
+// did, and reports whether it took the event.
+func (d *Dispatcher) attempt(ctx context.Context, owner string, del webhook.Delivery, e webhook.Endpoint) bool {
 	at := d.now()
 	a := webhook.Attempt{At: at}
 	secrets, err := d.signer.Secrets(e, at)
@@ -310,7 +349,7 @@ func (d *Dispatcher) attempt(ctx context.Context, del webhook.Delivery, e webhoo
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	disabled, err := d.outbox.RecordWebhookAttempt(rctx, d.owner, del, d.DisableAfter)
+	disabled, err := d.outbox.RecordWebhookAttempt(rctx, owner, del, d.DisableAfter)
 	switch {
 	case err != nil:
 		d.log.WarnContext(ctx, "webhook attempt not recorded; the delivery will be tried again", "delivery", del.ID, "err", err)
@@ -318,4 +357,5 @@ func (d *Dispatcher) attempt(ctx context.Context, del webhook.Delivery, e webhoo
 		d.log.WarnContext(ctx, "webhook endpoint disabled: every attempt failed for too long",
 			"endpoint", e.ID, "project", e.ProjectID, "url", redact.URL(e.URL), "last", a.Error)
 	}
+	return a.OK() && err == nil
 }
