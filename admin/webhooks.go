@@ -2,6 +2,8 @@ package admin
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -150,9 +152,25 @@ func (c *console) webhookDone(w http.ResponseWriter, r *http.Request, rq *reques
 	http.Redirect(w, r, webhooksURL(rq.actor.Project.ID, done), http.StatusSeeOther)
 }
 
+// refuseWebhook answers a refused change: another project's endpoint is a
+// 404, a send over the endpoint's throttle a 429 saying when to try again,
+// a redelivery under way a 409 saying so.
 func (c *console) refuseWebhook(w http.ResponseWriter, r *http.Request, err error) {
+	var throttled *webhook.ThrottledError
+	if errors.As(err, &throttled) {
+		wait := webhook.RetryAfterSeconds(throttled.RetryAfter)
+		w.Header().Set("Retry-After", strconv.FormatInt(wait, 10))
+		c.fail(w, r, http.StatusTooManyRequests, fmt.Sprintf(
+			"This endpoint had its %d test events and redeliveries for now (one more every %d seconds): try again in %d seconds.",
+			webhook.ManualBurst, int(webhook.ManualEvery/time.Second), wait))
+		return
+	}
 	if nf, ok := fault.As(err, fault.KindNotFound); ok {
 		c.fail(w, r, http.StatusNotFound, nf.Error())
+		return
+	}
+	if conflict, ok := fault.As(err, fault.KindConflict); ok {
+		c.fail(w, r, http.StatusConflict, conflict.Error())
 		return
 	}
 	c.refuse(w, r, err)

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reclaim-sol/reclaim/admin"
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
@@ -144,5 +145,62 @@ func TestWebhooksPage(t *testing.T) {
 	}
 	if got := strings.Join(log, "|"); strings.Count(got, "alice@example.com") != 3 || strings.Contains(got, "s3cret") {
 		t.Errorf("audit: %q, want added, rotated, removed by alice, without the query", got)
+	}
+}
+
+// An owner clicking "Send test event" in a loop gets five through, then a
+// 429 that says when to try again (Retry-After too); redeliveries spend
+// the same bucket; twelve seconds later one more goes through. Another
+// endpoint's bucket is its own.
+func TestWebhookSendsThrottled(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, false, withWebhooks)
+	h.owner("alice@example.com")
+	alice := h.browser()
+	csrf := alice.signIn("alice@example.com")
+	id := alice.createProject(csrf, "Acme")
+	base := "/admin/projects/" + id + "/webhooks"
+	for _, u := range []string{"https://hooks.example/a", "https://hooks.example/b"} {
+		if resp := alice.post(base, url.Values{"csrf_token": {csrf}, "url": {u}}); resp.StatusCode != 200 {
+			t.Fatalf("add %s: %d", u, resp.StatusCode)
+		}
+	}
+	ids := allByTestID(alice.get(base).doc, "endpoint-id")
+	if len(ids) != 2 {
+		t.Fatalf("%d endpoints listed", len(ids))
+	}
+	ep, other := text(ids[0]), text(ids[1])
+	sent := 0
+	for range 480 {
+		resp := alice.post(base+"/"+ep+"/test", url.Values{"csrf_token": {csrf}})
+		if resp.StatusCode != http.StatusSeeOther {
+			msg := text(byTestID(resp.doc, "error-message"))
+			if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "12" || !strings.Contains(msg, "try again in 12 seconds") {
+				t.Fatalf("test event %d: %d Retry-After %q %q; want 429 saying when", sent+1, resp.StatusCode, resp.Header.Get("Retry-After"), msg)
+			}
+			break
+		}
+		sent++
+	}
+	if sent != 5 {
+		t.Fatalf("%d test events went through, want 5", sent)
+	}
+	rows := allByTestID(alice.get(base).doc, "delivery-row")
+	if len(rows) != 5 {
+		t.Fatalf("%d deliveries listed, want the 5 sent", len(rows))
+	}
+	form := byTestID(rows[0], "delivery-redeliver").Parent
+	if resp := alice.post(attr(form, "action"), url.Values{"csrf_token": {csrf}}); resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("redeliver over the throttle: %d, want 429", resp.StatusCode)
+	}
+	if resp := alice.post(base+"/"+other+"/test", url.Values{"csrf_token": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("another endpoint's test event: %d %q", resp.StatusCode, text(byTestID(resp.doc, "error-message")))
+	}
+	h.clock.Advance(12 * time.Second)
+	if resp := alice.post(attr(form, "action"), url.Values{"csrf_token": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("redeliver 12 s later: %d", resp.StatusCode)
+	}
+	if resp := alice.post(base+"/"+ep+"/test", url.Values{"csrf_token": {csrf}}); resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("a second send 12 s later: %d, want 429", resp.StatusCode)
 	}
 }

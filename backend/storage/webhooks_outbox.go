@@ -73,23 +73,43 @@ func (s *Store) WebhooksDue(ctx context.Context, now time.Time) (bool, error) {
 	return ok, nil
 }
 
-// LeaseWebhookDeliveries leases to owner, until until, up to limit
-// deliveries due at now whose lease is free, and returns them oldest
-// first. The database decides between instances as LeaseInFlight does: on
-// Postgres the rows are picked FOR UPDATE SKIP LOCKED, on SQLite the one
-// statement runs under the database's write lock.
-func (s *Store) LeaseWebhookDeliveries(ctx context.Context, owner string, limit int, now, until time.Time) ([]webhook.Delivery, error) {
-	ms := now.UnixMilli()
-	pick := s.db.NewSelect().Model((*webhookDeliveryRow)(nil)).Column("id").
-		Where("state = ?", webhook.StatePending).Where("next_attempt_at <= ?", ms).Where("lease_until <= ?", ms).
-		OrderExpr("next_attempt_at ASC, created_at ASC").Limit(limit)
-	if s.postgres {
-		pick = pick.For("UPDATE SKIP LOCKED")
+// LeaseWebhookDeliveries leases to owner, until until, runs of due
+// deliveries whose lease is free, fairly (webhook.Share): up to
+// share.Limit endpoints each get one run of their oldest, at most
+// share.Run, unless the endpoint already has share.PerEndpoint runs under
+// way or its project share.PerProject, counting every live lease (a run
+// is the deliveries of one endpoint leased to one owner); the projects
+// with the fewest runs, and in a project the endpoints with the oldest
+// deliveries, go first. It returns the deliveries oldest first; owner must
+// be new to each call for the runs to count apart. The database decides
+// between instances as LeaseInFlight does: on SQLite the one statement
+// runs under the database's write lock; on Postgres leases are taken one
+// at a time under a transaction's advisory lock, so that the statement
+// sees every lease committed before it and the bounds hold across
+// instances.
+func (s *Store) LeaseWebhookDeliveries(ctx context.Context, owner string, share webhook.Share, now, until time.Time) ([]webhook.Delivery, error) {
+	if share.Limit <= 0 || share.PerEndpoint <= 0 || share.PerProject <= 0 || share.Run <= 0 {
+		return nil, nil
 	}
+	ms := now.UnixMilli()
+	pending := webhook.StatePending
+	args := []any{pending, ms, ms, pending, ms, pending, ms, share.PerEndpoint, share.PerProject, share.Limit,
+		owner, until.UnixMilli(), share.Run, pending, ms, ms}
 	var rows []webhookDeliveryRow
-	err := s.db.NewUpdate().Model(&rows).
-		Set("lease_owner = ?", owner).Set("lease_until = ?", until.UnixMilli()).
-		Where("id IN (?)", pick).Returning("*").Scan(ctx)
+	lease := func(ctx context.Context, db bun.IDB) error {
+		return db.NewRaw(fairLease, args...).Scan(ctx, &rows)
+	}
+	var err error
+	if s.postgres {
+		err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", pgWebhookLeaseLock); err != nil {
+				return err
+			}
+			return lease(ctx, tx)
+		})
+	} else {
+		err = lease(ctx, s.db)
+	}
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("lease webhook deliveries: %w", s.writeErr(err))
 	}
@@ -105,6 +125,48 @@ func (s *Store) LeaseWebhookDeliveries(ctx context.Context, owner string, limit 
 	}
 	return out, nil
 }
+
+// pgWebhookLeaseLock is the Postgres advisory lock key held while leasing
+// webhook deliveries ("whle").
+const pgWebhookLeaseLock = 0x77686c65
+
+// fairLease leases the runs webhook.Share allows, in one statement that
+// SQLite and Postgres both run. due ranks each endpoint's due deliveries
+// oldest first (nth); busy_* count the runs under way (live leases, one
+// run per owner and endpoint); heads are the endpoints that may start a
+// run, by their oldest delivery; ranked ranks them in their project
+// (pnth); runs keeps those the project's bound leaves room for, the least
+// busy projects first; the UPDATE leases each one's first deliveries and
+// checks again that each row is due and free.
+const fairLease = `WITH due AS MATERIALIZED (
+	SELECT id, endpoint_id, project_id, next_attempt_at, created_at,
+		ROW_NUMBER() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, created_at, id) AS nth
+	FROM webhook_deliveries
+	WHERE state = ? AND next_attempt_at <= ? AND lease_until <= ?
+), busy_endpoints AS (
+	SELECT endpoint_id, COUNT(DISTINCT lease_owner) AS n FROM webhook_deliveries
+	WHERE state = ? AND lease_until > ? GROUP BY endpoint_id
+), busy_projects AS (
+	SELECT project_id, COUNT(DISTINCT lease_owner || ' ' || endpoint_id) AS n FROM webhook_deliveries
+	WHERE state = ? AND lease_until > ? GROUP BY project_id
+), heads AS (
+	SELECT due.id, due.endpoint_id, due.project_id, due.next_attempt_at, due.created_at, COALESCE(bp.n, 0) AS busy
+	FROM due
+	LEFT JOIN busy_endpoints AS be ON be.endpoint_id = due.endpoint_id
+	LEFT JOIN busy_projects AS bp ON bp.project_id = due.project_id
+	WHERE due.nth = 1 AND COALESCE(be.n, 0) < ?
+), ranked AS (
+	SELECT id, endpoint_id, busy, next_attempt_at, created_at,
+		ROW_NUMBER() OVER (PARTITION BY project_id ORDER BY next_attempt_at, created_at, id) AS pnth
+	FROM heads
+), runs AS (
+	SELECT endpoint_id FROM ranked WHERE pnth + busy <= ?
+	ORDER BY pnth + busy, next_attempt_at, created_at, id LIMIT ?
+)
+UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
+WHERE id IN (SELECT due.id FROM due JOIN runs ON runs.endpoint_id = due.endpoint_id WHERE due.nth <= ?)
+	AND state = ? AND next_attempt_at <= ? AND lease_until <= ?
+RETURNING *`
 
 func compareStrings(a, b string) int {
 	switch {

@@ -192,7 +192,7 @@ func TestWebhookLeases(t *testing.T) {
 		for w := range 6 {
 			wg.Go(func() {
 				owner := fmt.Sprintf("w%d", w)
-				got, err := s.LeaseWebhookDeliveries(ctx, owner, 8, now, now.Add(time.Minute))
+				got, err := s.LeaseWebhookDeliveries(ctx, owner, wide(8), now, now.Add(time.Minute))
 				if err != nil {
 					t.Error(err)
 					return
@@ -234,7 +234,7 @@ func TestWebhookLeases(t *testing.T) {
 				}
 			}
 		}
-		again, err := s.LeaseWebhookDeliveries(ctx, "w9", 100, now, now.Add(time.Minute))
+		again, err := s.LeaseWebhookDeliveries(ctx, "w9", wide(100), now, now.Add(time.Minute))
 		if err != nil || len(again) != n-1 {
 			t.Fatalf("after release: %d, %v", len(again), err)
 		}
@@ -267,7 +267,7 @@ func TestWebhookFailuresDisable(t *testing.T) {
 		after := 5 * 24 * time.Hour
 		fail := func(at time.Time, status int) bool {
 			t.Helper()
-			ds, err := s.LeaseWebhookDeliveries(ctx, "o", 1, at, at.Add(time.Minute))
+			ds, err := s.LeaseWebhookDeliveries(ctx, "o", wide(1), at, at.Add(time.Minute))
 			if err != nil || len(ds) != 1 {
 				t.Fatalf("lease at %s: %d, %v", at, len(ds), err)
 			}
@@ -343,7 +343,7 @@ func TestRedeliverAndPruneWebhooks(t *testing.T) {
 		if err := s.EnqueueWebhook(ctx, test); err != nil {
 			t.Fatal(err)
 		}
-		ds, _ := s.LeaseWebhookDeliveries(ctx, "o", 10, whT0, whT0.Add(time.Minute))
+		ds, _ := s.LeaseWebhookDeliveries(ctx, "o", wide(10), whT0, whT0.Add(time.Minute))
 		if len(ds) != 1 || ds[0].Type != webhook.TypeTest {
 			t.Fatalf("leased %+v", ds)
 		}
@@ -362,7 +362,7 @@ func TestRedeliverAndPruneWebhooks(t *testing.T) {
 		if err := s.RedeliverWebhook(ctx, p.ID, "whe_1", id, later); err != nil {
 			t.Fatal(err)
 		}
-		ds, _ = s.LeaseWebhookDeliveries(ctx, "o", 10, later, later.Add(time.Minute))
+		ds, _ = s.LeaseWebhookDeliveries(ctx, "o", wide(10), later, later.Add(time.Minute))
 		if len(ds) != 1 || ds[0].State != webhook.StatePending || ds[0].Attempts != 1 {
 			t.Fatalf("redelivered: %+v", ds)
 		}
@@ -393,4 +393,10 @@ func TestRedeliverAndPruneWebhooks(t *testing.T) {
 			t.Error("a removed endpoint's delivery is due")
 		}
 	})
+}
+
+// wide is a lease of up to n deliveries of each endpoint that no share
+// bounds.
+func wide(n int) webhook.Share {
+	return webhook.Share{Limit: 1 << 20, PerEndpoint: 1 << 20, PerProject: 1 << 20, Run: n}
 }

@@ -243,7 +243,7 @@ func TestDispatcherAfterAnInstanceDied(t *testing.T) {
 		}
 		e.settle(t, "j1", "W1", ledger.StatusFailed, t0)
 		d := e.dispatcher(clk.now, 2*time.Second)
-		if got, _ := s.LeaseWebhookDeliveries(ctx, "dead-instance", 10, t0, t0.Add(d.Lease)); len(got) != 1 {
+		if got, _ := s.LeaseWebhookDeliveries(ctx, "dead-instance", webhook.Share{Limit: 10, PerEndpoint: 2, PerProject: 8, Run: 10}, t0, t0.Add(d.Lease)); len(got) != 1 {
 			t.Fatal("the dead instance leased nothing")
 		}
 		clk.set(t0.Add(d.Lease - time.Millisecond))

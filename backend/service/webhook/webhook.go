@@ -21,6 +21,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/domain/webhook"
 	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
+	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/pkg/seal"
 )
 
@@ -57,6 +58,7 @@ type Service struct {
 	box        *seal.Box
 	resolver   Resolver
 	now        func() time.Time
+	manual     ratelimit.Limiter
 	// insecure allows http and private addresses
 	// (RECLAIM_WEBHOOK_ALLOW_INSECURE).
 	insecure bool
@@ -73,6 +75,10 @@ type Options struct {
 	Insecure bool
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Manual throttles the test events and redeliveries owners ask for,
+	// one bucket per endpoint (nil: webhook.ManualBurst at once, then one
+	// every webhook.ManualEvery, in this process's memory).
+	Manual ratelimit.Limiter
 }
 
 // NewService returns a Service over the stores.
@@ -83,7 +89,10 @@ func NewService(endpoints EndpointStore, deliveries DeliveryStore, o Options) *S
 	if o.Resolver == nil {
 		o.Resolver = defaultResolver{}
 	}
-	return &Service{endpoints: endpoints, deliveries: deliveries, box: o.Box, resolver: o.Resolver, now: o.Now, insecure: o.Insecure}
+	if o.Manual == nil {
+		o.Manual = ratelimit.NewMemory(float64(time.Second)/float64(webhook.ManualEvery), webhook.ManualBurst, ratelimit.WithClock(o.Now))
+	}
+	return &Service{endpoints: endpoints, deliveries: deliveries, box: o.Box, resolver: o.Resolver, now: o.Now, manual: o.Manual, insecure: o.Insecure}
 }
 
 // newID is a random id with prefix, as storage.NewID makes them.
@@ -196,9 +205,13 @@ func (s *Service) Deliveries(ctx context.Context, projectID, id string, limit in
 }
 
 // SendTest queues a test event (webhook.TypeTest) to one endpoint, due at
-// once, tried once.
+// once, tried once. Test events and redeliveries are throttled per
+// endpoint: one over its share is a *webhook.ThrottledError.
 func (s *Service) SendTest(ctx context.Context, projectID, id string) (webhook.Delivery, error) {
 	if _, err := s.endpoints.WebhookEndpoint(ctx, projectID, id); err != nil {
+		return webhook.Delivery{}, err
+	}
+	if err := s.throttle(ctx, projectID, id); err != nil {
 		return webhook.Delivery{}, err
 	}
 	now := s.now().UTC()
@@ -210,9 +223,25 @@ func (s *Service) SendTest(ctx context.Context, projectID, id string) (webhook.D
 }
 
 // Redeliver sends a delivery again at once (the same event id), whatever
-// its state.
+// its state; throttled as SendTest is.
 func (s *Service) Redeliver(ctx context.Context, projectID, endpointID, deliveryID string) error {
+	if err := s.throttle(ctx, projectID, endpointID); err != nil {
+		return err
+	}
 	return s.deliveries.RedeliverWebhook(ctx, projectID, endpointID, deliveryID, s.now())
+}
+
+// throttle takes one of endpoint id's manual sends, or refuses with when
+// the next is allowed. The bucket is the project's and the endpoint's:
+// another project naming the endpoint spends nothing of it. A throttle
+// that fails allows: the deliveries' fair shares still bound what the
+// sends cost others.
+func (s *Service) throttle(ctx context.Context, projectID, id string) error {
+	res, err := s.manual.Allow(ctx, "webhook-manual:"+projectID+":"+id)
+	if err != nil || res.Allowed {
+		return nil
+	}
+	return webhook.Throttled(res.RetryAfter)
 }
 
 // Secrets returns the secrets an endpoint signs with at now: its own, and

@@ -174,3 +174,52 @@ func TestSendTestAndRedeliverStayInTheProject(t *testing.T) {
 		}
 	})
 }
+
+// Test events and redeliveries share one bucket per endpoint: five at
+// once, then one every 12 s; a refusal says when to retry and is a
+// conflict for faces that map faults. Another project naming the endpoint
+// spends nothing of it.
+func TestManualSendsThrottledPerEndpoint(t *testing.T) {
+	t.Parallel()
+	s := storagetest.SQLite(t)
+	ctx := ctxT(t)
+	a, _ := s.CreateProject(ctx, project.Project{Name: "a"})
+	b, _ := s.CreateProject(ctx, project.Project{Name: "b"})
+	clk := newClock(time.Date(2026, 5, 21, 10, 0, 0, 0, time.UTC))
+	svc := newService(t, s, clk.now)
+	ep, _, err := svc.Add(ctx, a.ID, "https://hooks.example.com/a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := svc.Redeliver(ctx, b.ID, ep.ID, "nope"); !errors.Is(err, webhook.ErrDeliveryNotFound) {
+			t.Fatalf("another project's redelivery: %v", err)
+		}
+	}
+	var first webhook.Delivery
+	for i := range webhook.ManualBurst {
+		d, err := svc.SendTest(ctx, a.ID, ep.ID)
+		if err != nil {
+			t.Fatalf("test event %d: %v", i+1, err)
+		}
+		if i == 0 {
+			first = d
+		}
+	}
+	_, err = svc.SendTest(ctx, a.ID, ep.ID)
+	var throttled *webhook.ThrottledError
+	if !errors.As(err, &throttled) || throttled.RetryAfter != webhook.ManualEvery {
+		t.Fatalf("test event %d: %v, want throttled for %s", webhook.ManualBurst+1, err, webhook.ManualEvery)
+	}
+	if f, ok := fault.As(err, fault.KindConflict); !ok || !strings.Contains(f.Error(), "try again in 12 s") {
+		t.Fatalf("as a fault: %v", f)
+	}
+	id := first.EventID + "." + ep.ID
+	if err := svc.Redeliver(ctx, a.ID, ep.ID, id); !errors.As(err, &throttled) {
+		t.Fatalf("redelivery over the throttle: %v", err)
+	}
+	clk.set(clk.now().Add(webhook.ManualEvery))
+	if err := svc.Redeliver(ctx, a.ID, ep.ID, id); err != nil {
+		t.Fatalf("redelivery 12 s later: %v", err)
+	}
+}
