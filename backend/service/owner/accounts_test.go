@@ -100,7 +100,7 @@ func TestSignInThrottling(t *testing.T) {
 			}
 			// Another address's failures never count against this one.
 			store.failures["address:"+attacker] = owner.SignInFailures{Failures: 1000, LastAt: clk.Now()}
-			o, err := s.SignIn(ctx, c.email, c.password, client)
+			o, err := s.SignIn(ctx, c.email, c.password, client, owner.Device{})
 			var throttled *owner.ThrottledError
 			switch {
 			case c.wantWait > 0:
@@ -132,7 +132,7 @@ func TestSignInOwnerNotLockedOut(t *testing.T) {
 	for round := range 20 {
 		for i := range 50 { // fifty addresses, each failing until it is made to wait
 			for {
-				_, err := s.SignIn(ctx, "alice@example.com", "guess guess guess", fmt.Sprintf("203.0.113.%d", i))
+				_, err := s.SignIn(ctx, "alice@example.com", "guess guess guess", fmt.Sprintf("203.0.113.%d", i), owner.Device{})
 				if errors.Is(err, owner.ErrBadCredentials) {
 					continue
 				}
@@ -143,7 +143,7 @@ func TestSignInOwnerNotLockedOut(t *testing.T) {
 				break
 			}
 		}
-		if o, err := s.SignIn(ctx, "alice@example.com", password, "198.51.100.7"); err != nil || o.Email != "alice@example.com" {
+		if o, err := s.SignIn(ctx, "alice@example.com", password, "198.51.100.7", owner.Device{}); err != nil || o.Email != "alice@example.com" {
 			t.Fatalf("round %d: the owner from a clean address: %v, want signed in at once", round, err)
 		}
 		clk.Advance(30 * time.Second)
