@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
+	"slices"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ func TestDeviceCookies(t *testing.T) {
 		t.Error("two cookies share an id")
 	}
 	b, _ := base64.RawURLEncoding.DecodeString(v)
-	swapped := append(b[:deviceFixedLen:deviceFixedLen], "own_bobby"...)
+	swapped := slices.Concat(b[:deviceFixedLen], []byte("own_bobby"))
 	for name, c := range map[string]struct {
 		value string
 		at    time.Time

@@ -17,7 +17,7 @@ import (
 // umask (022), the database and every journal beside it are 0600, and a
 // database left 0644 by an older version is made 0600 when it is opened.
 // Not parallel: the umask is the process's.
-func TestSQLiteFilesArePrivate(t *testing.T) {
+func TestSQLiteFilesArePrivate(t *testing.T) { //nolint:paralleltest // it sets the process's umask
 	old := syscall.Umask(0o022)
 	t.Cleanup(func() { syscall.Umask(old) })
 	ctx := ctxT(t)
