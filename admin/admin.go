@@ -47,8 +47,8 @@ type FormTokens interface {
 // refuse one now (*owner.BusyError).
 type Accounts interface {
 	CreateOwner(ctx context.Context, email, password string) (owner.Owner, error)
-	SignIn(ctx context.Context, email, password, client string) (owner.Owner, error)
-	PasswordsBusy() error
+	SignIn(ctx context.Context, email, password, client string, device owner.Device) (owner.Owner, error)
+	PasswordsBusy(device owner.Device) error
 }
 
 // Sessions keeps signed-in browsers (owner.Service).
@@ -155,7 +155,8 @@ type Deps struct {
 	// proxy; they are Secure anyway on a TLS connection), and has every
 	// response carry Strict-Transport-Security.
 	SecureCookies bool
-	// FormKey signs the sign-in forms' tokens (formtoken.go): every
+	// FormKey signs the sign-in forms' tokens (formtoken.go) and, through
+	// a key derived from it, the device cookies (device.go): every
 	// instance behind one balancer needs the same (backend/cmd derives it
 	// from the API key pepper); a random key of this process when empty.
 	FormKey []byte
@@ -173,6 +174,8 @@ type Deps struct {
 type console struct {
 	Deps
 	forms formTokens
+	// devices signs the returning browsers' cookies (device.go).
+	devices deviceCookies
 	// formsLimit and accountsLimit are the sign-in forms' per-client
 	// buckets (signin.go).
 	formsLimit, accountsLimit ratelimit.Limiter
@@ -199,6 +202,7 @@ func New(d Deps) http.Handler {
 			panic(err) // crypto/rand never fails on supported platforms
 		}
 	}
+	c.devices = newDeviceCookies(c.forms.key)
 	c.formsLimit = ratelimit.NewMemory(1/formsEvery.Seconds(), formsBurst, ratelimit.WithClock(d.Now))
 	c.accountsLimit = ratelimit.NewMemory(1/accountsEvery.Seconds(), accountsBurst, ratelimit.WithClock(d.Now))
 	mux := http.NewServeMux()

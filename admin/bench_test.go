@@ -66,7 +66,7 @@ func benchOverview(b *testing.B, database, benchProject string) {
 	}
 	clk := &clock{t: time.Date(2025, 12, 31, 12, 0, 0, 0, time.UTC)} // the chart's 30 days end on the last day of the seeded year
 	h := &harness{store: s, hasher: auth.NewHasher(make([]byte, 32)), clock: clk}
-	d := h.deps()
+	d := h.deps(owner.Options{})
 	o, err := h.owners.CreateOwner(ctx, "bench@example.com", password)
 	if errors.Is(err, owner.ErrConflict) {
 		o, err = s.OwnerByEmail(ctx, "bench@example.com")

@@ -186,12 +186,12 @@ func (f *fakeConsole) CreateOwner(_ context.Context, email, password string) (ow
 	return f.createOwner(email, password)
 }
 
-func (f *fakeConsole) SignIn(_ context.Context, email, password, client string) (owner.Owner, error) {
+func (f *fakeConsole) SignIn(_ context.Context, email, password, client string, _ owner.Device) (owner.Owner, error) {
 	defer f.record("SignIn")()
 	return f.signIn(email, password, client)
 }
 
-func (f *fakeConsole) PasswordsBusy() error {
+func (f *fakeConsole) PasswordsBusy(owner.Device) error {
 	defer f.record("PasswordsBusy")()
 	return f.passwordsBusy()
 }

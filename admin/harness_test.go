@@ -55,11 +55,18 @@ type harness struct {
 
 func newHarness(t *testing.T, allowSignup bool, edits ...func(*admin.Deps)) *harness {
 	t.Helper()
+	return newHarnessWith(t, owner.Options{}, allowSignup, edits...)
+}
+
+// newHarnessWith is newHarness with the owner service's options opts
+// (cheap passwords and the harness's clock unless opts sets them).
+func newHarnessWith(t testing.TB, opts owner.Options, allowSignup bool, edits ...func(*admin.Deps)) *harness {
+	t.Helper()
 	h := &harness{
 		t: t, store: storagetest.SQLite(t), hasher: auth.NewHasher([]byte(strings.Repeat("p", 32))),
 		clock: &clock{t: time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)},
 	}
-	d := h.deps()
+	d := h.deps(opts)
 	d.Explorer = admin.Explorer{Cluster: admin.ClusterLocalnet}
 	d.AllowSignup = allowSignup
 	for _, edit := range edits {
@@ -70,11 +77,17 @@ func newHarness(t *testing.T, allowSignup bool, edits ...func(*admin.Deps)) *har
 	return h
 }
 
-// deps wires the console over h.store as `reclaim serve` does, with cheap
-// passwords and h's clock.
-func (h *harness) deps() admin.Deps {
+// deps wires the console over h.store as `reclaim serve` does, with the
+// owner service's options opts, by default cheap passwords and h's clock.
+func (h *harness) deps(opts owner.Options) admin.Deps {
 	projects := project.NewService(h.store, h.hasher, h.clock.Now)
-	h.owners = owner.NewService(h.store, projects, owner.Options{Passwords: cheap, Now: h.clock.Now})
+	if opts.Passwords == (owner.Passwords{}) {
+		opts.Passwords = cheap
+	}
+	if opts.Now == nil {
+		opts.Now = h.clock.Now
+	}
+	h.owners = owner.NewService(h.store, projects, opts)
 	o := h.owners
 	return admin.Deps{
 		Accounts: o, FormTokens: o, Sessions: o, Projects: o, Settings: o, Keys: projects, KeyChanges: o,

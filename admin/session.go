@@ -53,7 +53,8 @@ func (c *console) setCookie(w http.ResponseWriter, r *http.Request, name, value 
 	})
 }
 
-// startSession signs ownerID in and gives the browser the new session's id.
+// startSession signs ownerID in and gives the browser the new session's id
+// and a fresh device cookie for the account.
 func (c *console) startSession(w http.ResponseWriter, r *http.Request, ownerID string) error {
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
@@ -62,6 +63,7 @@ func (c *console) startSession(w http.ResponseWriter, r *http.Request, ownerID s
 		return err
 	}
 	c.setCookie(w, r, sessionCookie, id, int(owner.SessionMaxAge.Seconds()))
+	c.setDeviceCookie(w, r, ownerID)
 	return nil
 }
 

@@ -54,15 +54,25 @@ func (c *console) signInPage(w http.ResponseWriter, r *http.Request) {
 	c.render(w, r, http.StatusOK, signInView(page{Title: "Sign in"}, f))
 }
 
+// signIn hears the sign-in form. A returning browser (a good device cookie,
+// device.go) is limited per cookie rather than per address, and refused
+// early only when the devices' lane is busy for its account: its check has
+// capacity of its own when the cookie names the account it signs in to
+// (owner.Service.SignIn), and otherwise meets the full budget there.
 func (c *console) signIn(w http.ResponseWriter, r *http.Request) {
 	client := c.clientKey(r)
-	if wait, ok := c.allow(r, c.formsLimit, client); !ok {
+	device := c.device(r)
+	limitKey := client
+	if device.ID != "" {
+		limitKey = "device:" + device.ID
+	}
+	if wait, ok := c.allow(r, c.formsLimit, limitKey); !ok {
 		f := authForm{CSRF: c.preSessionToken(w, r), AllowSignup: c.AllowSignup, Error: "Too many sign-ins from your network. " + waitMessage(wait)}
 		c.retryLater(w, r, http.StatusTooManyRequests, wait, signInView(page{Title: "Sign in"}, f))
 		return
 	}
 	var busy *owner.BusyError
-	if errors.As(c.Accounts.PasswordsBusy(), &busy) {
+	if errors.As(c.Accounts.PasswordsBusy(device), &busy) {
 		f := authForm{CSRF: c.preSessionToken(w, r), AllowSignup: c.AllowSignup, Error: busyMessage(busy.RetryAfter)}
 		c.retryLater(w, r, http.StatusServiceUnavailable, busy.RetryAfter, signInView(page{Title: "Sign in"}, f))
 		return
@@ -76,7 +86,7 @@ func (c *console) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := c.dbContext(r)
 	defer cancel()
-	o, err := c.Accounts.SignIn(ctx, f.Email, r.PostFormValue("password"), client)
+	o, err := c.Accounts.SignIn(ctx, f.Email, r.PostFormValue("password"), client, device)
 	var throttled *owner.ThrottledError
 	switch {
 	case errors.As(err, &throttled):
@@ -163,7 +173,7 @@ func (c *console) signUp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var busy *owner.BusyError
-	if errors.As(c.Accounts.PasswordsBusy(), &busy) {
+	if errors.As(c.Accounts.PasswordsBusy(owner.Device{}), &busy) {
 		f := authForm{CSRF: c.preSessionToken(w, r), AllowSignup: true, Error: busyMessage(busy.RetryAfter)}
 		c.retryLater(w, r, http.StatusServiceUnavailable, busy.RetryAfter, signUpView(page{Title: "Create an account"}, f))
 		return

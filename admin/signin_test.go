@@ -76,14 +76,14 @@ type busyAccounts struct {
 	early *atomic.Bool
 }
 
-func (a busyAccounts) PasswordsBusy() error {
+func (a busyAccounts) PasswordsBusy(owner.Device) error {
 	if a.early.Load() {
 		return &owner.BusyError{RetryAfter: 2 * time.Second}
 	}
 	return nil
 }
 
-func (busyAccounts) SignIn(context.Context, string, string, string) (owner.Owner, error) {
+func (busyAccounts) SignIn(context.Context, string, string, string, owner.Device) (owner.Owner, error) {
 	return owner.Owner{}, &owner.BusyError{RetryAfter: 2 * time.Second}
 }
 

@@ -134,6 +134,9 @@ func openSQLite(ctx context.Context, dataDir string) (*Store, error) {
 		return nil, fmt.Errorf("storage: create data directory: %w", err)
 	}
 	path := filepath.Join(dataDir, SQLiteFile)
+	if err := privateSQLite(path); err != nil {
+		return nil, err
+	}
 	// The pragmas apply to every pooled connection. WAL lets readers run
 	// beside one writer; busy_timeout makes a second writer (another process)
 	// wait instead of failing; _txlock=immediate takes the write lock at BEGIN,
@@ -155,6 +158,38 @@ func openSQLite(ctx context.Context, dataDir string) (*Store, error) {
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// privateSQLite makes the database at path readable by this user alone,
+// whatever the directory's mode and the process's umask: it holds password
+// hashes, API keys' HMACs and sealed webhook secrets. It creates the file
+// 0600 when it is missing (SQLite would create it 0644, less the umask) and
+// takes the group's and others' bits off the file and the journals beside
+// it when they exist. SQLite gives the journals it creates later (-wal,
+// -shm, -journal) the database file's mode.
+func privateSQLite(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600) //nolint:gosec // G304: the data directory is the operator's setting
+	if err != nil {
+		return fmt.Errorf("storage: create %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("storage: create %s: %w", path, err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		info, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("storage: %w", err)
+		}
+		if perm := info.Mode().Perm(); perm&0o077 != 0 {
+			if err := os.Chmod(p, perm&^0o077); err != nil {
+				return fmt.Errorf("storage: %s is readable by other users (mode %#o) and cannot be made private: %w; make it mode 0600 and owned by the user running reclaim", p, perm, err)
+			}
+		}
+	}
+	return nil
 }
 
 // pingSQLite opens the first connection, again while the file is busy, for

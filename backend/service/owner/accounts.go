@@ -57,15 +57,37 @@ func (s *Service) OwnerByEmail(ctx context.Context, email string) (Owner, error)
 	return o, err
 }
 
+// Device is a returning browser, as its device cookie says: the account it
+// signed in to before, and the cookie's own random id. The console gives it
+// only for a cookie whose signature it checked; the zero Device is a
+// browser without one.
+type Device struct {
+	OwnerID string
+	ID      string
+}
+
 // SignIn checks email and password, tried from client (the key of a network
-// address), under the throttling rules of throttle.go, and with the
-// password check inside the password budget (budget.go). It returns the
-// owner; *ThrottledError when the attempt is not heard; *BusyError when the
-// budget has no room for it; ErrBadCredentials when the email or the
-// password is wrong (an unknown email costs the same work as a known one).
-func (s *Service) SignIn(ctx context.Context, email, password, client string) (Owner, error) {
+// address) by the browser device, under the throttling rules of
+// throttle.go, and with the password check inside the password budget
+// (budget.go). A browser whose device names the account it signs in to is
+// a returning one: it is throttled by its device rather than its address,
+// and its check runs in the devices' lane, which a flood of other browsers
+// cannot fill. It returns the owner; *ThrottledError when the attempt is
+// not heard; *BusyError when the budget has no room for it;
+// ErrBadCredentials when the email or the password is wrong (an unknown
+// email costs the same work as a known one).
+func (s *Service) SignIn(ctx context.Context, email, password, client string, device Device) (Owner, error) {
 	now := s.now()
-	addr, err := s.failures(ctx, addressKey(client), now)
+	o, err := s.store.OwnerByEmail(ctx, email)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return Owner{}, err
+	}
+	returning := o.ID != "" && device.OwnerID == o.ID && device.ID != ""
+	from := addressKey(client)
+	if returning {
+		from = deviceKey(device.ID)
+	}
+	addr, err := s.failures(ctx, from, now)
 	if err != nil {
 		return Owner{}, err
 	}
@@ -76,20 +98,22 @@ func (s *Service) SignIn(ctx context.Context, email, password, client string) (O
 	if wait := retryAfter(addr, account, now); wait > 0 {
 		return Owner{}, &ThrottledError{Wait: wait}
 	}
-	o, err := s.store.OwnerByEmail(ctx, email)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return Owner{}, err
-	}
 	hash := o.PasswordHash
 	if hash == "" {
 		hash = s.dummy
 	}
 	var ok bool
-	if err := s.budget.run(ctx, func() { ok, _ = CheckPassword(hash, password) }); err != nil {
+	check := func() { ok, _ = CheckPassword(hash, password) }
+	if returning {
+		err = s.devices.run(ctx, o.ID, check)
+	} else {
+		err = s.budget.run(ctx, check)
+	}
+	if err != nil {
 		return Owner{}, err
 	}
 	if !ok || o.ID == "" {
-		for _, key := range []string{addressKey(client), accountKey(email)} {
+		for _, key := range []string{from, accountKey(email)} {
 			if _, err := s.store.RecordSignInFailure(ctx, key, now); err != nil {
 				return Owner{}, err
 			}
@@ -106,9 +130,16 @@ func (s *Service) SignIn(ctx context.Context, email, password, client string) (O
 // PasswordsBusy returns a *BusyError when the password budget could take
 // no more work now (its slots and its queue are full), so that the console
 // refuses a sign-in or sign-up before it spends its form's token and reads
-// the database: under a flood most requests end here, cheaply. A nil error
-// promises nothing: the budget may fill meanwhile.
-func (s *Service) PasswordsBusy() error { return s.budget.full() }
+// the database: under a flood most requests end here, cheaply. For a
+// returning browser (device), it is the devices' lane that is asked: busy
+// when the device's account has an attempt in it already, or it is full.
+// A nil error promises nothing: the budget may fill meanwhile.
+func (s *Service) PasswordsBusy(device Device) error {
+	if device.OwnerID != "" {
+		return s.devices.full(device.OwnerID)
+	}
+	return s.budget.full()
+}
 
 // newToken returns 32 random bytes, base64url: 43 characters.
 func newToken() string {

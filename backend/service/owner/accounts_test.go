@@ -100,7 +100,7 @@ func TestSignInThrottling(t *testing.T) {
 			}
 			// Another address's failures never count against this one.
 			store.failures["address:"+attacker] = owner.SignInFailures{Failures: 1000, LastAt: clk.Now()}
-			o, err := s.SignIn(ctx, c.email, c.password, client)
+			o, err := s.SignIn(ctx, c.email, c.password, client, owner.Device{})
 			var throttled *owner.ThrottledError
 			switch {
 			case c.wantWait > 0:
@@ -132,7 +132,7 @@ func TestSignInOwnerNotLockedOut(t *testing.T) {
 	for round := range 20 {
 		for i := range 50 { // fifty addresses, each failing until it is made to wait
 			for {
-				_, err := s.SignIn(ctx, "alice@example.com", "guess guess guess", fmt.Sprintf("203.0.113.%d", i))
+				_, err := s.SignIn(ctx, "alice@example.com", "guess guess guess", fmt.Sprintf("203.0.113.%d", i), owner.Device{})
 				if errors.Is(err, owner.ErrBadCredentials) {
 					continue
 				}
@@ -143,9 +143,50 @@ func TestSignInOwnerNotLockedOut(t *testing.T) {
 				break
 			}
 		}
-		if o, err := s.SignIn(ctx, "alice@example.com", password, "198.51.100.7"); err != nil || o.Email != "alice@example.com" {
+		if o, err := s.SignIn(ctx, "alice@example.com", password, "198.51.100.7", owner.Device{}); err != nil || o.Email != "alice@example.com" {
 			t.Fatalf("round %d: the owner from a clean address: %v, want signed in at once", round, err)
 		}
 		clk.Advance(30 * time.Second)
+	}
+}
+
+// A returning browser (a device naming the account it signs in to) is
+// counted by its device, not its address: an attacker's failures at the
+// owner's address (a shared NAT) do not slow it, and its own failures earn
+// it the address's delays. A device naming another account is an
+// ordinary browser at its address.
+func TestSignInReturningDevice(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, store, _, clk := newService()
+	alice, err := s.CreateOwner(ctx, "alice@example.com", password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const shared = "198.51.100.7"
+	store.failures["address:"+shared] = owner.SignInFailures{Key: "address:" + shared, Failures: 1000, LastAt: clk.Now()}
+	device := owner.Device{OwnerID: alice.ID, ID: "dev1"}
+	if _, err := s.SignIn(ctx, "alice@example.com", password, shared, owner.Device{}); !errors.As(err, new(*owner.ThrottledError)) {
+		t.Fatalf("an ordinary browser at the attacker's address: %v, want a wait", err)
+	}
+	if _, err := s.SignIn(ctx, "bob@example.com", password, shared, device); !errors.As(err, new(*owner.ThrottledError)) {
+		t.Errorf("the device at another account: %v, want the address's wait", err)
+	}
+	if o, err := s.SignIn(ctx, "alice@example.com", password, shared, device); err != nil || o.ID != alice.ID {
+		t.Fatalf("the returning browser at the attacker's address: %v, want signed in", err)
+	}
+	for range 5 {
+		if _, err := s.SignIn(ctx, "alice@example.com", "a wrong guess, again", shared, device); !errors.Is(err, owner.ErrBadCredentials) {
+			t.Fatalf("the device's free failures: %v", err)
+		}
+	}
+	if got := store.failures["device:dev1"].Failures; got != 5 {
+		t.Errorf("the device's failures = %d, want 5", got)
+	}
+	if got := store.failures["address:"+shared].Failures; got != 1000 {
+		t.Errorf("the address's failures = %d, want 1000: the device's are its own", got)
+	}
+	if _, err := s.SignIn(ctx, "alice@example.com", password, shared, device); !errors.As(err, new(*owner.ThrottledError)) {
+		t.Errorf("the device after 5 failures of its own: %v, want a wait", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -43,10 +44,15 @@ type hashBudget struct {
 	waiting  atomic.Int64
 	maxQueue int64
 	wait     time.Duration
+	// inSlot runs in the slot before each computation (Options.InSlot).
+	inSlot func()
 }
 
-func newHashBudget(slots, queue int, wait time.Duration) *hashBudget {
-	return &hashBudget{slots: make(chan struct{}, slots), maxQueue: int64(queue), wait: wait}
+func newHashBudget(slots, queue int, wait time.Duration, inSlot func()) *hashBudget {
+	if inSlot == nil {
+		inSlot = func() {}
+	}
+	return &hashBudget{slots: make(chan struct{}, slots), maxQueue: int64(queue), wait: wait, inSlot: inSlot}
 }
 
 // run runs f in a slot, waiting for one if needed; it returns a
@@ -60,6 +66,7 @@ func (b *hashBudget) run(ctx context.Context, f func()) error {
 		}
 	}
 	defer func() { <-b.slots }()
+	b.inSlot()
 	f()
 	return nil
 }
@@ -91,4 +98,60 @@ func (b *hashBudget) queue(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// The devices' lane: a slot of its own for the sign-ins of returning
+// browsers, those whose device cookie (signed by the console on an
+// earlier sign-in) names the account they sign in to. A flood from browsers
+// without one fills the budget above and never this lane, so an account's
+// own browser signs in during the flood. Each account has at most one
+// attempt in the lane at a time, waiting or running: an attacker holding
+// a device cookie of an account of their own takes one place in it, never
+// the whole lane; the account's further attempts meanwhile are refused
+// (*BusyError).
+const (
+	deviceSlots = 1
+	// deviceQueue bounds the accounts waiting in the lane at once.
+	deviceQueue = 64
+)
+
+// deviceLane is the devices' budget and the accounts with an attempt in it.
+type deviceLane struct {
+	budget *hashBudget
+	mu     sync.Mutex
+	inLane map[string]bool
+}
+
+func newDeviceLane(wait time.Duration, inSlot func()) *deviceLane {
+	return &deviceLane{budget: newHashBudget(deviceSlots, deviceQueue, wait, inSlot), inLane: map[string]bool{}}
+}
+
+// full returns a *BusyError when the lane would refuse an attempt at
+// account now.
+func (l *deviceLane) full(account string) error {
+	l.mu.Lock()
+	in := l.inLane[account]
+	l.mu.Unlock()
+	if in {
+		return &BusyError{RetryAfter: l.budget.wait}
+	}
+	return l.budget.full()
+}
+
+// run runs f in the lane for account, as hashBudget.run does; a
+// *BusyError when the account has an attempt in it already.
+func (l *deviceLane) run(ctx context.Context, account string, f func()) error {
+	l.mu.Lock()
+	if l.inLane[account] {
+		l.mu.Unlock()
+		return &BusyError{RetryAfter: l.budget.wait}
+	}
+	l.inLane[account] = true
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		delete(l.inLane, account)
+		l.mu.Unlock()
+	}()
+	return l.budget.run(ctx, f)
 }

@@ -22,7 +22,7 @@ func waitQueued(b *hashBudget, n int64) {
 func TestHashBudget(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := newHashBudget(2, 1, time.Hour)
+	b := newHashBudget(2, 1, time.Hour, nil)
 	hold := make(chan struct{})
 	var running sync.WaitGroup
 	running.Add(2)
@@ -57,7 +57,7 @@ func TestHashBudget(t *testing.T) {
 	}
 	done.Wait()
 
-	short := newHashBudget(1, 4, time.Millisecond)
+	short := newHashBudget(1, 4, time.Millisecond, nil)
 	hold = make(chan struct{})
 	started := make(chan struct{})
 	go func() { _ = short.run(ctx, func() { close(started); <-hold }) }()
@@ -67,10 +67,10 @@ func TestHashBudget(t *testing.T) {
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	if err := newHashBudget(1, 4, time.Hour).run(cancelled, func() {}); err != nil {
+	if err := newHashBudget(1, 4, time.Hour, nil).run(cancelled, func() {}); err != nil {
 		t.Errorf("a free slot with a cancelled context: %v, want it run", err)
 	}
-	long := newHashBudget(1, 4, time.Hour)
+	long := newHashBudget(1, 4, time.Hour, nil)
 	go func() { _ = long.run(ctx, func() { <-hold }) }()
 	for len(long.slots) == 0 {
 		runtime.Gosched()
@@ -79,4 +79,42 @@ func TestHashBudget(t *testing.T) {
 		t.Errorf("a cancelled wait: %v, want context.Canceled", err)
 	}
 	close(hold)
+}
+
+// The devices' lane takes one attempt per account at a time: a second one
+// of the same account is refused at once (and full says so before), another
+// account's waits its turn.
+func TestDeviceLane(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	hold, holding := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	l := newDeviceLane(time.Hour, nil)
+	done := make(chan error, 1)
+	go func() { done <- l.run(ctx, "own_alice", func() { once.Do(func() { close(holding) }); <-hold }) }()
+	<-holding
+	var busy *BusyError
+	if err := l.full("own_alice"); !errors.As(err, &busy) {
+		t.Errorf("full for the account in the lane: %v, want a *BusyError", err)
+	}
+	if err := l.full("own_bob"); err != nil {
+		t.Errorf("full for another account, with room in the queue: %v", err)
+	}
+	if err := l.run(ctx, "own_alice", func() { t.Error("ran a second attempt of one account") }); !errors.As(err, &busy) || busy.RetryAfter != time.Hour {
+		t.Errorf("a second attempt of the account in the lane: %v, want a *BusyError", err)
+	}
+	queued := make(chan error, 1)
+	ran := false
+	go func() { queued <- l.run(ctx, "own_bob", func() { ran = true }) }()
+	waitQueued(l.budget, 1)
+	close(hold)
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+	if err := <-queued; err != nil || !ran {
+		t.Errorf("another account's attempt: %v (ran %v), want it run once the slot freed", err, ran)
+	}
+	if err := l.run(ctx, "own_alice", func() {}); err != nil {
+		t.Errorf("the account's next attempt, after the first ended: %v", err)
+	}
 }

@@ -108,6 +108,10 @@ type Options struct {
 	HashSlots int
 	HashQueue int
 	HashWait  time.Duration
+	// InSlot, when set, runs inside every password slot (the budget's and
+	// the devices' lane) before its hash or check: tests hold a slot with
+	// it, as a real flood's hashes do.
+	InSlot func()
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// Log receives what fails after the fact: an audit entry not written, a
@@ -127,6 +131,7 @@ type Service struct {
 	webhooks  Webhooks
 	passwords Passwords
 	budget    *hashBudget
+	devices   *deviceLane
 	now       func() time.Time
 	log       *slog.Logger
 	// dummy is checked for emails without an account (Passwords.dummy).
@@ -153,7 +158,8 @@ func NewService(store Store, projects Projects, opts Options) *Service {
 	if wait <= 0 {
 		wait = DefaultHashWait
 	}
-	s.budget = newHashBudget(slots, queue, wait)
+	s.budget = newHashBudget(slots, queue, wait, opts.InSlot)
+	s.devices = newDeviceLane(wait, opts.InSlot)
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -91,7 +91,7 @@ func TestSpendTokenAndSweep(t *testing.T) {
 	if err := s.SpendToken(ctx, []byte("t1"), clk.Now().Add(time.Hour)); !errors.Is(err, owner.ErrSpent) {
 		t.Fatalf("second use: %v, want ErrSpent", err)
 	}
-	if _, err := s.SignIn(ctx, "nobody@example.com", "wrong password!", "192.0.2.1"); !errors.Is(err, owner.ErrBadCredentials) {
+	if _, err := s.SignIn(ctx, "nobody@example.com", "wrong password!", "192.0.2.1", owner.Device{}); !errors.Is(err, owner.ErrBadCredentials) {
 		t.Fatal(err)
 	}
 	clk.Advance(2 * time.Hour) // the token expired, the failures are forgotten
@@ -101,7 +101,7 @@ func TestSpendTokenAndSweep(t *testing.T) {
 	if _, ok := store.spent["t1"]; ok || len(store.failures) != 0 {
 		t.Errorf("after the sweep: spent %v, failures %v, want t1 and the failures gone", store.spent, store.failures)
 	}
-	if _, err := s.SignIn(ctx, "nobody@example.com", "wrong password!", "192.0.2.1"); !errors.Is(err, owner.ErrBadCredentials) {
+	if _, err := s.SignIn(ctx, "nobody@example.com", "wrong password!", "192.0.2.1", owner.Device{}); !errors.Is(err, owner.ErrBadCredentials) {
 		t.Fatal(err)
 	}
 	clk.Advance(59 * time.Second)

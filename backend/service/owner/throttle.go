@@ -20,6 +20,11 @@ import (
 //     attacker slows the account's guessers down but never locks its owner
 //     out.
 //
+// A returning browser (Device) is counted by its device cookie in place of
+// its address, so that an attacker sharing the owner's address (a NAT, a
+// proxy) does not slow the owner down, and a stolen cookie still earns the
+// delays above.
+//
 // A count is forgotten forgetAfter its last failure. An account's is
 // cleared when it signs in; an address's is not, or a client could clear
 // its own by signing in to an account of its own between guesses.
@@ -46,6 +51,10 @@ func (e *ThrottledError) Error() string {
 
 // addressKey names the failures of one client address.
 func addressKey(client string) string { return "address:" + client }
+
+// deviceKey names the failures of one returning browser (Device.ID),
+// counted in place of its address's.
+func deviceKey(id string) string { return "device:" + id }
 
 // accountKey names the failures at one email.
 func accountKey(email string) string { return "account:" + NormalizeEmail(email) }
