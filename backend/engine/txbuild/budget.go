@@ -27,6 +27,16 @@ func setComputeUnitLimit(units uint32) *solana.GenericInstruction {
 		binary.LittleEndian.AppendUint32([]byte{tagSetComputeUnitLimit}, units))
 }
 
+// referencedLimit is setComputeUnitLimit carrying the build's reference key
+// (reference.go) as its one account, read-only and unsigned: the Compute
+// Budget program reads only the data, so the account changes nothing the
+// transaction does, and costs its 32 bytes and one index byte.
+func referencedLimit(units uint32, ref solana.PublicKey) *solana.GenericInstruction {
+	ix := setComputeUnitLimit(units)
+	ix.AccountValues = solana.AccountMetaSlice{solana.Meta(ref)}
+	return ix
+}
+
 // setComputeUnitPrice sets the priority fee in micro-lamports per compute
 // unit. Data: 3, price (u64 LE). No accounts.
 func setComputeUnitPrice(microLamports uint64) *solana.GenericInstruction {

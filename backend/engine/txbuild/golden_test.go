@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 )
 
@@ -36,7 +38,7 @@ func goldenBuild(t *testing.T) Result {
 	f.fees = func(solana.PublicKeySlice) ([]rpc.PriorizationFeeResult, error) {
 		return []rpc.PriorizationFeeResult{{PrioritizationFee: 5_000}, {PrioritizationFee: 0}, {PrioritizationFee: 12_000}}, nil
 	}
-	return build(t, f, fullParams(goldenItems(), 0))
+	return build(t, f, fullParams(goldenItems(), 0), WithReferenceSource(rand.NewChaCha8([32]byte{'r', 'e', 'f'})))
 }
 
 // TestGolden pins the serialized transactions of a fixed request; run with
@@ -124,6 +126,13 @@ func checkAccounts(t *testing.T, i int, tx *solana.Transaction, includes []Selec
 		role[m.PublicKey] = map[bool]string{true: "w", false: "r"}[m.IsWritable]
 	}
 	want := map[solana.PublicKey]string{wallet: "w", donee: "w", treasury: "w", solana.ComputeBudget: "r", solana.SystemProgramID: "r"}
+	// The reference key: the compute limit's one account, read-only.
+	limit := tx.Message.Instructions[0]
+	if len(limit.Accounts) != 1 {
+		t.Errorf("transaction %d: the compute limit has %d accounts, want the reference key alone", i, len(limit.Accounts))
+	} else {
+		want[tx.Message.AccountKeys[limit.Accounts[0]]] = "r"
+	}
 	for _, s := range includes {
 		want[s.Item.Address], want[s.Item.TokenProgram] = "w", "r"
 		if s.Action == assets.ActionBurn || s.Item.WithheldAmount > 0 {
@@ -142,4 +151,30 @@ func mustMarshal(t *testing.T, tx *solana.Transaction) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestBuildsNeverRepeat: two builds of the same request on the same
+// blockhash and fees (two projects building for one wallet) produce
+// different messages, each carrying its own reference key, and neither's
+// digest accepts the other's message, so neither ticket can claim the
+// other's signature.
+func TestBuildsNeverRepeat(t *testing.T) {
+	t.Parallel()
+	p := fullParams(goldenItems(), 0)
+	a, b := build(t, newFake(), p), build(t, newFake(), p)
+	for i := range a.Txs {
+		x, y := a.Txs[i], b.Txs[i]
+		if x.MessageHash == y.MessageHash {
+			t.Fatalf("transaction %d: two builds produced the same message", i)
+		}
+		if x.Summary.Digest.Ref == "" || x.Summary.Digest.Ref == y.Summary.Digest.Ref {
+			t.Errorf("transaction %d: references %q and %q", i, x.Summary.Digest.Ref, y.Summary.Digest.Ref)
+		}
+		if _, err := signedcheck.Check(y.Summary.Digest, wallet, x.Message); err == nil || !strings.Contains(err.Error(), "reference key") {
+			t.Errorf("transaction %d: another build's digest accepted this message: %v", i, err)
+		}
+		if _, err := signedcheck.Check(x.Summary.Digest, wallet, x.Message); err != nil {
+			t.Errorf("transaction %d: its own digest refused it: %v", i, err)
+		}
+	}
 }

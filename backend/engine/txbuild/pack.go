@@ -49,6 +49,9 @@ type frame struct {
 	donationTo solana.PublicKey
 	fee        uint64 // 0 leaves out the service fee transfer
 	treasury   solana.PublicKey
+	// ref is the transaction's reference key (reference.go), an account of
+	// its compute limit; zero leaves it out (tests of the frame alone).
+	ref solana.PublicKey
 }
 
 // assemble compiles the v0 transaction for items within f, with one zeroed
@@ -79,13 +82,17 @@ func assemble(wallet solana.PublicKey, blockhash solana.Hash, items []Selected, 
 	return tx, owners, nil
 }
 
-// budget are the frame's instructions before the items: the compute limit,
-// and the price when not 0.
+// budget are the frame's instructions before the items: the compute limit
+// with the reference key, and the price when not 0.
 func (f frame) budget() []solana.Instruction {
-	if f.price == 0 {
-		return []solana.Instruction{setComputeUnitLimit(f.units)}
+	limit := setComputeUnitLimit(f.units)
+	if !f.ref.IsZero() {
+		limit = referencedLimit(f.units, f.ref)
 	}
-	return []solana.Instruction{setComputeUnitLimit(f.units), setComputeUnitPrice(f.price)}
+	if f.price == 0 {
+		return []solana.Instruction{limit}
+	}
+	return []solana.Instruction{limit, setComputeUnitPrice(f.price)}
 }
 
 // transfers are the frame's instructions after the items: the donation and
@@ -109,7 +116,7 @@ func (r *request) frameInstructions(f frame) []solana.Instruction {
 // sizingFrame has every instruction a transaction of r can have, with
 // placeholder values of the final encoded size.
 func (r *request) sizingFrame() frame {
-	f := frame{units: MaxComputeUnits}
+	f := frame{units: MaxComputeUnits, ref: sizingReference}
 	if r.percentile > 0 {
 		f.price = 1
 	}
