@@ -167,8 +167,8 @@ func TestBuildsNeverRepeat(t *testing.T) {
 		if x.MessageHash == y.MessageHash {
 			t.Fatalf("transaction %d: two builds produced the same message", i)
 		}
-		if x.Summary.Digest.Ref == "" || x.Summary.Digest.Ref == y.Summary.Digest.Ref {
-			t.Errorf("transaction %d: references %q and %q", i, x.Summary.Digest.Ref, y.Summary.Digest.Ref)
+		if x.Summary.Ref == "" || x.Summary.Ref == y.Summary.Ref {
+			t.Errorf("transaction %d: references %q and %q", i, x.Summary.Ref, y.Summary.Ref)
 		}
 		if _, err := signedcheck.Check(y.Summary.Digest, wallet, x.Message); err == nil || !strings.Contains(err.Error(), "reference key") {
 			t.Errorf("transaction %d: another build's digest accepted this message: %v", i, err)

@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
@@ -30,7 +31,7 @@ func (r *Relay) report(ctx context.Context, req *request, c ticket.Claims, sig s
 	}
 	claim := r.claimOf(req, c, sig)
 	claim.Reported = &c
-	if reason, ok := r.landedMatches(ctx, claim, s); !ok {
+	if reason, ok := r.landedMatches(ctx, req, claim, s); !ok {
 		return fail(CodeHashMismatch, "the transaction %s on the cluster differs from the one built for this ticket beyond the guards and compute budget a wallet may add, so it is not counted: %s", sig, reason)
 	}
 	if res, ok := r.claim(ctx, c, claim); !ok {
@@ -43,11 +44,16 @@ func (r *Relay) report(ctx context.Context, req *request, c ticket.Claims, sig s
 }
 
 // landedMatches reads the reported transaction sig from the cluster (at
-// confirmed, within checkTimeout) and checks it against entry e's ticket.
-// A transaction the cluster does not return (not landed yet, or the
-// cluster failing) passes: the tracker checks it when it lands.
-func (r *Relay) landedMatches(ctx context.Context, e ledger.Entry, sig solana.Signature) (string, bool) {
-	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+// confirmed, within checkTimeout and the request's SendTimeout) and checks
+// it against entry e's ticket. A transaction the cluster does not return
+// (not landed yet, the cluster failing or slow) passes: the tracker checks
+// it when it lands.
+func (r *Relay) landedMatches(ctx context.Context, req *request, e ledger.Entry, sig solana.Signature) (string, bool) {
+	deadline := time.Now().Add(checkTimeout)
+	if req.sendBy.Before(deadline) {
+		deadline = req.sendBy
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	version := uint64(0)
 	res, err := r.rpc.GetTransaction(ctx, sig, &rpc.GetTransactionOpts{
