@@ -27,11 +27,6 @@ type Digest struct {
 	// the SHA-256 of the program, of the accounts and of the data, base64url.
 	// They only locate a difference: Sum decides.
 	Instructions []string `json:"ix"`
-	// Ref is the build's reference key, base58: the account its compute
-	// limit carries, read-only and unsigned, that no other build has. The
-	// signed message must hold it, so that no other ticket's digest can
-	// describe this transaction. "" for a ticket issued before references.
-	Ref string `json:"rf,omitempty"`
 	// Bounds limit the compute unit limit and price the signed message may
 	// set; a ticket issued before them has none.
 	Bounds
@@ -59,7 +54,6 @@ func DigestOf(msg []byte) (Digest, error) {
 	own := m.own()
 	b := m.budget()
 	d := Digest{Blockhash: m.blockhash.String(), Sum: m.sum(own), Instructions: make([]string, len(own)),
-		Ref:    m.reference(),
 		Bounds: Bounds{MaxUnits: b.units, MaxPrice: b.price, MaxPriorityFee: PriorityFee(b.price, b.units)}}
 	for i, ix := range own {
 		d.Instructions[i] = m.fingerprint(ix).String()
@@ -147,43 +141,13 @@ const (
 	computeUnitPrice = 2
 )
 
-// reference is the account of the message's compute limit (the build's
-// reference key, see Digest.Ref), "" when it has none.
-func (m *message) reference() string {
-	for _, ix := range m.instructions {
-		if computeBudgetKind(m.keys[ix.program], ix) == computeUnitLimit && len(ix.accounts) == 1 {
-			return m.keys[ix.accounts[0]].String()
-		}
-	}
-	return ""
-}
-
-// hasReference refuses a message that lacks the digest's reference key, or
-// holds it as a signer or writable.
-func (m *message) hasReference(d Digest) error {
-	if d.Ref == "" {
-		return nil
-	}
-	for i, k := range m.keys {
-		if k.String() != d.Ref {
-			continue
-		}
-		if m.signer(i) || m.writable(i) {
-			return refuse("the build's reference key %s must stay read-only and unsigned", d.Ref)
-		}
-		return nil
-	}
-	return refuse("the build's reference key %s is missing: the compute limit instruction that carries it was removed or rewritten", d.Ref)
-}
-
 // computeBudgetKind says whether ix is a well-formed SetComputeUnitLimit (2,
-// u32) or SetComputeUnitPrice (3, u64), with or without accounts (the
-// program reads none; ours carries the build's reference key); 0 for any
-// other instruction, including the compute budget program's others
+// u32) or SetComputeUnitPrice (3, u64) without accounts; 0 for any other
+// instruction, including the compute budget program's others
 // (RequestHeapFrame, SetLoadedAccountsDataSizeLimit), which are ours or
 // nobody's.
 func computeBudgetKind(program solana.PublicKey, ix instruction) int {
-	if !program.Equals(solana.ComputeBudget) {
+	if !program.Equals(solana.ComputeBudget) || len(ix.accounts) != 0 {
 		return 0
 	}
 	switch {

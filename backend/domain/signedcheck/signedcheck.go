@@ -28,10 +28,7 @@
 //     with their signer and writable flags, data) in the same order: guards
 //     may interleave with them, but they never move relative to each other;
 //   - every key no remaining instruction uses, but the fee payer, is
-//     read-only (the one signature makes it unsigned too);
-//   - the build's reference key (Digest.Ref), which our compute limit
-//     carries, is in the message: without it the message could be another
-//     build's, another project's.
+//     read-only (the one signature makes it unsigned too).
 //
 // The built side is a Digest the ticket carries (DigestOf, at build), so
 // submit needs nothing but the ticket and the signed bytes.
@@ -96,9 +93,6 @@ func Check(d Digest, wallet solana.PublicKey, msg []byte) (Accepted, error) {
 		return Accepted{}, m.diagnose(d, own, positions)
 	}
 	if err := m.unusedReadOnly(own); err != nil {
-		return Accepted{}, err
-	}
-	if err := m.hasReference(d); err != nil {
 		return Accepted{}, err
 	}
 	if err := d.check(m.budget()); err != nil {

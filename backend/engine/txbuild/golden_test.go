@@ -2,11 +2,13 @@ package txbuild
 
 import (
 	"bytes"
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,11 +74,12 @@ func TestDecodeRoundTrip(t *testing.T) {
 	t.Parallel()
 	res := goldenBuild(t)
 	wantTypes := []ledger.Type{ledger.TypeNFTBurn, ledger.TypeTokenAccountClosure, ledger.TypeTokenBurn}
-	// Instruction tags per transaction: limit, price, items, donation, service fee.
+	// Instruction tags per transaction: limit, price, reference, items,
+	// donation, service fee.
 	wantTags := [][]byte{
-		{2, 3, tagBurnChecked, tagCloseAccount, 2, 2},
-		{2, 3, tagCloseAccount, tagCloseAccount, tagCloseAccount, 2, 2},
-		{2, 3, tagTransferFeeExtension, tagBurnChecked, tagCloseAccount, tagBurnChecked, tagCloseAccount, 2, 2},
+		{2, 3, 4, tagBurnChecked, tagCloseAccount, 2, 2},
+		{2, 3, 4, tagCloseAccount, tagCloseAccount, tagCloseAccount, 2, 2},
+		{2, 3, 4, tagTransferFeeExtension, tagBurnChecked, tagCloseAccount, tagBurnChecked, tagCloseAccount, 2, 2},
 	}
 	if len(res.Txs) != len(wantTypes) {
 		t.Fatalf("%d transactions, want %d", len(res.Txs), len(wantTypes))
@@ -126,12 +129,13 @@ func checkAccounts(t *testing.T, i int, tx *solana.Transaction, includes []Selec
 		role[m.PublicKey] = map[bool]string{true: "w", false: "r"}[m.IsWritable]
 	}
 	want := map[solana.PublicKey]string{wallet: "w", donee: "w", treasury: "w", solana.ComputeBudget: "r", solana.SystemProgramID: "r"}
-	// The reference key: the compute limit's one account, read-only.
-	limit := tx.Message.Instructions[0]
-	if len(limit.Accounts) != 1 {
-		t.Errorf("transaction %d: the compute limit has %d accounts, want the reference key alone", i, len(limit.Accounts))
+	// The reference key: the one account of SetLoadedAccountsDataSizeLimit
+	// (the third instruction), read-only.
+	ref := tx.Message.Instructions[2]
+	if len(ref.Accounts) != 1 {
+		t.Errorf("transaction %d: the reference instruction has %d accounts, want the key alone", i, len(ref.Accounts))
 	} else {
-		want[tx.Message.AccountKeys[limit.Accounts[0]]] = "r"
+		want[tx.Message.AccountKeys[ref.Accounts[0]]] = "r"
 	}
 	for _, s := range includes {
 		want[s.Item.Address], want[s.Item.TokenProgram] = "w", "r"
@@ -157,7 +161,8 @@ func mustMarshal(t *testing.T, tx *solana.Transaction) []byte {
 // blockhash and fees (two projects building for one wallet) produce
 // different messages, each carrying its own reference key, and neither's
 // digest accepts the other's message, so neither ticket can claim the
-// other's signature.
+// other's signature, while each accepts its own with the compute limit a
+// wallet may set instead of ours.
 func TestBuildsNeverRepeat(t *testing.T) {
 	t.Parallel()
 	p := fullParams(goldenItems(), 0)
@@ -167,14 +172,22 @@ func TestBuildsNeverRepeat(t *testing.T) {
 		if x.MessageHash == y.MessageHash {
 			t.Fatalf("transaction %d: two builds produced the same message", i)
 		}
-		if x.Summary.Ref == "" || x.Summary.Ref == y.Summary.Ref {
-			t.Errorf("transaction %d: references %q and %q", i, x.Summary.Ref, y.Summary.Ref)
+		if _, err := signedcheck.Check(y.Summary.Digest, wallet, x.Message); err == nil {
+			t.Errorf("transaction %d: another build's digest accepted this message", i)
 		}
-		if _, err := signedcheck.Check(y.Summary.Digest, wallet, x.Message); err == nil || !strings.Contains(err.Error(), "reference key") {
-			t.Errorf("transaction %d: another build's digest accepted this message: %v", i, err)
+		// A wallet's own compute limit, in place of ours: the reference stays.
+		edited := x.Transaction.Message
+		edited.Instructions = slices.Clone(edited.Instructions)
+		edited.Instructions[0].Data = binary.LittleEndian.AppendUint32([]byte{tagSetComputeUnitLimit}, x.ComputeUnits-1)
+		msg, err := edited.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
 		}
-		if _, err := signedcheck.Check(x.Summary.Digest, wallet, x.Message); err != nil {
-			t.Errorf("transaction %d: its own digest refused it: %v", i, err)
+		if _, err := signedcheck.Check(x.Summary.Digest, wallet, msg); err != nil {
+			t.Errorf("transaction %d: its own digest refused it with a wallet's limit: %v", i, err)
+		}
+		if _, err := signedcheck.Check(y.Summary.Digest, wallet, msg); err == nil {
+			t.Errorf("transaction %d: another build's digest accepted it with a wallet's limit", i)
 		}
 	}
 }

@@ -49,8 +49,8 @@ type frame struct {
 	donationTo solana.PublicKey
 	fee        uint64 // 0 leaves out the service fee transfer
 	treasury   solana.PublicKey
-	// ref is the transaction's reference key (reference.go), an account of
-	// its compute limit; zero leaves it out (tests of the frame alone).
+	// ref is the transaction's reference key (reference.go), the account
+	// of the frame's last budget instruction; zero leaves it out.
 	ref solana.PublicKey
 }
 
@@ -83,16 +83,17 @@ func assemble(wallet solana.PublicKey, blockhash solana.Hash, items []Selected, 
 }
 
 // budget are the frame's instructions before the items: the compute limit
-// with the reference key, and the price when not 0.
+// (always first), the price when not 0, and the reference key's
+// instruction.
 func (f frame) budget() []solana.Instruction {
-	limit := setComputeUnitLimit(f.units)
+	ixs := []solana.Instruction{setComputeUnitLimit(f.units)}
+	if f.price != 0 {
+		ixs = append(ixs, setComputeUnitPrice(f.price))
+	}
 	if !f.ref.IsZero() {
-		limit = referencedLimit(f.units, f.ref)
+		ixs = append(ixs, referenceInstruction(f.ref))
 	}
-	if f.price == 0 {
-		return []solana.Instruction{limit}
-	}
-	return []solana.Instruction{limit, setComputeUnitPrice(f.price)}
+	return ixs
 }
 
 // transfers are the frame's instructions after the items: the donation and

@@ -11,13 +11,14 @@ import (
 )
 
 // Reference keys: every transaction carries a key of its own, drawn at
-// random when it is built, as a read-only, unsigned account of its compute
-// limit instruction (Solana Pay's reference pattern). No two builds, of one
-// project or of two, then produce the same message, so the signature of a
-// transaction belongs to one ticket: a project that builds the same items
-// for the same wallet on the same blockhash cannot pass the wallet's
-// transaction off as its own. The key is no account anyone holds: it costs
-// 32 bytes and an index byte, no compute, and loads no data.
+// random when it is built, as the read-only, unsigned account of a
+// SetLoadedAccountsDataSizeLimit at its default (referenceInstruction;
+// Solana Pay's reference pattern). No two builds, of one project or of
+// two, then produce the same message, so the signature of a transaction
+// belongs to one ticket: a project that builds the same items for the same
+// wallet on the same blockhash cannot pass the wallet's transaction off as
+// its own. The key is no account anyone holds: it costs 41 bytes (the key,
+// the instruction's 9) and 150 compute units, and loads no data.
 
 // referenceSource draws reference keys; safe for concurrent builds.
 type referenceSource struct {
