@@ -168,6 +168,6 @@ func TestMetaplexBurnsLand(t *testing.T) {
 			})
 		}
 	})
-	t.Logf("measured on the validator (signed transactions of at most %d bytes: 1232 less the service's guard headroom):\n%s",
-		1232-64, measurementTable())
+	t.Logf("measured on the validator (signed transactions of at most %d bytes: 1232 less the service's default guard headroom):\n%s",
+		1232-200, measurementTable())
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -56,7 +57,8 @@ func goldenEnv(t *testing.T, rpcURL string, burst int, opts ...option) *env {
 	frozen := clocktest.New(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 	return newEnv(t, append([]option{withShared(storagetest.SQLite(t), keys, hasher), withRPC(rpcURL),
 		withRPCTimeout(5 * time.Second), withLimiter(ratelimit.NewMemory(1, burst, ratelimit.WithClock(frozen.Now))),
-		withIPLimiter(ratelimit.NewMemory(1, 10*burst, ratelimit.WithClock(frozen.Now)))}, opts...)...)
+		withIPLimiter(ratelimit.NewMemory(1, 10*burst, ratelimit.WithClock(frozen.Now))),
+		withReferences(rand.NewChaCha8(sha256.Sum256([]byte("reclaim golden reference keys"))))}, opts...)...)
 }
 
 // goldenProject creates a project with a fixed id and an API key (id

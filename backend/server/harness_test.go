@@ -105,6 +105,9 @@ type options struct {
 	deps func(*server.Deps)
 	// poller, when set, runs a txbuild.Poller for the builds.
 	poller bool
+	// refs, when set, draws the builds' reference keys (golden answers:
+	// a seeded reader).
+	refs io.Reader
 }
 
 func withLimiter(l ratelimit.Limiter) option { return func(o *options) { o.limiter = l } }
@@ -128,6 +131,9 @@ func withShared(store *storage.Store, keys *signing.Keyring, hasher *auth.Hasher
 // withPoller keeps the builds' blockhash and fees fresh in the
 // background, as `reclaim serve` does by default.
 func withPoller() option { return func(o *options) { o.poller = true } }
+
+// withReferences draws the builds' reference keys from r.
+func withReferences(r io.Reader) option { return func(o *options) { o.refs = r } }
 
 // startPoller polls rc once, then every second until the test ends; the
 // cleanup waits for it to stop.
@@ -181,6 +187,9 @@ func newEnv(t testing.TB, opts ...option) *env {
 	}
 	if o.poller {
 		buildOpts = append(buildOpts, txbuild.WithPoller(startPoller(t, rc)))
+	}
+	if o.refs != nil {
+		buildOpts = append(buildOpts, txbuild.WithReferenceSource(o.refs))
 	}
 	d := server.Deps{
 		Auth:      auth.NewAuthenticator(o.store, o.hasher, o.keys, o.keyTTL, clk.Now),

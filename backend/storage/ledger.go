@@ -170,7 +170,7 @@ func (s *Store) InsertEntry(ctx context.Context, e ledger.Entry) error {
 		return nil
 	})
 	if err != nil {
-		if isUniqueViolation(err) {
+		if err != nil && isUniqueViolation(err) {
 			return fmt.Errorf("insert ledger entry for ticket %s: %w", e.TicketJTI, ledger.ErrDuplicate)
 		}
 		return fmt.Errorf("insert ledger entry: %w", s.writeErr(err))
@@ -259,6 +259,11 @@ func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, er
 		events, err = s.enqueueEvent(ctx, tx, &rows[0], at)
 		return err
 	})
+	if err != nil && isUniqueViolation(err) {
+		// Another entry holds the signature (a relayed or confirmed one):
+		// this one cannot be counted too.
+		return false, fmt.Errorf("set ledger entry status for ticket %s: %w", jti, ledger.ErrDuplicate)
+	}
 	if err != nil {
 		return false, fmt.Errorf("set ledger entry status for ticket %s: %w", jti, s.writeErr(err))
 	}

@@ -43,3 +43,25 @@ func addColumns(ctx context.Context, db bun.IDB, table string, columns [][2]stri
 	}
 	return nil
 }
+
+// upSignatureClaims narrows the signature's uniqueness to the entries that
+// hold it: a relayed transaction (its signed bytes matched its ticket at
+// submit) and a confirmed one. A transaction the wallet sent itself and
+// reported by its signature holds nothing until the tracker finds that the
+// landed transaction is its ticket's, so a report with another project's
+// ticket (a front-run) never blocks the report of the ticket it belongs
+// to; the tracker fails the other with HASH_MISMATCH. A plain index keeps
+// lookups by signature.
+func upSignatureClaims(ctx context.Context, db bun.IDB) error {
+	for _, q := range []string{
+		"CREATE UNIQUE INDEX IF NOT EXISTS reclaim_transactions_signature_held_key ON reclaim_transactions (signature) " +
+			"WHERE signature <> '' AND (reported_ticket IS NULL OR status = 'confirmed')",
+		"CREATE INDEX IF NOT EXISTS reclaim_transactions_signature_idx ON reclaim_transactions (signature)",
+		"DROP INDEX IF EXISTS reclaim_transactions_signature_key",
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("signature claims: %w", err)
+		}
+	}
+	return nil
+}

@@ -36,11 +36,14 @@ func (s *Store) insertWithStatus(ctx context.Context, e ledger.Entry, status led
 	return nil
 }
 
-// EntryBySignature returns the entry of a transaction signature, or
+// EntryBySignature returns the entry that holds a transaction signature
+// (relayed, or confirmed), else one that reported it, or
 // ledger.ErrNotFound.
 func (s *Store) EntryBySignature(ctx context.Context, sig string) (ledger.Entry, error) {
 	var row transactionRow
-	err := s.db.NewSelect().Model(&row).Where("signature = ?", sig).Limit(1).Scan(ctx)
+	err := s.db.NewSelect().Model(&row).Where("signature = ?", sig).
+		OrderExpr("CASE WHEN reported_ticket IS NULL OR status = ? THEN 0 ELSE 1 END, created_at", ledger.StatusConfirmed).
+		Limit(1).Scan(ctx)
 	if err != nil {
 		return ledger.Entry{}, notFound(err, ledger.ErrNotFound, "ledger entry for signature %s", sig)
 	}

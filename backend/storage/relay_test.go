@@ -216,3 +216,71 @@ func TestSubmissions(t *testing.T) {
 		}
 	})
 }
+
+// TestReportedClaimsHoldNoSignature: entries reported by their signature
+// (a wallet-sent transaction) do not hold it until one is confirmed, so a
+// report with another project's ticket never blocks the ticket's own; a
+// relayed entry and a confirmed one hold it; a second entry confirmed with
+// a held signature is refused (ledger.ErrDuplicate), never counted twice.
+func TestReportedClaimsHoldNoSignature(t *testing.T) {
+	t.Parallel()
+	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+		ctx := ctxT(t)
+		victim, err := s.CreateProject(ctx, project.Project{Name: "victim"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		attacker, err := s.CreateProject(ctx, project.Project{Name: "attacker"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reported := func(projectID, jti string) ledger.Entry {
+			e := claimEntry(projectID, jti)
+			e.Signature, e.Reported = "sig-shared", &ticket.Claims{ID: jti, Project: projectID}
+			return e
+		}
+		for _, e := range []ledger.Entry{reported(attacker.ID, "jti-attacker"), reported(victim.ID, "jti-victim")} {
+			if err := s.ClaimTicket(ctx, e); err != nil {
+				t.Fatalf("claim %s: %v", e.TicketJTI, err)
+			}
+			if _, err := s.MarkSubmitted(ctx, e.TicketJTI); err != nil {
+				t.Fatal(err)
+			}
+		}
+		at := time.Date(2026, 11, 21, 12, 0, 5, 0, time.UTC)
+		if _, err := s.SetEntryStatus(ctx, "jti-attacker", ledger.StatusFailed, "HASH_MISMATCH: not its ticket", at); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := s.ConfirmEntry(ctx, "jti-victim", claimEntry(victim.ID, "x").Figures(), 7, at); err != nil || !ok {
+			t.Fatalf("confirm the victim's: %v %v", ok, err)
+		}
+		if e, err := s.EntryBySignature(ctx, "sig-shared"); err != nil || e.TicketJTI != "jti-victim" {
+			t.Fatalf("entry by signature: %+v %v", e, err)
+		}
+		// The signature is held now: neither a relayed claim nor another
+		// confirmation takes it.
+		relayed := claimEntry(attacker.ID, "jti-relayed")
+		relayed.Signature = "sig-shared"
+		if err := s.ClaimTicket(ctx, relayed); !errors.Is(err, ledger.ErrDuplicate) {
+			t.Fatalf("relayed claim of a held signature: %v", err)
+		}
+		late := reported(attacker.ID, "jti-late")
+		if err := s.ClaimTicket(ctx, late); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.MarkSubmitted(ctx, "jti-late"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ConfirmEntry(ctx, "jti-late", late.Figures(), 7, at); !errors.Is(err, ledger.ErrDuplicate) {
+			t.Fatalf("a second confirmation of the signature: %v", err)
+		}
+		for _, p := range []struct {
+			id   string
+			want int64
+		}{{victim.ID, 1}, {attacker.ID, 0}} {
+			if st, err := s.Stats(ctx, p.id); err != nil || st.TotalTransactionCount != p.want {
+				t.Fatalf("stats of %s: %+v %v", p.id, st, err)
+			}
+		}
+	})
+}

@@ -75,11 +75,12 @@ func TestBuildReclaimsAccounts(t *testing.T) {
 			t.Errorf("transaction %d: gross %d net %d, items %d", i, tx.GrossRebate, tx.NetRebate, sum)
 		}
 		gross += tx.GrossRebate
-		// The items' instructions: after the compute budget, before the
+		// The items' instructions: after the compute budget (limit, price,
+		// reference), before the
 		// two transfers.
 		ixs := tx.Transaction.Message.Instructions
 		for j, s := range tx.Includes {
-			ix := ixs[2+j]
+			ix := ixs[3+j]
 			p, err := tx.Transaction.Message.Program(ix.ProgramIDIndex)
 			if err != nil {
 				t.Fatal(err)

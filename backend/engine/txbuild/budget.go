@@ -14,7 +14,14 @@ import (
 const (
 	tagSetComputeUnitLimit = 2
 	tagSetComputeUnitPrice = 3
+	// tagSetLoadedAccountsDataSizeLimit carries the reference key.
+	tagSetLoadedAccountsDataSizeLimit = 4
 )
+
+// maxLoadedAccountsDataSize is the runtime's limit of the account data a
+// transaction loads, and its default (Agave's
+// MAX_LOADED_ACCOUNTS_DATA_SIZE_BYTES).
+const maxLoadedAccountsDataSize = 64 * 1024 * 1024
 
 // systemTransfer is the System program's Transfer instruction index (u32 LE).
 const systemTransfer = 2
@@ -25,6 +32,19 @@ const systemTransfer = 2
 func setComputeUnitLimit(units uint32) *solana.GenericInstruction {
 	return solana.NewInstruction(solana.ComputeBudget, solana.AccountMetaSlice{},
 		binary.LittleEndian.AppendUint32([]byte{tagSetComputeUnitLimit}, units))
+}
+
+// referenceInstruction is SetLoadedAccountsDataSizeLimit at the runtime's
+// maximum, 64 MiB, which is also its default, carrying the build's
+// reference key (reference.go) as its one account, read-only and unsigned:
+// the Compute Budget program reads only the data, so neither the account
+// nor the limit changes anything the transaction does. Wallets leave this
+// instruction alone (they may set their own compute limit and price), and
+// signedcheck counts it among the built instructions, so its key is part
+// of the digest. Data: 4, bytes (u32 LE).
+func referenceInstruction(ref solana.PublicKey) *solana.GenericInstruction {
+	return solana.NewInstruction(solana.ComputeBudget, solana.AccountMetaSlice{solana.Meta(ref)},
+		binary.LittleEndian.AppendUint32([]byte{tagSetLoadedAccountsDataSizeLimit}, maxLoadedAccountsDataSize))
 }
 
 // setComputeUnitPrice sets the priority fee in micro-lamports per compute

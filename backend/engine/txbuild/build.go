@@ -99,6 +99,10 @@ func (b *Builder) buildAll(ctx context.Context, r *request, batches []batch, pf 
 			}
 		}
 	}
+	refs, err := b.refs.draw(len(batches))
+	if err != nil {
+		return nil, err
+	}
 	txs := make([]Tx, len(batches))
 	errs := make([]error, len(batches))
 	var wg sync.WaitGroup
@@ -106,7 +110,7 @@ func (b *Builder) buildAll(ctx context.Context, r *request, batches []batch, pf 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if txs[i], errs[i] = b.build(ctx, r, bt, pf.rc, fees[i], pf.latest.Blockhash); errs[i] != nil {
+			if txs[i], errs[i] = b.build(ctx, r, bt, pf.rc, fees[i], pf.latest.Blockhash, refs[i]); errs[i] != nil {
 				var e *Error
 				if errors.As(errs[i], &e) {
 					return // a request error does not make the others fail
@@ -138,14 +142,15 @@ func (r *request) frameOf(m money) frame {
 }
 
 // build prices (from fees: none without a priority level), compiles and
-// limits the transaction of one batch: from the compute table when it knows
+// limits the transaction of one batch, with reference key ref: from the compute table when it knows
 // every instruction, from a simulation otherwise.
-func (b *Builder) build(ctx context.Context, r *request, bt batch, rc rentCheck, fees []*feeQuery, blockhash solana.Hash) (Tx, error) {
+func (b *Builder) build(ctx context.Context, r *request, bt batch, rc rentCheck, fees []*feeQuery, blockhash solana.Hash, ref solana.PublicKey) (Tx, error) {
 	m := r.split(bt)
 	if err := rc.check(r, m); err != nil {
 		return Tx{}, err
 	}
 	f := r.frameOf(m)
+	f.ref = ref
 	if r.percentile > 0 {
 		price, err := priceFrom(ctx, fees, r.percentile)
 		if err != nil {

@@ -59,13 +59,13 @@ func TestBuildMoney(t *testing.T) {
 		t.Fatalf("%d transactions, want 1", len(res.Txs))
 	}
 	tx := res.Txs[0]
-	// 8 instructions: limit, price, 4 closes, 2 transfers, which the compute
-	// table knows: 4 x 150 for the frame, 4,000 per close (SPL Token before
-	// p-token, Token-2022) = 16,600; the limit adds 10% and 1000.
+	// 9 instructions: limit, price, reference, 4 closes, 2 transfers, which
+	// the compute table knows: 5 x 150 for the frame, 4,000 per close (SPL
+	// Token before p-token, Token-2022) = 16,750; the limit adds 10% and 1000.
 	const gross = 3*tokenRent + token22Rent
 	want := Tx{
 		LedgerType: ledger.TypeTokenAccountClosure, GrossRebate: gross, DonationAmount: gross / 10, ServiceFee: gross * 5 / 100,
-		ComputeUnits: 19_260, ComputeUnitPrice: 100, PriorityFee: 2, NetworkFee: 5_002,
+		ComputeUnits: 19_425, ComputeUnitPrice: 100, PriorityFee: 2, NetworkFee: 5_002,
 	}
 	want.Fees = want.NetworkFee + want.ServiceFee
 	want.NetRebate = int64(gross - want.Fees - want.DonationAmount)
@@ -74,8 +74,8 @@ func TestBuildMoney(t *testing.T) {
 	if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
 		t.Errorf("money\n got %+v\nwant %+v", got, want)
 	}
-	if limit, price := computeBudget(t, tx.Transaction); limit != 19_260 || price != 100 {
-		t.Errorf("transaction sets limit %d price %d, want 19260 and 100", limit, price)
+	if limit, price := computeBudget(t, tx.Transaction); limit != 19_425 || price != 100 {
+		t.Errorf("transaction sets limit %d price %d, want 19425 and 100", limit, price)
 	}
 	if len(f.simulated) != 0 {
 		t.Errorf("%d simulations of closes, which the compute table knows", len(f.simulated))
@@ -134,8 +134,8 @@ func TestBuildPriorityLevels(t *testing.T) {
 			if asked := f.calls["getRecentPrioritizationFees"]; (tc.price == 0) != (asked == 0) {
 				t.Errorf("getRecentPrioritizationFees called %d times", asked)
 			}
-			if tc.price == 0 && len(tx.Transaction.Message.Instructions) != 4 {
-				t.Errorf("%d instructions, want limit, close, two transfers", len(tx.Transaction.Message.Instructions))
+			if tc.price == 0 && len(tx.Transaction.Message.Instructions) != 5 {
+				t.Errorf("%d instructions, want limit, reference, close, two transfers", len(tx.Transaction.Message.Instructions))
 			}
 		})
 	}

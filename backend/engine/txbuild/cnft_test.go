@@ -90,16 +90,17 @@ func TestBuildCNFTOnly(t *testing.T) {
 		t.Fatalf("%d transactions, %d planner calls; want 1 and 2", len(res.Txs), len(pl.asked))
 	}
 	tx := res.Txs[0]
-	// limit, price, 2 burns: 1000 + 4*300 = 2200 consumed, limit 2200+220+1000.
-	const units = 3_420
+	// limit, price, reference, 2 burns: 1000 + 5*300 = 2500 consumed, limit
+	// 2500+250+1000.
+	const units = 3_750
 	wantFee := uint64(SignatureFee) + signedcheck.PriorityFee(100, units)
 	if tx.LedgerType != ledger.TypeNFTBurn || tx.GrossRebate != 0 || tx.DonationAmount != 0 || tx.ServiceFee != 0 ||
 		tx.ComputeUnits != units || tx.NetworkFee != wantFee || tx.Fees != wantFee || tx.NetRebate != -int64(wantFee) {
 		t.Errorf("money %+v, want gross 0, no donation or service fee, net -%d", tx, wantFee)
 	}
 	progs := programsOf(t, tx.Transaction)
-	if progs[bubblegum.ProgramID] != 2 || progs[solana.SystemProgramID] != 0 || progs[solana.ComputeBudget] != 2 || len(progs) != 2 {
-		t.Errorf("instructions per program %v: want 2 compute budget and 2 Bubblegum burns, no transfers", progs)
+	if progs[bubblegum.ProgramID] != 2 || progs[solana.SystemProgramID] != 0 || progs[solana.ComputeBudget] != 3 || len(progs) != 2 {
+		t.Errorf("instructions per program %v: want 3 compute budget (limit, price, reference) and 2 Bubblegum burns, no transfers", progs)
 	}
 	tot := res.Totals()
 	if tot.ItemCount != 2 || tot.GrossRebate != 0 || tot.NetRebate != -int64(wantFee) || tot.Fees != wantFee || tot.DonationAmount != 0 {

@@ -46,18 +46,19 @@ const (
 // unitCosts holds every kind's cost but SPL Token's, which depends on
 // whether the cluster runs p-token (tokenCosts).
 var unitCosts = map[costKind]uint64{
-	{solana.ComputeBudget, tagSetComputeUnitLimit}:         150,    // builtin: exactly 150
-	{solana.ComputeBudget, tagSetComputeUnitPrice}:         150,    // builtin
-	{solana.SystemProgramID, systemTransfer}:               150,    // builtin
-	{solana.SystemProgramID, tagSystemWithdrawNonce}:       150,    // builtin
-	{loaderv3.ProgramID, tagLoaderClose}:                   2_370,  // builtin: exactly 2,370
-	{stake.ProgramID, tagStakeWithdraw}:                    10_000, // core BPF: 6,128
-	{solana.Token2022ProgramID, tagCloseAccount}:           4_000,  // 1,684 with a transfer fee
-	{solana.Token2022ProgramID, tagBurnChecked}:            4_000,  // 1,795
-	{solana.Token2022ProgramID, tagTransferFeeExtension}:   3_000,  // harvest of one account: 1,299
-	{solana.Token2022ProgramID, tagWithdrawExcessLamports}: 4_000,  // 1,403
-	{solana.TokenProgramID, tagCloseAccount}:               4_000,  // classic: 2,916
-	{solana.TokenProgramID, tagBurnChecked}:                6_500,  // classic: Burn 4,753
+	{solana.ComputeBudget, tagSetComputeUnitLimit}:            150,    // builtin: exactly 150
+	{solana.ComputeBudget, tagSetComputeUnitPrice}:            150,    // builtin
+	{solana.ComputeBudget, tagSetLoadedAccountsDataSizeLimit}: 150,    // builtin: the reference key's
+	{solana.SystemProgramID, systemTransfer}:                  150,    // builtin
+	{solana.SystemProgramID, tagSystemWithdrawNonce}:          150,    // builtin
+	{loaderv3.ProgramID, tagLoaderClose}:                      2_370,  // builtin: exactly 2,370
+	{stake.ProgramID, tagStakeWithdraw}:                       10_000, // core BPF: 6,128
+	{solana.Token2022ProgramID, tagCloseAccount}:              4_000,  // 1,684 with a transfer fee
+	{solana.Token2022ProgramID, tagBurnChecked}:               4_000,  // 1,795
+	{solana.Token2022ProgramID, tagTransferFeeExtension}:      3_000,  // harvest of one account: 1,299
+	{solana.Token2022ProgramID, tagWithdrawExcessLamports}:    4_000,  // 1,403
+	{solana.TokenProgramID, tagCloseAccount}:                  4_000,  // classic: 2,916
+	{solana.TokenProgramID, tagBurnChecked}:                   6_500,  // classic: Burn 4,753
 }
 
 // pTokenCosts replace unitCosts' SPL Token kinds where the cluster runs

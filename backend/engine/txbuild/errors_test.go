@@ -83,7 +83,7 @@ func TestBuildErrors(t *testing.T) {
 		{
 			name:   "simulation names the failing item",
 			params: func() Params { return fullParams([]Selected{core("a", 2_900_000), core("b", 2_900_000)}, 0) },
-			fake: failSimulation(map[string]any{"InstructionError": []any{float64(3), map[string]any{"Custom": float64(11)}}},
+			fake: failSimulation(map[string]any{"InstructionError": []any{float64(4), map[string]any{"Custom": float64(11)}}},
 				"Program log: Instruction: Burn", "Program log: Error: Invalid authority",
 				"Program CoREENxT6tW1HoK8ypY1SxRMZTcVPm7R94rH4PZNhX7d failed: custom program error: 0xb"),
 			item: key("b").String(), message: "Error: Invalid authority; Program CoRE",
@@ -163,7 +163,7 @@ func TestBuildReportsTheFirstFailure(t *testing.T) {
 				return &rpc.SimulateTransactionResponse{Value: &rpc.SimulateTransactionResult{UnitsConsumed: &units}}, nil
 			}
 			return &rpc.SimulateTransactionResponse{Value: &rpc.SimulateTransactionResult{
-				Err: map[string]any{"InstructionError": []any{float64(2), "InvalidAccountData"}},
+				Err: map[string]any{"InstructionError": []any{float64(3), "InvalidAccountData"}},
 			}}, nil
 		}
 		_, err := NewBuilder(f).Build(context.Background(), fullParams(items, 0))

@@ -2,10 +2,13 @@ package txbuild
 
 import (
 	"bytes"
+	"encoding/binary"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,6 +17,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 )
 
@@ -36,7 +40,7 @@ func goldenBuild(t *testing.T) Result {
 	f.fees = func(solana.PublicKeySlice) ([]rpc.PriorizationFeeResult, error) {
 		return []rpc.PriorizationFeeResult{{PrioritizationFee: 5_000}, {PrioritizationFee: 0}, {PrioritizationFee: 12_000}}, nil
 	}
-	return build(t, f, fullParams(goldenItems(), 0))
+	return build(t, f, fullParams(goldenItems(), 0), WithReferenceSource(rand.NewChaCha8([32]byte{'r', 'e', 'f'})))
 }
 
 // TestGolden pins the serialized transactions of a fixed request; run with
@@ -70,11 +74,12 @@ func TestDecodeRoundTrip(t *testing.T) {
 	t.Parallel()
 	res := goldenBuild(t)
 	wantTypes := []ledger.Type{ledger.TypeNFTBurn, ledger.TypeTokenAccountClosure, ledger.TypeTokenBurn}
-	// Instruction tags per transaction: limit, price, items, donation, service fee.
+	// Instruction tags per transaction: limit, price, reference, items,
+	// donation, service fee.
 	wantTags := [][]byte{
-		{2, 3, tagBurnChecked, tagCloseAccount, 2, 2},
-		{2, 3, tagCloseAccount, tagCloseAccount, tagCloseAccount, 2, 2},
-		{2, 3, tagTransferFeeExtension, tagBurnChecked, tagCloseAccount, tagBurnChecked, tagCloseAccount, 2, 2},
+		{2, 3, 4, tagBurnChecked, tagCloseAccount, 2, 2},
+		{2, 3, 4, tagCloseAccount, tagCloseAccount, tagCloseAccount, 2, 2},
+		{2, 3, 4, tagTransferFeeExtension, tagBurnChecked, tagCloseAccount, tagBurnChecked, tagCloseAccount, 2, 2},
 	}
 	if len(res.Txs) != len(wantTypes) {
 		t.Fatalf("%d transactions, want %d", len(res.Txs), len(wantTypes))
@@ -124,6 +129,14 @@ func checkAccounts(t *testing.T, i int, tx *solana.Transaction, includes []Selec
 		role[m.PublicKey] = map[bool]string{true: "w", false: "r"}[m.IsWritable]
 	}
 	want := map[solana.PublicKey]string{wallet: "w", donee: "w", treasury: "w", solana.ComputeBudget: "r", solana.SystemProgramID: "r"}
+	// The reference key: the one account of SetLoadedAccountsDataSizeLimit
+	// (the third instruction), read-only.
+	ref := tx.Message.Instructions[2]
+	if len(ref.Accounts) != 1 {
+		t.Errorf("transaction %d: the reference instruction has %d accounts, want the key alone", i, len(ref.Accounts))
+	} else {
+		want[tx.Message.AccountKeys[ref.Accounts[0]]] = "r"
+	}
 	for _, s := range includes {
 		want[s.Item.Address], want[s.Item.TokenProgram] = "w", "r"
 		if s.Action == assets.ActionBurn || s.Item.WithheldAmount > 0 {
@@ -142,4 +155,39 @@ func mustMarshal(t *testing.T, tx *solana.Transaction) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestBuildsNeverRepeat: two builds of the same request on the same
+// blockhash and fees (two projects building for one wallet) produce
+// different messages, each carrying its own reference key, and neither's
+// digest accepts the other's message, so neither ticket can claim the
+// other's signature, while each accepts its own with the compute limit a
+// wallet may set instead of ours.
+func TestBuildsNeverRepeat(t *testing.T) {
+	t.Parallel()
+	p := fullParams(goldenItems(), 0)
+	a, b := build(t, newFake(), p), build(t, newFake(), p)
+	for i := range a.Txs {
+		x, y := a.Txs[i], b.Txs[i]
+		if x.MessageHash == y.MessageHash {
+			t.Fatalf("transaction %d: two builds produced the same message", i)
+		}
+		if _, err := signedcheck.Check(y.Summary.Digest, wallet, x.Message); err == nil {
+			t.Errorf("transaction %d: another build's digest accepted this message", i)
+		}
+		// A wallet's own compute limit, in place of ours: the reference stays.
+		edited := x.Transaction.Message
+		edited.Instructions = slices.Clone(edited.Instructions)
+		edited.Instructions[0].Data = binary.LittleEndian.AppendUint32([]byte{tagSetComputeUnitLimit}, x.ComputeUnits-1)
+		msg, err := edited.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := signedcheck.Check(x.Summary.Digest, wallet, msg); err != nil {
+			t.Errorf("transaction %d: its own digest refused it with a wallet's limit: %v", i, err)
+		}
+		if _, err := signedcheck.Check(y.Summary.Digest, wallet, msg); err == nil {
+			t.Errorf("transaction %d: another build's digest accepted it with a wallet's limit", i)
+		}
+	}
 }

@@ -110,7 +110,7 @@ func TestGuardHeadroomUnits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if guarded.Summary.Sum != d.Sum || guarded.Summary.Blockhash != res.Blockhash.String() || len(guarded.Summary.Instructions) != 4+2 {
+	if guarded.Summary.Sum != d.Sum || guarded.Summary.Blockhash != res.Blockhash.String() || len(guarded.Summary.Instructions) != 1+4+2 {
 		t.Fatalf("built %+v, digest %+v", guarded.Summary, d)
 	}
 	if guarded.Summary.DonationWallet != donee.String() || guarded.Summary.Treasury != treasury.String() {

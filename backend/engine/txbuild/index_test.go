@@ -42,7 +42,7 @@ func TestErrorsNameTheItemsPosition(t *testing.T) {
 		{name: "costs more than it returns", items: []Selected{token("t", 5), dust}, index: 1, item: key("dust")}, // alone in its transaction
 		{
 			name: "simulation", items: []Selected{core("a", 2_900_000), core("b", 2_900_000)}, index: 1, item: key("b"),
-			fake: failSimulation(map[string]any{"InstructionError": []any{float64(3), map[string]any{"Custom": float64(11)}}}),
+			fake: failSimulation(map[string]any{"InstructionError": []any{float64(4), map[string]any{"Custom": float64(11)}}}),
 		},
 	}
 	for _, tc := range cases {

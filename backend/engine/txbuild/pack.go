@@ -49,6 +49,9 @@ type frame struct {
 	donationTo solana.PublicKey
 	fee        uint64 // 0 leaves out the service fee transfer
 	treasury   solana.PublicKey
+	// ref is the transaction's reference key (reference.go), the account
+	// of the frame's last budget instruction; zero leaves it out.
+	ref solana.PublicKey
 }
 
 // assemble compiles the v0 transaction for items within f, with one zeroed
@@ -79,13 +82,18 @@ func assemble(wallet solana.PublicKey, blockhash solana.Hash, items []Selected, 
 	return tx, owners, nil
 }
 
-// budget are the frame's instructions before the items: the compute limit,
-// and the price when not 0.
+// budget are the frame's instructions before the items: the compute limit
+// (always first), the price when not 0, and the reference key's
+// instruction.
 func (f frame) budget() []solana.Instruction {
-	if f.price == 0 {
-		return []solana.Instruction{setComputeUnitLimit(f.units)}
+	ixs := []solana.Instruction{setComputeUnitLimit(f.units)}
+	if f.price != 0 {
+		ixs = append(ixs, setComputeUnitPrice(f.price))
 	}
-	return []solana.Instruction{setComputeUnitLimit(f.units), setComputeUnitPrice(f.price)}
+	if !f.ref.IsZero() {
+		ixs = append(ixs, referenceInstruction(f.ref))
+	}
+	return ixs
 }
 
 // transfers are the frame's instructions after the items: the donation and
@@ -109,7 +117,7 @@ func (r *request) frameInstructions(f frame) []solana.Instruction {
 // sizingFrame has every instruction a transaction of r can have, with
 // placeholder values of the final encoded size.
 func (r *request) sizingFrame() frame {
-	f := frame{units: MaxComputeUnits}
+	f := frame{units: MaxComputeUnits, ref: sizingReference}
 	if r.percentile > 0 {
 		f.price = 1
 	}

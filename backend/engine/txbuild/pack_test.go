@@ -105,7 +105,7 @@ func TestPackAtTheLimit(t *testing.T) {
 func TestPackFillsTheSpace(t *testing.T) {
 	t.Parallel()
 	items := empties(100)
-	for _, headroom := range []int{0, 100, 300} {
+	for _, headroom := range []int{0, 100, 200, 300} {
 		t.Run(fmt.Sprintf("headroom %d", headroom), func(t *testing.T) {
 			t.Parallel()
 			t.Logf("headroom %d: %v", headroom, packedFull(t, items, headroom))

@@ -268,6 +268,8 @@ type Builder struct {
 	maxPrice uint64
 	// poller, when set, holds a fresh blockhash, fees and p-token state.
 	poller *Poller
+	// refs draws the reference keys (reference.go); nil: crypto/rand.
+	refs *referenceSource
 }
 
 // Option configures a Builder.

@@ -77,6 +77,12 @@ func (t *Tracker) record(ctx context.Context, e ledger.Entry, sig solana.Signatu
 		return false, err
 	}
 	changed, err := t.store.ConfirmEntry(ctx, e.TicketJTI, landed, slot, now)
+	if errors.Is(err, ledger.ErrDuplicate) {
+		// A reported transaction that another ticket's entry holds (built
+		// before reference keys, two tickets could describe one message):
+		// counted once, under that one.
+		return t.record(ctx, e, sig, ledger.StatusFailed, mismatchPrefix+"the transaction is counted under another ticket", now)
+	}
 	if err != nil || !changed {
 		return changed, err
 	}

@@ -74,12 +74,14 @@ const (
 	CodeTransactionFailed Code = "TRANSACTION_FAILED"
 )
 
-// RPC is what the relay needs of the cluster: to send, and to learn
-// whether the cluster knows a transaction and whether its blockhash lives.
+// RPC is what the relay needs of the cluster: to send, to learn whether
+// the cluster knows a transaction and whether its blockhash lives, and to
+// read a reported transaction that landed already (report.go).
 type RPC interface {
 	Sender
 	GetSignatureStatuses(ctx context.Context, searchTransactionHistory bool, sigs ...solana.Signature) (*rpc.GetSignatureStatusesResult, error)
 	GetBlockHeight(ctx context.Context, commitment rpc.CommitmentType) (uint64, error)
+	GetTransaction(ctx context.Context, sig solana.Signature, opts *rpc.GetTransactionOpts) (*rpc.GetTransactionResult, error)
 }
 
 // Sender sends a signed transaction: the cluster's RPC, or an extra send

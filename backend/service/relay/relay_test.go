@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net"
 	"sync"
@@ -41,6 +42,8 @@ type fakeRPC struct {
 	statusErr error
 	statuses  atomic.Int32
 	height    atomic.Uint64
+	// landed are the transactions GetTransaction returns (land).
+	landed map[solana.Signature][]byte
 }
 
 func (f *fakeRPC) SendRawTransactionWithOpts(_ context.Context, raw []byte, opts rpc.TransactionOpts) (solana.Signature, error) {
@@ -83,6 +86,34 @@ func (f *fakeRPC) GetSignatureStatuses(_ context.Context, _ bool, sigs ...solana
 
 func (f *fakeRPC) GetBlockHeight(context.Context, rpc.CommitmentType) (uint64, error) {
 	return f.height.Load(), nil
+}
+
+// GetTransaction returns a transaction landed by land, at any commitment.
+func (f *fakeRPC) GetTransaction(_ context.Context, sig solana.Signature, _ *rpc.GetTransactionOpts) (*rpc.GetTransactionResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	raw, ok := f.landed[sig]
+	if !ok {
+		return nil, rpc.ErrNotFound
+	}
+	body, _ := json.Marshal(map[string]any{"slot": 1, "transaction": []any{raw, "base64"}, "meta": map[string]any{"fee": 5000}})
+	var out rpc.GetTransactionResult
+	return &out, json.Unmarshal(body, &out)
+}
+
+// land makes the cluster hold the signed transaction tx, as landed.
+func (f *fakeRPC) land(t *testing.T, tx *solana.Transaction) {
+	t.Helper()
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.landed == nil {
+		f.landed = map[solana.Signature][]byte{}
+	}
+	f.landed[tx.Signatures[0]] = raw
 }
 
 // know makes the cluster know sig.
@@ -128,19 +159,26 @@ func (f *fixture) build(t *testing.T) (*solana.Transaction, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tx, f.ticketFor(t, f.project.ID, tx)
+}
+
+// ticketFor issues a ticket of projectID for the unsigned transaction tx of
+// the fixture's wallet.
+func (f *fixture) ticketFor(t *testing.T, projectID string, tx *solana.Transaction) string {
+	t.Helper()
 	msg, err := tx.Message.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
 	tok, _, err := f.issuer.Issue(ticket.Claims{
-		Project: f.project.ID, Wallet: f.wallet.PublicKey().String(), MessageHash: ticket.Hash(sha256.Sum256(msg)),
+		Project: projectID, Wallet: f.wallet.PublicKey().String(), MessageHash: ticket.Hash(sha256.Sum256(msg)),
 		Type: ledger.TypeTokenAccountClosure, GrossRebate: 2_039_280, NetRebate: 2_034_280, NetworkFee: 5000, Fees: 5000,
 		Includes: []ticket.Item{{Type: "empty_account", Address: "A", Action: "close"}}, LastValidBlockHeight: 100,
 	}, f.now, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tx, tok
+	return tok
 }
 
 func sign(t *testing.T, tx *solana.Transaction, key solana.PrivateKey) string {

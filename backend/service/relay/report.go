@@ -3,26 +3,37 @@ package relay
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 )
 
 // report records the transaction of ticket c that the wallet sent itself,
-// by its signature (a wallet's signAndSendTransaction): the ticket is
-// consumed by the report as by a relayed transaction, nothing is sent (the
-// ledger holds no bytes), and the tracker follows the signature like any
-// other, counting it only if the transaction that lands is the one the
-// ticket describes (checkReported); anything else ends failed with
-// HASH_MISMATCH.
+// by its signature (a wallet's signAndSendTransaction). When the cluster
+// has the transaction already, it must be the one the ticket describes
+// (checkReported), or the report ends HASH_MISMATCH and records nothing:
+// the signature stays free for the ticket it belongs to. Otherwise the
+// ticket is consumed by the report as by a relayed transaction, nothing is
+// sent (the ledger holds no bytes), and the tracker follows the signature
+// like any other, counting it only if the transaction that lands is the
+// ticket's; anything else ends failed with HASH_MISMATCH. A reported entry
+// holds its signature only once confirmed, so reports with other tickets
+// (another project's front-run) never block this one (storage's
+// signature_claims).
 func (r *Relay) report(ctx context.Context, req *request, c ticket.Claims, sig string) Result {
-	if _, err := solana.SignatureFromBase58(sig); err != nil {
+	s, err := solana.SignatureFromBase58(sig)
+	if err != nil {
 		return fail(CodeInvalidTransaction, "signature is not a transaction signature (64 bytes in base58)")
 	}
 	claim := r.claimOf(req, c, sig)
 	claim.Reported = &c
+	if reason, ok := r.landedMatches(ctx, req, claim, s); !ok {
+		return fail(CodeHashMismatch, "the transaction %s on the cluster differs from the one built for this ticket beyond the guards and compute budget a wallet may add, so it is not counted: %s", sig, reason)
+	}
 	if res, ok := r.claim(ctx, c, claim); !ok {
 		return res
 	}
@@ -30,6 +41,28 @@ func (r *Relay) report(ctx context.Context, req *request, c ticket.Claims, sig s
 		return storeFailure(err)
 	}
 	return Result{Status: StatusSubmitted, Signature: sig}
+}
+
+// landedMatches reads the reported transaction sig from the cluster (at
+// confirmed, within checkTimeout and the request's SendTimeout) and checks
+// it against entry e's ticket. A transaction the cluster does not return
+// (not landed yet, the cluster failing or slow) passes: the tracker checks
+// it when it lands.
+func (r *Relay) landedMatches(ctx context.Context, req *request, e ledger.Entry, sig solana.Signature) (string, bool) {
+	deadline := time.Now().Add(checkTimeout)
+	if req.sendBy.Before(deadline) {
+		deadline = req.sendBy
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	version := uint64(0)
+	res, err := r.rpc.GetTransaction(ctx, sig, &rpc.GetTransactionOpts{
+		Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: &version,
+	})
+	if err != nil || res == nil || res.Transaction == nil {
+		return "", true
+	}
+	return checkReported(e, res.Transaction.GetBinary())
 }
 
 // mismatchPrefix starts the error of an entry whose reported transaction
