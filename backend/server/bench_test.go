@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 )
 
@@ -27,7 +26,7 @@ import (
 //	go test -run '^$' -bench 'REST' -benchmem -cpu 1 ./backend/server/
 
 func benchEnv(b *testing.B) *env {
-	e := newEnv(b, withLimiter(ratelimit.NewMemory(1e9, 1e9)))
+	e := newEnv(b, withQuota(1e6, 1e7, 0))
 	e.store.CacheStats(time.Second, time.Now) // as serve does
 	return e
 }
@@ -95,7 +94,7 @@ func BenchmarkBuildREST500(b *testing.B) {
 	fc := newFakeCluster(b)
 	fc.add(500)
 	// Cluster calls may take long on a busy machine: a 503 would end the run.
-	e := newEnv(b, withRPC(fc.url), withLimiter(ratelimit.NewMemory(1e9, 1e9)), withRPCTimeout(time.Minute), withPoller())
+	e := newEnv(b, withRPC(fc.url), withQuota(1e6, 1e7, 0), withRPCTimeout(time.Minute), withPoller())
 	wallet := fc.owner.String()
 	token := e.session(wallet)
 	listed := e.rest("GET", "/v1/wallet/"+wallet+"/assets?limit=1000", bearer(token), nil).status(200).json()["items"].([]any)
@@ -128,7 +127,7 @@ func BenchmarkBuildREST500(b *testing.B) {
 func BenchmarkListREST10000(b *testing.B) {
 	fc := newFakeCluster(b)
 	fc.addEmpty(10_000)
-	e := newEnv(b, withRPC(fc.url), withLimiter(ratelimit.NewMemory(1e9, 1e9)), withRPCTimeout(time.Minute))
+	e := newEnv(b, withRPC(fc.url), withQuota(1e6, 1e7, 0), withRPCTimeout(time.Minute))
 	wallet := fc.owner.String()
 	h := http.Header{"Authorization": {"Bearer " + e.session(wallet)}}
 	client := &http.Client{Transport: h2cTransport()}
@@ -193,7 +192,7 @@ func BenchmarkListREST10000(b *testing.B) {
 func BenchmarkStreamFirst10000(b *testing.B) {
 	fc := newFakeCluster(b)
 	fc.addEmpty(10_000)
-	e := newEnv(b, withRPC(fc.url), withLimiter(ratelimit.NewMemory(1e9, 1e9)), withRPCTimeout(time.Minute))
+	e := newEnv(b, withRPC(fc.url), withQuota(1e6, 1e7, 0), withRPCTimeout(time.Minute))
 	wallet := fc.owner.String()
 	tok := e.session(wallet)
 	c := e.connectClients()

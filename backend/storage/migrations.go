@@ -45,6 +45,7 @@ var schema = []migration{
 	{name: "20260521000016", comment: "raw_transactions", up: upRawTransactions},          // migrations_raw.go
 	{name: "20260521000017", comment: "submission_status", up: upSubmissionStatus},        // migrations_submissions.go
 	{name: "20260521000018", comment: "reported_tickets", up: upReportedTickets},          // migrations_submissions.go
+	{name: "20260521000019", comment: "project_quotas", up: upProjectQuotas},              // migrations_quotas.go
 }
 
 // Migrate brings the schema up to date. It is idempotent, and safe when
