@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
+	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 )
 
@@ -221,4 +223,36 @@ func BenchmarkStreamFirst10000(b *testing.B) {
 		total += first()
 	}
 	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-first-chunk")
+}
+
+// BenchmarkWalletBesideALooper measures what a quiet wallet of a project
+// meets while another wallet of the same project loops at ten times its
+// share (20% of a 100/s quota, the looper at 200/s on the injected clock):
+// each op is 100 ms of the clock, the looper's 20 requests and, every
+// other op, one of the quiet wallet's. It reports the quiet wallet's
+// refusals (goal: none) and the looper's.
+func BenchmarkWalletBesideALooper(b *testing.B) {
+	const rps, burst, share = 100, 100, 20
+	clock := clocktest.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	e := newEnv(b, withLimiter(ratelimit.NewMemory(rps, burst, ratelimit.WithClock(clock.Now))), withQuota(rps, burst, share))
+	looper, quiet := e.session(newWallet()), e.session(newWallet())
+	var quietN, quietRefused, loopRefused int
+	b.ResetTimer()
+	for i := range b.N {
+		for range 20 {
+			if e.rest("GET", "/v1/stats", bearer(looper), nil).code == 429 {
+				loopRefused++
+			}
+		}
+		if i%2 == 0 {
+			quietN++
+			if e.rest("GET", "/v1/stats", bearer(quiet), nil).code == 429 {
+				quietRefused++
+			}
+		}
+		clock.Advance(100 * time.Millisecond)
+	}
+	b.ReportMetric(float64(quietRefused), "quiet-refused")
+	b.ReportMetric(float64(quietN), "quiet-requests")
+	b.ReportMetric(float64(loopRefused)/float64(b.N*20), "looper-refused/req")
 }
