@@ -132,6 +132,9 @@ func (g *authInterceptor) charge(ctx context.Context, p auth.Principal, wallet s
 		note = append(note, ratePolicy{name: names[i], limits: buckets[i].Limits, res: res[i]})
 	}
 	if ok, i := ratelimit.Allowed(res); !ok {
+		if g.quotas.Refusals != nil {
+			g.quotas.Refusals.Refused(p.ProjectID)
+		}
 		return note, limited(&res[i], "for this "+names[i])
 	}
 	return note, nil

@@ -17,6 +17,12 @@ type QuotaSource interface {
 	Quotas(ctx context.Context) ([]project.Quota, error)
 }
 
+// RefusalCounter counts a project's refused requests
+// (project.RefusalCounter).
+type RefusalCounter interface {
+	Refused(projectID string)
+}
+
 // Quotas sizes the buckets an authenticated request spends from: its
 // project's, which all the project's keys and sessions share, and, for a
 // request on one wallet, that wallet's share of it, spent first.
@@ -29,6 +35,9 @@ type Quotas struct {
 	WalletShare int
 	// Source lists the projects' own quotas (nil: Default for all).
 	Source QuotaSource
+	// Refusals counts each project's refused requests, in memory (nil:
+	// not counted).
+	Refusals RefusalCounter
 	// Refresh bounds how stale the copy of the projects' quotas may get
 	// (DefaultQuotaRefresh when zero): a quota set with `reclaim project
 	// limits` applies on every instance within it.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -120,7 +121,8 @@ func TestRateLimitSessionsShareTheirProjectsQuota(t *testing.T) {
 // project, and their sessions, now get the project's quota in all.
 func TestRateLimitManyKeysShareOneProjectQuota(t *testing.T) {
 	const burst, nKeys = 12, 5
-	e := newEnv(t, frozenQuota(burst))
+	refused := &refusalTally{}
+	e := newEnv(t, frozenQuota(burst), withDeps(func(d *server.Deps) { d.Quotas.Refusals = refused }))
 	keys := []string{e.apiKey}
 	for len(keys) < nKeys {
 		k, _ := e.newAPIKey(e.project.ID)
@@ -139,6 +141,31 @@ func TestRateLimitManyKeysShareOneProjectQuota(t *testing.T) {
 	if allowed != burst {
 		t.Fatalf("%d keys of one project got %d requests in all, want the project's quota of %d", nKeys, allowed, burst)
 	}
+	// Each refusal is counted for the project (the console's 24 hours).
+	if got := refused.count(e.project.ID); got != burst*nKeys-burst {
+		t.Fatalf("%d refusals counted for the project, want %d", got, burst*nKeys-burst)
+	}
+}
+
+// refusalTally counts the refusals the server reports, by project.
+type refusalTally struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (r *refusalTally) Refused(projectID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n == nil {
+		r.n = map[string]int{}
+	}
+	r.n[projectID]++
+}
+
+func (r *refusalTally) count(projectID string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n[projectID]
 }
 
 // Issue 30: one looping wallet spent everybody's share. A wallet looping

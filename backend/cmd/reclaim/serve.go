@@ -176,6 +176,8 @@ func serveListening(ctx context.Context, args []string, getenv func(string) stri
 	}()
 	dispatcherDone := startDispatcher(trackCtx, cfg, env, log)
 	defer func() { stopTracking(); <-dispatcherDone }()
+	refusalsDone := flushRefusals(trackCtx, env, cfg, log)
+	defer func() { stopTracking(); <-refusalsDone }()
 	if poller != nil {
 		// The builds' blockhash and fees, read in the background until
 		// the server stops (tracking stops then too).
@@ -261,6 +263,7 @@ func newAPI(cfg config.Config, env *env, parts apiParts, log *slog.Logger, ops *
 		Quotas: server.Quotas{
 			Default:     ratelimit.Limits{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst},
 			WalletShare: cfg.RateLimitWalletShare, Source: env.projects, Refresh: cfg.SessionCheckInterval,
+			Refusals: env.refusals,
 		},
 		IPLimiter:   parts.limits.ips,
 		IPLimits:    parts.limits.ipLimits,
@@ -431,6 +434,9 @@ type env struct {
 	// formKey signs the console's sign-in form tokens: derived from the
 	// pepper, which every instance sharing a database shares.
 	formKey []byte
+	// refusals counts the rate limiter's refusals per project in memory;
+	// serve adds them to the database once a minute (flushRefusals).
+	refusals *project.RefusalCounter
 }
 
 // open opens storage (migrated) and the secrets, and builds the domain
@@ -467,7 +473,8 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*env, error
 	}
 	hooks := webhooks.NewService(store, store, webhooks.Options{Box: box, Insecure: cfg.WebhookAllowInsecure, Now: time.Now})
 	owners := owner.NewService(store, projects, owner.Options{Now: time.Now, Log: log, Webhooks: hooks})
-	return &env{store: store, hasher: hasher, keys: keys, projects: projects, owners: owners, webhooks: hooks, formKey: deriveKey(pepper, "reclaim console form tokens")}, nil
+	return &env{store: store, hasher: hasher, keys: keys, projects: projects, owners: owners, webhooks: hooks,
+		formKey: deriveKey(pepper, "reclaim console form tokens"), refusals: project.NewRefusalCounter(store, time.Now)}, nil
 }
 
 // deriveKey is the key for purpose under secret: HMAC-SHA256(secret,
