@@ -140,7 +140,8 @@ func (m *Memory) Take(_ context.Context, buckets []Bucket) ([]Result, error) {
 		idx[i] = maphash.String(m.seed, b.Key) % numShards
 	}
 	now := int64(m.now().Sub(m.base))
-	locked := m.lock(idx[:n], now)
+	order := idx
+	locked := m.lock(order[:n], now)
 	defer m.unlock(locked)
 
 	var tat [MaxBuckets]int64
@@ -162,11 +163,10 @@ func (m *Memory) Take(_ context.Context, buckets []Bucket) ([]Result, error) {
 	return res, nil
 }
 
-// lock locks the distinct shards of idx in ascending order (so two Takes
-// never wait for each other crosswise), sweeping those that are due, and
-// returns them for unlock.
-func (m *Memory) lock(idx []uint64, now int64) []uint64 {
-	order := slices.Clone(idx)
+// lock sorts order (a copy of the buckets' shards), locks each distinct
+// shard in ascending order (so two Takes never wait for each other
+// crosswise), sweeping those that are due, and returns them for unlock.
+func (m *Memory) lock(order []uint64, now int64) []uint64 {
 	slices.Sort(order)
 	order = slices.Compact(order)
 	for _, i := range order {
