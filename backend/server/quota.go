@@ -98,7 +98,7 @@ func (b *quotaBook) project(ctx context.Context, projectID string) ratelimit.Lim
 	case due && first:
 		b.read(ctx)
 	case due:
-		go b.read(context.WithoutCancel(ctx)) //nolint:gosec // G118: the read outlives the request that noticed it is due, on purpose
+		go b.read(context.WithoutCancel(ctx)) // outlives the request that noticed it is due, on purpose
 	case first:
 		select { // another request is reading the first copy
 		case <-b.ready:

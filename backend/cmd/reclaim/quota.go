@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/reclaim-sol/reclaim/admin"
-
 	"github.com/reclaim-sol/reclaim/backend/config"
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
 )

@@ -31,6 +31,7 @@ func (r *refusalWrites) RefusalsSince(context.Context, string, time.Time) (int64
 // A flood of refusals is a map increment each: one write per flush, one
 // row per project and hour; a failed write keeps the counts for the next.
 func TestRefusalCounterAggregates(t *testing.T) {
+	t.Parallel()
 	clock := clocktest.New(time.Date(2026, 1, 1, 10, 59, 0, 0, time.UTC))
 	store := &refusalWrites{}
 	c := project.NewRefusalCounter(store, clock.Now)
