@@ -126,6 +126,30 @@ type History interface {
 	LatestEntries(ctx context.Context, projectID string, limit int) ([]ledger.Entry, error)
 }
 
+// Quotas tells a project's rate limit and how many of its requests were
+// refused lately (cmd/reclaim, over project.Service and the refusals'
+// counts).
+type Quotas interface {
+	QuotaReport(ctx context.Context, projectID string) (QuotaReport, error)
+}
+
+// QuotaReport is a project's rate limit as the overview shows it.
+type QuotaReport struct {
+	// RPS and Burst are the project's quota; Own tells it was set for
+	// the project (else it is the deployment's default).
+	RPS   float64
+	Burst int
+	Own   bool
+	// WalletShare is the percentage of the quota one wallet may spend,
+	// WalletRPS and WalletBurst what that comes to.
+	WalletShare int
+	WalletRPS   float64
+	WalletBurst int
+	// Refused24h is the requests refused in the last 24 hours, either
+	// bucket (counted per instance, added to the database each minute).
+	Refused24h int64
+}
+
 // Deps are the console's dependencies.
 type Deps struct {
 	// The services, by what each page asks of them; cmd/reclaim wires
@@ -147,6 +171,8 @@ type Deps struct {
 	Webhooks       Webhooks
 	WebhookChanges WebhookChanges
 	History        History
+	// Quotas is the overview's rate-limit panel (nil: none).
+	Quotas Quotas
 	// Explorer links transactions and wallets to a block explorer.
 	Explorer Explorer
 	// AllowSignup lets anyone create an owner account at /admin/signup.

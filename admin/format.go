@@ -154,3 +154,17 @@ func typeLabel(t string) string {
 	}
 	return t
 }
+
+// rate is a requests-per-second figure: whole when it is, else to two
+// decimals.
+func rate(rps float64) string {
+	return strconv.FormatFloat(rps, 'f', -1, 64)
+}
+
+// quotaSource says where a project's quota comes from.
+func quotaSource(q QuotaReport) string {
+	if q.Own {
+		return "set for this project by the operator"
+	}
+	return "the deployment's default"
+}

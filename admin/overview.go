@@ -30,6 +30,8 @@ type overviewData struct {
 	HasNext   bool
 	Latest    []latestRow
 	Explorer  Explorer
+	// Quota is the project's rate limit (nil: not shown).
+	Quota *QuotaReport
 }
 
 // latestRow is one of the latest transactions. Its figures are what the
@@ -115,6 +117,13 @@ func (c *console) overviewData(r *http.Request, projectID string) (overviewData,
 		return d, 0, err
 	}
 	d.Latest = latestRows(latest)
+	if c.Quotas != nil {
+		q, err := c.Quotas.QuotaReport(ctx, projectID)
+		if err != nil {
+			return d, 0, err
+		}
+		d.Quota = &q
+	}
 	return d, status, nil
 }
 

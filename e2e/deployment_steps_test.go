@@ -113,8 +113,14 @@ func (d *deployment) sessions(n int) map[string]int {
 // together is what one bucket allows; another key is unaffected.
 func (d *deployment) rateLimit(t *testing.T) {
 	const rps, burst, requests, workers = 20, 40, 150, 10
-	flood := d.tp.cli("apikey", "create", "--project", d.s.projectID)
+	// A project of its own, given a small quota by the operator's CLI;
+	// each instance applies it within RECLAIM_SESSION_CHECK_INTERVAL.
+	projectID := d.tp.cli("project", "create", "--name", "flooded")
+	d.tp.cli("project", "limits", "--project", projectID, "--rps", "20", "--burst", "40")
+	flood := d.tp.cli("apikey", "create", "--project", projectID)
+	second := d.tp.cli("apikey", "create", "--project", projectID)
 	other := d.tp.cli("apikey", "create", "--project", d.s.projectID)
+	d.untilBothLimit(t, [2]string{"X-Api-Key", second}, strconv.Itoa(burst), 30*time.Second)
 	var next atomic.Int32
 	var mu sync.Mutex
 	codes := map[string]map[int]int{} // instance -> status -> count
@@ -125,7 +131,11 @@ func (d *deployment) rateLimit(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for next.Add(1) <= requests {
-				a, err := d.tp.do(t.Context(), "GET", "/v1/stats", [2]string{"X-Api-Key", flood}, nil)
+				key := flood
+				if n := next.Load(); n%2 == 0 {
+					key = second // two keys of one project: one quota
+				}
+				a, err := d.tp.do(t.Context(), "GET", "/v1/stats", [2]string{"X-Api-Key", key}, nil)
 				if err != nil {
 					t.Error(err)
 					return
@@ -149,18 +159,40 @@ func (d *deployment) rateLimit(t *testing.T) {
 		allowed += byCode[200]
 		limited += byCode[429]
 	}
-	// One bucket: its burst and what refilled meanwhile (one each instance
-	// might add at a refill boundary). Two buckets would let through twice
-	// the burst.
+	// One bucket for the project's two keys on two instances: its burst
+	// and what refilled meanwhile (one each instance might add at a refill
+	// boundary). Two buckets would let through twice the burst.
 	if most := burst + int(rps*elapsed.Seconds()) + 2; len(codes) != 2 || allowed > most || allowed+limited != requests {
 		t.Fatalf("%d requests in %s: %v; want both instances and at most %d allowed", requests, elapsed, codes, most)
 	}
 	for range 10 {
 		if a, err := d.tp.do(t.Context(), "GET", "/v1/stats", [2]string{"X-Api-Key", other}, nil); err != nil || a.status != 200 {
-			t.Fatalf("another key: %d %v", a.status, err)
+			t.Fatalf("another project's key: %d %v", a.status, err)
 		}
 	}
-	t.Logf("flood of %d requests in %s: %d allowed, %d refused with 429 (%v); another key unaffected", requests, elapsed.Round(time.Millisecond), allowed, limited, codes)
+	t.Logf("flood of %d requests in %s: %d allowed, %d refused with 429 (%v); another project unaffected", requests, elapsed.Round(time.Millisecond), allowed, limited, codes)
+}
+
+// untilBothLimit polls GET /v1/stats with header through the balancer
+// until both instances answered with X-RateLimit-Limit limit (a quota set
+// by the CLI, which each instance reads within its refresh), for at most
+// deadline: an outside process's change, so polled.
+func (d *deployment) untilBothLimit(t *testing.T, header [2]string, limit string, deadline time.Duration) {
+	t.Helper()
+	seen := map[string]bool{}
+	end := time.Now().Add(deadline)
+	for len(seen) < 2 {
+		if time.Now().After(end) {
+			t.Fatalf("not both instances applied the quota within %s: %v", deadline, seen)
+		}
+		a, err := d.tp.do(t.Context(), "GET", "/v1/stats", header, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.limit == limit {
+			seen[a.instance] = true
+		}
+	}
 }
 
 // untilBoth sends GET /v1/stats with header through the balancer until

@@ -25,9 +25,12 @@ import (
 func TestDeployment(t *testing.T) {
 	// Every request of the test comes from one address (the balancer's, or
 	// this host's through a trusted balancer), and some steps poll as fast
-	// as they can: the client address's bucket would refuse them. The
-	// API keys' buckets keep the defaults (the rate-limit step floods one).
-	tp := startTopology(t, "RECLAIM_RATE_LIMIT_IP_RPS=1000000", "RECLAIM_RATE_LIMIT_IP_BURST=1000000")
+	// as they can: the client address's bucket would refuse them. Every
+	// ticket is the one test wallet's, so a wallet may spend its project's
+	// whole quota; the projects keep the default quota (the rate-limit
+	// step gives its own project a small one and floods it).
+	tp := startTopology(t, "RECLAIM_RATE_LIMIT_IP_RPS=1000000", "RECLAIM_RATE_LIMIT_IP_BURST=1000000",
+		"RECLAIM_RATE_LIMIT_WALLET_SHARE=100")
 	v := tp.v
 	donation := v.NewWallet(t, solana.LAMPORTS_PER_SOL).PublicKey()
 	projectID := tp.cli("project", "create", "--name", "deployment", "--donation-wallet", donation.String())
@@ -77,8 +80,8 @@ type ticket struct {
 
 // tickets builds n one-transaction tickets of two accounts each, through the
 // balancer (so by both instances), each with an API key and a session of its
-// own, and signs them. A key's sessions share its rate-limit budget (40 at
-// once by default), and a step sends up to 22 requests for one ticket at once.
+// own, and signs them. The project's keys and sessions share its quota (400
+// at once by default), and a step sends up to 22 requests for one ticket at once.
 func (d *deployment) tickets(t *testing.T, n int) []ticket {
 	t.Helper()
 	// The keys first: each is a command run in a container (a second or

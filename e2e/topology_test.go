@@ -281,6 +281,7 @@ func (tp *topology) servers() ([]map[string]string, error) {
 type answer struct {
 	status   int
 	instance string // the instance that answered (X-Reclaim-Instance)
+	limit    string // its X-RateLimit-Limit
 	body     []byte
 }
 
@@ -309,7 +310,7 @@ func (tp *topology) do(ctx context.Context, method, path string, header [2]strin
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
-	return answer{status: resp.StatusCode, instance: resp.Header.Get("X-Reclaim-Instance"), body: raw}, err
+	return answer{status: resp.StatusCode, instance: resp.Header.Get("X-Reclaim-Instance"), limit: resp.Header.Get("X-RateLimit-Limit"), body: raw}, err
 }
 
 // metricsURLs returns the /metrics URL of each of the first n instances.

@@ -33,14 +33,18 @@ type Config struct {
 	RPCConcurrency int
 	// RedisURL, when set, keeps rate-limit buckets in Redis.
 	RedisURL string
-	// RateLimitRPS is the sustained requests per second of an API key's
-	// bucket, which every session minted from the key shares.
+	// RateLimitRPS is the sustained requests per second of a project that
+	// has no quota of its own (`reclaim project limits`), spent by all its
+	// API keys and sessions together.
 	RateLimitRPS float64
-	// RateLimitBurst is that bucket's capacity.
+	// RateLimitBurst is that quota's burst.
 	RateLimitBurst int
+	// RateLimitWalletShare is the percentage of its project's quota that
+	// one wallet may spend (1 to 100).
+	RateLimitWalletShare int
 	// RateLimitIPRPS and RateLimitIPBurst are the bucket of a client
 	// address, which every request spends from before its credentials are
-	// checked; zero means ten times RateLimitRPS and RateLimitBurst (see
+	// checked; zero means twice RateLimitRPS and RateLimitBurst (see
 	// IPRateLimit).
 	RateLimitIPRPS   float64
 	RateLimitIPBurst int
@@ -135,8 +139,9 @@ func Default() Config {
 		SolanaRPCURL:         "http://127.0.0.1:8899",
 		RPCTimeout:           3 * time.Second,
 		RPCConcurrency:       32,
-		RateLimitRPS:         20,
-		RateLimitBurst:       40,
+		RateLimitRPS:         200,
+		RateLimitBurst:       400,
+		RateLimitWalletShare: 5,
 		ServiceFeeBPS:        0,
 		TicketTTL:            ticket.MaxTTL,
 		GuardHeadroomBytes:   200,
@@ -223,6 +228,7 @@ func (c *Config) readEndpoints(r *envReader) {
 func (c *Config) readLimits(r *envReader) {
 	r.rate("RECLAIM_RATE_LIMIT_RPS", &c.RateLimitRPS)
 	r.integer("RECLAIM_RATE_LIMIT_BURST", &c.RateLimitBurst, 1, ratelimit.MaxBurst)
+	r.integer("RECLAIM_RATE_LIMIT_WALLET_SHARE", &c.RateLimitWalletShare, 1, 100)
 	r.rate("RECLAIM_RATE_LIMIT_IP_RPS", &c.RateLimitIPRPS)
 	r.integer("RECLAIM_RATE_LIMIT_IP_BURST", &c.RateLimitIPBurst, 1, ratelimit.MaxBurst)
 	r.integer("RECLAIM_SERVICE_FEE_BPS", &c.ServiceFeeBPS, 0, 10_000)
@@ -305,13 +311,14 @@ func (c Config) Keys() signing.Settings {
 	return signing.Settings{Signer: c.SigningKey, Next: c.NextSigningKey, Retired: c.RetiredSigningKeys}
 }
 
-// ipFactor is how many times a credential's budget a client address gets
-// unless configured: enough for ten tenants at their full rate behind one
-// NAT, while a flood of bad credentials from one address stops there.
-const ipFactor = 10
+// ipFactor is how many times a project's default quota a client address
+// gets unless configured: an integrator's backend, one address, can spend
+// its project's whole quota twice over, while a flood of bad credentials
+// from one address stops there.
+const ipFactor = 2
 
 // IPRateLimit returns the rate and burst of a client address's bucket:
-// RateLimitIPRPS and RateLimitIPBurst, or ten times a credential's.
+// RateLimitIPRPS and RateLimitIPBurst, or twice a project's default quota.
 func (c Config) IPRateLimit() (rps float64, burst int) {
 	rps, burst = c.RateLimitIPRPS, c.RateLimitIPBurst
 	if rps <= 0 {

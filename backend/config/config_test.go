@@ -45,21 +45,22 @@ func TestLoad(t *testing.T) {
 func TestLoadRejects(t *testing.T) {
 	t.Parallel()
 	cases := map[string]map[string]string{
-		"RECLAIM_RATE_LIMIT_RPS":         {"RECLAIM_RATE_LIMIT_RPS": "fast"},
-		"RECLAIM_RATE_LIMIT_BURST":       {"RECLAIM_RATE_LIMIT_BURST": "0"},
-		"RECLAIM_SERVICE_FEE_BPS":        {"RECLAIM_SERVICE_FEE_BPS": "10001"},
-		"RECLAIM_TICKET_TTL_SECONDS":     {"RECLAIM_TICKET_TTL_SECONDS": "-1"},
-		"RECLAIM_ALLOW_SIGNUP":           {"RECLAIM_ALLOW_SIGNUP": "maybe"},
-		"RECLAIM_CLUSTER":                {"RECLAIM_CLUSTER": "moonnet"},
-		"RECLAIM_TREASURY_WALLET":        {"RECLAIM_SERVICE_FEE_BPS": "10"},
-		"RECLAIM_GUARD_HEADROOM_UNITS":   {"RECLAIM_GUARD_HEADROOM_UNITS": "-1"},
-		"RECLAIM_CORS_ORIGINS":           {"RECLAIM_CORS_ORIGINS": "https://app.example/login"},
-		"RECLAIM_RPC_CONCURRENCY":        {"RECLAIM_RPC_CONCURRENCY": "0"},
-		"RECLAIM_MAX_COMPUTE_UNIT_PRICE": {"RECLAIM_MAX_COMPUTE_UNIT_PRICE": "-1"},
-		"RECLAIM_RATE_LIMIT_IP_RPS":      {"RECLAIM_RATE_LIMIT_IP_RPS": "-1"},
-		"RECLAIM_RATE_LIMIT_IP_BURST":    {"RECLAIM_RATE_LIMIT_IP_BURST": "0"},
-		"RECLAIM_RETIRED_SIGNING_KEYS":   {"RECLAIM_RETIRED_SIGNING_KEYS": "AAAA"},
-		"RECLAIM_WEBHOOK_ALLOW_INSECURE": {"RECLAIM_WEBHOOK_ALLOW_INSECURE": "sometimes"},
+		"RECLAIM_RATE_LIMIT_RPS":          {"RECLAIM_RATE_LIMIT_RPS": "fast"},
+		"RECLAIM_RATE_LIMIT_BURST":        {"RECLAIM_RATE_LIMIT_BURST": "0"},
+		"RECLAIM_RATE_LIMIT_WALLET_SHARE": {"RECLAIM_RATE_LIMIT_WALLET_SHARE": "0"},
+		"RECLAIM_SERVICE_FEE_BPS":         {"RECLAIM_SERVICE_FEE_BPS": "10001"},
+		"RECLAIM_TICKET_TTL_SECONDS":      {"RECLAIM_TICKET_TTL_SECONDS": "-1"},
+		"RECLAIM_ALLOW_SIGNUP":            {"RECLAIM_ALLOW_SIGNUP": "maybe"},
+		"RECLAIM_CLUSTER":                 {"RECLAIM_CLUSTER": "moonnet"},
+		"RECLAIM_TREASURY_WALLET":         {"RECLAIM_SERVICE_FEE_BPS": "10"},
+		"RECLAIM_GUARD_HEADROOM_UNITS":    {"RECLAIM_GUARD_HEADROOM_UNITS": "-1"},
+		"RECLAIM_CORS_ORIGINS":            {"RECLAIM_CORS_ORIGINS": "https://app.example/login"},
+		"RECLAIM_RPC_CONCURRENCY":         {"RECLAIM_RPC_CONCURRENCY": "0"},
+		"RECLAIM_MAX_COMPUTE_UNIT_PRICE":  {"RECLAIM_MAX_COMPUTE_UNIT_PRICE": "-1"},
+		"RECLAIM_RATE_LIMIT_IP_RPS":       {"RECLAIM_RATE_LIMIT_IP_RPS": "-1"},
+		"RECLAIM_RATE_LIMIT_IP_BURST":     {"RECLAIM_RATE_LIMIT_IP_BURST": "0"},
+		"RECLAIM_RETIRED_SIGNING_KEYS":    {"RECLAIM_RETIRED_SIGNING_KEYS": "AAAA"},
+		"RECLAIM_WEBHOOK_ALLOW_INSECURE":  {"RECLAIM_WEBHOOK_ALLOW_INSECURE": "sometimes"},
 	}
 	for _, v := range []string{"*, https://app.example", "https://app.example,*"} {
 		if _, err := config.Load(env(map[string]string{"RECLAIM_CORS_ORIGINS": v})); err == nil || !strings.Contains(err.Error(), "give it alone") {
@@ -78,7 +79,7 @@ func TestLoadRejects(t *testing.T) {
 	for v, bound := range map[string]string{
 		"10000000":  "at most 1000000",
 		"0":         "above 0",
-		"0.0000001": "at least 4.44e-06 requests per second for a burst of 40",
+		"0.0000001": "at least 4.44e-05 requests per second for a burst of 400",
 	} {
 		_, err := config.Load(env(map[string]string{"RECLAIM_RATE_LIMIT_RPS": v}))
 		if err == nil || !strings.Contains(err.Error(), bound) {
@@ -90,7 +91,7 @@ func TestLoadRejects(t *testing.T) {
 	}
 }
 
-// A client address's bucket is ten times a credential's unless set.
+// A client address's bucket is twice a project's default quota unless set.
 func TestIPRateLimit(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -99,8 +100,8 @@ func TestIPRateLimit(t *testing.T) {
 		rps   float64
 		burst int
 	}{
-		{"default", nil, 200, 400},
-		{"follows the credentials'", map[string]string{"RECLAIM_RATE_LIMIT_RPS": "1000", "RECLAIM_RATE_LIMIT_BURST": "1000"}, 10_000, 10_000},
+		{"default", nil, 400, 800},
+		{"follows the projects' default quota", map[string]string{"RECLAIM_RATE_LIMIT_RPS": "1000", "RECLAIM_RATE_LIMIT_BURST": "1000"}, 2000, 2000},
 		{"set", map[string]string{"RECLAIM_RATE_LIMIT_IP_RPS": "50", "RECLAIM_RATE_LIMIT_IP_BURST": "60"}, 50, 60},
 	}
 	for _, tt := range tests {

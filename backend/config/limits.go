@@ -24,7 +24,7 @@ func (c Config) checkRates() []string {
 	}
 	rps, burst := c.IPRateLimit()
 	if err := ratelimit.Check(rps, burst); err != nil {
-		errs = append(errs, fmt.Sprintf("RECLAIM_RATE_LIMIT_IP_RPS=%g with RECLAIM_RATE_LIMIT_IP_BURST=%d: %v (unset, they are ten times the API key's, at most the bounds)", rps, burst, err))
+		errs = append(errs, fmt.Sprintf("RECLAIM_RATE_LIMIT_IP_RPS=%g with RECLAIM_RATE_LIMIT_IP_BURST=%d: %v (unset, they are twice the project's default quota, at most the bounds)", rps, burst, err))
 	}
 	return errs
 }

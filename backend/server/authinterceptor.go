@@ -44,11 +44,15 @@ type addressed interface{ GetAddress() string }
 type authInterceptor struct {
 	auth *auth.Authenticator
 	// perIP is the bucket of a client address, which every request spends
-	// from before its credentials cost anything; nil: none.
-	perIP ratelimit.Limiter
-	// limiter holds the credentials' buckets: one per API key, which the
-	// key's sessions share.
+	// from before its credentials cost anything; nil: none. ipLimits is
+	// its size, for RateLimit-Policy (zero: its window is not told).
+	perIP    ratelimit.Limiter
+	ipLimits ratelimit.Limits
+	// limiter holds the credentials' buckets: one per project, which all
+	// its keys and sessions share, and one per wallet of a project, its
+	// share of the project's, sized by quotas. nil: none.
 	limiter ratelimit.Limiter
+	quotas  *quotaBook
 	clients *clientip.Resolver
 	log     *slog.Logger
 }
@@ -56,17 +60,16 @@ type authInterceptor struct {
 var _ connect.Interceptor = (*authInterceptor)(nil)
 
 // admit runs the checks shared by unary and streaming calls. It returns the
-// context carrying the principal, and the rate-limit decision whose headers
-// the response must carry: the bucket that refused, or else the tighter of
-// the two (the one with fewer requests left).
-func (g *authInterceptor) admit(ctx context.Context, procedure string, h http.Header, peer string, msg any) (context.Context, *ratelimit.Result, error) {
+// context carrying the principal, and the rate-limit decisions whose
+// headers the response must carry.
+func (g *authInterceptor) admit(ctx context.Context, procedure string, h http.Header, peer string, msg any) (context.Context, rateNote, error) {
 	rule, ok := requirements[procedure]
 	if !ok {
 		return ctx, nil, connect.NewError(connect.CodeUnimplemented, errors.New("unknown procedure"))
 	}
-	p, res, err := g.authenticate(ctx, h, peer)
+	p, note, err := g.authenticate(ctx, h, peer)
 	if err != nil {
-		return ctx, res, err
+		return ctx, note, err
 	}
 	wallet := ""
 	if a, ok := msg.(addressed); ok {
@@ -74,40 +77,71 @@ func (g *authInterceptor) admit(ctx context.Context, procedure string, h http.He
 	} else {
 		rule.BindsWallet = false // streams: checked by the handler on the request
 	}
-	if err := auth.Check(p, rule, wallet); err != nil {
-		return ctx, res, toConnect(ctx, g.log, err)
+	if note, err = g.charge(ctx, p, wallet, note); err != nil {
+		return ctx, note, err
 	}
-	return context.WithValue(ctx, principalKey{}, p), res, nil
+	if err := auth.Check(p, rule, wallet); err != nil {
+		return ctx, note, toConnect(ctx, g.log, err)
+	}
+	return context.WithValue(ctx, principalKey{}, p), note, nil
 }
 
-// authenticate spends from the client address's bucket, authenticates the
-// credentials of h and spends from their bucket: the checks every request
-// of the API passes (procedures, the stream, /mcp) before its operation's
-// own rule. It returns the decision whose headers the response carries.
-func (g *authInterceptor) authenticate(ctx context.Context, h http.Header, peer string) (auth.Principal, *ratelimit.Result, error) {
+// authenticate spends from the client address's bucket and authenticates
+// the credentials of h: the checks every request of the API passes
+// (procedures, the stream, /mcp) before it is charged to its project
+// (charge). It returns the decision whose headers the response carries.
+func (g *authInterceptor) authenticate(ctx context.Context, h http.Header, peer string) (auth.Principal, rateNote, error) {
 	// The client address first: checking an API key costs an HMAC and a
 	// database read, so a flood of made-up keys from one address must stop
 	// before them.
+	var note rateNote
 	ipRes := g.allow(ctx, g.perIP, "ip:"+g.clients.Key(peer, h.Values(clientip.Header)))
-	if ipRes != nil && !ipRes.Allowed {
-		return auth.Principal{}, ipRes, limited(ipRes, "from this address")
+	if ipRes != nil {
+		note = rateNote{{name: policyAddress, limits: g.ipLimits, res: *ipRes}}
+		if !ipRes.Allowed {
+			return auth.Principal{}, note, limited(ipRes, "from this address")
+		}
 	}
 	p, err := g.auth.Authenticate(ctx, h.Get("X-Api-Key"), h.Get("Authorization"))
 	if err != nil {
-		return auth.Principal{}, ipRes, toConnect(ctx, g.log, err)
+		return auth.Principal{}, note, toConnect(ctx, g.log, err)
 	}
-	res := g.allow(ctx, g.limiter, p.RateKey())
-	if res != nil && !res.Allowed {
-		return auth.Principal{}, res, limited(res, "for this API key and its sessions")
+	return p, note, nil
+}
+
+// charge spends one request of p from its buckets, all or nothing: the
+// share of the wallet the request acts on (a session's own, or the valid
+// wallet an API key's request names), then its project's quota, which
+// every key and session of the project spends. A refusal says which ran
+// out. note gains the decisions for the headers.
+func (g *authInterceptor) charge(ctx context.Context, p auth.Principal, wallet string, note rateNote) (rateNote, error) {
+	if g.limiter == nil {
+		return note, nil
 	}
-	return p, tighter(res, ipRes), nil
+	buckets, names := g.quotas.buckets(ctx, p, wallet)
+	res, err := g.limiter.Take(ctx, buckets)
+	if err != nil {
+		// A limiter that fails lets the request through, with no decision
+		// to report: an outage of the limiter must not become an outage
+		// of the API. The one serve wires never fails: it falls back to
+		// memory while Redis is down (ratelimit.Fallback), and logs that
+		// once.
+		return note, nil //nolint:nilerr // fail open, on purpose
+	}
+	for i := range res {
+		note = append(note, ratePolicy{name: names[i], limits: buckets[i].Limits, res: res[i]})
+	}
+	if ok, i := ratelimit.Allowed(res); !ok {
+		if g.quotas.Refusals != nil {
+			g.quotas.Refusals.Refused(p.ProjectID)
+		}
+		return note, limited(&res[i], "for this "+names[i])
+	}
+	return note, nil
 }
 
 // allow asks l, nil for none. A limiter that fails lets the request
-// through, with no decision to report: an outage of the limiter must not
-// become an outage of the API. The one serve wires never fails: it falls
-// back to memory while Redis is down (ratelimit.Fallback), and logs that
-// once.
+// through, with no decision to report (see charge).
 func (g *authInterceptor) allow(ctx context.Context, l ratelimit.Limiter, key string) *ratelimit.Result {
 	if l == nil {
 		return nil
@@ -117,14 +151,6 @@ func (g *authInterceptor) allow(ctx context.Context, l ratelimit.Limiter, key st
 		return nil
 	}
 	return &res
-}
-
-// tighter returns the decision with fewer requests left (a when equal).
-func tighter(a, b *ratelimit.Result) *ratelimit.Result {
-	if a == nil || (b != nil && b.Remaining < a.Remaining) {
-		return b
-	}
-	return a
 }
 
 // limited is the refusal of a bucket; whose says which bucket ran out.
@@ -139,21 +165,21 @@ func limited(res *ratelimit.Result, whose string) error {
 	return err
 }
 
+// setRateHeaders sets the headers of one client address's decision (nil:
+// none), for the routes that spend only that bucket.
 func setRateHeaders(h http.Header, res *ratelimit.Result) {
-	if res == nil {
-		return
+	if res != nil {
+		rateNote{{name: policyAddress, res: *res}}.setHeaders(h)
 	}
-	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
 }
 
 func (g *authInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-		ctx, res, err := g.admit(ctx, req.Spec().Procedure, req.Header(), req.Peer().Addr, req.Any())
+		ctx, note, err := g.admit(ctx, req.Spec().Procedure, req.Header(), req.Peer().Addr, req.Any())
 		if err != nil {
 			var ce *connect.Error
 			if errors.As(err, &ce) {
-				setRateHeaders(ce.Meta(), res)
+				note.setHeaders(ce.Meta())
 			}
 			return nil, err
 		}
@@ -162,11 +188,11 @@ func (g *authInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 			err = toConnect(ctx, g.log, err)
 			var ce *connect.Error
 			if errors.As(err, &ce) {
-				setRateHeaders(ce.Meta(), res)
+				note.setHeaders(ce.Meta())
 			}
 			return nil, err
 		}
-		setRateHeaders(resp.Header(), res)
+		note.setHeaders(resp.Header())
 		return resp, nil
 	}
 }
@@ -179,15 +205,15 @@ func (g *authInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc
 	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
 		// A server stream's one request arrives with the headers; the wallet
 		// binding is checked against it by the handler (requireWallet).
-		ctx, res, err := g.admit(ctx, conn.Spec().Procedure, conn.RequestHeader(), conn.Peer().Addr, nil)
+		ctx, note, err := g.admit(ctx, conn.Spec().Procedure, conn.RequestHeader(), conn.Peer().Addr, nil)
 		if err != nil {
 			var ce *connect.Error
 			if errors.As(err, &ce) {
-				setRateHeaders(ce.Meta(), res)
+				note.setHeaders(ce.Meta())
 			}
 			return err
 		}
-		setRateHeaders(conn.ResponseHeader(), res)
+		note.setHeaders(conn.ResponseHeader())
 		return toConnect(ctx, g.log, next(ctx, conn))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 )
@@ -27,7 +28,7 @@ import (
 //	go test -run '^$' -bench 'REST' -benchmem -cpu 1 ./backend/server/
 
 func benchEnv(b *testing.B) *env {
-	e := newEnv(b, withLimiter(ratelimit.NewMemory(1e9, 1e9)))
+	e := newEnv(b, withQuota(1e6, 1e7, 0))
 	e.store.CacheStats(time.Second, time.Now) // as serve does
 	return e
 }
@@ -95,7 +96,7 @@ func BenchmarkBuildREST500(b *testing.B) {
 	fc := newFakeCluster(b)
 	fc.add(500)
 	// Cluster calls may take long on a busy machine: a 503 would end the run.
-	e := newEnv(b, withRPC(fc.url), withLimiter(ratelimit.NewMemory(1e9, 1e9)), withRPCTimeout(time.Minute), withPoller())
+	e := newEnv(b, withRPC(fc.url), withQuota(1e6, 1e7, 0), withRPCTimeout(time.Minute), withPoller())
 	wallet := fc.owner.String()
 	token := e.session(wallet)
 	listed := e.rest("GET", "/v1/wallet/"+wallet+"/assets?limit=1000", bearer(token), nil).status(200).json()["items"].([]any)
@@ -128,7 +129,7 @@ func BenchmarkBuildREST500(b *testing.B) {
 func BenchmarkListREST10000(b *testing.B) {
 	fc := newFakeCluster(b)
 	fc.addEmpty(10_000)
-	e := newEnv(b, withRPC(fc.url), withLimiter(ratelimit.NewMemory(1e9, 1e9)), withRPCTimeout(time.Minute))
+	e := newEnv(b, withRPC(fc.url), withQuota(1e6, 1e7, 0), withRPCTimeout(time.Minute))
 	wallet := fc.owner.String()
 	h := http.Header{"Authorization": {"Bearer " + e.session(wallet)}}
 	client := &http.Client{Transport: h2cTransport()}
@@ -193,7 +194,7 @@ func BenchmarkListREST10000(b *testing.B) {
 func BenchmarkStreamFirst10000(b *testing.B) {
 	fc := newFakeCluster(b)
 	fc.addEmpty(10_000)
-	e := newEnv(b, withRPC(fc.url), withLimiter(ratelimit.NewMemory(1e9, 1e9)), withRPCTimeout(time.Minute))
+	e := newEnv(b, withRPC(fc.url), withQuota(1e6, 1e7, 0), withRPCTimeout(time.Minute))
 	wallet := fc.owner.String()
 	tok := e.session(wallet)
 	c := e.connectClients()
@@ -222,4 +223,36 @@ func BenchmarkStreamFirst10000(b *testing.B) {
 		total += first()
 	}
 	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-first-chunk")
+}
+
+// BenchmarkWalletBesideALooper measures what a quiet wallet of a project
+// meets while another wallet of the same project loops at ten times its
+// share (20% of a 100/s quota, the looper at 200/s on the injected clock):
+// each op is 100 ms of the clock, the looper's 20 requests and, every
+// other op, one of the quiet wallet's. It reports the quiet wallet's
+// refusals (goal: none) and the looper's.
+func BenchmarkWalletBesideALooper(b *testing.B) {
+	const rps, burst, share = 100, 100, 20
+	clock := clocktest.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	e := newEnv(b, withLimiter(ratelimit.NewMemory(rps, burst, ratelimit.WithClock(clock.Now))), withQuota(rps, burst, share))
+	looper, quiet := e.session(newWallet()), e.session(newWallet())
+	var quietN, quietRefused, loopRefused int
+	b.ResetTimer()
+	for i := range b.N {
+		for range 20 {
+			if e.rest("GET", "/v1/stats", bearer(looper), nil).code == 429 {
+				loopRefused++
+			}
+		}
+		if i%2 == 0 {
+			quietN++
+			if e.rest("GET", "/v1/stats", bearer(quiet), nil).code == 429 {
+				quietRefused++
+			}
+		}
+		clock.Advance(100 * time.Millisecond)
+	}
+	b.ReportMetric(float64(quietRefused), "quiet-refused")
+	b.ReportMetric(float64(quietN), "quiet-requests")
+	b.ReportMetric(float64(loopRefused)/float64(b.N*20), "looper-refused/req")
 }

@@ -41,7 +41,7 @@ type CORS struct {
 
 // exposedHeaders are the response headers a cross-origin page may read:
 // the gRPC-Web status trailers sent as headers, and ours.
-var exposedHeaders = append(connectcors.ExposedHeaders(), "X-RateLimit-Limit", "X-RateLimit-Remaining", "Retry-After")
+var exposedHeaders = append(connectcors.ExposedHeaders(), "X-RateLimit-Limit", "X-RateLimit-Remaining", "Retry-After", "RateLimit-Policy", "RateLimit")
 
 // originPolicy decides which origins may call the API from a browser. A
 // preflight carries no credential, so it is allowed for an origin any

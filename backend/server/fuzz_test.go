@@ -20,7 +20,6 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
-	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
 )
 
@@ -85,7 +84,7 @@ func newFuzzEnv(t testing.TB) *fuzzEnv {
 	fc := newFakeCluster(t)
 	fc.add(6)
 	wc := &writeCounter{}
-	e := newEnv(t, withRPC(fc.url), withLimiter(ratelimit.NewMemory(1e9, 1e9)),
+	e := newEnv(t, withRPC(fc.url), withQuota(1e6, 1e7, 0),
 		withRelayStore(func(s relay.Store) relay.Store { wc.Store = s; return wc }))
 	wallet := fc.owner.String()
 	return &fuzzEnv{env: e, cluster: fc, wallet: wallet, token: e.session(wallet), writes: wc}

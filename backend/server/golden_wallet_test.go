@@ -56,7 +56,7 @@ func goldenEnv(t *testing.T, rpcURL string, burst int, opts ...option) *env {
 	hasher := auth.NewHasher(bytes.Repeat([]byte{7}, 32))
 	frozen := clocktest.New(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 	return newEnv(t, append([]option{withShared(storagetest.SQLite(t), keys, hasher), withRPC(rpcURL),
-		withRPCTimeout(5 * time.Second), withLimiter(ratelimit.NewMemory(1, burst, ratelimit.WithClock(frozen.Now))),
+		withRPCTimeout(5 * time.Second), withLimiter(ratelimit.NewMemory(1, burst, ratelimit.WithClock(frozen.Now))), withQuota(1, burst, 0),
 		withIPLimiter(ratelimit.NewMemory(1, 10*burst, ratelimit.WithClock(frozen.Now))),
 		withReferences(rand.NewChaCha8(sha256.Sum256([]byte("reclaim golden reference keys"))))}, opts...)...)
 }

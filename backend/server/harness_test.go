@@ -84,6 +84,9 @@ type option func(*options)
 
 type options struct {
 	limiter ratelimit.Limiter
+	// quotas sizes the projects' and wallets' buckets (1000/s, burst 1000,
+	// no wallet share unless set).
+	quotas server.Quotas
 	// ipLimiter holds the client addresses' buckets (generous unless set).
 	ipLimiter ratelimit.Limiter
 	rpcURL    string
@@ -111,6 +114,24 @@ type options struct {
 }
 
 func withLimiter(l ratelimit.Limiter) option { return func(o *options) { o.limiter = l } }
+
+// withQuota sizes every project's bucket (burst requests at once, rps a
+// second) and gives each wallet walletShare percent of it (0: none).
+func withQuota(rps float64, burst, walletShare int) option {
+	return func(o *options) {
+		o.quotas.Default, o.quotas.WalletShare = ratelimit.Limits{RPS: rps, Burst: burst}, walletShare
+	}
+}
+
+// frozenQuota gives every project a bucket of burst requests that never
+// refills (a frozen clock) and no wallet share: it empties after exactly
+// burst requests of all the project's keys and sessions.
+func frozenQuota(burst int) option {
+	return func(o *options) {
+		o.limiter = frozenLimiter(burst)
+		o.quotas.Default, o.quotas.WalletShare = ratelimit.Limits{RPS: 1, Burst: burst}, 0
+	}
+}
 func withIPLimiter(l ratelimit.Limiter) option {
 	return func(o *options) { o.ipLimiter = l }
 }
@@ -157,6 +178,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 	t.Helper()
 	o := options{
 		limiter:    ratelimit.NewMemory(1000, 1000),
+		quotas:     server.Quotas{Default: ratelimit.Limits{RPS: 1000, Burst: 1000}},
 		ipLimiter:  ratelimit.NewMemory(10000, 10000),
 		keyTTL:     2 * time.Second,
 		rpcTimeout: 300 * time.Millisecond,
@@ -195,6 +217,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 		Auth:      auth.NewAuthenticator(o.store, o.hasher, o.keys, o.keyTTL, clk.Now),
 		Issuer:    auth.NewIssuer(o.keys, clk.Now),
 		Limiter:   o.limiter,
+		Quotas:    o.quotas,
 		IPLimiter: o.ipLimiter,
 		Ledger:    ledger.NewService(o.store),
 		Wallet: wallet.New(wallet.Deps{

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"connectrpc.com/connect"
@@ -72,8 +73,8 @@ func (m *mcpFace) handler(tools []mcpTool) http.Handler {
 		Stateless: true, JSONResponse: true, MaxRequestBodyBytes: maxRequestBytes, Logger: m.log,
 	}), maxRequestBytes)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, res, err := m.gate.authenticate(r.Context(), r.Header, r.RemoteAddr)
-		setRateHeaders(w.Header(), res)
+		p, note, err := m.gate.authenticate(r.Context(), r.Header, r.RemoteAddr)
+		note.setHeaders(w.Header())
 		if err != nil {
 			if connect.CodeOf(err) == connect.CodeUnauthenticated {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="reclaim"`)
@@ -82,7 +83,8 @@ func (m *mcpFace) handler(tools []mcpTool) http.Handler {
 			writeError(w, err)
 			return
 		}
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+		ctx := withToolCharges(context.WithValue(r.Context(), principalKey{}, p), w.Header(), note)
+		h.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
@@ -114,6 +116,11 @@ func (m *mcpFace) call(ctx context.Context, t mcpTool, rule auth.Requirement, ar
 	if a, ok := msg.(addressed); ok {
 		wallet = a.GetAddress()
 	}
+	// Charged as its route: the wallet's share and the project's quota,
+	// before a session is minted for it.
+	if err := m.charge(ctx, wallet); err != nil {
+		return nil, err
+	}
 	p, err := m.principal(ctx, rule, wallet)
 	if err != nil {
 		return nil, err
@@ -122,6 +129,37 @@ func (m *mcpFace) call(ctx context.Context, t mcpTool, rule auth.Requirement, ar
 		return nil, err
 	}
 	return t.call(context.WithValue(ctx, principalKey{}, p), msg)
+}
+
+// charge spends one tool call from the buckets its route spends (the
+// request's principal acting on wallet), and puts the decisions in the
+// HTTP answer's headers.
+func (m *mcpFace) charge(ctx context.Context, wallet string) error {
+	tc, _ := ctx.Value(toolChargesKey{}).(*toolCharges)
+	if tc == nil {
+		return errors.New("mcp: a tool call outside an HTTP request")
+	}
+	note, err := m.gate.charge(ctx, principalFrom(ctx), wallet, tc.address)
+	tc.mu.Lock()
+	note.setHeaders(tc.header)
+	tc.mu.Unlock()
+	return err
+}
+
+type toolChargesKey struct{}
+
+// toolCharges is where the tool calls of one HTTP request on /mcp report
+// their rate-limit decisions: its answer's headers, written once the calls
+// have run; address is the client address's decision, spent once per
+// request.
+type toolCharges struct {
+	mu      sync.Mutex
+	header  http.Header
+	address rateNote
+}
+
+func withToolCharges(ctx context.Context, h http.Header, address rateNote) context.Context {
+	return context.WithValue(ctx, toolChargesKey{}, &toolCharges{header: h, address: address})
 }
 
 // principal is who a tool call acts as: the request's principal, or, for

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,7 +15,6 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/server"
 )
 
@@ -182,7 +182,7 @@ func mustJSON(t *testing.T, v any) string {
 func TestMCPAttacks(t *testing.T) {
 	fc := newFakeCluster(t)
 	fc.add(2)
-	e := newEnv(t, withRPC(fc.url), withLimiter(ratelimit.NewMemory(1000, 1000)))
+	e := newEnv(t, withRPC(fc.url), withQuota(1000, 1000, 0))
 	wallet := fc.owner.String()
 
 	for name, c := range map[string]cred{
@@ -267,10 +267,10 @@ func TestMCPAttacks(t *testing.T) {
 	})
 }
 
-// TestMCPRateLimit: /mcp spends from the same buckets as the API: a key's
-// bucket refuses the request that exceeds it with 429 and Retry-After.
+// TestMCPRateLimit: every HTTP request on /mcp spends its client address's
+// bucket; a refused one is a 429 with Retry-After.
 func TestMCPRateLimit(t *testing.T) {
-	e := newEnv(t, withLimiter(ratelimit.NewMemory(0.001, 2)))
+	e := newEnv(t, withIPLimiter(frozenLimiter(2)))
 	// However many requests the client's connection takes, the third
 	// request in all is refused.
 	s, err := e.mcpSession(t, apiKey(e.apiKey))
@@ -285,8 +285,88 @@ func TestMCPRateLimit(t *testing.T) {
 	}
 	r := e.rest("POST", "/mcp", apiKey(e.apiKey), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	r.restErr(429, "resource_exhausted")
-	if r.header.Get("Retry-After") == "" || r.header.Get("X-RateLimit-Limit") != "2" {
+	if r.header.Get("Retry-After") == "" || r.header.Get("X-RateLimit-Limit") != "2" || r.header.Get("RateLimit") != `"address";r=0;t=1` {
 		t.Errorf("429 headers %v", r.header)
+	}
+}
+
+// mcpCall posts one tools/call and returns the answer and its tool error
+// (nil when the tool succeeded).
+func (e *env) mcpCall(t *testing.T, c cred, tool string, args any) (*response, *toolErr) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":` + mustJSON(t, tool) + `,"arguments":` + mustJSON(t, args) + `}}`
+	accept := func(h http.Header) { c(h); h.Set("Accept", "application/json, text/event-stream") }
+	r := e.rest("POST", "/mcp", accept, body).status(200)
+	var resp struct {
+		Result struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(r.body, &resp); err != nil {
+		t.Fatalf("%s: %s", tool, r.body)
+	}
+	if !resp.Result.IsError {
+		return r, nil
+	}
+	var te toolErr
+	if err := json.Unmarshal([]byte(resp.Result.Content[0].Text), &te); err != nil {
+		t.Fatalf("%s: tool error %q", tool, resp.Result.Content[0].Text)
+	}
+	return r, &te
+}
+
+// Issue 30, "tool calls for one token": each tool call is charged to the
+// buckets of its route, the wallet's share first for a tool acting on a
+// wallet (the session the key mints for it is that wallet's), then the
+// project's quota; a refused call is a tool error with the REST 429 body,
+// and the HTTP answer carries the decisions' headers.
+func TestMCPToolCallsChargedAsTheirRoutes(t *testing.T) {
+	const burst, share = 8, 25 // a wallet's burst is 2
+	e := newEnv(t, frozenQuota(burst), withQuota(1, burst, share))
+	w1, w2 := newWallet(), newWallet()
+	for i := range 2 {
+		// No signature: the call passes its buckets, then its handler
+		// refuses it, as REST would.
+		r, te := e.mcpCall(t, apiKey(e.apiKey), "get_submission_status", map[string]any{"address": w1})
+		if te == nil || te.StatusCode != 400 {
+			t.Fatalf("call %d on wallet 1: %+v", i+1, te)
+		}
+		if got, want := r.header.Get("RateLimit"), fmt.Sprintf(`, "wallet";r=%d;t=4, "project";r=%d;t=1`, 1-i, burst-1-i); !strings.HasSuffix(got, want) {
+			t.Fatalf("call %d: RateLimit %q, want %q", i+1, got, want)
+		}
+	}
+	// Wallet 1's share is spent: its calls are refused, for this wallet,
+	// and leave the project's quota alone.
+	for range 3 {
+		r, te := e.mcpCall(t, apiKey(e.apiKey), "get_submission_status", map[string]any{"address": w1})
+		if te == nil || te.StatusCode != 429 || !strings.Contains(te.Message, "for this wallet") {
+			t.Fatalf("a call past wallet 1's share: %+v", te)
+		}
+		if got := r.header.Get("RateLimit"); !strings.Contains(got, `"wallet";r=0`) || !strings.Contains(got, `"project";r=6`) {
+			t.Fatalf("refused call: RateLimit %q", got)
+		}
+	}
+	// A session's own wallet share is the same bucket.
+	tok := e.session(w1) // the project has 5 left
+	if _, te := e.mcpCall(t, bearer(tok), "get_project_stats", nil); te == nil || te.StatusCode != 429 {
+		t.Fatalf("wallet 1's session past its share: %+v", te)
+	}
+	// Another wallet and the project's own calls spend the rest.
+	for range 2 {
+		if _, te := e.mcpCall(t, apiKey(e.apiKey), "get_submission_status", map[string]any{"address": w2}); te == nil || te.StatusCode != 400 {
+			t.Fatalf("wallet 2: %+v", te)
+		}
+	}
+	for range 3 {
+		if _, te := e.mcpCall(t, apiKey(e.apiKey), "get_project_stats", nil); te != nil {
+			t.Fatalf("project stats: %+v", te)
+		}
+	}
+	if _, te := e.mcpCall(t, apiKey(e.apiKey), "get_project_stats", nil); te == nil || te.StatusCode != 429 || !strings.Contains(te.Message, "for this project") {
+		t.Fatalf("a call past the project's quota: %+v", te)
 	}
 }
 

@@ -9,6 +9,7 @@ package server
 import (
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -41,11 +42,16 @@ const compressMinBytes = 1 << 10
 type Deps struct {
 	Auth   *auth.Authenticator
 	Issuer *auth.Issuer
-	// Limiter holds the credentials' buckets (one per API key, shared by
-	// its sessions); IPLimiter the client addresses', which every request
-	// spends from before its credentials are checked (nil: none).
+	// Limiter holds the credentials' buckets: one per project, shared by
+	// all its keys and sessions, and one per wallet of a project, its share
+	// of the project's, sized by Quotas (nil: none). IPLimiter holds the
+	// client addresses', which every request spends from before its
+	// credentials are checked (nil: none); IPLimits is its size, which the
+	// RateLimit-Policy header tells.
 	Limiter   ratelimit.Limiter
+	Quotas    Quotas
 	IPLimiter ratelimit.Limiter
+	IPLimits  ratelimit.Limits
 	// ClientIP tells a request's client, whose address is its per-address
 	// bucket (nil: the TCP peer).
 	ClientIP *clientip.Resolver
@@ -98,7 +104,16 @@ func New(d Deps) (http.Handler, error) {
 	obs := newObserver(d)
 	plans := newJSONPlans()
 	codec := newJSONCodec(nil, plans)
-	g := &authInterceptor{auth: d.Auth, perIP: d.IPLimiter, limiter: d.Limiter, clients: d.ClientIP, log: d.Log}
+	if d.Limiter != nil {
+		if err := ratelimit.Check(d.Quotas.Default.RPS, d.Quotas.Default.Burst); err != nil {
+			return nil, fmt.Errorf("server: the default project quota: %w", err)
+		}
+		if d.Quotas.WalletShare < 0 || d.Quotas.WalletShare > 100 {
+			return nil, fmt.Errorf("server: the wallet share must be from 0 to 100 percent, got %d", d.Quotas.WalletShare)
+		}
+	}
+	g := &authInterceptor{auth: d.Auth, perIP: d.IPLimiter, ipLimits: d.IPLimits, limiter: d.Limiter,
+		quotas: newQuotaBook(d.Quotas, d.DBTimeout, d.Log), clients: d.ClientIP, log: d.Log}
 	origins := newOriginPolicy(d.CORS, d.Auth, d.DBTimeout, d.Log)
 	// The handover first: the other interceptors see the whole request.
 	interceptors := append([]connect.Interceptor{handover{}}, obs.interceptors()...)

@@ -46,6 +46,8 @@ var schema = []migration{
 	{name: "20260521000017", comment: "submission_status", up: upSubmissionStatus},        // migrations_submissions.go
 	{name: "20260521000018", comment: "reported_tickets", up: upReportedTickets},          // migrations_submissions.go
 	{name: "20260521000019", comment: "signature_claims", up: upSignatureClaims},          // migrations_submissions.go
+	{name: "20260521000020", comment: "project_quotas", up: upProjectQuotas},              // migrations_quotas.go
+	{name: "20260521000021", comment: "rate_refusals", up: upRateRefusals},                // migrations_quotas.go
 }
 
 // Migrate brings the schema up to date. It is idempotent, and safe when

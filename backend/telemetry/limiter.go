@@ -31,15 +31,29 @@ func (c *countingLimiter) Allow(ctx context.Context, key string) (ratelimit.Resu
 	return res, err
 }
 
+func (c *countingLimiter) Take(ctx context.Context, buckets []ratelimit.Bucket) ([]ratelimit.Result, error) {
+	res, err := c.next.Take(ctx, buckets)
+	if err != nil {
+		c.m.limiterFails.Inc()
+		return res, err
+	}
+	if ok, i := ratelimit.Allowed(res); !ok {
+		c.m.rateLimited.WithLabelValues(bucketKind(buckets[i].Key)).Inc()
+	}
+	return res, nil
+}
+
 // bucketKind names a rate-limit key's kind by its prefix (see
 // backend/pkg/ratelimit): never the key itself, which identifies a caller.
 func bucketKind(key string) string {
 	prefix, _, _ := strings.Cut(key, ":")
 	switch prefix {
-	case "key":
-		return "api_key"
 	case "ip":
 		return "ip"
+	case "p":
+		return "project"
+	case "w":
+		return "wallet"
 	}
 	return "other"
 }

@@ -61,7 +61,7 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 		}, []string{"status", "code"}),
 		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace, Name: "rate_limited_total",
-			Help: "Requests refused by the rate limiter, by bucket kind (api_key: a key and its sessions; ip: a client address).",
+			Help: "Requests refused by the rate limiter, by the bucket that refused (ip: a client address; project: a project's quota; wallet: one wallet's share of it).",
 		}, []string{"bucket"}),
 		limiterFails: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace, Name: "rate_limiter_errors_total",

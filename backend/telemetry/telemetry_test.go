@@ -162,15 +162,34 @@ func (f fakeLimiter) Allow(context.Context, string) (ratelimit.Result, error) {
 	return ratelimit.Result{Allowed: f.allowed}, nil
 }
 
+// Take refuses with its last bucket, or with none when allowed.
+func (f fakeLimiter) Take(_ context.Context, buckets []ratelimit.Bucket) ([]ratelimit.Result, error) {
+	if f.fail {
+		return nil, errors.New("redis down")
+	}
+	res := make([]ratelimit.Result, len(buckets))
+	for i := range res {
+		res[i].Allowed = f.allowed || i < len(res)-1
+	}
+	return res, nil
+}
+
 func TestLimiterCountsRefusalsByKind(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m := telemetry.NewMetrics(reg)
-	for _, key := range []string{"key:key_1", "sess:abc", "ip:1.2.3.4", "ip:1.2.3.4", "weird"} {
+	for _, key := range []string{"sess:abc", "ip:1.2.3.4", "ip:1.2.3.4", "weird"} {
 		_, _ = m.Limiter(fakeLimiter{}).Allow(context.Background(), key)
 	}
-	_, _ = m.Limiter(fakeLimiter{allowed: true}).Allow(context.Background(), "key:key_1")
-	_, _ = m.Limiter(fakeLimiter{fail: true}).Allow(context.Background(), "key:key_1")
-	for kind, want := range map[string]float64{"api_key": 1, "ip": 2, "other": 2} {
+	wallet := ratelimit.Bucket{Key: "w:{prj_1}:A"}
+	project := ratelimit.Bucket{Key: "p:{prj_1}"}
+	ctx := context.Background()
+	_, _ = m.Limiter(fakeLimiter{}).Take(ctx, []ratelimit.Bucket{project, wallet})
+	_, _ = m.Limiter(fakeLimiter{}).Take(ctx, []ratelimit.Bucket{wallet, project})
+	_, _ = m.Limiter(fakeLimiter{}).Take(ctx, []ratelimit.Bucket{project})
+	_, _ = m.Limiter(fakeLimiter{allowed: true}).Take(ctx, []ratelimit.Bucket{wallet, project})
+	_, _ = m.Limiter(fakeLimiter{allowed: true}).Allow(ctx, "ip:1.2.3.4")
+	_, _ = m.Limiter(fakeLimiter{fail: true}).Take(ctx, []ratelimit.Bucket{project})
+	for kind, want := range map[string]float64{"wallet": 1, "project": 2, "ip": 2, "other": 2} {
 		if got := telemetrytest.Series(t, reg, "reclaim_rate_limited_total", map[string]string{"bucket": kind}).GetCounter().GetValue(); got != want {
 			t.Errorf("%s: %v refusals, want %v", kind, got, want)
 		}

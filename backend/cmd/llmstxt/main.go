@@ -137,7 +137,7 @@ Amounts are integers in lamports (1 SOL = 1,000,000,000 lamports), and every 64-
 6. Follow them until final (GET /v1/wallet/{address}/submissions?signature=S1&signature=S2&waitSeconds=N): submitted, confirmed (with the chain's slot and landed figures), failed, expired or unknown. A wallet that sent a transaction itself reports it at submit as {signature, submissionTicket}; it counts only if it landed as built.
 7. Confirmed transactions count in the project's stats (GET /v1/stats) and leaderboard (GET /v1/leaderboard).
 
-Every error has the body {statusCode, error, code, message, param}: param names the field or query parameter to fix. Every answer carries X-RateLimit-Limit and X-RateLimit-Remaining; a 429 also Retry-After. The same operations are Connect and gRPC procedures at /reclaim.v1.<Service>/<Method>.
+Every error has the body {statusCode, error, code, message, param}: param names the field or query parameter to fix. Every answer carries RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers: one item per bucket, "address", "wallet", "project"), X-RateLimit-Limit and X-RateLimit-Remaining; a 429 also Retry-After, and its message says which bucket ran out (for this wallet, for this project, from this address). The same operations are Connect and gRPC procedures at /reclaim.v1.<Service>/<Method>.
 
 ## REST routes
 

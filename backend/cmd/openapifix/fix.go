@@ -116,6 +116,8 @@ func fixOperation(op map[string]any) error {
 		return fmt.Errorf("operation %s: no 200 response", id)
 	}
 	ok200["headers"] = map[string]any{
+		"RateLimit-Policy":      map[string]any{"$ref": "#/components/headers/RateLimit-Policy"},
+		"RateLimit":             map[string]any{"$ref": "#/components/headers/RateLimit"},
 		"X-RateLimit-Limit":     map[string]any{"$ref": "#/components/headers/X-RateLimit-Limit"},
 		"X-RateLimit-Remaining": map[string]any{"$ref": "#/components/headers/X-RateLimit-Remaining"},
 	}

@@ -36,6 +36,7 @@ func newConsoleFor(cfg config.Config, e *env, log *slog.Logger, cluster string) 
 	return admin.New(admin.Deps{
 		Accounts: o, FormTokens: o, Sessions: o, Projects: o, Settings: o, Keys: e.projects, KeyChanges: o,
 		Members: o, MemberChanges: o, Origins: e.projects, OriginChanges: o, Audit: o, Webhooks: e.webhooks, WebhookChanges: o, Ledger: ledger.NewService(e.store), History: e.store,
+		Quotas:        consoleQuotas{cfg: cfg, e: e},
 		Explorer:      explorer,
 		AllowSignup:   cfg.AllowSignup,
 		SecureCookies: cfg.SecureCookiesOn(cfg.Addr),

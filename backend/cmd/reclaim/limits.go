@@ -14,10 +14,12 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/telemetry"
 )
 
-// limiters are the API's rate limiters: the credentials' buckets
-// (server.Deps.Limiter) and the client addresses' (IPLimiter).
+// limiters are the API's rate limiters: the projects' and wallets' buckets
+// (server.Deps.Limiter, each bucket sized by its project's quota) and the
+// client addresses' (IPLimiter, of ipLimits).
 type limiters struct {
 	keys, ips ratelimit.Limiter
+	ipLimits  ratelimit.Limits
 	close     func() error
 }
 
@@ -29,9 +31,10 @@ type limiters struct {
 func newLimiters(cfg config.Config, log *slog.Logger, m *telemetry.Metrics) (limiters, error) {
 	ipRPS, ipBurst := cfg.IPRateLimit()
 	l := limiters{
-		keys:  m.Limiter(ratelimit.NewMemory(cfg.RateLimitRPS, cfg.RateLimitBurst)),
-		ips:   m.Limiter(ratelimit.NewMemory(ipRPS, ipBurst)),
-		close: func() error { return nil },
+		keys:     m.Limiter(ratelimit.NewMemory(cfg.RateLimitRPS, cfg.RateLimitBurst)),
+		ips:      m.Limiter(ratelimit.NewMemory(ipRPS, ipBurst)),
+		ipLimits: ratelimit.Limits{RPS: ipRPS, Burst: ipBurst},
+		close:    func() error { return nil },
 	}
 	if cfg.RedisURL == "" {
 		return l, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/reclaim-sol/reclaim/backend/config"
+	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit/redistest"
 	"github.com/reclaim-sol/reclaim/backend/telemetry"
 	"github.com/reclaim-sol/reclaim/backend/telemetry/telemetrytest"
@@ -35,17 +36,25 @@ func TestLimitersRideOutRedisOutage(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = l.close() })
 	ctx := context.Background()
-	if res, err := l.keys.Allow(ctx, "key:k1"); err != nil || !res.Allowed || res.Limit != 2 {
-		t.Fatalf("credential bucket with Redis: %+v %v", res, err)
+	quota := ratelimit.Limits{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst}
+	take := func(key string) (ratelimit.Result, error) {
+		res, err := l.keys.Take(ctx, []ratelimit.Bucket{{Key: key, Limits: quota}})
+		if err != nil {
+			return ratelimit.Result{}, err
+		}
+		return res[0], nil
 	}
-	if res, err := l.ips.Allow(ctx, "ip:192.0.2.1"); err != nil || !res.Allowed || res.Limit != 20 {
-		t.Fatalf("address bucket with Redis: %+v %v, want ten times the credential's burst", res, err)
+	if res, err := take("p:{k1}"); err != nil || !res.Allowed || res.Limit != 2 {
+		t.Fatalf("project bucket with Redis: %+v %v", res, err)
+	}
+	if res, err := l.ips.Allow(ctx, "ip:192.0.2.1"); err != nil || !res.Allowed || res.Limit != 4 || l.ipLimits.Burst != 4 {
+		t.Fatalf("address bucket with Redis: %+v %v, want twice the default quota's burst", res, err)
 	}
 
 	srv.Stop(t)
 	refused := 0
 	for range 10 {
-		res, err := l.keys.Allow(ctx, "key:k2")
+		res, err := take("p:{k2}")
 		if err != nil {
 			t.Fatalf("with Redis down: %v", err)
 		}
@@ -68,7 +77,7 @@ func TestLimitersRideOutRedisOutage(t *testing.T) {
 	if m := telemetrytest.Series(t, reg, "reclaim_rate_limiter_errors_total", nil); m == nil || m.GetCounter().GetValue() < 1 {
 		t.Fatalf("reclaim_rate_limiter_errors_total = %v, want the failed Redis call counted", m)
 	}
-	if m := telemetrytest.Series(t, reg, "reclaim_rate_limited_total", map[string]string{"bucket": "api_key"}); m == nil || m.GetCounter().GetValue() != 8 {
-		t.Fatalf("reclaim_rate_limited_total{bucket=api_key} = %v, want 8", m)
+	if m := telemetrytest.Series(t, reg, "reclaim_rate_limited_total", map[string]string{"bucket": "project"}); m == nil || m.GetCounter().GetValue() != 8 {
+		t.Fatalf("reclaim_rate_limited_total{bucket=project} = %v, want 8", m)
 	}
 }

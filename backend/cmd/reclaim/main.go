@@ -62,6 +62,7 @@ const usage = `usage:
   reclaim project create --name N [--donation-wallet ADDR] [--owner EMAIL]
   reclaim project share --project ID --email EMAIL [--role owner|viewer]
   reclaim project origin --project ID --origin URL [--remove]   (a browser origin allowed to use its sessions)
+  reclaim project limits --project ID [--rps N --burst N | --default]   shows, sets or resets its quota
   reclaim webhooks add --project ID --url URL [--event TYPE ...]   prints the endpoint's id and its secret
   reclaim webhooks list --project ID
   reclaim webhooks remove --project ID --id ID
@@ -95,6 +96,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		}
 		if len(args) > 1 && args[1] == "origin" {
 			return projectOrigin(ctx, args[2:], getenv, stdout)
+		}
+		if len(args) > 1 && args[1] == "limits" {
+			return projectLimits(ctx, args[2:], getenv, stdout)
 		}
 	case "apikey":
 		if len(args) > 1 && args[1] == "create" {

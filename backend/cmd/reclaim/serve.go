@@ -28,6 +28,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/engine/cnft"
 	"github.com/reclaim-sol/reclaim/backend/engine/txbuild"
 	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
+	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/pkg/redact"
 	"github.com/reclaim-sol/reclaim/backend/pkg/seal"
 	"github.com/reclaim-sol/reclaim/backend/pkg/signing"
@@ -53,10 +54,11 @@ func serveFlags(cfg *config.Config) *flag.FlagSet {
 	fs.StringVar(&cfg.SolanaRPCURL, "solana-rpc-url", cfg.SolanaRPCURL, "cluster JSON-RPC (SOLANA_RPC_URL)")
 	fs.IntVar(&cfg.RPCConcurrency, "rpc-concurrency", cfg.RPCConcurrency, "cluster calls one request has in flight at most (RECLAIM_RPC_CONCURRENCY)")
 	fs.StringVar(&cfg.RedisURL, "redis-url", cfg.RedisURL, "Redis for rate limits (REDIS_URL)")
-	fs.Float64Var(&cfg.RateLimitRPS, "rate-limit-rps", cfg.RateLimitRPS, "requests per second per API key, shared by its sessions (RECLAIM_RATE_LIMIT_RPS)")
-	fs.IntVar(&cfg.RateLimitBurst, "rate-limit-burst", cfg.RateLimitBurst, "bucket capacity (RECLAIM_RATE_LIMIT_BURST)")
-	fs.Float64Var(&cfg.RateLimitIPRPS, "rate-limit-ip-rps", cfg.RateLimitIPRPS, "requests per second per client address, valid credentials or not; 0: ten times -rate-limit-rps (RECLAIM_RATE_LIMIT_IP_RPS)")
-	fs.IntVar(&cfg.RateLimitIPBurst, "rate-limit-ip-burst", cfg.RateLimitIPBurst, "a client address's bucket capacity; 0: ten times -rate-limit-burst (RECLAIM_RATE_LIMIT_IP_BURST)")
+	fs.Float64Var(&cfg.RateLimitRPS, "rate-limit-rps", cfg.RateLimitRPS, "requests per second of a project without a quota of its own, shared by all its keys and sessions (RECLAIM_RATE_LIMIT_RPS)")
+	fs.IntVar(&cfg.RateLimitBurst, "rate-limit-burst", cfg.RateLimitBurst, "that quota's burst (RECLAIM_RATE_LIMIT_BURST)")
+	fs.IntVar(&cfg.RateLimitWalletShare, "rate-limit-wallet-share", cfg.RateLimitWalletShare, "percent of its project's quota one wallet may spend, 1 to 100 (RECLAIM_RATE_LIMIT_WALLET_SHARE)")
+	fs.Float64Var(&cfg.RateLimitIPRPS, "rate-limit-ip-rps", cfg.RateLimitIPRPS, "requests per second per client address, valid credentials or not; 0: twice -rate-limit-rps (RECLAIM_RATE_LIMIT_IP_RPS)")
+	fs.IntVar(&cfg.RateLimitIPBurst, "rate-limit-ip-burst", cfg.RateLimitIPBurst, "a client address's bucket capacity; 0: twice -rate-limit-burst (RECLAIM_RATE_LIMIT_IP_BURST)")
 	fs.IntVar(&cfg.ServiceFeeBPS, "service-fee-bps", cfg.ServiceFeeBPS, "service fee in basis points (RECLAIM_SERVICE_FEE_BPS)")
 	fs.StringVar(&cfg.TreasuryWallet, "treasury-wallet", cfg.TreasuryWallet, "service fee recipient (RECLAIM_TREASURY_WALLET)")
 	fs.DurationVar(&cfg.TicketTTL, "ticket-ttl", cfg.TicketTTL, "submission ticket lifetime (RECLAIM_TICKET_TTL_SECONDS)")
@@ -174,6 +176,8 @@ func serveListening(ctx context.Context, args []string, getenv func(string) stri
 	}()
 	dispatcherDone := startDispatcher(trackCtx, cfg, env, log)
 	defer func() { stopTracking(); <-dispatcherDone }()
+	refusalsDone := flushRefusals(trackCtx, env, cfg, log)
+	defer func() { stopTracking(); <-refusalsDone }()
 	if poller != nil {
 		// The builds' blockhash and fees, read in the background until
 		// the server stops (tracking stops then too).
@@ -250,13 +254,19 @@ type apiParts struct {
 func newAPI(cfg config.Config, env *env, parts apiParts, log *slog.Logger, ops *operations) (http.Handler, error) {
 	env.store.CacheStats(statsTTL, time.Now)
 	return server.New(server.Deps{
-		ClientIP:    clientip.New(cfg.TrustedProxies),
-		Admin:       parts.console,
-		CORS:        server.CORS{Default: cfg.CORSOrigins, Origins: env.projects, Refresh: cfg.SessionCheckInterval},
-		Auth:        auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
-		Issuer:      auth.NewIssuer(env.keys, time.Now),
-		Limiter:     parts.limits.keys,
+		ClientIP: clientip.New(cfg.TrustedProxies),
+		Admin:    parts.console,
+		CORS:     server.CORS{Default: cfg.CORSOrigins, Origins: env.projects, Refresh: cfg.SessionCheckInterval},
+		Auth:     auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
+		Issuer:   auth.NewIssuer(env.keys, time.Now),
+		Limiter:  parts.limits.keys,
+		Quotas: server.Quotas{
+			Default:     ratelimit.Limits{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst},
+			WalletShare: cfg.RateLimitWalletShare, Source: env.projects, Refresh: cfg.SessionCheckInterval,
+			Refusals: env.refusals,
+		},
 		IPLimiter:   parts.limits.ips,
+		IPLimits:    parts.limits.ipLimits,
 		Ledger:      ledger.NewService(env.store),
 		Wallet:      parts.wallet,
 		Ping:        env.store.Ready,
@@ -424,6 +434,9 @@ type env struct {
 	// formKey signs the console's sign-in form tokens: derived from the
 	// pepper, which every instance sharing a database shares.
 	formKey []byte
+	// refusals counts the rate limiter's refusals per project in memory;
+	// serve adds them to the database once a minute (flushRefusals).
+	refusals *project.RefusalCounter
 }
 
 // open opens storage (migrated) and the secrets, and builds the domain
@@ -460,7 +473,8 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*env, error
 	}
 	hooks := webhooks.NewService(store, store, webhooks.Options{Box: box, Insecure: cfg.WebhookAllowInsecure, Now: time.Now})
 	owners := owner.NewService(store, projects, owner.Options{Now: time.Now, Log: log, Webhooks: hooks})
-	return &env{store: store, hasher: hasher, keys: keys, projects: projects, owners: owners, webhooks: hooks, formKey: deriveKey(pepper, "reclaim console form tokens")}, nil
+	return &env{store: store, hasher: hasher, keys: keys, projects: projects, owners: owners, webhooks: hooks,
+		formKey: deriveKey(pepper, "reclaim console form tokens"), refusals: project.NewRefusalCounter(store, time.Now)}, nil
 }
 
 // deriveKey is the key for purpose under secret: HMAC-SHA256(secret,

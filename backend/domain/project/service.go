@@ -13,6 +13,7 @@ type Store interface {
 	ProjectStore
 	KeyStore
 	OriginStore
+	QuotaStore
 }
 
 // ProjectStore keeps projects. An unknown id gives ErrNotFound.

@@ -16,6 +16,8 @@ import (
 // fakeStore keeps projects and keys in maps, as the storage package's
 // contract says.
 type fakeStore struct {
+	project.QuotaStore // the quota tests run on real storage (storage/quotas_test.go)
+
 	projects map[string]project.Project
 	keys     map[string]project.APIKey
 	origins  []project.Origin

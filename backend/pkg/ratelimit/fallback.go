@@ -96,19 +96,32 @@ func NewFallback(primary, fallback Limiter, b *Breaker) *Fallback {
 // with the fallback. A call given up by its caller (a cancelled context) is
 // not the store's failure.
 func (f *Fallback) Allow(ctx context.Context, key string) (Result, error) {
-	ok, probe := f.b.try()
+	return fallBack(ctx, f.b, func(l Limiter) (Result, error) { return l.Allow(ctx, key) }, f.primary, f.fallback)
+}
+
+// Take is Allow's rule for a Take: the primary while it answers, else
+// the fallback.
+func (f *Fallback) Take(ctx context.Context, buckets []Bucket) ([]Result, error) {
+	return fallBack(ctx, f.b, func(l Limiter) ([]Result, error) { return l.Take(ctx, buckets) }, f.primary, f.fallback)
+}
+
+// fallBack asks primary through ask when the breaker lets it and it
+// answers, otherwise fallback. A call given up by its caller (a cancelled
+// context) is not the store's failure.
+func fallBack[T any](ctx context.Context, b *Breaker, ask func(Limiter) (T, error), primary, fallback Limiter) (T, error) {
+	ok, probe := b.try()
 	if !ok {
-		return f.fallback.Allow(ctx, key)
+		return ask(fallback)
 	}
-	res, err := f.primary.Allow(ctx, key)
+	res, err := ask(primary)
 	switch {
 	case err == nil:
 		if probe {
-			f.b.recovered(ctx)
+			b.recovered(ctx)
 		}
 		return res, nil
 	case ctx.Err() == nil:
-		f.b.failed(ctx, err)
+		b.failed(ctx, err)
 	}
-	return f.fallback.Allow(ctx, key)
+	return ask(fallback)
 }

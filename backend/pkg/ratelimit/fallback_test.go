@@ -29,6 +29,14 @@ func (c *countingErrors) Allow(ctx context.Context, key string) (Result, error) 
 	return res, err
 }
 
+func (c *countingErrors) Take(ctx context.Context, buckets []Bucket) ([]Result, error) {
+	res, err := c.next.Take(ctx, buckets)
+	if err != nil {
+		c.n.Add(1)
+	}
+	return res, err
+}
+
 // With Redis stopped, the limits hold per instance in memory and the
 // outage is logged once however many requests meet it; once Redis is back
 // the buckets are shared again, and that is logged once.

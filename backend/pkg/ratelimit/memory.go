@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"context"
 	"hash/maphash"
+	"slices"
 	"sync"
 	"time"
 )
@@ -117,5 +118,70 @@ func (s *shard) sweep(now int64) {
 			fresh[key] = tat
 		}
 		s.tat = fresh
+	}
+}
+
+// Take spends one token from each bucket, or none from any (Taker). The
+// buckets' shards are locked together, in shard order, so the decision is
+// atomic against every other Allow and Take of this limiter.
+func (m *Memory) Take(_ context.Context, buckets []Bucket) ([]Result, error) {
+	n := len(buckets)
+	if n == 0 || n > MaxBuckets {
+		return nil, errBuckets(n)
+	}
+	var gs [MaxBuckets]gcra
+	var idx [MaxBuckets]uint64
+	for i, b := range buckets {
+		g, err := bucketGCRA(b.Limits, time.Nanosecond)
+		if err != nil {
+			return nil, err
+		}
+		gs[i] = g
+		idx[i] = maphash.String(m.seed, b.Key) % numShards
+	}
+	now := int64(m.now().Sub(m.base))
+	order := idx
+	locked := m.lock(order[:n], now)
+	defer m.unlock(locked)
+
+	var tat [MaxBuckets]int64
+	took := true
+	for i, b := range buckets {
+		tat[i] = max(m.shards[idx[i]].tat[b.Key], now)
+		if tat[i]+gs[i].interval-now > gs[i].capacity {
+			took = false
+		}
+	}
+	res := make([]Result, n)
+	for i, b := range buckets {
+		if took {
+			tat[i] += gs[i].interval
+			m.shards[idx[i]].tat[b.Key] = tat[i]
+		}
+		res[i] = gs[i].result(tat[i]-now, took)
+	}
+	return res, nil
+}
+
+// lock sorts order (a copy of the buckets' shards), locks each distinct
+// shard in ascending order (so two Takes never wait for each other
+// crosswise), sweeping those that are due, and returns them for unlock.
+func (m *Memory) lock(order []uint64, now int64) []uint64 {
+	slices.Sort(order)
+	order = slices.Compact(order)
+	for _, i := range order {
+		s := &m.shards[i]
+		s.mu.Lock()
+		if now >= s.nextSweep {
+			s.sweep(now)
+			s.nextSweep = now + m.sweepEvery
+		}
+	}
+	return order
+}
+
+func (m *Memory) unlock(order []uint64) {
+	for _, i := range order {
+		m.shards[i].mu.Unlock()
 	}
 }

@@ -1,7 +1,9 @@
 // Package ratelimit holds the token buckets that guard the API: one per
-// client address (ip:<addr>), which every request spends from before its
-// credentials are checked, and one per API key (key:<api key id>), which the
-// key and every session minted from it share.
+// client address, which every request spends from before its credentials
+// are checked (Allow, with the limiter's own limits), and the buckets an
+// authenticated request spends from together (Take, each bucket with its
+// own limits: a project's quota and a wallet's share of it), all or
+// nothing.
 //
 // A bucket holds at most burst tokens and refills at rps tokens per second;
 // each request takes one token. The bucket is kept as a generic cell rate
@@ -51,12 +53,19 @@ type Result struct {
 	// RetryAfter is zero when Allowed; otherwise it is the time until one
 	// token is available again.
 	RetryAfter time.Duration
+	// Next is the time until the bucket holds one more whole token than
+	// Remaining (zero when it is full): what the RateLimit header's t
+	// says. Take sets it; Allow leaves it zero.
+	Next time.Duration
 }
 
-// Limiter decides whether the request identified by key may proceed.
-// Implementations are safe for concurrent use.
+// Limiter decides whether the request identified by key may proceed, with
+// the limiter's own limits (Allow), or whether a request may spend from
+// several buckets of their own limits (Take). Implementations are safe for
+// concurrent use.
 type Limiter interface {
 	Allow(ctx context.Context, key string) (Result, error)
+	Taker
 }
 
 var (

@@ -34,6 +34,7 @@ func runSuite(t *testing.T, tg target) {
 		t.Parallel()
 		testConcurrent(t, tg)
 	})
+	runTakeSuite(t, tg)
 }
 
 func testBurstThenDeny(t *testing.T, tg target) {

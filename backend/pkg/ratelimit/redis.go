@@ -90,3 +90,68 @@ func (r *Redis) Allow(ctx context.Context, key string) (Result, error) {
 		RetryAfter: time.Duration(vals[2]) * r.g.unit,
 	}, nil
 }
+
+// takeScript is Memory.Take in Lua, in microseconds: KEYS are the buckets,
+// ARGV their interval and capacity in pairs. It reads every bucket, takes
+// one token from each only when each has one, and returns {took, ahead of
+// each bucket} (how far its arrival time is ahead of now once decided),
+// from which gcra.result makes the Results, as Memory's do. Keep it in
+// step with Memory.Take. In Redis Cluster the keys of one take must share a
+// slot: the server names them with one hash tag, the project's.
+var takeScript = redis.NewScript(`
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local n = #KEYS
+local tats = {}
+local took = 1
+for i = 1, n do
+  local tat = tonumber(redis.call('GET', KEYS[i])) or 0
+  if tat < now then tat = now end
+  if tat + tonumber(ARGV[2*i-1]) - now > tonumber(ARGV[2*i]) then took = 0 end
+  tats[i] = tat
+end
+local out = {took}
+for i = 1, n do
+  local tat = tats[i]
+  if took == 1 then
+    tat = tat + tonumber(ARGV[2*i-1])
+    redis.call('SET', KEYS[i], string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000))
+  end
+  out[i+1] = tat - now
+end
+return out
+`)
+
+// Take spends one token from each bucket, or none from any (Taker), in one
+// atomic script; errors as Allow's.
+func (r *Redis) Take(ctx context.Context, buckets []Bucket) ([]Result, error) {
+	n := len(buckets)
+	if n == 0 || n > MaxBuckets {
+		return nil, errBuckets(n)
+	}
+	var gs [MaxBuckets]gcra
+	keys := make([]string, n)
+	args := make([]any, 0, 2*n)
+	for i, b := range buckets {
+		g, err := bucketGCRA(b.Limits, time.Microsecond)
+		if err != nil {
+			return nil, err
+		}
+		gs[i] = g
+		keys[i] = r.prefix + b.Key
+		args = append(args, g.interval, g.capacity)
+	}
+	vals, err := takeScript.Run(ctx, r.client, keys, args...).Int64Slice()
+	if err != nil {
+		return nil, fmt.Errorf("ratelimit: redis: %w", err)
+	}
+	if len(vals) != n+1 {
+		return nil, fmt.Errorf("ratelimit: redis: script returned %d values, want %d", len(vals), n+1)
+	}
+	res := make([]Result, n)
+	for i := range res {
+		res[i] = gs[i].result(vals[i+1], vals[0] == 1)
+	}
+	return res, nil
+}

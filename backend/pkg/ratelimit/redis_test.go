@@ -241,3 +241,10 @@ func BenchmarkRedisAllow(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkRedisTake measures a session's take (two buckets, one script
+// call) from parallel callers over many wallets.
+func BenchmarkRedisTake(b *testing.B) {
+	client := testRedisClient(b)
+	benchTake(b, NewRedis(client, 100, 20, WithPrefix(testPrefix(b, client))))
+}
