@@ -238,7 +238,10 @@ func (s *Service) Redeliver(ctx context.Context, projectID, endpointID, delivery
 // sends cost others.
 func (s *Service) throttle(ctx context.Context, projectID, id string) error {
 	res, err := s.manual.Allow(ctx, "webhook-manual:"+projectID+":"+id)
-	if err != nil || res.Allowed {
+	if err != nil {
+		return nil //nolint:nilerr // a throttle that fails allows (above)
+	}
+	if res.Allowed {
 		return nil
 	}
 	return webhook.Throttled(res.RetryAfter)
