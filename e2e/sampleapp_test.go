@@ -24,11 +24,25 @@ import (
 	"github.com/reclaim-sol/reclaim/examples/integrator"
 )
 
+// sampleApp is examples/web built once per test binary: the sample app's
+// tests run in parallel, and two npm ci in one directory at once remove
+// each other's files (esbuild's spawn failed with ETXTBSY).
+var sampleApp struct {
+	mu    sync.Mutex
+	built bool
+	dir   string
+}
+
 // buildSampleApp installs examples/web (with the generated client as a
-// copy, as an integrator's dependency would be) and bundles it.
+// copy, as an integrator's dependency would be) and bundles it, once.
 func buildSampleApp(t *testing.T) string {
 	t.Helper()
 	dir := npmPackage(t, "../examples/web")
+	sampleApp.mu.Lock()
+	defer sampleApp.mu.Unlock()
+	if sampleApp.built {
+		return sampleApp.dir
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	// npm ci again: node_modules holds a copy of gen/ts, which may be newer.
@@ -43,6 +57,7 @@ func buildSampleApp(t *testing.T) string {
 			t.Logf("sample app: %s", strings.TrimSpace(string(out[strings.Index(string(out), "dist/"):])))
 		}
 	}
+	sampleApp.built, sampleApp.dir = true, dir
 	return dir
 }
 

@@ -147,8 +147,10 @@ func checkPacking(t *testing.T, res txbuild.Result, items int) {
 		if tx.LedgerType == ledger.TypeTokenAccountClosure {
 			closures++
 			last := i+1 == len(res.Txs) || res.Txs[i+1].LedgerType != tx.LedgerType
-			if !last && len(tx.Includes) <= 20 {
-				t.Errorf("closure tx %d holds %d items (%d bytes), want more than 20", i, len(tx.Includes), raw)
+			// 20 closes fill a transaction beside its reference key (41
+			// bytes, about one close).
+			if !last && len(tx.Includes) < 20 {
+				t.Errorf("closure tx %d holds %d items (%d bytes), want 20 at least", i, len(tx.Includes), raw)
 			}
 		}
 		t.Logf("tx %d: %s, %d items, %d bytes, %d CU", i, tx.LedgerType, len(tx.Includes), raw, tx.ComputeUnits)
