@@ -65,6 +65,8 @@ func TestCLIProjectLimits(t *testing.T) {
 		{[]string{"--project", p, "--rps", "10"}, "give --rps and --burst together"},
 		{[]string{"--project", p, "--rps", "10", "--burst", "20", "--default"}, "not both"},
 		{[]string{"--project", p, "--rps", "-1", "--burst", "20"}, "the rate must be above 0"},
+		{[]string{"--project", p, "--rps", "0", "--burst", "3"}, "the rate must be above 0"},
+		{[]string{"--project", p, "--burst", "3"}, "give --rps and --burst together"},
 		{[]string{"--project", p, "--rps", "100", "--burst", "20"}, "the burst (20) must be at least the rate (100"},
 		{[]string{"--project", "prj_nope", "--rps", "10", "--burst", "20"}, "no project prj_nope"},
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -30,13 +31,15 @@ func projectLimits(ctx context.Context, args []string, getenv func(string) strin
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	set := *rps != 0 || *burst != 0
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	set := given["rps"] || given["burst"]
 	switch {
 	case *projectID == "":
 		return usageError{"project limits: --project is required"}
 	case set && *toDefault:
 		return usageError{"project limits: give either --rps and --burst or --default, not both"}
-	case set && (*rps == 0 || *burst == 0):
+	case set && !(given["rps"] && given["burst"]):
 		return usageError{"project limits: give --rps and --burst together"}
 	case set:
 		if err := project.CheckQuota(*rps, *burst); err != nil {
