@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/service/owner"
@@ -67,7 +68,9 @@ func (d deviceCookies) issue(ownerID string, now time.Time) string {
 // check returns the device value names, if this key signed it for its
 // owner less than deviceTTL before now; the zero Device otherwise.
 func (d deviceCookies) check(value string, now time.Time) owner.Device {
-	if len(value) > base64.RawURLEncoding.EncodedLen(deviceFixedLen+maxDeviceOwnerID) {
+	// Go's base64 decoders skip CR and LF even when strict: a value with
+	// them is not the one we issued, whatever it decodes to.
+	if len(value) > base64.RawURLEncoding.EncodedLen(deviceFixedLen+maxDeviceOwnerID) || strings.ContainsAny(value, "\r\n") {
 		return owner.Device{}
 	}
 	b, err := base64.RawURLEncoding.Strict().DecodeString(value)
