@@ -15,16 +15,16 @@
 // sendTransaction with preflight and maxRetries 0, within the request's
 // SendTimeout.
 //
-// Only an answer decides (send.go, outcome.go): a transaction the cluster
-// accepted, or has already, consumes its ticket; one it refused, or that no
-// node processed (an HTTP error without a JSON-RPC answer, an answer that
-// is not JSON-RPC, no connection), releases the claim once the cluster says
-// it does not know the signature, and the ticket may be submitted again. A
-// send that ended without an answer keeps the claim: the transaction may
-// have reached the cluster, and the tracker sends it again until it lands
-// or expires. A claim left sending by an instance that died mid-send is
-// sent again by the next submit of the same ticket, once SendGrace has
-// passed.
+// Only the node's answer decides (send.go, outcome.go): a transaction the
+// cluster accepted, or has already, consumes its ticket; one the node
+// refused (a JSON-RPC error), or that was never sent (no connection could
+// be made), releases the claim once the cluster says it does not know the
+// signature, and the ticket may be submitted again. Any other send (an HTTP
+// error page, an answer that is not JSON-RPC, no answer) may have reached
+// the node: the claim is kept, and the tracker follows it and sends it
+// again until it lands or expires. A claim left sending by an instance that
+// died mid-send is adopted by the tracker once SendGrace has passed, and
+// sent again by it or by the next submit of the same ticket.
 package relay
 
 import (
