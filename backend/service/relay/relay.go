@@ -74,6 +74,14 @@ const (
 	CodeTransactionFailed Code = "TRANSACTION_FAILED"
 )
 
+// Curable reports whether a failure with code c is one a retry of the
+// same entry may cure: RPC_ERROR (nothing was sent, or the node refused it
+// now; the ticket was not consumed) and IN_FLIGHT (its outcome is not known
+// yet). An idempotency key never keeps an answer holding one.
+func (c Code) Curable() bool {
+	return c == CodeRPCError || c == CodeInFlight
+}
+
 // RPC is what the relay needs of the cluster: to send, to learn whether
 // the cluster knows a transaction and whether its blockhash lives, and to
 // read a reported transaction that landed already (report.go).
