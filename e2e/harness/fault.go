@@ -48,7 +48,8 @@ type FaultProxy struct {
 // FaultKind is what the proxy does with a call.
 type FaultKind int
 
-// The faults. Only Forward and Cut reach the validator.
+// The faults. Only Forward and Cut reach the validator, and Status and
+// Malformed with Fault.ForwardAfter (late).
 const (
 	// Forward passes the call to the validator and its answer back.
 	Forward FaultKind = iota
