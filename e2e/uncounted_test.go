@@ -59,6 +59,7 @@ func TestErrorPageForwardedLaterIsCounted(t *testing.T) {
 	v, proxy, s, r := proxiedReclaim(t, "RECLAIM_WEBHOOK_ALLOW_INSECURE=1")
 	s.addWebhook(t, recv.URL+"/hooks/reclaim")
 	proxy.Set("sendTransaction", firstSendOf(r.sig, harness.Fault{Kind: harness.Status, Status: 500, ForwardAfter: 1500 * time.Millisecond}))
+	start := time.Now()
 	res := s.submitOne(t, r)
 	if res.Status != "submitted" || res.Signature == nil || *res.Signature != r.sig {
 		t.Fatalf("the submit answered %v; want submitted with its signature (the gateway may have passed it on)", res)
@@ -71,6 +72,7 @@ func TestErrorPageForwardedLaterIsCounted(t *testing.T) {
 	if got.Status != "confirmed" || got.Landed == nil {
 		t.Fatalf("the landed transaction's status: %+v", got)
 	}
+	t.Logf("confirmed in the status API %s after the submit", time.Since(start).Round(time.Millisecond))
 	waitFor(t, "stats count the landed reclaim", 30*time.Second, func() bool { return s.transactions(t) == 1 })
 	waitFor(t, "submission.confirmed delivered", 60*time.Second, func() bool {
 		for _, q := range recv.requests() {
@@ -113,30 +115,27 @@ func TestKeyedSubmitRetriedAfterRPCError(t *testing.T) {
 	}
 }
 
-// TestKeyedSubmitAfterAKillMidSend: an instance is killed (SIGKILL) while
-// its keyed submit's send is held by the proxy: the claim stays `sending`
-// and the key in flight. The same submit with the same key, retried on
-// another instance on the same ledger while the blockhash is valid, gets
-// an answer (submitted or duplicate with the signature; 409 only while
-// the first submit could still be running) and the transaction lands and
-// is counted once. Before, the key's 90 s lease outlived the blockhash and
-// no one sent a claim left sending: 409s, then TICKET_EXPIRED.
-func TestKeyedSubmitAfterAKillMidSend(t *testing.T) {
-	t.Parallel()
+// killedMidSend starts two instances on one ledger, each calling the
+// validator through its own path of one fault proxy, and has the first
+// one's submit of a reclaim (with Idempotency-Key key) held in its send by
+// the proxy while the instance is killed (SIGKILL): the claim stays
+// `sending`, with the key in flight. It returns the proxy, the surviving
+// instance, the reclaim and when the kill was.
+func killedMidSend(t *testing.T, key string) (*harness.Validator, *harness.FaultProxy, *service, reclaim, time.Time) {
+	t.Helper()
 	v := harness.Shared(t)
 	proxy := v.NewFaultProxy(t)
 	a := startService(t, v, "SOLANA_RPC_URL="+proxy.URL+"/a")
 	b := a.another("SOLANA_RPC_URL=" + proxy.URL + "/b")
 	r := a.prepare(t, landingWallets(t, v, 1)[0])
 	held := make(chan struct{})
-	defer close(held)
+	t.Cleanup(func() { close(held) })
 	proxy.Set("sendTransaction", func(c harness.FaultCall) harness.Fault {
 		if c.Path == "/a" {
 			return harness.Fault{Kind: harness.Hang, Until: held}
 		}
 		return harness.Fault{Kind: harness.Forward}
 	})
-	const key = "submit-killed-mid-send"
 	first := make(chan error, 1)
 	go func() { // the client of the killed instance: its answer never comes
 		req := r.submitRequest(a.url)
@@ -152,8 +151,42 @@ func TestKeyedSubmitAfterAKillMidSend(t *testing.T) {
 	if err := <-first; err == nil {
 		t.Fatal("the killed instance answered its submit")
 	}
-	killed := time.Now()
+	return v, proxy, b, r, time.Now()
+}
 
+// TestKilledMidSendIsCountedWithoutARetry: nobody retries the submit of an
+// instance killed mid-send. The claim it left `sending` holds the signed
+// bytes: once its submit can no longer be running, the other instance's
+// tracker adopts it and sends it again, and it lands and is counted.
+// Before, the tracker never sent a claim left sending: it expired unsent.
+func TestKilledMidSendIsCountedWithoutARetry(t *testing.T) {
+	t.Parallel()
+	v, proxy, b, r, killed := killedMidSend(t, "submit-never-retried")
+	waitLanded(t, v, 60*time.Second, r.sig)
+	waitFor(t, "stats count the landed reclaim", 60*time.Second, func() bool { return b.transactions(t) == 1 })
+	var adopted []harness.Send
+	for _, sd := range rebroadcasts(proxy, r.sig) {
+		if sd.Path == "/b" {
+			adopted = append(adopted, sd)
+		}
+	}
+	if len(adopted) == 0 {
+		t.Fatalf("landed without a rebroadcast by the surviving instance: %+v", proxy.SendsOf(r.sig))
+	}
+	t.Logf("first rebroadcast by the surviving instance %s after the kill", adopted[0].At.Sub(killed).Round(time.Millisecond))
+}
+
+// TestKeyedSubmitAfterAKillMidSend: after an instance was killed mid-send,
+// the same submit with the same key, retried on another instance on the
+// same ledger while the blockhash is valid, gets an answer (submitted or
+// duplicate with the signature; 409 only while the first submit could
+// still be running) and the transaction lands and is counted once. Before,
+// the key's 90 s lease outlived the blockhash and no one sent a claim left
+// sending: 409s, then TICKET_EXPIRED.
+func TestKeyedSubmitAfterAKillMidSend(t *testing.T) {
+	t.Parallel()
+	const key = "submit-killed-mid-send"
+	v, _, b, r, killed := killedMidSend(t, key)
 	var res submitResult
 	for {
 		h, err := v.RPC.GetBlockHeight(context.Background(), rpc.CommitmentProcessed)
