@@ -383,8 +383,12 @@ func outOfTime() Result {
 }
 
 // SendGrace is how long a claimed transaction may still be being sent by
-// the submit that claimed it. A claim still sending after it was orphaned:
-// the instance that held it died before it learned the cluster's answer.
+// the submit that claimed it: its sends end DefaultSendTimeout after the
+// submit started, each check after them takes checkTimeout, its ledger
+// writes a few seconds. A claim still sending after it was orphaned: the
+// instance that held it died before it learned the cluster's answer; the
+// tracker adopts it (tracker.go), and a submit's idempotency key is leased
+// no longer than this.
 const SendGrace = 30 * time.Second
 
 // orphaned reports whether e is a claim that no submit is sending any more.
