@@ -40,9 +40,9 @@ func (d *deployment) decided(ctx context.Context, tk ticket, retries *atomic.Int
 // the first instance with SIGKILL, and restarts it. Every transaction ends
 // confirmed, counted once: HAProxy retries what the dead instance dropped on
 // the other; a claim the dead instance held is sent again by a client's
-// retry once SendGrace has passed, or settled by a tracker from the
-// cluster's record; and what its tracker had leased is followed again once
-// the lease ends.
+// retry once SendGrace has passed or by a tracker that adopts it then, or
+// settled by a tracker from the cluster's record; and what its tracker had
+// leased is followed again once the lease ends.
 func (d *deployment) killedMidFlow(t *testing.T) {
 	tks := d.tickets(t, 20)
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)

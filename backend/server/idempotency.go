@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"connectrpc.com/connect"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/idempotency"
+	"github.com/reclaim-sol/reclaim/backend/service/relay"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
@@ -29,6 +31,31 @@ import (
 var replayable = map[string]func(body []byte) (connect.AnyResponse, error){
 	reclaimv1connect.WalletServiceBuildTransactionsProcedure:  replayer[reclaimv1.BuildTransactionsResponse](),
 	reclaimv1connect.WalletServiceSubmitTransactionsProcedure: replayer[reclaimv1.SubmitTransactionsResponse](),
+}
+
+// leases are the claims' leases of the operations whose run is bounded: a
+// submit's is relay.SendGrace (its sends' deadline and the checks after
+// them), not the service's 90 s, so that after its instance died a retry
+// with its key runs again while the transaction's blockhash lives.
+var leases = map[string]time.Duration{
+	reclaimv1connect.WalletServiceSubmitTransactionsProcedure: relay.SendGrace,
+}
+
+// curable reports whether an answer holds a part a retry may cure: a
+// submit with an entry failed with a curable code (relay.Code.Curable).
+// It is answered, not kept: the key is released, and a retry with it runs
+// again.
+func curable(m proto.Message) bool {
+	res, ok := m.(*reclaimv1.SubmitTransactionsResponse)
+	if !ok {
+		return false
+	}
+	for _, r := range res.GetResults() {
+		if e := r.GetError(); e != nil && relay.Code(e.GetCode()).Curable() {
+			return true
+		}
+	}
+	return false
 }
 
 // Idempotent reports whether an operation (a Connect procedure) honours
@@ -103,7 +130,7 @@ func (i *idempotencyInterceptor) WrapUnary(next connect.UnaryFunc) connect.Unary
 		p := principalFrom(ctx)
 		r := idempotency.Request{
 			ProjectID: p.ProjectID, Scope: idempotency.Scope(p.APIKeyID, p.Wallet), Key: key,
-			Fingerprint: idempotency.Fingerprint(req.Spec().Procedure, body),
+			Fingerprint: idempotency.Fingerprint(req.Spec().Procedure, body), Lease: leases[req.Spec().Procedure],
 		}
 		var (
 			fresh  connect.AnyResponse
@@ -121,7 +148,7 @@ func (i *idempotencyInterceptor) WrapUnary(next connect.UnaryFunc) connect.Unary
 				return idempotency.Answer{}, false, fmt.Errorf("idempotency: %s answered a %T, not a message", req.Spec().Procedure, resp.Any())
 			}
 			out, err := proto.Marshal(m)
-			return idempotency.Answer{Body: out}, true, err
+			return idempotency.Answer{Body: out}, !curable(m), err
 		})
 		switch {
 		case err != nil:

@@ -41,12 +41,15 @@ type FaultProxy struct {
 	rules  map[string]Rule
 	counts map[string]int
 	sends  []Send
+	// late counts the calls still to be passed on (Fault.ForwardAfter).
+	late sync.WaitGroup
 }
 
 // FaultKind is what the proxy does with a call.
 type FaultKind int
 
-// The faults. Only Forward and Cut reach the validator.
+// The faults. Only Forward and Cut reach the validator, and Status and
+// Malformed with Fault.ForwardAfter (late).
 const (
 	// Forward passes the call to the validator and its answer back.
 	Forward FaultKind = iota
@@ -65,10 +68,13 @@ const (
 	// connection without an answer: the node has the call, the client
 	// never learns it.
 	Cut
+	// Refuse answers a JSON-RPC error without forwarding: a node that
+	// turns the call away itself (-32005, behind the cluster).
+	Refuse
 )
 
 func (k FaultKind) String() string {
-	return [...]string{"forward", "drop", "status", "malformed", "hang", "cut"}[k]
+	return [...]string{"forward", "drop", "status", "malformed", "hang", "cut", "refuse"}[k]
 }
 
 // Fault is what the proxy does with one call.
@@ -81,6 +87,10 @@ type Fault struct {
 	// CutWhen, for Cut, is waited for after the validator answered and
 	// before the connection is cut (nil: at once).
 	CutWhen func(ctx context.Context)
+	// ForwardAfter, for Status and Malformed, passes the call on to the
+	// validator this long after the answer (0: never): a gateway that
+	// answered an error page and still forwarded the request.
+	ForwardAfter time.Duration
 }
 
 // FaultCall is the call a Rule decides on.
@@ -129,7 +139,7 @@ func (v *Validator) NewFaultProxy(t testing.TB) *FaultProxy {
 		},
 	}
 	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
+	t.Cleanup(func() { _ = srv.Close(); p.late.Wait() })
 	p.URL = "http://" + ln.Addr().String()
 	return p
 }
@@ -229,9 +239,14 @@ func (p *FaultProxy) carry(w http.ResponseWriter, r *http.Request, f Fault, call
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","result":%q,"id":%s}`, call.Signature, orNull(id))
 	case Status:
 		http.Error(w, http.StatusText(f.Status), f.Status)
+		p.forwardLater(f.ForwardAfter, body)
 	case Malformed:
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `<html><body>upstream error</body></html>`)
+		p.forwardLater(f.ForwardAfter, body)
+	case Refuse:
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","error":{"code":-32005,"message":"Node is behind by 42 slots","data":{"numSlotsBehind":42}},"id":%s}`, orNull(id))
 	case Hang:
 		select {
 		case <-f.Until:
@@ -254,6 +269,21 @@ func (p *FaultProxy) carry(w http.ResponseWriter, r *http.Request, f Fault, call
 		w.WriteHeader(status)
 		_, _ = w.Write(answer)
 	}
+}
+
+// forwardLater passes body on to the validator after d (0: never), in the
+// background; the proxy's cleanup waits for it.
+func (p *FaultProxy) forwardLater(d time.Duration, body []byte) {
+	if d <= 0 {
+		return
+	}
+	p.late.Add(1)
+	time.AfterFunc(d, func() {
+		defer p.late.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, _, _ = p.forward(ctx, body)
+	})
 }
 
 // forward posts body to the validator and returns its answer.

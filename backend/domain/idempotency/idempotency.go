@@ -15,8 +15,12 @@
 //     answer, up to Service.Wait, then gets ErrKeyInUse.
 //   - Answers the caller may not get again by retrying (success, and
 //     refusals of the request itself: a 4xx) are stored; failures a retry
-//     may cure (a 5xx, a dependency that did not answer, a timeout) are
-//     not: the key is released and the retry runs again.
+//     may cure (a 5xx, a 429, a dependency that did not answer, a timeout,
+//     a success whose face says a retry may cure part of it) are not: the
+//     key is released and the retry runs again.
+//   - A claim's lease is the longest its request can run (Request.Lease),
+//     so that after a crash a retry runs as soon as the first request can
+//     no longer be running.
 //
 // The face (backend/server) fingerprints requests, encodes answers and
 // maps the errors; storage keeps the records.
@@ -105,6 +109,11 @@ type Request struct {
 	Key   string
 	// Fingerprint identifies the request (Fingerprint).
 	Fingerprint []byte
+	// Lease bounds the claim of a request that can run no longer than it
+	// (0: Service.Lease), so that a key does not outlive what it protects:
+	// after its instance died, a retry runs once the request cannot be
+	// running any more.
+	Lease time.Duration
 }
 
 // Scope names a credential for keys: an API key alone, or a session's
@@ -147,7 +156,8 @@ type Service struct {
 	// Wait bounds how long a request waits for the first one of its key
 	// (15 s).
 	Wait time.Duration
-	// Lease bounds a claim (90 s): more than any request takes.
+	// Lease bounds a claim (90 s) unless its Request says less: more than
+	// any request takes.
 	Lease time.Duration
 	// poll is the first pause between two looks at a key in flight; it
 	// doubles up to 250 ms.
@@ -171,9 +181,13 @@ func (s *Service) Do(ctx context.Context, r Request, run Run) (a Answer, replaye
 	rec := Record{ProjectID: r.ProjectID, KeyHash: Hash(r.Scope, r.Key), Fingerprint: r.Fingerprint}
 	deadline := s.now().Add(s.Wait)
 	pause := s.poll
+	lease := s.Lease
+	if r.Lease > 0 {
+		lease = r.Lease
+	}
 	for {
 		now := s.now()
-		rec.Token, rec.CreatedAt, rec.LeaseUntil = newToken(), now, now.Add(s.Lease)
+		rec.Token, rec.CreatedAt, rec.LeaseUntil = newToken(), now, now.Add(lease)
 		prior, claimed, err := s.store.ClaimKey(ctx, rec, now)
 		if err != nil {
 			return Answer{}, false, fault.Unavailable("the idempotency store did not answer; retry shortly", err)
@@ -212,7 +226,7 @@ func (s *Service) run(ctx context.Context, rec Record, run Run) (Answer, bool, e
 	if err != nil || !keep {
 		if rerr := s.store.ReleaseKey(after, rec.ProjectID, rec.KeyHash, rec.Token); rerr != nil {
 			s.log.WarnContext(ctx, "idempotency: a key's claim was not released; it ends with its lease",
-				"lease", s.Lease, "err", rerr)
+				"lease_until", rec.LeaseUntil, "err", rerr)
 		}
 		return a, false, err
 	}
@@ -220,7 +234,7 @@ func (s *Service) run(ctx context.Context, rec Record, run Run) (Answer, bool, e
 		// The request was done: answer it. A retry after the lease runs it
 		// again, as without a key.
 		s.log.WarnContext(ctx, "idempotency: an answer was not stored; a retry of its key after the lease runs again",
-			"lease", s.Lease, "err", cerr)
+			"lease_until", rec.LeaseUntil, "err", cerr)
 	}
 	return a, false, nil
 }

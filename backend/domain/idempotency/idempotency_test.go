@@ -211,3 +211,42 @@ func TestHashAndScope(t *testing.T) {
 		t.Error("not SHA-256")
 	}
 }
+
+// A request's own Lease bounds its claim (issue 31: a submit's key outlived
+// the transaction it protected); without one, Service.Lease does. After a
+// crash, a retry runs once that lease is over.
+func TestDoRequestLease(t *testing.T) {
+	t.Parallel()
+	for _, lease := range []time.Duration{0, 30 * time.Second} {
+		clk := newClock()
+		st := newMemStore()
+		s := NewService(st, slog.New(slog.DiscardHandler), clk.now)
+		s.Wait = 0
+		r := request("k", "a")
+		r.Lease = lease
+		want := lease
+		if want == 0 {
+			want = s.Lease
+		}
+		start := clk.now()
+		rec := Record{ProjectID: r.ProjectID, KeyHash: Hash(r.Scope, r.Key), Fingerprint: r.Fingerprint, Token: "dead", CreatedAt: start}
+		n := 0
+		_, _, _ = s.Do(context.Background(), r, func(context.Context) (Answer, bool, error) {
+			got, _, _ := st.KeyRecord(context.Background(), r.ProjectID, rec.KeyHash)
+			rec.LeaseUntil = got.LeaseUntil
+			return answerOf("x"), false, nil
+		})
+		if got := rec.LeaseUntil.Sub(start); got != want {
+			t.Fatalf("lease %s: the claim was leased %s, want %s", lease, got, want)
+		}
+		_, _, _ = st.ClaimKey(context.Background(), rec, start) // left by an instance that died
+		clk.add(want - time.Millisecond)
+		if _, _, err := s.Do(context.Background(), r, runs(&n, answerOf("y"), true)); !errors.Is(err, ErrKeyInUse) || n != 0 {
+			t.Fatalf("lease %s: within it: %v, %d runs", lease, err, n)
+		}
+		clk.add(time.Millisecond)
+		if a, replayed, err := s.Do(context.Background(), r, runs(&n, answerOf("y"), true)); err != nil || replayed || n != 1 || string(a.Body) != "y" {
+			t.Fatalf("lease %s: after it: %q %v %v, %d runs", lease, a.Body, replayed, err, n)
+		}
+	}
+}

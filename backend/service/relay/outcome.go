@@ -13,9 +13,10 @@ import (
 )
 
 // outcome is what one sendTransaction call tells of the transaction it
-// carried. Only an answer proves anything: the cluster's JSON-RPC answer
-// (accepted, refused), or an answer that no node processed the request
-// (notProcessed); a call that ended without one is unknown.
+// carried. Only the node's own answer proves anything either way: the
+// cluster's JSON-RPC answer (accepted, refused). A call that never left
+// (no connection could be made) sent nothing (notProcessed); any other
+// call may have reached the node whatever came back (unknown).
 type outcome int
 
 const (
@@ -28,14 +29,15 @@ const (
 	// signature does not verify, the node is unhealthy, the transaction is
 	// malformed.
 	refused
-	// notProcessed: no node processed the request: it was never sent (no
-	// connection could be made), or it was answered with an HTTP error
-	// without a JSON-RPC answer (429, 500, 502, 503: a provider's gateway
-	// turning it away), or with something that is not JSON-RPC.
+	// notProcessed: the request was never sent: no connection could be
+	// made (a dial error: refused, unreachable, a name that does not
+	// resolve).
 	notProcessed
-	// unknown: the request was written and no answer came back: the send's
-	// deadline passed, the connection broke before the answer, or a gateway
-	// gave up waiting for the node (504). The node may have it.
+	// unknown: the request was written and no JSON-RPC answer came back:
+	// an HTTP error from a gateway (429, 500, 502, 503, 504: gateways pass
+	// a request on and still answer an error), a body that is not
+	// JSON-RPC, the send's deadline, a connection that broke before the
+	// answer. The node may have it, now or later.
 	unknown
 )
 
@@ -45,10 +47,6 @@ type sendResult struct {
 	outcome outcome
 	reason  string
 }
-
-// gatewayTimeout is HTTP 504: a gateway that forwarded the request and
-// gave up waiting for the node's answer.
-const gatewayTimeout = 504
 
 // classify reads the outcome of a sendTransaction call from its error.
 func classify(err error) sendResult {
@@ -64,10 +62,7 @@ func classify(err error) sendResult {
 	}
 	var he *jsonrpc.HTTPError
 	if errors.As(err, &he) {
-		if he.Code == gatewayTimeout {
-			return sendResult{unknown, "the cluster's gateway timed out waiting for the node (HTTP 504)"}
-		}
-		return sendResult{notProcessed, fmt.Sprintf("the cluster answered HTTP %d without a JSON-RPC answer; nothing was processed, retry", he.Code)}
+		return sendResult{unknown, fmt.Sprintf("the cluster's gateway answered HTTP %d without a JSON-RPC answer; it may have passed the transaction on", he.Code)}
 	}
 	if op := (*net.OpError)(nil); errors.As(err, &op) && op.Op == "dial" {
 		return sendResult{notProcessed, "the cluster could not be reached; nothing was sent, retry"}
@@ -82,8 +77,10 @@ func classify(err error) sendResult {
 		// The answer began and was cut: its body could not be read whole.
 		return sendResult{unknown, "the cluster's answer was cut off"}
 	}
-	// An answer read whole that solana-go could not decode: not JSON-RPC.
-	return sendResult{notProcessed, "the cluster's answer was not JSON-RPC; nothing was processed, retry"}
+	// An answer read whole that solana-go could not decode: not JSON-RPC,
+	// from whatever stands in front of the node, which may have passed the
+	// transaction on.
+	return sendResult{unknown, "the cluster's answer was not JSON-RPC"}
 }
 
 // alreadyProcessed reports the refusal of a transaction the cluster has:

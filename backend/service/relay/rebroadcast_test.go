@@ -15,6 +15,7 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
+	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
@@ -109,12 +110,7 @@ func TestTrackerRebroadcasts(t *testing.T) {
 	now := f.now.Truncate(time.Second)
 	tr := relay.NewTracker(cluster, f.store, log, func() time.Time { return now })
 	tr.Paths = relay.NewPaths(log, relay.Path{Name: "https://sender.example", RPC: path})
-	for range 4 { // two rebroadcast intervals of passes
-		if _, err := tr.Pass(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		now = now.Add(tr.Interval)
-	}
+	passes(t, tr, 4, &now) // two rebroadcast intervals of passes
 	sent := map[string]int{}
 	for _, s := range cluster.sent {
 		sent[string(s.raw)]++
@@ -173,7 +169,9 @@ func TestFailingPathIsNotFatal(t *testing.T) {
 	}
 
 	// Refused by the cluster: no path gets it.
-	f.rpc.send = func([]byte) error { return errors.New("not json") }
+	f.rpc.send = func([]byte) error {
+		return &jsonrpc.RPCError{Code: -32002, Message: "Transaction simulation failed: Blockhash not found"}
+	}
 	tx2, tok2 := f.build(t)
 	if r := f.submit(t, sign(t, tx2, f.wallet), tok2); r.Status != relay.StatusFailed {
 		t.Fatalf("%+v", r)
@@ -242,4 +240,47 @@ func TestTrackersShareTheRebroadcasts(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestTrackerAdoptsAnOrphanedClaim (issue 31): a claim left sending by an
+// instance that died mid-send holds the signed bytes, which may have
+// reached the node. Once SendGrace has passed (its submit can no longer be
+// running) the tracker adopts it without any retry from the client: marks
+// it submitted and sends it again until it lands, as any submitted
+// transaction; a claim still within the grace is left to its submit.
+func TestTrackerAdoptsAnOrphanedClaim(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	const height = 1000
+	cluster := &fakeCluster{height: height, statuses: map[solana.Signature]*rpc.SignatureStatusesResult{}, landed: map[solana.Signature]landedTx{}}
+	orphanSig, freshSig := solana.Signature{1, 9}, solana.Signature{2, 9}
+	orphanRaw, freshRaw := []byte("signed bytes of the orphan"), []byte("signed bytes of a claim being sent")
+	now := f.now.Truncate(time.Second)
+	inFlight(t, f.store, f.project.ID, orphanSig, ledger.StatusSending, height+150, orphanRaw, now.Add(-relay.SendGrace))
+	inFlight(t, f.store, f.project.ID, freshSig, ledger.StatusSending, height+150, freshRaw, now.Add(-relay.SendGrace+5*time.Second))
+	tr := relay.NewTracker(cluster, f.store, slog.New(slog.NewTextHandler(io.Discard, nil)), func() time.Time { return now })
+	passes(t, tr, 2, &now) // one rebroadcast interval of passes
+	sent := map[string]int{}
+	for _, s := range cluster.sent {
+		sent[string(s.raw)]++
+	}
+	if sent[string(orphanRaw)] != 1 || sent[string(freshRaw)] != 0 {
+		t.Fatalf("sent the orphan %d times, the claim being sent %d; want 1 and 0", sent[string(orphanRaw)], sent[string(freshRaw)])
+	}
+	for sig, want := range map[solana.Signature]ledger.Status{orphanSig: ledger.StatusSubmitted, freshSig: ledger.StatusSending} {
+		if e, err := f.store.EntryBySignature(context.Background(), sig.String()); err != nil || e.Status != want {
+			t.Fatalf("%s: %q %v, want %q", sig, e.Status, err, want)
+		}
+	}
+}
+
+// passes runs n passes of tr, one Interval of the clock now apart.
+func passes(t *testing.T, tr *relay.Tracker, n int, now *time.Time) {
+	t.Helper()
+	for range n {
+		if _, err := tr.Pass(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		*now = now.Add(tr.Interval)
+	}
 }

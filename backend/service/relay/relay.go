@@ -15,16 +15,16 @@
 // sendTransaction with preflight and maxRetries 0, within the request's
 // SendTimeout.
 //
-// Only an answer decides (send.go, outcome.go): a transaction the cluster
-// accepted, or has already, consumes its ticket; one it refused, or that no
-// node processed (an HTTP error without a JSON-RPC answer, an answer that
-// is not JSON-RPC, no connection), releases the claim once the cluster says
-// it does not know the signature, and the ticket may be submitted again. A
-// send that ended without an answer keeps the claim: the transaction may
-// have reached the cluster, and the tracker sends it again until it lands
-// or expires. A claim left sending by an instance that died mid-send is
-// sent again by the next submit of the same ticket, once SendGrace has
-// passed.
+// Only the node's answer decides (send.go, outcome.go): a transaction the
+// cluster accepted, or has already, consumes its ticket; one the node
+// refused (a JSON-RPC error), or that was never sent (no connection could
+// be made), releases the claim once the cluster says it does not know the
+// signature, and the ticket may be submitted again. Any other send (an HTTP
+// error page, an answer that is not JSON-RPC, no answer) may have reached
+// the node: the claim is kept, and the tracker follows it and sends it
+// again until it lands or expires. A claim left sending by an instance that
+// died mid-send is adopted by the tracker once SendGrace has passed, and
+// sent again by it or by the next submit of the same ticket.
 package relay
 
 import (
@@ -73,6 +73,14 @@ const (
 	// failed: the fee was paid, nothing was reclaimed.
 	CodeTransactionFailed Code = "TRANSACTION_FAILED"
 )
+
+// Curable reports whether a failure with code c is one a retry of the
+// same entry may cure: RPC_ERROR (nothing was sent, or the node refused it
+// now; the ticket was not consumed) and IN_FLIGHT (its outcome is not known
+// yet). An idempotency key never keeps an answer holding one.
+func (c Code) Curable() bool {
+	return c == CodeRPCError || c == CodeInFlight
+}
 
 // RPC is what the relay needs of the cluster: to send, to learn whether
 // the cluster knows a transaction and whether its blockhash lives, and to
@@ -375,8 +383,12 @@ func outOfTime() Result {
 }
 
 // SendGrace is how long a claimed transaction may still be being sent by
-// the submit that claimed it. A claim still sending after it was orphaned:
-// the instance that held it died before it learned the cluster's answer.
+// the submit that claimed it: its sends end DefaultSendTimeout after the
+// submit started, each check after them takes checkTimeout, its ledger
+// writes a few seconds. A claim still sending after it was orphaned: the
+// instance that held it died before it learned the cluster's answer; the
+// tracker adopts it (tracker.go), and a submit's idempotency key is leased
+// no longer than this.
 const SendGrace = 30 * time.Second
 
 // orphaned reports whether e is a claim that no submit is sending any more.

@@ -363,3 +363,16 @@ func TestSameTransactionTwoTickets(t *testing.T) {
 		t.Fatalf("second ticket: %+v, sends %d", r, f.rpc.sends.Load())
 	}
 }
+
+// A retry may cure RPC_ERROR (the ticket was not consumed) and IN_FLIGHT
+// (the outcome is not known yet), no other failure: an idempotency key
+// keeps no answer holding one of the two.
+func TestCurableCodes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []relay.Code{relay.CodeTicketExpired, relay.CodeHashMismatch, relay.CodeRPCError, relay.CodeInvalidTicket, relay.CodeWalletMismatch,
+		relay.CodeSignatureInvalid, relay.CodeInvalidTransaction, relay.CodeInFlight, relay.CodeTransactionFailed} {
+		if want := c == relay.CodeRPCError || c == relay.CodeInFlight; c.Curable() != want {
+			t.Errorf("%s: curable %v, want %v", c, c.Curable(), want)
+		}
+	}
+}

@@ -29,11 +29,11 @@ var firstSend = rpc.TransactionOpts{PreflightCommitment: rpc.CommitmentConfirmed
 const checkTimeout = 3 * time.Second
 
 // send relays a claimed transaction and answers by its outcome (outcome.go):
-// accepted, or without an answer (the tracker sends it again until it lands
-// or expires), the claim is kept and the entry submitted; refused, or not
-// processed, the claim is released unless the cluster knows the signature
-// (an earlier send, the wallet's own, landed it): the ticket was not
-// consumed.
+// accepted, or unknown (it may have reached the node: the tracker follows
+// it and sends it again until it lands or expires), the claim is kept and
+// the entry submitted; refused by the node, or never sent, the claim is
+// released unless the cluster knows the signature (an earlier send, the
+// wallet's own, landed it): the ticket was not consumed.
 func (r *Relay) send(ctx context.Context, req *request, claim ledger.Entry) Result {
 	res := r.sendOnce(ctx, req, claim.Raw)
 	if res.outcome == refused || res.outcome == notProcessed {

@@ -242,9 +242,13 @@ func (t *Tracker) settle(ctx context.Context, entries []ledger.Entry, height uin
 			status = ledger.StatusConfirmed
 		case height > uint64(e.LastValidBlockHeight) && e.LastValidBlockHeight > 0:
 			status, reason = ledger.StatusExpired, "the blockhash expired before the transaction landed"
-		default:
-			unseen = append(unseen, e)
-			continue // still within its blockhash's life
+		default: // still within its blockhash's life
+			adopted, err := t.adopt(ctx, e, now)
+			if err != nil {
+				return moved, unseen, err
+			}
+			unseen = append(unseen, adopted)
+			continue
 		}
 		if e.Status == ledger.StatusSending {
 			if now.Sub(e.CreatedAt) < t.grace && st == nil {
@@ -263,4 +267,23 @@ func (t *Tracker) settle(ctx context.Context, entries []ledger.Entry, height uin
 		}
 	}
 	return moved, unseen, nil
+}
+
+// adopt takes over e, a claim the cluster does not know yet, once it is an
+// orphan: still sending grace after it was claimed, when the submit that
+// claimed it can no longer be running (its instance died mid-send, holding
+// the signed bytes, which may have reached the node). It is marked
+// submitted, so that it is sent again (due) and counted if it lands,
+// whether or not the client ever retries. A claim within grace, or already
+// submitted, is e as it is.
+func (t *Tracker) adopt(ctx context.Context, e ledger.Entry, now time.Time) (ledger.Entry, error) {
+	if e.Status != ledger.StatusSending || now.Sub(e.CreatedAt) < t.grace {
+		return e, nil
+	}
+	if adopted, err := t.store.MarkSubmitted(ctx, e.TicketJTI); err != nil || !adopted {
+		return e, err // or its submit settled it meanwhile: the next pass reads it
+	}
+	t.log.InfoContext(ctx, "confirmation tracker adopted a transaction its submit left sending", "signature", e.Signature)
+	e.Status = ledger.StatusSubmitted
+	return e, nil
 }
