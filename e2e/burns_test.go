@@ -58,6 +58,7 @@ type burnBuilt struct {
 	TransactionBase64 string
 	Includes          []selection
 	GrossRebate       uint64
+	RentRebate        uint64
 	NetRebate         int64
 	DonationAmount    uint64
 	SubmissionTicket  string
@@ -142,7 +143,7 @@ func (e *burnEnv) landBurns(t *testing.T, owner solana.PrivateKey, wants []burnW
 	for i, tx := range b.Transactions {
 		landed[i] = e.landed(t, sigs[i], tx)
 		l := landed[i]
-		fee := tx.GrossRebate * serviceFeeBPS / 10_000
+		fee := tx.RentRebate * serviceFeeBPS / 10_000 // of the rent alone
 		if l.delta(wallet) != tx.NetRebate || l.delta(s.donation) != int64(tx.DonationAmount) || l.delta(s.treasury) != int64(fee) {
 			t.Fatalf("transaction %d: wallet %+d (net %d), donation %+d (%d), treasury %+d (service fee %d)",
 				i, l.delta(wallet), tx.NetRebate, l.delta(s.donation), tx.DonationAmount, l.delta(s.treasury), fee)

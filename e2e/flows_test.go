@@ -56,6 +56,21 @@ func (s *service) submit(t *testing.T, owner solana.PublicKey, token string, sig
 	return res.Results
 }
 
+// submitConfirmed submits signed, each of which must be submitted, and
+// waits until every one is confirmed on v; it returns their signatures.
+func (s *service) submitConfirmed(t *testing.T, v *harness.Validator, owner solana.PublicKey, token string, signed ...signedTx) []string {
+	t.Helper()
+	sigs := make([]string, len(signed))
+	for i, r := range s.submit(t, owner, token, signed...) {
+		if r.Status != "submitted" || r.Signature == nil {
+			t.Fatalf("submit %d: %+v %+v", i, r, r.Error)
+		}
+		sigs[i] = *r.Signature
+	}
+	waitConfirmed(t, v, sigs)
+	return sigs
+}
+
 // The same flow over Connect with the generated client, with the signing
 // done by @solana/web3.js.
 func TestReclaimOverConnectSignedByWeb3js(t *testing.T) {

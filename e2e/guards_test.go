@@ -169,9 +169,9 @@ func TestGuardedTransactionsLand(t *testing.T) {
 }
 
 // promisedFee is the network fee a build response implies: gross less net,
-// donation and the service fee (5%).
+// donation and the service fee (5% of the rent).
 func promisedFee(tx builtTx) int64 {
-	return int64(tx.GrossRebate) - int64(tx.NetRebate) - int64(tx.DonationAmount) - int64(tx.GrossRebate*serviceFeeBPS/10_000)
+	return int64(tx.GrossRebate) - int64(tx.NetRebate) - int64(tx.DonationAmount) - int64(tx.RentRebate*serviceFeeBPS/10_000)
 }
 
 // landed reads a transaction back from the cluster: its fee and the compute

@@ -76,14 +76,7 @@ func landGuarded(t *testing.T, v *harness.Validator, s *service, owner solana.Pr
 		signed[i] = signedTx{TransactionBase64: signMessage(t, msg, owner), SubmissionTicket: b.Transactions[i].SubmissionTicket}
 	}
 	before := v.Balance(t, w)
-	sigs := make([]string, len(signed))
-	for i, r := range s.submit(t, w, token, signed...) {
-		if r.Status != "submitted" || r.Signature == nil {
-			t.Fatalf("submit %d: %+v %+v", i, r, r.Error)
-		}
-		sigs[i] = *r.Signature
-	}
-	waitConfirmed(t, v, sigs)
+	sigs := s.submitConfirmed(t, v, w, token, signed...)
 	if got := int64(v.Balance(t, w)) - int64(before); got != net {
 		t.Fatalf("the wallet gained %d lamports, the build promised a net rebate of %d", got, net)
 	}
@@ -92,7 +85,7 @@ func landGuarded(t *testing.T, v *harness.Validator, s *service, owner solana.Pr
 	for i, sig := range sigs {
 		out[i] = env.landed(t, sig, burnBuilt{})
 		tx := b.Transactions[i]
-		fee := tx.GrossRebate * serviceFeeBPS / 10_000
+		fee := tx.RentRebate * serviceFeeBPS / 10_000 // of the rent alone
 		if l := out[i]; l.delta(w) != int64(tx.NetRebate) || l.delta(s.donation) != int64(tx.DonationAmount) || l.delta(s.treasury) != int64(fee) {
 			t.Fatalf("transaction %d: wallet %+d (net %d), donation %+d (%d), treasury %+d (service fee %d)",
 				i, l.delta(w), tx.NetRebate, l.delta(s.donation), tx.DonationAmount, l.delta(s.treasury), fee)

@@ -15,7 +15,7 @@ type summary struct {
 		Count    int
 		Lamports uint64
 	}
-	Totals           struct{ ItemCount, GrossRebate, NetRebate, DonationAmount, Fees uint64 }
+	Totals           struct{ ItemCount, GrossRebate, RentRebate, OwnBalanceRebate, NetRebate, DonationAmount, Fees uint64 }
 	TransactionCount int
 }
 

@@ -164,6 +164,8 @@ type builtTx struct {
 	TransactionBase64  string
 	Includes           []selection
 	GrossRebate        uint64
+	RentRebate         uint64
+	OwnBalanceRebate   uint64
 	NetRebate          uint64
 	DonationAmount     uint64
 	ComputeUnitsNeeded uint64
@@ -174,7 +176,7 @@ type built struct {
 	Transactions         []builtTx
 	RecentBlockhash      string
 	LastValidBlockHeight uint64
-	Totals               struct{ ItemCount, GrossRebate, NetRebate, DonationAmount, Fees uint64 }
+	Totals               struct{ ItemCount, GrossRebate, RentRebate, OwnBalanceRebate, NetRebate, DonationAmount, Fees uint64 }
 }
 
 type signedTx struct {

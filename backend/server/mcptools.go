@@ -48,7 +48,8 @@ var toolSpecs = []toolSpec{
 		name: "summarize_wallet", operationID: "WalletService_GetSummary", procedure: reclaimv1connect.WalletServiceGetSummaryProcedure,
 		title: "Summarise what a wallet can reclaim",
 		description: "What a Solana wallet holds per item type (types: count and lamports of each) and what reclaiming every safe item " +
-			"would return: totals (grossRebate, fees, donationAmount, netRebate: what the wallet receives, in lamports) and transactionCount, " +
+			"would return: totals (grossRebate, split into rentRebate and ownBalanceRebate: the wallet's own SOL such as wrapped SOL or a " +
+			"stake's principal, on which nothing is taken; fees, donationAmount, netRebate: what the wallet receives, in lamports) and transactionCount, " +
 			"exactly what build_reclaim_transactions with selectAll true returns while the chain and fees stay put. Safe items are the " +
 			"closes of empty accounts, excess rent, program buffers, nonce and deactivated stake accounts: never a burn. Optional " +
 			"donationPercentage (0 to 1) and priorityFeeLevel (none, low, medium, high) as a build's. Builds nothing, issues no ticket. Read-only.",
@@ -64,12 +65,12 @@ var toolSpecs = []toolSpec{
 		title: "Build unsigned reclaim transactions",
 		description: "Build the transactions that reclaim the selected items' rent (items: {type, address, action} from list_wallet_items, " +
 			"or selectAll: true instead of items for every safe item, as summarize_wallet counts them; " +
-			"donationPercentage: the share of the rebate donated to the project, 0 to 1; priorityFeeLevel: none, low, medium or high). " +
+			"donationPercentage: the share of the rent reclaimed donated to the project, 0 to 1, never of the wallet's own SOL; priorityFeeLevel: none, low, medium or high). " +
 			"The transactions are UNSIGNED: this tool never signs and cannot (the server holds no wallet key). The wallet's owner signs " +
 			"each transactionBase64 (a v0 VersionedTransaction) in their wallet, then submit_signed_transactions sends each signed " +
 			"transaction with its submissionTicket. Tickets and the blockhash live about 60 seconds: build again if they expired. " +
 			"When the answer has a signUrl, give it to the person: it opens these transactions in a browser wallet to sign and submit. " +
-			"totals gives the gross rebate, the fees, the donation and what the wallet receives (netRebate), in lamports.",
+			"totals gives the gross rebate (rentRebate plus ownBalanceRebate), the fees, the donation and what the wallet receives (netRebate), in lamports.",
 		annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(true)},
 		input:       func() proto.Message { return &reclaimv1.BuildTransactionsRequest{} },
 		call:        (*mcpFace).build,
@@ -116,7 +117,8 @@ var toolSpecs = []toolSpec{
 		name: "get_project_stats", operationID: "ProjectService_GetStats", procedure: reclaimv1connect.ProjectServiceGetStatsProcedure,
 		title: "The project's totals",
 		description: "The totals of the caller's project over its confirmed transactions: gross and net rebates (lamports), " +
-			"transactions, wallets, donations and their amount. Read-only.",
+			"transactions, wallets, donations and their amount, and the gross split into rent and the wallets' own SOL " +
+			"(totalRentRebate, totalOwnBalanceRebate: transactions recorded before the split count in neither). Read-only.",
 		annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 		input:       func() proto.Message { return &reclaimv1.GetStatsRequest{} },
 		call: func(m *mcpFace, ctx context.Context, req proto.Message) (any, error) {

@@ -37,6 +37,8 @@ func (s *projectServer) GetStats(ctx context.Context, _ *connect.Request[reclaim
 		TotalWallets:          uint64(st.TotalWallets),
 		TotalDonations:        uint64(st.TotalDonations),
 		TotalDonationAmount:   uint64(st.TotalDonationAmount),
+		TotalRentRebate:       uint64(st.TotalRentRebate),
+		TotalOwnBalanceRebate: uint64(st.TotalOwnBalanceRebate),
 	}), nil
 }
 

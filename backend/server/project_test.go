@@ -60,7 +60,9 @@ func TestStatsREST(t *testing.T) {
 	e := newEnv(t)
 	seed(t, e)
 	r := e.rest("GET", "/v1/stats", apiKey(e.apiKey), nil).status(200)
-	want := `{"totalDonationAmount":611987928,"totalDonations":2,"totalGrossRebate":11119879280,"totalNetRebate":10507876352,"totalTransactionCount":3,"totalWallets":2}`
+	// Entries recorded without a rent (as before the split) count in
+	// neither totalRentRebate nor totalOwnBalanceRebate.
+	want := `{"totalDonationAmount":611987928,"totalDonations":2,"totalGrossRebate":11119879280,"totalNetRebate":10507876352,"totalOwnBalanceRebate":0,"totalRentRebate":0,"totalTransactionCount":3,"totalWallets":2}`
 	if got := string(r.body); got != want {
 		t.Fatalf("stats\n got %s\nwant %s", got, want)
 	}

@@ -118,6 +118,7 @@ func (s *walletServer) BuildTransactions(ctx context.Context, req *connect.Reque
 		out.Transactions[i] = &reclaimv1.BuiltTransaction{
 			TransactionBase64: tx.Base64, Includes: includes, GrossRebate: tx.GrossRebate, NetRebate: tx.NetRebate,
 			DonationAmount: tx.DonationAmount, ComputeUnitsNeeded: tx.ComputeUnits, SubmissionTicket: built.Tickets[i],
+			RentRebate: tx.RentRebate, OwnBalanceRebate: tx.OwnBalance(),
 		}
 	}
 	out.Totals = totals(built.Totals())
@@ -126,7 +127,7 @@ func (s *walletServer) BuildTransactions(ctx context.Context, req *connect.Reque
 
 func totals(t txbuild.Totals) *reclaimv1.Totals {
 	return &reclaimv1.Totals{ItemCount: uint32(t.ItemCount), GrossRebate: t.GrossRebate, NetRebate: t.NetRebate,
-		DonationAmount: t.DonationAmount, Fees: t.Fees}
+		DonationAmount: t.DonationAmount, Fees: t.Fees, RentRebate: t.RentRebate, OwnBalanceRebate: t.OwnBalance()}
 }
 
 func (s *walletServer) GetSummary(ctx context.Context, req *connect.Request[reclaimv1.GetSummaryRequest]) (*connect.Response[reclaimv1.GetSummaryResponse], error) {
@@ -146,7 +147,7 @@ func (s *walletServer) GetSummary(ctx context.Context, req *connect.Request[recl
 	out := &reclaimv1.GetSummaryResponse{WalletAddress: m.GetAddress(), Types: make(map[string]*reclaimv1.TypeSummary, len(sum.Types)),
 		Totals: totals(sum.Totals), TransactionCount: uint32(sum.TransactionCount)}
 	for t, ts := range sum.Types {
-		out.Types[string(t)] = &reclaimv1.TypeSummary{Count: uint32(ts.Count), Lamports: ts.Lamports}
+		out.Types[string(t)] = &reclaimv1.TypeSummary{Count: uint32(ts.Count), Lamports: ts.Lamports, RentLamports: ts.Rent}
 	}
 	return connect.NewResponse(out), nil
 }
@@ -225,6 +226,9 @@ func submissionStatus(sub relay.Submission) *reclaimv1.SubmissionStatus {
 		}
 		out.Landed = &reclaimv1.LandedFigures{Fee: uint64(l.Fees()), GrossRebate: uint64(l.GrossRebate), NetRebate: l.NetRebate,
 			DonationAmount: uint64(l.DonationAmount)}
+		if sub.Split { // entries recorded before the split leave both 0
+			out.Landed.RentRebate, out.Landed.OwnBalanceRebate = uint64(sub.Rent), uint64(sub.OwnBalance)
+		}
 	}
 	return out
 }

@@ -63,6 +63,9 @@ type transactionRow struct {
 	// ReportedTicket came with migration 20260521000018: the ticket of a
 	// transaction the wallet sent itself (JSON), NULL for a relayed one.
 	ReportedTicket *ticket.Claims `bun:"reported_ticket,type:text"`
+	// RentRebate came with migration 20260521000022: the part of the gross
+	// that is rent (ledger.Entry.RentRebate), NULL for rows recorded before.
+	RentRebate *int64 `bun:"rent_rebate"`
 }
 
 // newTransactionRow is the row of e with status; an entry without a promise
@@ -82,6 +85,7 @@ func newTransactionRow(e ledger.Entry, status ledger.Status) transactionRow {
 		PromisedNetworkFee: p.NetworkFee, PromisedServiceFee: p.ServiceFee,
 		DonationWallet: e.DonationWallet, Treasury: e.Treasury,
 		RollupState: rollupNotCounted, Includes: e.Includes, Slot: e.Slot, ReportedTicket: e.Reported,
+		RentRebate: e.RentRebate,
 	}
 	if status == ledger.StatusSending || status == ledger.StatusSubmitted {
 		row.RawTransaction = e.Raw
@@ -110,6 +114,7 @@ func (r *transactionRow) entry() ledger.Entry {
 		NetworkFee:     r.NetworkFee,
 		ServiceFee:     r.ServiceFee,
 		Fees:           r.Fees,
+		RentRebate:     r.RentRebate,
 		ItemCount:      int(r.ItemCount),
 		Signature:      r.Signature,
 		TicketJTI:      r.TicketJTI,
@@ -238,7 +243,9 @@ func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, er
 				Set("network_fee = ?", landed.NetworkFee).
 				Set("service_fee = ?", landed.ServiceFee).
 				Set("fees = ?", landed.Fees()).
-				Set("slot = ?", slot)
+				Set("slot = ?", slot).
+				// The promised rent, at most what came back (NULL stays).
+				Set("rent_rebate = CASE WHEN rent_rebate > ? THEN ? ELSE rent_rebate END", max(landed.GrossRebate, 0), max(landed.GrossRebate, 0))
 		}
 		if err := q.Scan(ctx); err != nil {
 			return err

@@ -62,6 +62,14 @@ func (s *Store) statsFromPayerTotals(ctx context.Context, projectID string) (led
 		Where("type = ''").
 		Scan(ctx, &st.TotalGrossRebate, &st.TotalNetRebate, &st.TotalTransactionCount,
 			&st.TotalWallets, &st.TotalDonations, &st.TotalDonationAmount)
+	if err != nil {
+		return st, err
+	}
+	// The per-wallet totals keep no split: the rows are summed (this
+	// fallback answers only during a rolling upgrade).
+	err = s.db.NewSelect().TableExpr("reclaim_transactions").ColumnExpr(rentSums).
+		Where("project_id = ?", projectID).Where("status = 'confirmed'").
+		Scan(ctx, &st.TotalRentRebate, &st.TotalOwnBalanceRebate)
 	return st, err
 }
 

@@ -126,14 +126,19 @@ ON CONFLICT (project_id, day) DO UPDATE SET ` + addedUp("reclaim_project_days", 
 	// wallet_count grows by %[2]d: the wallets the rows are the first of,
 	// when the caller knows it (a confirmation); otherwise 0, and
 	// countWallets recounts. version counts the changes (migration 10).
+	// rent_rebate and own_balance_rebate split the gross of the rows with
+	// a rent (migration 22); rows recorded before count in neither.
 	addToProjectTotals = `INSERT INTO reclaim_project_totals (project_id,
-	gross_rebate, net_rebate, transaction_count, wallet_count, donation_count, donation_amount, version)
+	gross_rebate, net_rebate, transaction_count, wallet_count, donation_count, donation_amount,
+	rent_rebate, own_balance_rebate, version)
 SELECT project_id, SUM(gross_rebate), SUM(net_rebate), COUNT(*), %[2]d,
-	COUNT(CASE WHEN donation_amount > 0 THEN 1 END), SUM(donation_amount), 1
+	COUNT(CASE WHEN donation_amount > 0 THEN 1 END), SUM(donation_amount),
+	` + rentSums + `, 1
 FROM reclaim_transactions WHERE status = 'confirmed' AND (%[1]s)
 GROUP BY project_id ORDER BY project_id
 ON CONFLICT (project_id) DO UPDATE SET ` + addedUp("reclaim_project_totals",
-		"gross_rebate", "net_rebate", "transaction_count", "wallet_count", "donation_count", "donation_amount") +
+		"gross_rebate", "net_rebate", "transaction_count", "wallet_count", "donation_count", "donation_amount",
+		"rent_rebate", "own_balance_rebate") +
 		", version = reclaim_project_totals.version + 1"
 
 	// stampRanked sets the rank_version of the rows the caller's WHERE
@@ -142,6 +147,12 @@ ON CONFLICT (project_id) DO UPDATE SET ` + addedUp("reclaim_project_totals",
 	stampRanked = `UPDATE reclaim_transactions SET rank_version = (
 	SELECT t.version FROM reclaim_project_totals AS t WHERE t.project_id = reclaim_transactions.project_id) WHERE `
 )
+
+// rentSums are the sums of the rent and the own balance of the rows a
+// query selects (ledger.Entry.Split): a row without a rent counts in
+// neither, a rent is at most its row's gross.
+const rentSums = `CAST(COALESCE(SUM(CASE WHEN rent_rebate IS NULL THEN 0 WHEN rent_rebate > gross_rebate THEN gross_rebate ELSE rent_rebate END), 0) AS BIGINT),
+	CAST(COALESCE(SUM(CASE WHEN rent_rebate IS NULL THEN 0 WHEN rent_rebate > gross_rebate THEN 0 ELSE gross_rebate - rent_rebate END), 0) AS BIGINT)`
 
 // addToRollups counts in the rollups the confirmed rows that cond (SQL over
 // reclaim_transactions, with args) selects, and newWallets more wallets. The

@@ -315,7 +315,7 @@ func (s *Store) rebuildStatements() []string {
 		if t == "reclaim_project_totals" {
 			// Emptied, not deleted: its version goes on rising (migration 10).
 			qs = append(qs, `UPDATE reclaim_project_totals SET gross_rebate = 0, net_rebate = 0, transaction_count = 0,
-	wallet_count = 0, donation_count = 0, donation_amount = 0, version = version + 1`)
+	wallet_count = 0, donation_count = 0, donation_amount = 0, rent_rebate = 0, own_balance_rebate = 0, version = version + 1`)
 			continue
 		}
 		qs = append(qs, "DELETE FROM "+t)

@@ -41,9 +41,10 @@ func (s *Store) statsFromRollups(ctx context.Context, projectID string) (ledger.
 	var st ledger.Stats
 	err := s.db.NewSelect().TableExpr("reclaim_project_totals").
 		ColumnExpr("gross_rebate, net_rebate, transaction_count, wallet_count, donation_count, donation_amount").
+		ColumnExpr("rent_rebate, own_balance_rebate").
 		Where("project_id = ?", projectID).
 		Scan(ctx, &st.TotalGrossRebate, &st.TotalNetRebate, &st.TotalTransactionCount,
-			&st.TotalWallets, &st.TotalDonations, &st.TotalDonationAmount)
+			&st.TotalWallets, &st.TotalDonations, &st.TotalDonationAmount, &st.TotalRentRebate, &st.TotalOwnBalanceRebate)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ledger.Stats{}, nil
 	}

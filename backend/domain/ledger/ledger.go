@@ -104,8 +104,15 @@ type Entry struct {
 	// the community amount.
 	ServiceFee int64
 	// Fees is NetworkFee + ServiceFee.
-	Fees      int64
-	ItemCount int
+	Fees int64
+	// RentRebate is the part of GrossRebate that is rent (the base of the
+	// donation and the service fee); GrossRebate - RentRebate is the
+	// wallet's own SOL that came back (OwnBalance). The ticket's promise,
+	// at most the landed GrossRebate once confirmed. nil for entries
+	// recorded before the split was kept: how much of their gross was rent
+	// is not known (their donation was taken of all of it).
+	RentRebate *int64
+	ItemCount  int
 	// Promised are the figures the ticket promised for the transaction as
 	// built (the build response's); they differ from the entry's own once it
 	// landed otherwise (Differs).
@@ -144,6 +151,16 @@ type Entry struct {
 	Reported *ticket.Claims
 }
 
+// Split is the entry's rent and own balance (GrossRebate - RentRebate);
+// ok is false for an entry recorded before the split was kept.
+func (e Entry) Split() (rent, own int64, ok bool) {
+	if e.RentRebate == nil {
+		return 0, 0, false
+	}
+	rent = min(max(*e.RentRebate, 0), max(e.GrossRebate, 0))
+	return rent, e.GrossRebate - rent, true
+}
+
 // Attempt is one submission result, kept whatever its outcome: the ledger of
 // what was asked of the relay, beside the entries of what was sent.
 type Attempt struct {
@@ -173,6 +190,11 @@ type Stats struct {
 	// TotalDonations is the number of entries with a donation above zero.
 	TotalDonations      int64
 	TotalDonationAmount int64
+	// TotalRentRebate and TotalOwnBalanceRebate split the gross of the
+	// entries recorded with the split (Entry.RentRebate) into rent and the
+	// wallets' own SOL; entries recorded before count in neither.
+	TotalRentRebate       int64
+	TotalOwnBalanceRebate int64
 }
 
 // LeaderboardEntry is one wallet's totals over the confirmed entries that

@@ -51,9 +51,13 @@ type Claims struct {
 	// wallet its network fee.
 	NetRebate      int64  `json:"net"`
 	DonationAmount uint64 `json:"don"`
-	NetworkFee     uint64 `json:"nfee"`
-	ServiceFee     uint64 `json:"sfee"`
-	Fees           uint64 `json:"fees"`
+	// RentRebate is the part of GrossRebate that is rent, on which the
+	// donation and the service fee are taken (the rest is the wallet's own
+	// SOL); nil in tickets issued before it was kept.
+	RentRebate *uint64 `json:"rent,omitempty"`
+	NetworkFee uint64  `json:"nfee"`
+	ServiceFee uint64  `json:"sfee"`
+	Fees       uint64  `json:"fees"`
 	// LastValidBlockHeight of the transaction's blockhash.
 	LastValidBlockHeight uint64 `json:"lvbh"`
 	// Summary describes the built transaction for the submit check and for

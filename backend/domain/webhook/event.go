@@ -68,6 +68,10 @@ type Landed struct {
 	GrossRebate    int64 `json:"grossRebate"`
 	NetRebate      int64 `json:"netRebate"`
 	DonationAmount int64 `json:"donationAmount"`
+	// RentRebate and OwnBalanceRebate split GrossRebate into rent and the
+	// wallet's own SOL; left out for entries recorded before the split.
+	RentRebate       *int64 `json:"rentRebate,omitempty"`
+	OwnBalanceRebate *int64 `json:"ownBalanceRebate,omitempty"`
 }
 
 // Test is the data of the test event.
@@ -115,6 +119,9 @@ func SubmissionEvent(e ledger.Entry, includes []Item, at time.Time) (typ string,
 		}
 		d.ConfirmedAt = timestamp(confirmed)
 		d.Landed = &Landed{Fee: e.Fees, GrossRebate: e.GrossRebate, NetRebate: e.NetRebate, DonationAmount: e.DonationAmount}
+		if rent, own, ok := e.Split(); ok {
+			d.Landed.RentRebate, d.Landed.OwnBalanceRebate = &rent, &own
+		}
 	case ledger.StatusFailed:
 		d.Error = &Error{Code: CodeTransactionFailed, Message: "the transaction landed with an error: " + e.Error}
 	case ledger.StatusExpired:

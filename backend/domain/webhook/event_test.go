@@ -62,3 +62,23 @@ func TestEndpointWants(t *testing.T) {
 		t.Error("ValidType")
 	}
 }
+
+// TestSubmissionEventSplitsRent: a confirmed entry with a rent carries the
+// split of its gross (rent, and the wallet's own SOL: 0.05 wrapped SOL);
+// one recorded before the split leaves both out.
+func TestSubmissionEventSplitsRent(t *testing.T) {
+	t.Parallel()
+	rent := int64(2_039_280)
+	e := ledger.Entry{Status: ledger.StatusConfirmed, GrossRebate: rent + 50_000_000, RentRebate: &rent}
+	_, body, _ := SubmissionEvent(e, nil, time.Unix(0, 0))
+	var ev struct{ Data struct{ Landed map[string]int64 } }
+	if err := json.Unmarshal(body, &ev); err != nil || ev.Data.Landed["rentRebate"] != rent || ev.Data.Landed["ownBalanceRebate"] != 50_000_000 {
+		t.Errorf("landed %v (%v), want rent %d and own 50,000,000", ev.Data.Landed, err, rent)
+	}
+	e.RentRebate = nil
+	_, body, _ = SubmissionEvent(e, nil, time.Unix(0, 0))
+	ev.Data.Landed = nil
+	if err := json.Unmarshal(body, &ev); err != nil || len(ev.Data.Landed) != 4 {
+		t.Errorf("an entry without a rent: landed %v (%v), want no split", ev.Data.Landed, err)
+	}
+}

@@ -195,11 +195,11 @@ func (d *Discoverer) startCluster(ctx context.Context, wallet solana.PublicKey, 
 		if err != nil {
 			return nil, err
 		}
-		items = append(items, itemsOf(res, forWallet(bufferOf, wallet))...)
+		items = append(items, itemsOf(res, forWallet(bufferOf, wallet), st.rentSysvar())...)
 		if res, err = nonces.wait(ctx); err != nil {
 			return nil, err
 		}
-		items = append(items, itemsOf(res, forWallet(nonceOf, wallet))...)
+		items = append(items, itemsOf(res, forWallet(nonceOf, wallet), st.rentSysvar())...)
 		if res, err = stakes.wait(ctx); err != nil {
 			return nil, err
 		}

@@ -261,6 +261,8 @@ func TestAssetsClusterItems(t *testing.T) {
 		for _, k := range keys {
 			if it, ok := got[k]; !ok || it.Lamports != r.accounts[k].Lamports || !slices.Equal(it.Actions, ActionsFor(typ)) || !it.Mint.IsZero() {
 				t.Errorf("%s %s: %+v (%v), want all its %d lamports", typ, k, it, ok, r.accounts[k].Lamports)
+			} else if rent := min(it.Lamports, minimumAfter(t, r, k)); it.Rent != rent {
+				t.Errorf("%s %s: rent %d of %d lamports, want its minimum %d (a buffer's from its space, not the slice)", typ, k, it.Rent, it.Lamports, rent)
 			}
 		}
 		if len(got) != len(keys) {
@@ -392,18 +394,23 @@ func TestAssetsResolveAs(t *testing.T) {
 	for i, it := range items {
 		k := addrs[i]
 		want := r.accounts[k].Lamports
+		rent := min(want, minimumAfter(t, r, k))
 		if types[i] == TypeExcessRent {
 			want -= minimumAfter(t, r, k)
+			rent = want // all rent
 		}
 		if it.Type != types[i] || !it.Address.Equals(k) || it.Lamports != want || !it.Owner.Equals(recWallet) || !slices.Equal(it.Actions, ActionsFor(types[i])) {
 			t.Errorf("%s as %s: %+v, want %d lamports", k, types[i], it, want)
+		}
+		if it.Rent != rent {
+			t.Errorf("%s as %s: rent %d, want %d", k, types[i], it.Rent, rent)
 		}
 	}
 	if n := r.count("getMultipleAccounts"); n != 1 {
 		t.Errorf("%d reads, want one (the sysvars with the addresses): %v", n, r.calls)
 	}
 
-	t.Run("without types, the sysvars in one more read", func(t *testing.T) {
+	t.Run("without types, the StakeHistory in one more read", func(t *testing.T) {
 		t.Parallel()
 		r := newRecordedRPC(t)
 		items, err := NewDiscoverer(r, nil).Resolve(context.Background(), recWallet, []solana.PublicKey{recBuffer, recCooled, recNonce})

@@ -120,7 +120,7 @@ func coreItems(ctx context.Context, d *Discoverer, assets []coreAccount) ([]Item
 			it.IsFrozen = it.IsFrozen || col.FreezesAssets
 		}
 		if refund, ok := mplcore.Refund(a.size, sysvar.MinimumBalance); ok {
-			it.Lamports = refund
+			it.Lamports, it.Rent = refund, refund
 			if !refused {
 				it.Actions = append(it.Actions, ActionBurn)
 			}

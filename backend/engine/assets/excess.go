@@ -40,7 +40,7 @@ func excessOf(a ownedAccount, it Item, st clusterState, listing bool) (Item, boo
 	}
 	return Item{
 		Type: TypeExcessRent, Address: a.address, Owner: a.state.Owner, Mint: a.state.Mint, TokenProgram: a.program,
-		Name: it.Name, Symbol: it.Symbol, URI: it.URI, ImageURI: it.ImageURI, Lamports: excess,
+		Name: it.Name, Symbol: it.Symbol, URI: it.URI, ImageURI: it.ImageURI, Lamports: excess, Rent: excess,
 		Decimals: it.Decimals, Amount: it.Amount, UIBalance: it.UIBalance, Collection: it.Collection, IsFrozen: it.IsFrozen,
 		Actions: []Action{ActionWithdrawExcess},
 	}, true
@@ -99,7 +99,7 @@ func mintOf(address, program solana.PublicKey, lamports uint64, d []byte, wallet
 	}
 	it := Item{
 		Type: TypeExcessRent, Address: address, Owner: wallet, Mint: address, TokenProgram: program,
-		Lamports: excess, Decimals: m.Decimals, Actions: []Action{ActionWithdrawExcess},
+		Lamports: excess, Rent: excess, Decimals: m.Decimals, Actions: []Action{ActionWithdrawExcess},
 	}
 	if md := displayMetadata(m.Metadata); md != nil {
 		it.Name, it.Symbol, it.URI = md.name, md.symbol, md.uri
@@ -111,5 +111,5 @@ func mintOf(address, program solana.PublicKey, lamports uint64, d []byte, wallet
 func mintExcessItems(res rpc.GetProgramAccountsResult, wallet solana.PublicKey, st clusterState) []Item {
 	return itemsOf(res, func(address, owner solana.PublicKey, lamports uint64, d []byte) (Item, string) {
 		return mintOf(address, owner, lamports, d, wallet, st)
-	})
+	}, st.rentSysvar())
 }

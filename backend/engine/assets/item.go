@@ -38,6 +38,14 @@ type Item struct {
 	// every account BurnV1 closes (see metaplex.Refund); for an MPL Core
 	// asset, what BurnV1 moves out of it (see mplcore.Refund).
 	Lamports uint64
+	// Rent is the part of Lamports that is rent, the base of a donation
+	// and a service fee (rent.go): an account closed or emptied returns its
+	// rent-exempt minimum under the cluster's current Rent sysvar, capped
+	// by its lamports, and the rest is the wallet's own balance (wrapped
+	// SOL, a stake account's principal, a buffer's or nonce's balance above
+	// its rent); excess rent withdrawn and Metaplex and Core refunds are all
+	// rent; a compressed NFT returns nothing.
+	Rent uint64
 	// Decimals of the mint.
 	Decimals uint8
 	// Amount is the raw token balance.

@@ -68,7 +68,8 @@ func TestAssetsListClassification(t *testing.T) {
 		{"empty account closes, lamports from the chain", func(w *world) solana.PublicKey {
 			return w.account(tok, tokenRent+7, acct{mint: w.mint(tok, 6, 5, nil)})
 		}, func(w *world, it Item) Item {
-			return Item{Type: TypeEmptyAccount, Lamports: tokenRent + 7, Decimals: 6, Actions: []Action{ActionClose}}
+			// Lamports above the rent-exempt minimum are not rent.
+			return Item{Type: TypeEmptyAccount, Lamports: tokenRent + 7, Rent: tokenRent, Decimals: 6, Actions: []Action{ActionClose}}
 		}},
 		{"balance is a token to burn", func(w *world) solana.PublicKey {
 			return w.account(tok, tokenRent, acct{mint: w.mint(tok, 6, 9_000_000, nil), amount: 1_500_000})
@@ -89,7 +90,9 @@ func TestAssetsListClassification(t *testing.T) {
 			w.c.put(solana.WrappedSol, tok, 1_461_600, mintBytes(solana.WrappedSol, 9, 0, nil))
 			return w.account(tok, tokenRent+100_000_000, acct{mint: solana.WrappedSol, amount: 100_000_000, native: true})
 		}, func(w *world, it Item) Item {
-			return Item{Type: TypeToken, Name: "Wrapped SOL", Symbol: "SOL", Lamports: tokenRent + 100_000_000, Decimals: 9,
+			// The wrapped balance is the wallet's own SOL: only the
+			// account's rent-exempt minimum is rent.
+			return Item{Type: TypeToken, Name: "Wrapped SOL", Symbol: "SOL", Lamports: tokenRent + 100_000_000, Rent: tokenRent, Decimals: 9,
 				Amount: 100_000_000, UIBalance: 0.1, IsNative: true, Actions: []Action{ActionClose}}
 		}},
 		{"empty wrapped SOL is an empty account", func(w *world) solana.PublicKey {
@@ -189,6 +192,9 @@ func TestAssetsListClassification(t *testing.T) {
 			info := w.c.accounts[addr]
 			want.Address, want.Owner, want.TokenProgram = addr, w.wallet, info.Owner
 			want.Mint = solana.PublicKeyFromBytes(info.Data.GetBinary()[:32])
+			if want.Rent == 0 {
+				want.Rent = want.Lamports // every other account holds its rent-exempt minimum
+			}
 			if want.Type == TypeEmptyAccount && info.Owner.Equals(tok) {
 				want.Decimals = 0 // a listing does not read the mint of an empty SPL Token account
 			}

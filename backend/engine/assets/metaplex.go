@@ -55,7 +55,7 @@ func (d *Discoverer) applyBurns(ctx context.Context, plan metaplex.BurnPlan, at 
 		it := &items[at[k]]
 		it.Metaplex, it.Actions = &b.Accounts, []Action{}
 		if b.Refundable {
-			it.Lamports = b.Refund
+			it.Lamports, it.Rent = b.Refund, b.Refund
 		}
 		if b.Burnable {
 			it.Actions = append(it.Actions, ActionBurn)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/chain/loaderv3"
 	"github.com/reclaim-sol/reclaim/backend/chain/nonce"
+	"github.com/reclaim-sol/reclaim/backend/chain/rent"
 	"github.com/reclaim-sol/reclaim/backend/chain/stake"
 )
 
@@ -51,13 +52,14 @@ func bufferOf(address, owner solana.PublicKey, lamports uint64, d []byte, wallet
 // is none.
 type accountOf func(address, owner solana.PublicKey, lamports uint64, d []byte) (Item, string)
 
-// itemsOf are the items of the accounts res found, those of gives a reason
-// for left out.
-func itemsOf(res rpc.GetProgramAccountsResult, of accountOf) []Item {
+// itemsOf are the items of the accounts res found, their rent under r;
+// those of gives a reason for left out.
+func itemsOf(res rpc.GetProgramAccountsResult, of accountOf, r rent.Sysvar) []Item {
 	var out []Item
 	for _, ka := range res {
 		if ka != nil && ka.Account != nil {
 			if it, reason := of(ka.Pubkey, ka.Account.Owner, ka.Account.Lamports, data(ka.Account)); reason == "" {
+				it.Rent = rentOf(it, accountSize(ka.Account), r)
 				out = append(out, it)
 			}
 		}
@@ -89,6 +91,7 @@ func nonceOf(address, owner solana.PublicKey, lamports uint64, d []byte, wallet 
 type stakeAccount struct {
 	address  solana.PublicKey
 	lamports uint64
+	size     uint64
 	state    stake.Account
 }
 
@@ -101,7 +104,7 @@ func stakeAccounts(res rpc.GetProgramAccountsResult, wallet solana.PublicKey) []
 			continue
 		}
 		if s, err := stake.Parse(data(ka.Account)); err == nil && s.Withdrawer.Equals(wallet) {
-			out = append(out, stakeAccount{address: ka.Pubkey, lamports: ka.Account.Lamports, state: s})
+			out = append(out, stakeAccount{address: ka.Pubkey, lamports: ka.Account.Lamports, size: accountSize(ka.Account), state: s})
 		}
 	}
 	return out
@@ -128,7 +131,9 @@ func stakeOf(a stakeAccount, wallet solana.PublicKey, st clusterState, h stake.H
 	if ok, why := a.state.Withdrawable(wallet, st.clock, h); !ok {
 		return Item{}, "stake account cannot be withdrawn now: " + why
 	}
-	return newAccountItem(TypeStakeAccount, a.address, wallet, stake.ProgramID, a.lamports), ""
+	it := newAccountItem(TypeStakeAccount, a.address, wallet, stake.ProgramID, a.lamports)
+	it.Rent = rentOf(it, a.size, st.rentSysvar())
+	return it, ""
 }
 
 func stakeItems(accs []stakeAccount, wallet solana.PublicKey, st clusterState, h stake.History) []Item {

@@ -37,9 +37,10 @@ func (d *Discoverer) Resolve(ctx context.Context, wallet solana.PublicKey, addre
 // sysvar, only when there is one); one owned by the upgradeable loader as a
 // program buffer, by the System program as a nonce account, by the stake
 // program as a stake account (excess.go, programaccounts.go). The Rent and
-// Clock sysvars and the p-token feature that excess rent and stake
-// accounts need come in the first read when types select either (with the
-// StakeHistory sysvar for a stake account), in one more read otherwise.
+// Clock sysvars and the p-token feature come in the first read (every
+// item's Rent needs the sysvar: rent.go), with the StakeHistory sysvar when
+// types select a stake account, in one more read when a stake account not
+// selected as one needs it.
 // An address that does not exist, is none of these, belongs to another
 // wallet or cannot be reclaimed now gives an *ItemError (the first one in
 // order).
@@ -54,14 +55,13 @@ func (d *Discoverer) ResolveAs(ctx context.Context, wallet solana.PublicKey, add
 		}
 		return types[i]
 	}
-	cs := &stateReader{d: d}
+	// The state comes with the addresses: every item's rent needs the Rent
+	// sysvar (rent.go).
+	cs := &stateReader{d: d, withState: true}
 	keys := slices.Clone(addresses)
 	for i := range addresses {
-		switch want(i) {
-		case TypeExcessRent:
-			cs.withState = true
-		case TypeStakeAccount:
-			cs.withState, cs.withHistory = true, true
+		if want(i) == TypeStakeAccount {
+			cs.withHistory = true
 		}
 	}
 	keys = append(keys, cs.keys()...)
@@ -98,6 +98,7 @@ func (d *Discoverer) ResolveAs(ctx context.Context, wallet solana.PublicKey, add
 	if err != nil {
 		return nil, err
 	}
+	withRent(tokens, owned, cs.st.rentSysvar())
 	for k, it := range tokens {
 		items[ownedAt[k]] = it
 	}
@@ -161,6 +162,7 @@ func (d *Discoverer) resolveOne(ctx context.Context, cs *stateReader, wallet sol
 	if reason != "" {
 		return resolved{}, fail(reason)
 	}
+	it.Rent = rentOf(it, accountSize(a), cs.st.rentSysvar())
 	return resolved{item: it}, nil
 }
 
@@ -285,7 +287,7 @@ func (r *stateReader) stakeAt(ctx context.Context, at int, address solana.Public
 	if err != nil {
 		return fail(reasonNotStake)
 	}
-	acc := stakeAccount{address: address, lamports: a.Lamports, state: s}
+	acc := stakeAccount{address: address, lamports: a.Lamports, size: accountSize(a), state: s}
 	if !r.read {
 		r.withHistory = true // the state's own read brings it along
 	}

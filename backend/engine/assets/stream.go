@@ -85,8 +85,9 @@ func (d *Discoverer) Stream(ctx context.Context, wallet solana.PublicKey, opts S
 // it returns), actions and every field of the account are known from
 // getTokenAccountsByOwner alone. Only its mint's metadata is not: an early
 // item has the Name, Symbol, URI and ImageURI of a mint without metadata
-// ("Wrapped SOL" for wrapped SOL, "" otherwise) and Decimals 0, until the
-// item itself comes in a chunk.
+// ("Wrapped SOL" for wrapped SOL, "" otherwise), Decimals 0 and Rent 0
+// (the Rent sysvar comes with the state), until the item itself comes in a
+// chunk.
 func earlyOf(a ownedAccount) (Item, bool) {
 	if a.state.Amount != 0 {
 		return Item{}, false
@@ -206,6 +207,7 @@ func (d *Discoverer) discover(ctx context.Context, wallet solana.PublicKey, page
 		if err != nil {
 			return 0, err
 		}
+		withRent(res.items, owned[done:done+len(res.items)], st.rentSysvar())
 		excess = append(excess, excessPage(owned[done:done+len(res.items)], res.items, st)...)
 		done += len(res.items)
 		if err := out(res.items, done < len(owned), false); err != nil {

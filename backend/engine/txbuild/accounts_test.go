@@ -22,6 +22,7 @@ const (
 	bufferRent  = 15_068_400
 	nonceRent   = 1_447_680
 	stakeWhole  = 5_002_282_880
+	stakeRent   = 2_282_880 // 200 bytes: the rest of stakeWhole is the wallet's principal
 	excessMint  = 394_800
 	excess22ATA = 560_240
 )
@@ -30,17 +31,22 @@ const (
 func excess(name string, program solana.PublicKey, lamports uint64) Selected {
 	return Selected{Action: assets.ActionWithdrawExcess, Item: assets.Item{
 		Type: assets.TypeExcessRent, Address: key(name), Owner: wallet, Mint: key("mint " + name), TokenProgram: program,
-		Lamports: lamports, Amount: 7, Actions: []assets.Action{assets.ActionWithdrawExcess},
+		Lamports: lamports, Rent: lamports, Amount: 7, Actions: []assets.Action{assets.ActionWithdrawExcess},
 	}}
 }
 
 // whole is an account of wallet reclaimed whole: a buffer, a nonce or a
-// stake account.
+// stake account; a stake account's rent is its minimum (stakeRent), the
+// others' all their lamports.
 func whole(name string, typ assets.ItemType, lamports uint64) Selected {
 	program := map[assets.ItemType]solana.PublicKey{assets.TypeProgramBuffer: loaderv3.ProgramID,
 		assets.TypeNonceAccount: solana.SystemProgramID, assets.TypeStakeAccount: stake.ProgramID}[typ]
+	rent := lamports
+	if typ == assets.TypeStakeAccount {
+		rent = min(lamports, stakeRent)
+	}
 	return Selected{Action: assets.ActionsFor(typ)[0], Item: assets.Item{
-		Type: typ, Address: key(name), Owner: wallet, TokenProgram: program, Lamports: lamports, Actions: assets.ActionsFor(typ),
+		Type: typ, Address: key(name), Owner: wallet, TokenProgram: program, Lamports: lamports, Rent: rent, Actions: assets.ActionsFor(typ),
 	}}
 }
 

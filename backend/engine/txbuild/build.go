@@ -182,6 +182,7 @@ func (b *Builder) build(ctx context.Context, r *request, bt batch, rc rentCheck,
 		Includes:         bt.items,
 		LedgerType:       bt.ledgerType,
 		GrossRebate:      m.gross,
+		RentRebate:       m.rent,
 		DonationAmount:   m.donation,
 		ServiceFee:       m.fee,
 		ComputeUnits:     f.units,
@@ -217,10 +218,12 @@ func (t *Tx) serialize(limit int) error {
 	return nil
 }
 
-// money is a batch's gross rebate and what goes to others out of it.
+// money is a batch's gross rebate, the rent in it, and what goes to others
+// out of it.
 type money struct {
 	items    []Selected
 	gross    uint64
+	rent     uint64
 	donation uint64
 	fee      uint64
 }
@@ -228,14 +231,17 @@ type money struct {
 // split computes the money of one transaction: the gross is what the
 // included items' reclaims return (assets.Item.Lamports: a token account's
 // lamports, a wrapped SOL account's balance and rent included; the refund of
-// a Metaplex or Core burn).
+// a Metaplex or Core burn), the rent the part of it that is rent
+// (assets.Item.Rent), and the donation and the service fee are fractions of
+// the rent alone: the wallet's own SOL that comes back is never shared.
 func (r *request) split(bt batch) money {
 	m := money{items: bt.items}
 	for _, s := range bt.items {
 		m.gross += s.Item.Lamports
+		m.rent += min(s.Item.Rent, s.Item.Lamports)
 	}
-	m.donation = floorFraction(m.gross, r.donation)
-	m.fee = serviceFee(m.gross, r.ServiceFeeBPS)
+	m.donation = floorFraction(m.rent, r.donation)
+	m.fee = serviceFee(m.rent, r.ServiceFeeBPS)
 	return m
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
+	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 )
 
 func build(t *testing.T, f *fakeRPC, p Params, opts ...Option) Result {
@@ -64,7 +65,7 @@ func TestBuildMoney(t *testing.T) {
 	// Token before p-token, Token-2022) = 16,750; the limit adds 10% and 1000.
 	const gross = 3*tokenRent + token22Rent
 	want := Tx{
-		LedgerType: ledger.TypeTokenAccountClosure, GrossRebate: gross, DonationAmount: gross / 10, ServiceFee: gross * 5 / 100,
+		LedgerType: ledger.TypeTokenAccountClosure, GrossRebate: gross, RentRebate: gross, DonationAmount: gross / 10, ServiceFee: gross * 5 / 100,
 		ComputeUnits: 19_425, ComputeUnitPrice: 100, PriorityFee: 2, NetworkFee: 5_002,
 	}
 	want.Fees = want.NetworkFee + want.ServiceFee
@@ -227,5 +228,37 @@ func TestBuildAtTheLimit(t *testing.T) {
 	}
 	if len(raw) != MaxTransactionSize-headroom {
 		t.Errorf("%d bytes, want exactly %d (1232 - %d headroom)", len(raw), MaxTransactionSize-headroom, headroom)
+	}
+}
+
+// TestBuildDonationOnRentOnly: the donation and the service fee are
+// fractions of the rent alone. Wrapped SOL's balance and a stake account's
+// principal come back whole to the wallet: in the gross and the net, not
+// in what the donation and the fee are taken of.
+func TestBuildDonationOnRentOnly(t *testing.T) {
+	t.Parallel()
+	const own = 50_000_000 // 0.05 wrapped SOL
+	wsol := empty("wsol")
+	wsol.Item.Type, wsol.Item.Mint, wsol.Item.IsNative, wsol.Item.Amount, wsol.Item.Lamports = assets.TypeToken, solana.WrappedSol, true, own, tokenRent+own
+	res := build(t, newFake(), fullParams([]Selected{wsol, empty("e"), whole("stake", assets.TypeStakeAccount, stakeWhole)}, 0))
+	var gross, rent, donation, fee uint64
+	var net int64
+	for _, tx := range res.Txs {
+		if tx.DonationAmount != tx.RentRebate/10 || tx.ServiceFee != tx.RentRebate*5/100 ||
+			tx.NetRebate != int64(tx.GrossRebate-tx.NetworkFee-tx.ServiceFee-tx.DonationAmount) || tx.OwnBalance() != tx.GrossRebate-tx.RentRebate {
+			t.Errorf("%s: %+v", tx.LedgerType, tx)
+		}
+		gross, rent, donation, fee, net = gross+tx.GrossRebate, rent+tx.RentRebate, donation+tx.DonationAmount, fee+tx.ServiceFee, net+tx.NetRebate
+	}
+	if wantRent := uint64(2*tokenRent + stakeRent); rent != wantRent || gross != wantRent+own+(stakeWhole-stakeRent) {
+		t.Errorf("rent %d of gross %d, want %d of %d", rent, gross, wantRent, wantRent+own+(stakeWhole-stakeRent))
+	}
+	// 10% and 5% of 2 x 2,039,280 (one transaction) and of 2,282,880.
+	if donation != 407_856+228_288 || fee != 203_928+114_144 {
+		t.Errorf("donation %d, service fee %d: not of the rent alone", donation, fee)
+	}
+	tot := res.Totals()
+	if tot.GrossRebate != gross || tot.RentRebate != rent || tot.OwnBalance() != gross-rent || tot.NetRebate != net {
+		t.Errorf("totals %+v", tot)
 	}
 }

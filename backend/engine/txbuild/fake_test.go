@@ -106,14 +106,14 @@ const (
 func empty(name string) Selected {
 	return Selected{Action: assets.ActionClose, Item: assets.Item{
 		Type: assets.TypeEmptyAccount, Address: key(name), Owner: wallet, Mint: key("mint " + name),
-		TokenProgram: solana.TokenProgramID, Lamports: tokenRent, Actions: []assets.Action{assets.ActionClose},
+		TokenProgram: solana.TokenProgramID, Lamports: tokenRent, Rent: tokenRent, Actions: []assets.Action{assets.ActionClose},
 	}}
 }
 
 // empty22 is an empty Token-2022 account of wallet, to close.
 func empty22(name string) Selected {
 	s := empty(name)
-	s.Item.TokenProgram, s.Item.Lamports = solana.Token2022ProgramID, token22Rent
+	s.Item.TokenProgram, s.Item.Lamports, s.Item.Rent = solana.Token2022ProgramID, token22Rent, token22Rent
 	return s
 }
 

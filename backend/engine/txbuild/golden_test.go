@@ -25,10 +25,11 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // goldenItems has one of each kind: an NFT, empty Token and Token-2022
 // accounts, wrapped SOL, a Token-2022 balance with withheld fees and a Token
-// balance.
+// balance. Wrapped SOL's 0.1 SOL is the wallet's own: no donation or fee
+// on it.
 func goldenItems() []Selected {
 	withheld := token("withheld", 247_500)
-	withheld.Item.TokenProgram, withheld.Item.Lamports, withheld.Item.WithheldAmount = solana.Token2022ProgramID, 2_082_840, 2_500
+	withheld.Item.TokenProgram, withheld.Item.Lamports, withheld.Item.Rent, withheld.Item.WithheldAmount = solana.Token2022ProgramID, 2_082_840, 2_082_840, 2_500
 	wsol := empty("wsol")
 	wsol.Item.Type, wsol.Item.Mint, wsol.Item.IsNative, wsol.Item.Amount, wsol.Item.Lamports = assets.TypeToken, solana.WrappedSol, true, 100_000_000, tokenRent+100_000_000
 	return []Selected{nft("nft"), empty("empty"), withheld, empty22("empty22"), wsol, token("funded", 1_500_000)}
@@ -49,8 +50,8 @@ func TestGolden(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
 	for _, tx := range goldenBuild(t).Txs {
-		fmt.Fprintf(&b, "# %s: %d items, gross %d, net %d, donation %d, service fee %d, network fee %d, %d CU at %d micro-lamports\n%s\n",
-			tx.LedgerType, len(tx.Includes), tx.GrossRebate, tx.NetRebate, tx.DonationAmount, tx.ServiceFee, tx.NetworkFee,
+		fmt.Fprintf(&b, "# %s: %d items, gross %d (rent %d), net %d, donation %d, service fee %d, network fee %d, %d CU at %d micro-lamports\n%s\n",
+			tx.LedgerType, len(tx.Includes), tx.GrossRebate, tx.RentRebate, tx.NetRebate, tx.DonationAmount, tx.ServiceFee, tx.NetworkFee,
 			tx.ComputeUnits, tx.ComputeUnitPrice, tx.Base64)
 	}
 	path := filepath.Join("testdata", "build.golden")

@@ -19,7 +19,7 @@ func pnft(name string, refund uint64) Selected {
 	mint := s.Item.Mint
 	rec := metaplex.TokenRecordAddress(mint, s.Item.Address)
 	col := metaplex.MetadataAddress(key("collection"))
-	s.Item.IsFrozen, s.Item.Lamports = true, refund
+	s.Item.IsFrozen, s.Item.Lamports, s.Item.Rent = true, refund, refund
 	s.Item.Metaplex = &metaplex.BurnAccounts{
 		Standard: metaplex.ProgrammableNonFungible, Metadata: metaplex.MetadataAddress(mint),
 		Edition: metaplex.EditionAddress(mint), TokenRecord: &rec, CollectionMetadata: &col,
@@ -32,7 +32,7 @@ func core(name string, refund uint64) Selected {
 	col := key("core collection")
 	return Selected{Action: assets.ActionBurn, Item: assets.Item{
 		Type: assets.TypeNFT, Address: key(name), Owner: wallet, Mint: key(name), TokenProgram: mplcore.ProgramID,
-		Lamports: refund, Amount: 1, Actions: []assets.Action{assets.ActionBurn}, Core: &mplcore.BurnAccounts{Collection: &col},
+		Lamports: refund, Rent: refund, Amount: 1, Actions: []assets.Action{assets.ActionBurn}, Core: &mplcore.BurnAccounts{Collection: &col},
 	}}
 }
 

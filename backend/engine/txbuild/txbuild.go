@@ -47,9 +47,11 @@
 // are not asked, and a build of closes and transfers simulates nothing: one
 // round trip, the recipients' read beside the caller's read of the items.
 //
-// Money per transaction, in integer lamports: donation = floor(gross * p) with
-// p taken exactly from its decimal form; service fee = floor(gross * bps /
-// 10000); network fee = 5000 per signature + ceil(price * limit / 1e6); net =
+// Money per transaction, in integer lamports: gross = what the items
+// return, of which rent = the items' rent (assets.Item.Rent: the wallet's
+// own SOL that comes back, wrapped SOL or a stake's principal, is not);
+// donation = floor(rent * p) with p taken exactly from its decimal form;
+// service fee = floor(rent * bps / 10000); network fee = 5000 per signature + ceil(price * limit / 1e6); net =
 // gross - network fee - donation - service fee, which is exactly the wallet's
 // balance change when the transaction lands, and must be positive, with one
 // exception: a transaction whose items are all cNFTs has gross 0, donation 0
@@ -113,12 +115,12 @@ type Params struct {
 	Wallet solana.PublicKey
 	// Items in request order.
 	Items []Selected
-	// DonationPercentage is the fraction of each transaction's gross rebate
+	// DonationPercentage is the fraction of each transaction's rent rebate
 	// donated, from 0 to 1.
 	DonationPercentage float64
 	// DonationWallet receives donations; it must be set when there is one.
 	DonationWallet *solana.PublicKey
-	// ServiceFeeBPS is the operator's fee in basis points of the gross rebate.
+	// ServiceFeeBPS is the operator's fee in basis points of the rent rebate.
 	ServiceFeeBPS int
 	// Treasury receives the service fee; it must be set when the fee is not 0.
 	Treasury *solana.PublicKey
@@ -152,6 +154,12 @@ type Tx struct {
 	// and Core burns, the excess rent withdrawn, the lamports of the
 	// buffers, nonce and stake accounts emptied (see assets.Item.Lamports).
 	GrossRebate uint64
+	// RentRebate is the part of GrossRebate that is rent (the items'
+	// assets.Item.Rent), the base of DonationAmount and ServiceFee;
+	// GrossRebate - RentRebate (OwnBalance) is the wallet's own SOL that
+	// comes back: wrapped SOL, a stake account's principal, a nonce or
+	// buffer balance above its rent.
+	RentRebate uint64
 	// NetRebate is the change of the wallet's balance when the transaction
 	// lands: GrossRebate - Fees - DonationAmount. It is positive, except in a
 	// transaction of cNFT burns alone: they return nothing, so its NetRebate
@@ -178,6 +186,10 @@ type Tx struct {
 	Summary ticket.TxSummary
 }
 
+// OwnBalance is the wallet's own SOL that comes back with the rent:
+// GrossRebate - RentRebate.
+func (t Tx) OwnBalance() uint64 { return t.GrossRebate - t.RentRebate }
+
 // Result is the outcome of a Build.
 type Result struct {
 	Txs []Tx
@@ -191,10 +203,14 @@ type Result struct {
 type Totals struct {
 	ItemCount      int
 	GrossRebate    uint64
+	RentRebate     uint64
 	NetRebate      int64
 	DonationAmount uint64
 	Fees           uint64
 }
+
+// OwnBalance is GrossRebate - RentRebate.
+func (t Totals) OwnBalance() uint64 { return t.GrossRebate - t.RentRebate }
 
 // Totals sums the transactions of r.
 func (r Result) Totals() Totals {
@@ -202,6 +218,7 @@ func (r Result) Totals() Totals {
 	for _, tx := range r.Txs {
 		t.ItemCount += len(tx.Includes)
 		t.GrossRebate += tx.GrossRebate
+		t.RentRebate += tx.RentRebate
 		t.NetRebate += tx.NetRebate
 		t.DonationAmount += tx.DonationAmount
 		t.Fees += tx.Fees

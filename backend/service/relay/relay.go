@@ -326,6 +326,10 @@ func (r *Relay) claimOf(req *request, c ticket.Claims, sig string) ledger.Entry 
 		NetworkFee: int64(c.NetworkFee), ServiceFee: int64(c.ServiceFee),
 	})
 	claim.Promised = claim.Figures()
+	if c.RentRebate != nil {
+		rent := int64(*c.RentRebate)
+		claim.RentRebate = &rent
+	}
 	return claim
 }
 

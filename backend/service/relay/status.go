@@ -42,6 +42,10 @@ type Submission struct {
 	Slot        int64
 	ConfirmedAt time.Time
 	Landed      ledger.Figures
+	// Rent and OwnBalance split Landed.GrossRebate (Split false for an
+	// entry recorded before the split was kept).
+	Rent, OwnBalance int64
+	Split            bool
 }
 
 // StatusPoll is how often a status request that waits reads the ledger
@@ -103,6 +107,7 @@ func submission(e ledger.Entry) Submission {
 	switch e.Status {
 	case ledger.StatusConfirmed:
 		s.State, s.Slot, s.Landed = StateConfirmed, e.Slot, e.Figures()
+		s.Rent, s.OwnBalance, s.Split = e.Split()
 		if e.ConfirmedAt != nil {
 			s.ConfirmedAt = e.ConfirmedAt.UTC()
 		}

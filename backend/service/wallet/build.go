@@ -250,7 +250,7 @@ func (s *Service) issue(projectID, wallet string, res txbuild.Result) (TicketedB
 		}
 		tok, _, err := s.d.Tickets.Issue(ticket.Claims{
 			Project: projectID, Wallet: wallet, MessageHash: ticket.Hash(tx.MessageHash), Includes: items,
-			Type: string(tx.LedgerType), GrossRebate: tx.GrossRebate, NetRebate: tx.NetRebate, DonationAmount: tx.DonationAmount,
+			Type: string(tx.LedgerType), GrossRebate: tx.GrossRebate, RentRebate: &tx.RentRebate, NetRebate: tx.NetRebate, DonationAmount: tx.DonationAmount,
 			NetworkFee: tx.NetworkFee, ServiceFee: tx.ServiceFee, Fees: tx.Fees, LastValidBlockHeight: res.LastValidBlockHeight,
 			Summary: tx.Summary,
 		}, now, ttl)

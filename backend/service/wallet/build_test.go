@@ -401,7 +401,7 @@ func TestBuildIssuesATicketPerTransaction(t *testing.T) {
 			f.build = func(_ context.Context, p txbuild.Params) (txbuild.Result, error) {
 				res := oneTx(txbuild.Params{Items: p.Items[:1]})
 				second := oneTx(txbuild.Params{Items: p.Items[1:]}).Txs[0]
-				second.LedgerType, second.DonationAmount, second.ServiceFee = "token_burn", 7, 11
+				second.LedgerType, second.DonationAmount, second.ServiceFee, second.RentRebate = "token_burn", 7, 11, 2_000_000
 				second.Summary = ticket.TxSummary{DonationWallet: "donee", Treasury: "treasury"}
 				res.Txs = append(res.Txs, second)
 				return res, nil
@@ -424,6 +424,10 @@ func TestBuildIssuesATicketPerTransaction(t *testing.T) {
 				GrossRebate: tx.GrossRebate, NetRebate: tx.NetRebate, DonationAmount: 7, NetworkFee: tx.NetworkFee, ServiceFee: 11, Fees: tx.Fees,
 				LastValidBlockHeight: 1_000_150, Summary: ticket.TxSummary{DonationWallet: "donee", Treasury: "treasury"},
 			}
+			if c.RentRebate == nil || *c.RentRebate != 2_000_000 {
+				t.Errorf("ticket states rent %v, want 2,000,000: the donation's base", c.RentRebate)
+			}
+			c.RentRebate = nil
 			if fmt.Sprint(c) != fmt.Sprint(want) {
 				t.Errorf("claims\n%+v, want\n%+v", c, want)
 			}

@@ -230,7 +230,7 @@ var owner = signerKey("owner")
 
 // chainItem is an item of owner as discovery reads it, taking actions.
 func chainItem(label string, t assets.ItemType, actions ...assets.Action) assets.Item {
-	return assets.Item{Type: t, Address: key(label), Owner: owner, Lamports: 2_039_280, Actions: actions}
+	return assets.Item{Type: t, Address: key(label), Owner: owner, Lamports: 2_039_280, Rent: 2_039_280, Actions: actions}
 }
 
 // sel selects the item named label.

@@ -18,11 +18,13 @@ type SummaryRequest struct {
 	PriorityFeeLevel   *PriorityLevel
 }
 
-// TypeSummary is what a wallet holds of one type: how many items, and the
-// lamports their reclaims return.
+// TypeSummary is what a wallet holds of one type: how many items, the
+// lamports their reclaims return, and the part of them that is rent
+// (assets.Item.Rent; the rest is the wallet's own SOL).
 type TypeSummary struct {
 	Count    int
 	Lamports uint64
+	Rent     uint64
 }
 
 // Summary is a wallet's summary.
@@ -62,6 +64,7 @@ func (s *Service) Summary(ctx context.Context, req SummaryRequest) (Summary, err
 		ts := out.Types[it.Type]
 		ts.Count++
 		ts.Lamports += it.Lamports
+		ts.Rent += min(it.Rent, it.Lamports)
 		out.Types[it.Type] = ts
 	}
 	return out, nil

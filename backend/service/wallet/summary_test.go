@@ -31,6 +31,10 @@ func safeWallet() assets.Listing {
 		chainItem("stake", assets.TypeStakeAccount, assets.ActionWithdraw),
 	}
 	items[4].Lamports, items[7].Lamports = 550_840, 1_500_000_000
+	items[4].Rent, items[7].Rent = 550_840, 1_500_000_000
+	// Own SOL beside the rent: 0.05 wrapped SOL, a stake's 5 SOL principal.
+	items[2].Lamports, items[9].Lamports = 2_039_280+50_000_000, 2_039_280+5_000_000_000
+	items[6].Rent = 0 // a cNFT returns no rent
 	return assets.Listing{Items: items, TokenAccounts: 4}
 }
 
@@ -166,9 +170,10 @@ func TestSummary(t *testing.T) {
 		t.Errorf("%d types, want every one of %v", len(sum.Types), assets.ItemTypes())
 	}
 	want := map[assets.ItemType]TypeSummary{
-		assets.TypeEmptyAccount: {2, 2 * 2_039_280}, assets.TypeToken: {2, 2 * 2_039_280}, assets.TypeExcessRent: {1, 550_840},
-		assets.TypeNFT: {1, 2_039_280}, assets.TypeCNFT: {1, 2_039_280}, assets.TypeProgramBuffer: {1, 1_500_000_000},
-		assets.TypeNonceAccount: {1, 2_039_280}, assets.TypeStakeAccount: {1, 2_039_280},
+		assets.TypeEmptyAccount: {2, 2 * 2_039_280, 2 * 2_039_280}, assets.TypeToken: {2, 2*2_039_280 + 50_000_000, 2 * 2_039_280},
+		assets.TypeExcessRent: {1, 550_840, 550_840}, assets.TypeNFT: {1, 2_039_280, 2_039_280}, assets.TypeCNFT: {1, 2_039_280, 0},
+		assets.TypeProgramBuffer: {1, 1_500_000_000, 1_500_000_000}, assets.TypeNonceAccount: {1, 2_039_280, 2_039_280},
+		assets.TypeStakeAccount: {1, 2_039_280 + 5_000_000_000, 2_039_280},
 	}
 	for _, typ := range assets.ItemTypes() {
 		if sum.Types[typ] != want[typ] {
@@ -202,7 +207,7 @@ func TestSummaryNothingSafe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Totals != (txbuild.Totals{}) || sum.TransactionCount != 0 || sum.Types[assets.TypeNFT] != (TypeSummary{1, 2_039_280}) || f.called("BuildWith") != 0 {
+	if sum.Totals != (txbuild.Totals{}) || sum.TransactionCount != 0 || sum.Types[assets.TypeNFT] != (TypeSummary{1, 2_039_280, 2_039_280}) || f.called("BuildWith") != 0 {
 		t.Errorf("summary %+v, %d builds", sum, f.called("BuildWith"))
 	}
 }

@@ -218,6 +218,8 @@ export async function showStats(c: Connected): Promise<GetStatsResponse> {
     row("Wallets", "stat-wallets", String(st.totalWallets)),
     row("Transactions", "stat-transactions", String(st.totalTransactionCount)),
     row("Reclaimed (gross)", "stat-gross", sol(st.totalGrossRebate)),
+    row("… of it rent", "stat-rent", sol(st.totalRentRebate)),
+    row("… of it wallets' own SOL", "stat-own", sol(st.totalOwnBalanceRebate)),
     row("Kept by wallets", "stat-net", sol(st.totalNetRebate)),
     row("Donations", "stat-donations", String(st.totalDonations)),
     row("Donated", "stat-donated", sol(st.totalDonationAmount)));
@@ -254,13 +256,19 @@ export async function signAll(c: Connected, txs: { transactionBase64: string; su
   };
 }
 
-/** Shows a build's totals (gross, fees, donation, what the wallet receives) and its transaction count. */
+/**
+ * Shows a build's totals (gross, of it the rent and the wallet's own SOL,
+ * fees, donation, what the wallet receives) and its transaction count. The
+ * donation and the service fee are taken of the rent alone.
+ */
 export function showTotals(b: BuildTransactionsResponse) {
   const t = b.totals!;
   const line = (label: string, id: string, v: bigint) =>
     el("tr", {}, el("th", {}, label), el("td", { class: "num", "data-testid": id, "data-lamports": String(v) }, sol(v)));
   $("quote").replaceChildren(
     line("Gross rebate", "gross-rebate", t.grossRebate),
+    line("… of it rent (donation and fees are of this)", "rent-rebate", t.rentRebate),
+    line("… of it your own SOL (wrapped SOL, stake)", "own-balance-rebate", t.ownBalanceRebate),
     line("Fees", "fees", t.fees),
     line("Donation", "donation-amount", t.donationAmount),
     line("You receive", "net-rebate", t.netRebate),

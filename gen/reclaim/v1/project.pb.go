@@ -326,8 +326,14 @@ type GetStatsResponse struct {
 	TotalDonations uint64 `protobuf:"varint,5,opt,name=total_donations,json=totalDonations,proto3" json:"total_donations,omitempty"`
 	// total_donation_amount in lamports.
 	TotalDonationAmount uint64 `protobuf:"varint,6,opt,name=total_donation_amount,json=totalDonationAmount,proto3" json:"total_donation_amount,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// total_rent_rebate in lamports: the rent reclaimed by confirmed
+	// transactions recorded with the split (not those recorded before it).
+	TotalRentRebate uint64 `protobuf:"varint,7,opt,name=total_rent_rebate,json=totalRentRebate,proto3" json:"total_rent_rebate,omitempty"`
+	// total_own_balance_rebate in lamports: the wallets' own SOL that came
+	// back in those transactions. Their gross is the two together.
+	TotalOwnBalanceRebate uint64 `protobuf:"varint,8,opt,name=total_own_balance_rebate,json=totalOwnBalanceRebate,proto3" json:"total_own_balance_rebate,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *GetStatsResponse) Reset() {
@@ -402,6 +408,20 @@ func (x *GetStatsResponse) GetTotalDonationAmount() uint64 {
 	return 0
 }
 
+func (x *GetStatsResponse) GetTotalRentRebate() uint64 {
+	if x != nil {
+		return x.TotalRentRebate
+	}
+	return 0
+}
+
+func (x *GetStatsResponse) GetTotalOwnBalanceRebate() uint64 {
+	if x != nil {
+		return x.TotalOwnBalanceRebate
+	}
+	return 0
+}
+
 var File_reclaim_v1_project_proto protoreflect.FileDescriptor
 
 const file_reclaim_v1_project_proto_rawDesc = "" +
@@ -436,14 +456,16 @@ const file_reclaim_v1_project_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\"P\n" +
 	"\x16GetLeaderboardResponse\x126\n" +
 	"\aentries\x18\x01 \x03(\v2\x1c.reclaim.v1.LeaderboardEntryR\aentries\"\x11\n" +
-	"\x0fGetStatsRequest\"\xa4\x02\n" +
+	"\x0fGetStatsRequest\"\x89\x03\n" +
 	"\x10GetStatsResponse\x12,\n" +
 	"\x12total_gross_rebate\x18\x01 \x01(\x04R\x10totalGrossRebate\x12(\n" +
 	"\x10total_net_rebate\x18\x02 \x01(\x03R\x0etotalNetRebate\x126\n" +
 	"\x17total_transaction_count\x18\x03 \x01(\x04R\x15totalTransactionCount\x12#\n" +
 	"\rtotal_wallets\x18\x04 \x01(\x04R\ftotalWallets\x12'\n" +
 	"\x0ftotal_donations\x18\x05 \x01(\x04R\x0etotalDonations\x122\n" +
-	"\x15total_donation_amount\x18\x06 \x01(\x04R\x13totalDonationAmount2\xe5\x01\n" +
+	"\x15total_donation_amount\x18\x06 \x01(\x04R\x13totalDonationAmount\x12*\n" +
+	"\x11total_rent_rebate\x18\a \x01(\x04R\x0ftotalRentRebate\x127\n" +
+	"\x18total_own_balance_rebate\x18\b \x01(\x04R\x15totalOwnBalanceRebate2\xe5\x01\n" +
 	"\x0eProjectService\x12y\n" +
 	"\x0eGetLeaderboard\x12!.reclaim.v1.GetLeaderboardRequest\x1a\".reclaim.v1.GetLeaderboardResponse\" \x82\xd3\xe4\x93\x02\x1ab\aentries\x12\x0f/v1/leaderboard\x12X\n" +
 	"\bGetStats\x12\x1b.reclaim.v1.GetStatsRequest\x1a\x1c.reclaim.v1.GetStatsResponse\"\x11\x82\xd3\xe4\x93\x02\v\x12\t/v1/statsB\xa0\x01\n" +

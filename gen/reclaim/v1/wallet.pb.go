@@ -557,7 +557,8 @@ type BuiltTransaction struct {
 	TransactionBase64 string `protobuf:"bytes,1,opt,name=transaction_base64,json=transactionBase64,proto3" json:"transaction_base64,omitempty"`
 	// includes are the items this transaction covers.
 	Includes []*ItemSelection `protobuf:"bytes,2,rep,name=includes,proto3" json:"includes,omitempty"`
-	// gross_rebate is the SOL reclaimed before fees, in lamports.
+	// gross_rebate is the SOL reclaimed before fees, in lamports: everything
+	// the wallet gets back, rent_rebate plus own_balance_rebate.
 	GrossRebate uint64 `protobuf:"varint,3,opt,name=gross_rebate,json=grossRebate,proto3" json:"gross_rebate,omitempty"`
 	// net_rebate is the change of the wallet's SOL balance once the transaction
 	// lands: gross_rebate minus fees and donation, in lamports. It is negative
@@ -570,6 +571,15 @@ type BuiltTransaction struct {
 	ComputeUnitsNeeded uint32 `protobuf:"varint,6,opt,name=compute_units_needed,json=computeUnitsNeeded,proto3" json:"compute_units_needed,omitempty"`
 	// submission_ticket must be passed back on submit.
 	SubmissionTicket string `protobuf:"bytes,7,opt,name=submission_ticket,json=submissionTicket,proto3" json:"submission_ticket,omitempty"`
+	// rent_rebate is the part of gross_rebate that is rent, in lamports: the
+	// rent-exempt minimum of each account closed (under the cluster's Rent
+	// sysvar, capped by its balance), excess rent withdrawn, the refunds of
+	// NFT burns. The donation and the service fee are fractions of it alone.
+	RentRebate uint64 `protobuf:"varint,8,opt,name=rent_rebate,json=rentRebate,proto3" json:"rent_rebate,omitempty"`
+	// own_balance_rebate is the wallet's own SOL that comes back with the
+	// rent, in lamports: wrapped SOL, a stake account's principal, a nonce or
+	// buffer balance above its rent. gross_rebate minus rent_rebate.
+	OwnBalanceRebate uint64 `protobuf:"varint,9,opt,name=own_balance_rebate,json=ownBalanceRebate,proto3" json:"own_balance_rebate,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
@@ -653,6 +663,20 @@ func (x *BuiltTransaction) GetSubmissionTicket() string {
 	return ""
 }
 
+func (x *BuiltTransaction) GetRentRebate() uint64 {
+	if x != nil {
+		return x.RentRebate
+	}
+	return 0
+}
+
+func (x *BuiltTransaction) GetOwnBalanceRebate() uint64 {
+	if x != nil {
+		return x.OwnBalanceRebate
+	}
+	return 0
+}
+
 // Totals adds up the accounting of all built transactions.
 type Totals struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -666,9 +690,15 @@ type Totals struct {
 	// donation_amount in lamports.
 	DonationAmount uint64 `protobuf:"varint,4,opt,name=donation_amount,json=donationAmount,proto3" json:"donation_amount,omitempty"`
 	// fees in lamports: network fees plus the service fee.
-	Fees          uint64 `protobuf:"varint,5,opt,name=fees,proto3" json:"fees,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Fees uint64 `protobuf:"varint,5,opt,name=fees,proto3" json:"fees,omitempty"`
+	// rent_rebate in lamports: the part of gross_rebate that is rent, on
+	// which the donation and the service fee are taken.
+	RentRebate uint64 `protobuf:"varint,6,opt,name=rent_rebate,json=rentRebate,proto3" json:"rent_rebate,omitempty"`
+	// own_balance_rebate in lamports: the wallet's own SOL that comes back,
+	// gross_rebate minus rent_rebate.
+	OwnBalanceRebate uint64 `protobuf:"varint,7,opt,name=own_balance_rebate,json=ownBalanceRebate,proto3" json:"own_balance_rebate,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Totals) Reset() {
@@ -732,6 +762,20 @@ func (x *Totals) GetDonationAmount() uint64 {
 func (x *Totals) GetFees() uint64 {
 	if x != nil {
 		return x.Fees
+	}
+	return 0
+}
+
+func (x *Totals) GetRentRebate() uint64 {
+	if x != nil {
+		return x.RentRebate
+	}
+	return 0
+}
+
+func (x *Totals) GetOwnBalanceRebate() uint64 {
+	if x != nil {
+		return x.OwnBalanceRebate
 	}
 	return 0
 }
@@ -1495,8 +1539,15 @@ type LandedFigures struct {
 	NetRebate int64 `protobuf:"varint,3,opt,name=net_rebate,json=netRebate,proto3" json:"net_rebate,omitempty"`
 	// donation_amount went to the project's donation wallet.
 	DonationAmount uint64 `protobuf:"varint,4,opt,name=donation_amount,json=donationAmount,proto3" json:"donation_amount,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// rent_rebate is the part of gross_rebate that was rent: the rent the
+	// build promised, at most gross_rebate.
+	RentRebate uint64 `protobuf:"varint,5,opt,name=rent_rebate,json=rentRebate,proto3" json:"rent_rebate,omitempty"`
+	// own_balance_rebate is the wallet's own SOL that came back:
+	// gross_rebate minus rent_rebate (lamports that reached a closed account
+	// after the build count here).
+	OwnBalanceRebate uint64 `protobuf:"varint,6,opt,name=own_balance_rebate,json=ownBalanceRebate,proto3" json:"own_balance_rebate,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *LandedFigures) Reset() {
@@ -1553,6 +1604,20 @@ func (x *LandedFigures) GetNetRebate() int64 {
 func (x *LandedFigures) GetDonationAmount() uint64 {
 	if x != nil {
 		return x.DonationAmount
+	}
+	return 0
+}
+
+func (x *LandedFigures) GetRentRebate() uint64 {
+	if x != nil {
+		return x.RentRebate
+	}
+	return 0
+}
+
+func (x *LandedFigures) GetOwnBalanceRebate() uint64 {
+	if x != nil {
+		return x.OwnBalanceRebate
 	}
 	return 0
 }
@@ -1628,7 +1693,10 @@ type TypeSummary struct {
 	// count of the listed items of the type.
 	Count uint32 `protobuf:"varint,1,opt,name=count,proto3" json:"count,omitempty"`
 	// lamports their reclaim returns, summed (WalletItem.lamports).
-	Lamports      uint64 `protobuf:"varint,2,opt,name=lamports,proto3" json:"lamports,omitempty"`
+	Lamports uint64 `protobuf:"varint,2,opt,name=lamports,proto3" json:"lamports,omitempty"`
+	// rent_lamports is the part of lamports that is rent; the rest is the
+	// wallet's own SOL (wrapped SOL, a stake account's principal).
+	RentLamports  uint64 `protobuf:"varint,3,opt,name=rent_lamports,json=rentLamports,proto3" json:"rent_lamports,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1673,6 +1741,13 @@ func (x *TypeSummary) GetCount() uint32 {
 func (x *TypeSummary) GetLamports() uint64 {
 	if x != nil {
 		return x.Lamports
+	}
+	return 0
+}
+
+func (x *TypeSummary) GetRentLamports() uint64 {
+	if x != nil {
+		return x.RentLamports
 	}
 	return 0
 }
@@ -1823,7 +1898,7 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\n" +
 	"select_all\x18\x05 \x01(\bR\tselectAllB\x16\n" +
 	"\x14_donation_percentageB\x15\n" +
-	"\x13_priority_fee_level\"\xc2\x02\n" +
+	"\x13_priority_fee_level\"\x91\x03\n" +
 	"\x10BuiltTransaction\x12-\n" +
 	"\x12transaction_base64\x18\x01 \x01(\tR\x11transactionBase64\x125\n" +
 	"\bincludes\x18\x02 \x03(\v2\x19.reclaim.v1.ItemSelectionR\bincludes\x12!\n" +
@@ -1832,7 +1907,10 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"net_rebate\x18\x04 \x01(\x03R\tnetRebate\x12'\n" +
 	"\x0fdonation_amount\x18\x05 \x01(\x04R\x0edonationAmount\x120\n" +
 	"\x14compute_units_needed\x18\x06 \x01(\rR\x12computeUnitsNeeded\x12+\n" +
-	"\x11submission_ticket\x18\a \x01(\tR\x10submissionTicket\"\xa6\x01\n" +
+	"\x11submission_ticket\x18\a \x01(\tR\x10submissionTicket\x12\x1f\n" +
+	"\vrent_rebate\x18\b \x01(\x04R\n" +
+	"rentRebate\x12,\n" +
+	"\x12own_balance_rebate\x18\t \x01(\x04R\x10ownBalanceRebate\"\xf5\x01\n" +
 	"\x06Totals\x12\x1d\n" +
 	"\n" +
 	"item_count\x18\x01 \x01(\rR\titemCount\x12!\n" +
@@ -1840,7 +1918,10 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\n" +
 	"net_rebate\x18\x03 \x01(\x03R\tnetRebate\x12'\n" +
 	"\x0fdonation_amount\x18\x04 \x01(\x04R\x0edonationAmount\x12\x12\n" +
-	"\x04fees\x18\x05 \x01(\x04R\x04fees\"\xeb\x01\n" +
+	"\x04fees\x18\x05 \x01(\x04R\x04fees\x12\x1f\n" +
+	"\vrent_rebate\x18\x06 \x01(\x04R\n" +
+	"rentRebate\x12,\n" +
+	"\x12own_balance_rebate\x18\a \x01(\x04R\x10ownBalanceRebate\"\xeb\x01\n" +
 	"\x19BuildTransactionsResponse\x12@\n" +
 	"\ftransactions\x18\x01 \x03(\v2\x1c.reclaim.v1.BuiltTransactionR\ftransactions\x12)\n" +
 	"\x10recent_blockhash\x18\x02 \x01(\tR\x0frecentBlockhash\x125\n" +
@@ -1903,22 +1984,26 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\x06_errorB\a\n" +
 	"\x05_slotB\x0f\n" +
 	"\r_confirmed_atB\t\n" +
-	"\a_landed\"\x8c\x01\n" +
+	"\a_landed\"\xdb\x01\n" +
 	"\rLandedFigures\x12\x10\n" +
 	"\x03fee\x18\x01 \x01(\x04R\x03fee\x12!\n" +
 	"\fgross_rebate\x18\x02 \x01(\x04R\vgrossRebate\x12\x1d\n" +
 	"\n" +
 	"net_rebate\x18\x03 \x01(\x03R\tnetRebate\x12'\n" +
-	"\x0fdonation_amount\x18\x04 \x01(\x04R\x0edonationAmount\"\xc5\x01\n" +
+	"\x0fdonation_amount\x18\x04 \x01(\x04R\x0edonationAmount\x12\x1f\n" +
+	"\vrent_rebate\x18\x05 \x01(\x04R\n" +
+	"rentRebate\x12,\n" +
+	"\x12own_balance_rebate\x18\x06 \x01(\x04R\x10ownBalanceRebate\"\xc5\x01\n" +
 	"\x11GetSummaryRequest\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x124\n" +
 	"\x13donation_percentage\x18\x02 \x01(\x01H\x00R\x12donationPercentage\x88\x01\x01\x121\n" +
 	"\x12priority_fee_level\x18\x03 \x01(\tH\x01R\x10priorityFeeLevel\x88\x01\x01B\x16\n" +
 	"\x14_donation_percentageB\x15\n" +
-	"\x13_priority_fee_level\"?\n" +
+	"\x13_priority_fee_level\"d\n" +
 	"\vTypeSummary\x12\x14\n" +
 	"\x05count\x18\x01 \x01(\rR\x05count\x12\x1a\n" +
-	"\blamports\x18\x02 \x01(\x04R\blamports\"\xa8\x02\n" +
+	"\blamports\x18\x02 \x01(\x04R\blamports\x12#\n" +
+	"\rrent_lamports\x18\x03 \x01(\x04R\frentLamports\"\xa8\x02\n" +
 	"\x12GetSummaryResponse\x12%\n" +
 	"\x0ewallet_address\x18\x01 \x01(\tR\rwalletAddress\x12?\n" +
 	"\x05types\x18\x02 \x03(\v2).reclaim.v1.GetSummaryResponse.TypesEntryR\x05types\x12*\n" +

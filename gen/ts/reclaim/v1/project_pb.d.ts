@@ -221,6 +221,22 @@ export declare type GetStatsResponse = Message<"reclaim.v1.GetStatsResponse"> & 
    * @generated from field: uint64 total_donation_amount = 6;
    */
   totalDonationAmount: bigint;
+
+  /**
+   * total_rent_rebate in lamports: the rent reclaimed by confirmed
+   * transactions recorded with the split (not those recorded before it).
+   *
+   * @generated from field: uint64 total_rent_rebate = 7;
+   */
+  totalRentRebate: bigint;
+
+  /**
+   * total_own_balance_rebate in lamports: the wallets' own SOL that came
+   * back in those transactions. Their gross is the two together.
+   *
+   * @generated from field: uint64 total_own_balance_rebate = 8;
+   */
+  totalOwnBalanceRebate: bigint;
 };
 
 /**

@@ -351,7 +351,8 @@ export declare type BuiltTransaction = Message<"reclaim.v1.BuiltTransaction"> & 
   includes: ItemSelection[];
 
   /**
-   * gross_rebate is the SOL reclaimed before fees, in lamports.
+   * gross_rebate is the SOL reclaimed before fees, in lamports: everything
+   * the wallet gets back, rent_rebate plus own_balance_rebate.
    *
    * @generated from field: uint64 gross_rebate = 3;
    */
@@ -387,6 +388,25 @@ export declare type BuiltTransaction = Message<"reclaim.v1.BuiltTransaction"> & 
    * @generated from field: string submission_ticket = 7;
    */
   submissionTicket: string;
+
+  /**
+   * rent_rebate is the part of gross_rebate that is rent, in lamports: the
+   * rent-exempt minimum of each account closed (under the cluster's Rent
+   * sysvar, capped by its balance), excess rent withdrawn, the refunds of
+   * NFT burns. The donation and the service fee are fractions of it alone.
+   *
+   * @generated from field: uint64 rent_rebate = 8;
+   */
+  rentRebate: bigint;
+
+  /**
+   * own_balance_rebate is the wallet's own SOL that comes back with the
+   * rent, in lamports: wrapped SOL, a stake account's principal, a nonce or
+   * buffer balance above its rent. gross_rebate minus rent_rebate.
+   *
+   * @generated from field: uint64 own_balance_rebate = 9;
+   */
+  ownBalanceRebate: bigint;
 };
 
 /**
@@ -436,6 +456,22 @@ export declare type Totals = Message<"reclaim.v1.Totals"> & {
    * @generated from field: uint64 fees = 5;
    */
   fees: bigint;
+
+  /**
+   * rent_rebate in lamports: the part of gross_rebate that is rent, on
+   * which the donation and the service fee are taken.
+   *
+   * @generated from field: uint64 rent_rebate = 6;
+   */
+  rentRebate: bigint;
+
+  /**
+   * own_balance_rebate in lamports: the wallet's own SOL that comes back,
+   * gross_rebate minus rent_rebate.
+   *
+   * @generated from field: uint64 own_balance_rebate = 7;
+   */
+  ownBalanceRebate: bigint;
 };
 
 /**
@@ -891,6 +927,23 @@ export declare type LandedFigures = Message<"reclaim.v1.LandedFigures"> & {
    * @generated from field: uint64 donation_amount = 4;
    */
   donationAmount: bigint;
+
+  /**
+   * rent_rebate is the part of gross_rebate that was rent: the rent the
+   * build promised, at most gross_rebate.
+   *
+   * @generated from field: uint64 rent_rebate = 5;
+   */
+  rentRebate: bigint;
+
+  /**
+   * own_balance_rebate is the wallet's own SOL that came back:
+   * gross_rebate minus rent_rebate (lamports that reached a closed account
+   * after the build count here).
+   *
+   * @generated from field: uint64 own_balance_rebate = 6;
+   */
+  ownBalanceRebate: bigint;
 };
 
 /**
@@ -953,6 +1006,14 @@ export declare type TypeSummary = Message<"reclaim.v1.TypeSummary"> & {
    * @generated from field: uint64 lamports = 2;
    */
   lamports: bigint;
+
+  /**
+   * rent_lamports is the part of lamports that is rent; the rest is the
+   * wallet's own SOL (wrapped SOL, a stake account's principal).
+   *
+   * @generated from field: uint64 rent_lamports = 3;
+   */
+  rentLamports: bigint;
 };
 
 /**
