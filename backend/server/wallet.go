@@ -216,9 +216,12 @@ func submissionStatus(sub relay.Submission) *reclaimv1.SubmissionStatus {
 	switch sub.State {
 	case relay.StateFailed, relay.StateExpired:
 		out.Error = &reclaimv1.SubmissionError{Code: string(sub.Code), Message: sub.Message}
-	case relay.StateConfirmed:
-		at, l := sub.ConfirmedAt.UTC().Format(time.RFC3339), sub.Landed
-		out.ConfirmedAt = &at
+	case relay.StateLanded, relay.StateConfirmed:
+		l := sub.Landed
+		if sub.State == relay.StateConfirmed {
+			at := sub.ConfirmedAt.UTC().Format(time.RFC3339)
+			out.ConfirmedAt = &at
+		}
 		if sub.Slot > 0 { // 0: confirmed before slots were kept
 			slot := uint64(sub.Slot)
 			out.Slot = &slot

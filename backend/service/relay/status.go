@@ -12,10 +12,12 @@ import (
 type State string
 
 // Submission states: the ledger's, but a claim still being sent reads as
-// submitted, and a signature the wallet never submitted to the project is
-// unknown.
+// submitted, one in flight found at LandedCommitment as landed, and a
+// signature the wallet never submitted to the project is unknown. More may
+// come: clients treat a state they do not know as in progress.
 const (
 	StateSubmitted State = "submitted"
+	StateLanded    State = "landed"
 	StateConfirmed State = "confirmed"
 	StateFailed    State = "failed"
 	StateExpired   State = "expired"
@@ -25,7 +27,11 @@ const (
 // Final reports whether s will not change any more. Unknown is final: a
 // signature the ledger does not hold for this wallet now will not be
 // submitted under it by waiting.
-func (s State) Final() bool { return s != StateSubmitted }
+func (s State) Final() bool { return s != StateSubmitted && s != StateLanded }
+
+// Seen reports whether s is landed or final: what a status request that
+// waits waits for.
+func (s State) Seen() bool { return s != StateSubmitted }
 
 // Submission is where one submitted transaction is.
 type Submission struct {
@@ -36,9 +42,11 @@ type Submission struct {
 	// Code and Message explain a failed or expired one.
 	Code    Code
 	Message string
-	// Slot, ConfirmedAt and Landed tell a confirmed one: the slot that
-	// holds it (0 for one confirmed before slots were kept), when the
-	// tracker saw it finalized, and what it did on chain.
+	// Slot and Landed tell a landed or confirmed one: the slot that holds
+	// it (0 for one confirmed before slots were kept) and what it did on
+	// chain, read at LandedCommitment while landed and at Commitment once
+	// confirmed; ConfirmedAt, when the tracker saw a confirmed one
+	// finalized.
 	Slot        int64
 	ConfirmedAt time.Time
 	Landed      ledger.Figures
@@ -50,9 +58,9 @@ const StatusPoll = 500 * time.Millisecond
 
 // Submissions tells where the transactions of sigs are, in their order, for
 // wallet within project projectID; a signature the ledger does not hold for
-// both is unknown. While one is not final it reads the ledger again every
-// StatusPoll, for up to wait (0: answers at once); a request whose context
-// ends gets the last answer read. Only a ledger that does not answer is an
+// both is unknown. While one is neither landed nor final (Seen) it reads
+// the ledger again every StatusPoll, for up to wait (0: answers at once); a
+// request whose context ends gets the last answer read. Only a ledger that does not answer is an
 // error (ErrStore).
 func (r *Relay) Submissions(ctx context.Context, projectID, wallet string, sigs []string, wait time.Duration) ([]Submission, error) {
 	until := time.Now().Add(wait)
@@ -61,9 +69,9 @@ func (r *Relay) Submissions(ctx context.Context, projectID, wallet string, sigs 
 		if err != nil {
 			return nil, storeError(err)
 		}
-		out, final := submissions(sigs, found)
+		out, seen := submissions(sigs, found)
 		left := time.Until(until)
-		if final || left <= 0 {
+		if seen || left <= 0 {
 			return out, nil
 		}
 		timer := time.NewTimer(min(r.statusPoll, left))
@@ -77,14 +85,14 @@ func (r *Relay) Submissions(ctx context.Context, projectID, wallet string, sigs 
 }
 
 // submissions answers sigs from the entries found, and reports whether all
-// are final.
+// are landed or final.
 func submissions(sigs []string, found []ledger.Entry) ([]Submission, bool) {
 	bySig := make(map[string]ledger.Entry, len(found))
 	for _, e := range found {
 		bySig[e.Signature] = e
 	}
 	out := make([]Submission, len(sigs))
-	final := true
+	seen := true
 	for i, sig := range sigs {
 		e, ok := bySig[sig]
 		if !ok {
@@ -92,9 +100,9 @@ func submissions(sigs []string, found []ledger.Entry) ([]Submission, bool) {
 			continue
 		}
 		out[i] = submission(e)
-		final = final && out[i].State.Final()
+		seen = seen && out[i].State.Seen()
 	}
-	return out, final
+	return out, seen
 }
 
 // submission is an entry's status.
@@ -113,8 +121,11 @@ func submission(e ledger.Entry) Submission {
 		}
 		res, _ := Failure(e)
 		s.Code, s.Message = res.Code, res.Message
-	default: // sending, submitted: on its way
+	default: // sending, submitted: on its way, landed once found at LandedCommitment
 		s.State = StateSubmitted
+		if e.LandedAt != nil {
+			s.State, s.Slot, s.Landed = StateLanded, e.Slot, e.Figures()
+		}
 	}
 	return s
 }

@@ -161,3 +161,36 @@ func drain(reads chan struct{}) int {
 		}
 	}
 }
+
+// TestSubmissionsWaitEndsAtLanded: a wait answers as soon as the entry is
+// landed (at the next read after the tracker found it at confirmed
+// commitment), with its slot and landed figures, not at finalized.
+func TestSubmissionsWaitEndsAtLanded(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	sig, jti := f.submitted(t)
+	reads := make(chan struct{}, 100)
+	r := relay.New(f.rpc, readSignal{f.store, reads}, f.issuer, func() time.Time { return f.now })
+	type answer struct {
+		subs []relay.Submission
+		err  error
+	}
+	out := make(chan answer, 1)
+	go func() {
+		subs, err := r.Submissions(context.Background(), f.project.ID, f.wallet.PublicKey().String(), []string{sig}, 30*time.Second)
+		out <- answer{subs, err}
+	}()
+	<-reads
+	landed := ledger.Figures{GrossRebate: 2_039_280, NetRebate: 2_034_280, NetworkFee: 5_000}
+	if changed, err := f.store.LandEntry(context.Background(), jti, landed, 4321, f.now); err != nil || !changed {
+		t.Fatalf("land: %v %v", changed, err)
+	}
+	a := <-out
+	if a.err != nil || a.subs[0].State != relay.StateLanded || a.subs[0].Slot != 4321 || a.subs[0].Landed != landed ||
+		!a.subs[0].ConfirmedAt.IsZero() || a.subs[0].State.Final() {
+		t.Fatalf("landed during the wait: %+v", a)
+	}
+	if n := drain(reads); n != 1 {
+		t.Fatalf("%d reads after the first, want 1", n)
+	}
+}

@@ -36,7 +36,15 @@ type TrackerStore interface {
 	ClaimPass(ctx context.Context, name, owner string, slot int64) (bool, error)
 	MarkSubmitted(ctx context.Context, jti string) (bool, error)
 	SetEntryStatus(ctx context.Context, jti string, status ledger.Status, errMsg string, at time.Time) (bool, error)
+	// FailEntry is SetEntryStatus to failed, with the slot that holds the
+	// failed transaction.
+	FailEntry(ctx context.Context, jti, errMsg string, slot int64, at time.Time) (bool, error)
 	ConfirmEntry(ctx context.Context, jti string, landed ledger.Figures, slot int64, at time.Time) (bool, error)
+	// LandEntry marks a submitted entry landed (found at LandedCommitment)
+	// with what the chain did there; UnlandEntry takes that back when a
+	// fork dropped it. Neither counts anything.
+	LandEntry(ctx context.Context, jti string, landed ledger.Figures, slot int64, at time.Time) (bool, error)
+	UnlandEntry(ctx context.Context, jti string) (bool, error)
 	// PruneAttempts deletes up to limit lines of the submission log older
 	// than before, oldest first, and returns how many it deleted.
 	PruneAttempts(ctx context.Context, before time.Time, limit int) (int, error)
@@ -48,8 +56,15 @@ type TrackerStore interface {
 // finalization delay, about 13 seconds on mainnet.
 const Commitment = rpc.CommitmentFinalized
 
+// LandedCommitment is the commitment at which the tracker tells a
+// transaction landed (the status API's landed, the submission.landed
+// event), with the figures read there: what wallets and explorers show
+// within a second. Nothing is counted at it.
+const LandedCommitment = rpc.CommitmentConfirmed
+
 // Tracker follows submitted transactions until they are confirmed (at
-// Commitment), failed or expired, and records what a landed one did; until
+// Commitment), failed or expired, and records what a landed one did; it
+// marks one landed as soon as it is found at LandedCommitment; until
 // the cluster has one or its blockhash expires, it sends it again, the same
 // bytes, every RebroadcastInterval (rebroadcast.go). Its state is the
 // ledger, so it survives restarts.
@@ -233,11 +248,26 @@ func (t *Tracker) settle(ctx context.Context, entries []ledger.Entry, height uin
 		st := res.Value[i]
 		var status ledger.Status
 		var reason string
+		if st != nil && st.ConfirmationStatus != rpc.ConfirmationStatusFinalized {
+			// Processed or confirmed: a fork may still drop it. Confirmed
+			// and without an error, it is landed (once).
+			if st.ConfirmationStatus == rpc.ConfirmationStatusConfirmed && st.Err == nil && e.LandedAt == nil {
+				if err := t.land(ctx, e, sigs[i], int64(st.Slot), now); err != nil {
+					return moved, unseen, err
+				}
+			}
+			continue
+		}
+		if st == nil && e.LandedAt != nil {
+			// Landed, and the cluster no longer has it: a fork dropped its
+			// block. Followed (and sent) again as before it landed.
+			if err := t.unland(ctx, e); err != nil {
+				return moved, unseen, err
+			}
+		}
 		switch {
-		case st != nil && st.ConfirmationStatus != rpc.ConfirmationStatusFinalized:
-			continue // processed or confirmed: a fork may still drop it
 		case st != nil && st.Err != nil:
-			status, reason = ledger.StatusFailed, fmt.Sprint(st.Err)
+			status, reason, e.Slot = ledger.StatusFailed, fmt.Sprint(st.Err), int64(st.Slot)
 		case st != nil:
 			status = ledger.StatusConfirmed
 		case height > uint64(e.LastValidBlockHeight) && e.LastValidBlockHeight > 0:
