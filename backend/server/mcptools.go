@@ -106,7 +106,7 @@ var toolSpecs = []toolSpec{
 			"it worked; with slot and landed: fee, grossRebate, netRebate, donationAmount in lamports, from the chain; not final yet), confirmed " +
 			"(finalized and counted, with slot, confirmedAt and landed), failed or expired (error.code and error.message say why; build again " +
 			"after expired), or unknown (Reclaim never saw it for this wallet); treat any other status as in progress. waitSeconds (at most 30) " +
-			"holds the answer until every one is landed or final, or the time passes. Read-only.",
+			"holds the answer until every one is landed or final (waitUntil \"final\": until every one is final), or the time passes. Read-only.",
 		annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 		input:       func() proto.Message { return &reclaimv1.GetSubmissionsRequest{} },
 		call: func(m *mcpFace, ctx context.Context, req proto.Message) (any, error) {

@@ -200,6 +200,7 @@ func (s *walletServer) GetSubmissions(ctx context.Context, req *connect.Request[
 	}
 	subs, err := s.svc.Submissions(ctx, wallet.StatusRequest{
 		ProjectID: principalFrom(ctx).ProjectID, Wallet: owner, Signatures: m.GetSignature(), WaitSeconds: m.WaitSeconds,
+		WaitUntil: m.GetWaitUntil(),
 	})
 	if err != nil {
 		return nil, err

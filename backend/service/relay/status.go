@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
@@ -63,15 +64,22 @@ const StatusPoll = 500 * time.Millisecond
 // request whose context ends gets the last answer read. Only a ledger that does not answer is an
 // error (ErrStore).
 func (r *Relay) Submissions(ctx context.Context, projectID, wallet string, sigs []string, wait time.Duration) ([]Submission, error) {
+	return r.SubmissionsUntil(ctx, projectID, wallet, sigs, wait, false)
+}
+
+// SubmissionsUntil is Submissions whose wait, when final, goes on until
+// every one is final: what a client that was told landed waits for.
+func (r *Relay) SubmissionsUntil(ctx context.Context, projectID, wallet string, sigs []string, wait time.Duration, final bool) ([]Submission, error) {
 	until := time.Now().Add(wait)
 	for {
+		changed := r.changed.next() // before the read: a change after it wakes the wait
 		found, err := r.store.Submissions(ctx, projectID, wallet, sigs)
 		if err != nil {
 			return nil, storeError(err)
 		}
-		out, seen := submissions(sigs, found)
+		out, done := submissions(sigs, found, final)
 		left := time.Until(until)
-		if seen || left <= 0 {
+		if done || left <= 0 {
 			return out, nil
 		}
 		timer := time.NewTimer(min(r.statusPoll, left))
@@ -79,20 +87,52 @@ func (r *Relay) Submissions(ctx context.Context, projectID, wallet string, sigs 
 		case <-ctx.Done():
 			timer.Stop()
 			return out, nil
+		case <-changed:
+			timer.Stop()
 		case <-timer.C:
 		}
 	}
 }
 
+// Changed wakes the status requests waiting on this instance to read the
+// ledger again at once: the tracker calls it after a pass that moved
+// entries (Tracker.Changed). Those of other instances read it within
+// StatusPoll.
+func (r *Relay) Changed() { r.changed.fire() }
+
+// wake is a broadcast: next returns a channel that the next fire closes.
+type wake struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func (w *wake) next() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ch == nil {
+		w.ch = make(chan struct{})
+	}
+	return w.ch
+}
+
+func (w *wake) fire() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ch != nil {
+		close(w.ch)
+		w.ch = nil
+	}
+}
+
 // submissions answers sigs from the entries found, and reports whether all
-// are landed or final.
-func submissions(sigs []string, found []ledger.Entry) ([]Submission, bool) {
+// are landed or final (final: whether all are final).
+func submissions(sigs []string, found []ledger.Entry, final bool) ([]Submission, bool) {
 	bySig := make(map[string]ledger.Entry, len(found))
 	for _, e := range found {
 		bySig[e.Signature] = e
 	}
 	out := make([]Submission, len(sigs))
-	seen := true
+	done := true
 	for i, sig := range sigs {
 		e, ok := bySig[sig]
 		if !ok {
@@ -100,9 +140,9 @@ func submissions(sigs []string, found []ledger.Entry) ([]Submission, bool) {
 			continue
 		}
 		out[i] = submission(e)
-		seen = seen && out[i].State.Seen()
+		done = done && (out[i].State.Final() || (!final && out[i].State.Seen()))
 	}
-	return out, seen
+	return out, done
 }
 
 // submission is an entry's status.

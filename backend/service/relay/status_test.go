@@ -193,4 +193,43 @@ func TestSubmissionsWaitEndsAtLanded(t *testing.T) {
 	if n := drain(reads); n != 1 {
 		t.Fatalf("%d reads after the first, want 1", n)
 	}
+	// A wait until final goes on past landed, and ends at confirmed.
+	go func() {
+		subs, err := r.SubmissionsUntil(context.Background(), f.project.ID, f.wallet.PublicKey().String(), []string{sig}, 30*time.Second, true)
+		out <- answer{subs, err}
+	}()
+	<-reads
+	<-reads // landed at two reads: still waiting
+	mustSettle(f, jti, ledger.StatusConfirmed, "")
+	if a = <-out; a.err != nil || a.subs[0].State != relay.StateConfirmed {
+		t.Fatalf("confirmed during a wait until final: %+v", a)
+	}
+}
+
+// TestSubmissionsWaitWakesOnChange: a waiting request whose poll is an
+// hour away reads the ledger again as soon as the tracker says it moved
+// entries (Changed), and answers landed.
+func TestSubmissionsWaitWakesOnChange(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	sig, jti := f.submitted(t)
+	reads := make(chan struct{}, 100)
+	r := relay.New(f.rpc, readSignal{f.store, reads}, f.issuer, func() time.Time { return f.now })
+	relay.SetStatusPoll(r, time.Hour)
+	out := make(chan relay.Submission, 1)
+	go func() {
+		subs, err := r.Submissions(context.Background(), f.project.ID, f.wallet.PublicKey().String(), []string{sig}, 30*time.Second)
+		if err != nil {
+			t.Error(err)
+		}
+		out <- subs[0]
+	}()
+	<-reads
+	if _, err := f.store.LandEntry(context.Background(), jti, ledger.Figures{GrossRebate: 2_039_280, NetRebate: 2_034_280, NetworkFee: 5_000}, 9, f.now); err != nil {
+		t.Fatal(err)
+	}
+	r.Changed()
+	if got := <-out; got.State != relay.StateLanded {
+		t.Fatalf("woken: %+v", got)
+	}
 }

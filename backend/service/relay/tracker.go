@@ -97,6 +97,9 @@ type Tracker struct {
 	Paths *Paths
 	// Expiring are other rows pruned in the same pass (retention.go).
 	Expiring []Expiring
+	// Changed, when set, is called after a batch in which the tracker
+	// landed, dropped or settled entries (Relay.Changed).
+	Changed func()
 	// owner names this tracker in the leases and pass claims it holds.
 	owner string
 	// grace keeps a claim that is still being sent out of the tracker's way.
@@ -244,6 +247,12 @@ func (t *Tracker) settle(ctx context.Context, entries []ledger.Entry, height uin
 	var unseen []ledger.Entry
 	moved := 0
 	now := t.now().UTC()
+	landed := t.counts.landed.Load() + t.counts.dropped.Load()
+	defer func() {
+		if t.Changed != nil && (moved > 0 || t.counts.landed.Load()+t.counts.dropped.Load() != landed) {
+			t.Changed()
+		}
+	}()
 	for i, e := range entries {
 		st := res.Value[i]
 		var status ledger.Status

@@ -75,6 +75,8 @@ func TestTrackerLandsAtConfirmed(t *testing.T) {
 		}}
 		tr := relay.NewTracker(cluster, s, slog.New(slog.NewTextHandler(io.Discard, nil)), func() time.Time { return now })
 		tr.RebroadcastInterval = 0
+		changes := 0
+		tr.Changed = func() { changes++ }
 		status := func() relay.Submission {
 			t.Helper()
 			subs, err := relay.New(&fakeRPC{}, s, nil, func() time.Time { return now }).Submissions(ctx, p.ID, wallet.String(), []string{sig.String()}, 0)
@@ -132,7 +134,13 @@ func TestTrackerLandsAtConfirmed(t *testing.T) {
 			t.Fatalf("landed entry %+v", en)
 		}
 		counted(0)
+		if changes != 1 {
+			t.Fatalf("%d changes told after the landing, want 1", changes)
+		}
 		pass(confirmed)
+		if changes != 1 {
+			t.Fatalf("%d changes told after a pass that changed nothing, want 1", changes)
+		}
 		if cluster.reads[rpc.CommitmentConfirmed] != 1 || cluster.reads[rpc.CommitmentFinalized] != 0 {
 			t.Fatalf("getTransaction calls %v, want one at confirmed", cluster.reads)
 		}

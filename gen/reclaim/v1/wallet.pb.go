@@ -1275,7 +1275,11 @@ type GetSubmissionsRequest struct {
 	// wait_seconds, up to 30, waits until every listed submission is landed
 	// or final (confirmed, failed, expired, unknown), or the wait ends; 0 or
 	// unset answers at once.
-	WaitSeconds   *uint32 `protobuf:"varint,3,opt,name=wait_seconds,json=waitSeconds,proto3,oneof" json:"wait_seconds,omitempty"`
+	WaitSeconds *uint32 `protobuf:"varint,3,opt,name=wait_seconds,json=waitSeconds,proto3,oneof" json:"wait_seconds,omitempty"`
+	// wait_until is what wait_seconds waits for: landed (the default: each
+	// landed or final) or final (each final: a client told landed that waits
+	// for confirmed).
+	WaitUntil     *string `protobuf:"bytes,4,opt,name=wait_until,json=waitUntil,proto3,oneof" json:"wait_until,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1329,6 +1333,13 @@ func (x *GetSubmissionsRequest) GetWaitSeconds() uint32 {
 		return *x.WaitSeconds
 	}
 	return 0
+}
+
+func (x *GetSubmissionsRequest) GetWaitUntil() string {
+	if x != nil && x.WaitUntil != nil {
+		return *x.WaitUntil
+	}
+	return ""
 }
 
 // GetSubmissionsResponse holds one status per signature asked, in the
@@ -1891,12 +1902,15 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"earlyItems\x1a9\n" +
 	"\vCountsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"\x88\x01\n" +
+	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"\xbb\x01\n" +
 	"\x15GetSubmissionsRequest\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x1c\n" +
 	"\tsignature\x18\x02 \x03(\tR\tsignature\x12&\n" +
-	"\fwait_seconds\x18\x03 \x01(\rH\x00R\vwaitSeconds\x88\x01\x01B\x0f\n" +
-	"\r_wait_seconds\"X\n" +
+	"\fwait_seconds\x18\x03 \x01(\rH\x00R\vwaitSeconds\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"wait_until\x18\x04 \x01(\tH\x01R\twaitUntil\x88\x01\x01B\x0f\n" +
+	"\r_wait_secondsB\r\n" +
+	"\v_wait_until\"X\n" +
 	"\x16GetSubmissionsResponse\x12>\n" +
 	"\vsubmissions\x18\x01 \x03(\v2\x1c.reclaim.v1.SubmissionStatusR\vsubmissions\"\xdf\x02\n" +
 	"\x10SubmissionStatus\x12\x1c\n" +

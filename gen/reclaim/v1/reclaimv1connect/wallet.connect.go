@@ -70,8 +70,9 @@ type WalletServiceClient interface {
 	// signature: submitted, landed (in a block at confirmed commitment, with
 	// what the chain did; not final), confirmed (finalized, with what the
 	// chain did), failed, expired, or unknown; with wait_seconds, it answers
-	// as soon as every one is landed or final, or the wait ends. Statuses may
-	// be added: treat one you do not know as in progress.
+	// as soon as every one is landed or final (or final, with wait_until), or
+	// the wait ends. Statuses may be added: treat one you do not know as in
+	// progress.
 	GetSubmissions(context.Context, *connect.Request[v1.GetSubmissionsRequest]) (*connect.Response[v1.GetSubmissionsResponse], error)
 	// GetSummary states, without building transactions or issuing tickets,
 	// what a wallet holds per item type and what a select_all build would
@@ -186,8 +187,9 @@ type WalletServiceHandler interface {
 	// signature: submitted, landed (in a block at confirmed commitment, with
 	// what the chain did; not final), confirmed (finalized, with what the
 	// chain did), failed, expired, or unknown; with wait_seconds, it answers
-	// as soon as every one is landed or final, or the wait ends. Statuses may
-	// be added: treat one you do not know as in progress.
+	// as soon as every one is landed or final (or final, with wait_until), or
+	// the wait ends. Statuses may be added: treat one you do not know as in
+	// progress.
 	GetSubmissions(context.Context, *connect.Request[v1.GetSubmissionsRequest]) (*connect.Response[v1.GetSubmissionsResponse], error)
 	// GetSummary states, without building transactions or issuing tickets,
 	// what a wallet holds per item type and what a select_all build would

@@ -761,6 +761,15 @@ export declare type GetSubmissionsRequest = Message<"reclaim.v1.GetSubmissionsRe
    * @generated from field: optional uint32 wait_seconds = 3;
    */
   waitSeconds?: number | undefined;
+
+  /**
+   * wait_until is what wait_seconds waits for: landed (the default: each
+   * landed or final) or final (each final: a client told landed that waits
+   * for confirmed).
+   *
+   * @generated from field: optional string wait_until = 4;
+   */
+  waitUntil?: string | undefined;
 };
 
 /**
@@ -1067,8 +1076,9 @@ export declare const WalletService: GenService<{
    * signature: submitted, landed (in a block at confirmed commitment, with
    * what the chain did; not final), confirmed (finalized, with what the
    * chain did), failed, expired, or unknown; with wait_seconds, it answers
-   * as soon as every one is landed or final, or the wait ends. Statuses may
-   * be added: treat one you do not know as in progress.
+   * as soon as every one is landed or final (or final, with wait_until), or
+   * the wait ends. Statuses may be added: treat one you do not know as in
+   * progress.
    *
    * @generated from rpc reclaim.v1.WalletService.GetSubmissions
    */
