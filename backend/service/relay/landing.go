@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -113,36 +114,74 @@ func (t *Tracker) record(ctx context.Context, e ledger.Entry, sig solana.Signatu
 	return true, nil
 }
 
-// land marks e landed: its transaction was found at LandedCommitment in
-// slot (the statuses' answer), and is read back there for its figures.
-// One the cluster cannot return at that commitment yet is left for the next
-// pass; a reported one that is not its ticket's is failed at Commitment, as
-// record does.
-func (t *Tracker) land(ctx context.Context, e ledger.Entry, sig solana.Signature, slot int64, now time.Time) error {
-	if e.Status == ledger.StatusSending {
-		// The cluster has it: its submit got through.
-		if _, err := t.store.MarkSubmitted(ctx, e.TicketJTI); err != nil {
-			return err
+// landing is an entry found at LandedCommitment, in slot (the statuses').
+type landing struct {
+	e    ledger.Entry
+	sig  solana.Signature
+	slot int64
+}
+
+// landReads bounds the landing reads of a batch in flight at once.
+const landReads = 8
+
+// land marks the entries found landed: each transaction is read back at
+// LandedCommitment for its figures, the reads of a batch together (at most
+// landReads at once: one round trip for a few landings), then each entry
+// is written. One the cluster cannot return at that commitment yet is left
+// for the next pass; a reported one that is not its ticket's is failed at
+// Commitment, as record does.
+func (t *Tracker) land(ctx context.Context, found []landing, now time.Time) error {
+	type read struct {
+		f    ledger.Figures
+		slot int64
+		ok   bool
+		err  error
+	}
+	reads := make([]read, len(found))
+	sem := make(chan struct{}, landReads)
+	var wg sync.WaitGroup
+	for i, l := range found {
+		if l.e.Status == ledger.StatusSending {
+			// The cluster has it: its submit got through.
+			if _, err := t.store.MarkSubmitted(ctx, l.e.TicketJTI); err != nil {
+				return err
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			r := &reads[i]
+			r.f, r.slot, r.ok, r.err = t.landing(ctx, l.e, l.sig, LandedCommitment)
+		}()
+	}
+	wg.Wait()
+	var errs []error
+	for i, l := range found {
+		r := reads[i]
+		var nt *notTheTicketError
+		if errors.As(r.err, &nt) || (r.err == nil && !r.ok) {
+			continue
+		}
+		if r.err != nil {
+			errs = append(errs, r.err)
+			continue
+		}
+		slot := l.slot
+		if r.slot > 0 {
+			slot = r.slot
+		}
+		changed, err := t.store.LandEntry(ctx, l.e.TicketJTI, r.f, slot, now)
+		if err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		if changed {
+			t.counts.landed.Add(1)
+			t.log.DebugContext(ctx, "transaction landed", "signature", l.e.Signature, "ticket", l.e.TicketJTI, "slot", slot)
 		}
 	}
-	landed, read, ok, err := t.landing(ctx, e, sig, LandedCommitment)
-	var nt *notTheTicketError
-	if errors.As(err, &nt) || (err == nil && !ok) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if read > 0 {
-		slot = read
-	}
-	changed, err := t.store.LandEntry(ctx, e.TicketJTI, landed, slot, now)
-	if err != nil || !changed {
-		return err
-	}
-	t.counts.landed.Add(1)
-	t.log.DebugContext(ctx, "transaction landed", "signature", e.Signature, "ticket", e.TicketJTI, "slot", slot)
-	return nil
+	return errors.Join(errs...)
 }
 
 // unland takes back e's landing: the cluster no longer has its transaction.

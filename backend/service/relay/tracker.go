@@ -245,6 +245,7 @@ func (t *Tracker) settle(ctx context.Context, entries []ledger.Entry, height uin
 		return 0, nil, errors.New("signature statuses: answer of the wrong length")
 	}
 	var unseen []ledger.Entry
+	var found []landing
 	moved := 0
 	now := t.now().UTC()
 	landed := t.counts.landed.Load() + t.counts.dropped.Load()
@@ -261,9 +262,7 @@ func (t *Tracker) settle(ctx context.Context, entries []ledger.Entry, height uin
 			// Processed or confirmed: a fork may still drop it. Confirmed
 			// and without an error, it is landed (once).
 			if st.ConfirmationStatus == rpc.ConfirmationStatusConfirmed && st.Err == nil && e.LandedAt == nil {
-				if err := t.land(ctx, e, sigs[i], int64(st.Slot), now); err != nil {
-					return moved, unseen, err
-				}
+				found = append(found, landing{e: e, sig: sigs[i], slot: int64(st.Slot)})
 			}
 			continue
 		}
@@ -301,5 +300,5 @@ func (t *Tracker) settle(ctx context.Context, entries []ledger.Entry, height uin
 			moved++
 		}
 	}
-	return moved, unseen, nil
+	return moved, unseen, t.land(ctx, found, now)
 }

@@ -3,8 +3,10 @@ package relay_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -174,4 +176,59 @@ func TestTrackerLandsAtConfirmed(t *testing.T) {
 			t.Fatalf("counts %+v", c)
 		}
 	})
+}
+
+// TestTrackerLandsABatchInOneRoundTrip: the landing reads of a batch go
+// out together: three entries found at confirmed in one pass have their
+// three getTransaction calls in flight at once (each waits for the
+// others), and all three are landed.
+func TestTrackerLandsABatchInOneRoundTrip(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	wallet, donation := f.wallet.PublicKey(), solana.NewWallet().PublicKey()
+	promise := ledger.Figures{GrossRebate: 2_039_280, NetRebate: 1_830_352, DonationAmount: 203_928, NetworkFee: 5_000}
+	cluster := &fakeCluster{height: 150, statuses: map[solana.Signature]*rpc.SignatureStatusesResult{}, landed: map[solana.Signature]landedTx{}}
+	const n = 3
+	arrived, all := make(chan struct{}, n), make(chan struct{})
+	var once sync.Once
+	cluster.gate = func() {
+		arrived <- struct{}{}
+		if len(arrived) == n {
+			once.Do(func() { close(all) })
+		}
+		select {
+		case <-all:
+		case <-time.After(30 * time.Second): // a failure's bound, not a wait
+			t.Error("a landing read waited 30 s for the batch's others: the reads are not together")
+		}
+	}
+	for i := range n {
+		sig := solana.Signature{byte(40 + i)}
+		e := ledger.Entry{ProjectID: f.project.ID, Payer: wallet.String(), Type: ledger.TypeTokenAccountClosure, Signature: sig.String(),
+			TicketJTI: fmt.Sprintf("jti-%d", i), CreatedAt: f.now, LastValidBlockHeight: 300, DonationWallet: donation.String()}
+		e.SetFigures(promise)
+		e.Promised = promise
+		if err := f.store.ClaimTicket(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.store.MarkSubmitted(ctx, e.TicketJTI); err != nil {
+			t.Fatal(err)
+		}
+		tx, err := solana.NewTransaction([]solana.Instruction{system.NewTransferInstruction(1, wallet, donation).Build()},
+			solana.Hash{byte(i)}, solana.TransactionPayer(wallet))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx.Signatures = []solana.Signature{sig}
+		cluster.statuses[sig] = &rpc.SignatureStatusesResult{Slot: 50, ConfirmationStatus: rpc.ConfirmationStatusConfirmed}
+		cluster.landed[sig] = landedTx{tx: tx, fee: 5_000, slot: 50, deltas: map[solana.PublicKey]int64{wallet: promise.NetRebate, donation: promise.DonationAmount}}
+	}
+	tr := relay.NewTracker(cluster, f.store, slog.New(slog.NewTextHandler(io.Discard, nil)), func() time.Time { return f.now })
+	if _, err := tr.Pass(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c := tr.Counts(); c.Landed != n || cluster.reads[rpc.CommitmentConfirmed] != n {
+		t.Fatalf("counts %+v, reads %v", c, cluster.reads)
+	}
 }

@@ -29,6 +29,8 @@ type fakeCluster struct {
 	sent []sentTx
 	// reads counts getTransaction calls by commitment.
 	reads map[rpc.CommitmentType]int
+	// gate, when set, is called at the start of every getTransaction.
+	gate func()
 }
 
 type sentTx struct {
@@ -67,6 +69,9 @@ func (f *fakeCluster) GetTransaction(_ context.Context, sig solana.Signature, op
 	if (opts.Commitment != rpc.CommitmentFinalized && opts.Commitment != rpc.CommitmentConfirmed) ||
 		opts.MaxSupportedTransactionVersion == nil || *opts.MaxSupportedTransactionVersion != 0 {
 		return nil, fmt.Errorf("unexpected options %+v", opts)
+	}
+	if f.gate != nil {
+		f.gate()
 	}
 	f.mu.Lock()
 	if f.reads == nil {

@@ -213,6 +213,8 @@ function showSubmission(sub: SubmissionStatus) {
   badge.textContent = sub.status;
   const span = li.querySelector<HTMLElement>('[data-testid="submission-status"]')!;
   span.dataset.status = sub.status;
+  // Each status shown, in order (landed, then confirmed), for tests.
+  if (!(span.dataset.seen ?? "").split(" ").includes(sub.status)) span.dataset.seen = `${span.dataset.seen ?? ""} ${sub.status}`.trim();
   const landed = sub.landed ? ` ${sol(BigInt(sub.landed.netRebate))} to the wallet, slot ${sub.slot ?? "?"}` : "";
   span.textContent = `${landed}${sub.error ? ` ${sub.error.code}: ${sub.error.message}` : ""}`;
 }
