@@ -63,7 +63,7 @@ type transactionRow struct {
 	// ReportedTicket came with migration 20260521000018: the ticket of a
 	// transaction the wallet sent itself (JSON), NULL for a relayed one.
 	ReportedTicket *ticket.Claims `bun:"reported_ticket,type:text"`
-	// LandedAt came with migration 20260521000022: when the tracker found
+	// LandedAt came with migration 20260521000023: when the tracker found
 	// the transaction at confirmed commitment (Unix milliseconds), 0 before
 	// and once a fork dropped it.
 	LandedAt int64 `bun:"landed_at,notnull"`

@@ -134,8 +134,8 @@ type Entry struct {
 	// Includes are the items of the transaction, as its ticket named them
 	// (nil for entries claimed before they were kept).
 	Includes []ticket.Item
-	// Slot holds the landed transaction once landed or confirmed (0 before,
-	// and for entries confirmed before it was kept).
+	// Slot holds the transaction once landed, confirmed or failed (0 before,
+	// and for entries settled before it was kept).
 	Slot int64
 	// LandedAt is when the tracker found the transaction at confirmed
 	// commitment (nil before, and after a fork dropped it): from then until
