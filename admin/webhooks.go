@@ -118,7 +118,7 @@ func (c *console) renderWebhooks(w http.ResponseWriter, r *http.Request, rq *req
 			c.serverError(w, r, err)
 			return
 		}
-		it := endpointItem{ID: e.ID, URL: webhook.Redacted(e.URL), Events: "all events", Created: when(e.CreatedAt), DisabledReason: e.DisabledReason}
+		it := endpointItem{ID: e.ID, URL: webhook.Redacted(e.URL), Events: "all events but submission.landed", Created: when(e.CreatedAt), DisabledReason: e.DisabledReason}
 		if len(e.Events) > 0 {
 			it.Events = strings.Join(e.Events, ", ")
 		}

@@ -45,7 +45,7 @@ func webhooksView(p page, d webhooksData) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1>Webhooks</h1><p class=\"muted small\">Reclaim posts submission.confirmed, submission.failed and submission.expired to these endpoints, signed per the Standard Webhooks specification (headers webhook-id, webhook-timestamp, webhook-signature), retried for three days. Receivers ignore event types they do not know.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1>Webhooks</h1><p class=\"muted small\">Reclaim posts submission.confirmed, submission.failed and submission.expired to these endpoints, and submission.landed (within a second, before it is final) to those that check it, signed per the Standard Webhooks specification (headers webhook-id, webhook-timestamp, webhook-signature), retried for three days. Receivers ignore event types they do not know.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -492,7 +492,7 @@ func webhooksView(p page, d webhooksData) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "<fieldset><legend>Events <span class=\"hint\">(none checked: every event, those added later too)</span></legend> ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "<fieldset><legend>Events <span class=\"hint\">(none checked: every event but submission.landed, those added later too)</span></legend> ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -383,15 +383,22 @@ func reclaimInBrowser(t *testing.T, ctx context.Context, v *harness.Validator, o
 		t.Errorf("the wallet's balance rose by %d lamports; the page showed a net rebate of %d", got, netRebate)
 	}
 	// The page follows each submission through the status route until it is
-	// final: confirmed, each with the chain's net rebate.
-	var shown []string
+	// final: landed first (within a second or so), then confirmed, each
+	// with the chain's net rebate.
+	var shown, seen []string
 	run("statuses",
 		chromedp.Poll(`[...document.querySelectorAll('[data-testid="submission-status"]')].every(e => e.dataset.status === "confirmed")`,
 			nil, chromedp.WithPollingTimeout(90*time.Second)),
 		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="submission-status"]')].map(e => e.textContent)`, &shown),
+		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="submission-status"]')].map(e => e.dataset.seen)`, &seen),
 	)
 	if len(shown) != len(results) {
 		t.Fatalf("statuses shown %q for %d results", shown, len(results))
+	}
+	for i, s := range seen {
+		if !strings.HasSuffix(s, "landed confirmed") {
+			t.Errorf("submission %d showed %q, want landed then confirmed", i, s)
+		}
 	}
 	// The project's stats on the page count the transactions once the
 	// tracker has seen them confirmed; the page then says each is

@@ -28,12 +28,14 @@ type submissionStatus struct {
 }
 
 // submissions asks the status route about sigs as the wallet's session,
-// waiting up to wait seconds for them to be final.
+// waiting up to wait seconds for them to be final (waitUntil=final: landed
+// does not end the wait).
 func (s *service) submissions(t *testing.T, owner solana.PublicKey, token string, wait int, sigs ...string) []submissionStatus {
 	t.Helper()
 	q := url.Values{"signature": sigs}
 	if wait > 0 {
 		q.Set("waitSeconds", strconv.Itoa(wait))
+		q.Set("waitUntil", "final")
 	}
 	var out struct{ Submissions []submissionStatus }
 	if code := s.call("GET", "/v1/wallet/"+owner.String()+"/submissions?"+q.Encode(), bearerOf(token), nil, &out); code != 200 {

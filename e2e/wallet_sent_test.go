@@ -47,7 +47,7 @@ func (s *service) final(t *testing.T, owner solana.PublicKey, token, sig string)
 	var got submissionStatus
 	waitFor(t, "the submission is final", 2*time.Minute, func() bool {
 		got = s.submissions(t, owner, token, 30, sig)[0]
-		return got.Status != "submitted"
+		return got.Status != "submitted" && got.Status != "landed"
 	})
 	return got
 }

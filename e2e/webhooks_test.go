@@ -61,11 +61,15 @@ func (h *hookReceiver) requests() []hookRequest {
 	return append([]hookRequest(nil), h.got...)
 }
 
-// addWebhook adds an endpoint for the receiver with the CLI; it returns
-// its id and secret.
-func (s *service) addWebhook(t *testing.T, url string) (id, secret string) {
+// addWebhook adds an endpoint for the receiver with the CLI, that receives
+// events alone (none: the default types); it returns its id and secret.
+func (s *service) addWebhook(t *testing.T, url string, events ...string) (id, secret string) {
 	t.Helper()
-	lines := strings.Split(s.cli("webhooks", "add", "--project", s.projectID, "--url", url), "\n")
+	args := []string{"webhooks", "add", "--project", s.projectID, "--url", url}
+	for _, e := range events {
+		args = append(args, "--event", e)
+	}
+	lines := strings.Split(s.cli(args...), "\n")
 	if len(lines) != 2 || !strings.HasPrefix(lines[1], "whsec_") {
 		t.Fatalf("webhooks add printed %q", lines)
 	}

@@ -364,6 +364,7 @@ func FuzzSubmissionsQuery(f *testing.F) {
 		"signature=" + sig + "&waitSeconds=31", "signature=" + sig + "&waitSeconds=-1", "signature=" + sig + "&waitSeconds=1e1",
 		"", "signature=", "signature=0OIl", "signature=" + fe.wallet, "signature=%zz", "wait_seconds=5&signature=" + sig,
 		"waitSeconds=5&waitSeconds=6&signature=" + sig, "signatures=" + sig, "address=" + fe.wallet,
+		"signature=" + sig + "&waitSeconds=3&waitUntil=final", "signature=" + sig + "&waitUntil=%00", "signature=" + sig + "&waitUntil=landed&waitUntil=final",
 	} {
 		f.Add(q)
 	}

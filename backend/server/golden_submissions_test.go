@@ -95,6 +95,28 @@ func (f *flow) submissions(g *golden) {
 		t.Errorf("a wait of 1 s for a submission in flight took %s", took)
 	}
 
+	// The tracker finds the last one at confirmed commitment: landed, with
+	// its slot and figures; a wait ends at landed unless it waits for final.
+	settle(2, func(jti string) (bool, error) {
+		c, _ := issuer.Verify(grpc[2].GetSubmissionTicket())
+		landed := ledger.Figures{GrossRebate: int64(c.GrossRebate), NetRebate: c.NetRebate,
+			DonationAmount: int64(c.DonationAmount), NetworkFee: int64(c.NetworkFee), ServiceFee: int64(c.ServiceFee)}
+		return g.e.store.LandEntry(context.Background(), jti, landed, 412_345_700, g.e.clock.Now())
+	})
+	g.out.WriteString("# The gRPC build's last transaction is landed at slot 412345700 as promised.\n\n")
+	start = time.Now()
+	g.send(call{name: "waitSeconds=30 when every one is landed or final: answered at once", op: opSubmissions, address: owner,
+		cred: f.key, wires: restJSON, query: query(grpcSigs...) + "&waitSeconds=30"})
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("a wait for submissions all landed or final took %s, want an answer at once", took)
+	}
+	start = time.Now()
+	g.send(call{name: "waitSeconds=1&waitUntil=final with one landed: answered when the wait ends", op: opSubmissions,
+		address: owner, cred: f.key, wires: restJSON, query: query(grpcSigs[len(grpcSigs)-1]) + "&waitSeconds=1&waitUntil=final"})
+	if took := time.Since(start); took < time.Second {
+		t.Errorf("a wait of 1 s until final for a landed submission took %s", took)
+	}
+
 	many := make([]string, 101)
 	for i := range many {
 		many[i] = never
@@ -107,6 +129,7 @@ func (f *flow) submissions(g *golden) {
 		{"101 signatures", query(many...)},
 		{"waitSeconds=31", query(never) + "&waitSeconds=31"},
 		{"waitSeconds=-1", query(never) + "&waitSeconds=-1"},
+		{"waitUntil=confirmed", query(never) + "&waitSeconds=5&waitUntil=confirmed"},
 		{"an unknown parameter", query(never) + "&wait=5"},
 	} {
 		w := jsonWires

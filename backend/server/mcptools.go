@@ -103,9 +103,11 @@ var toolSpecs = []toolSpec{
 		name: "get_submission_status", operationID: "WalletService_GetSubmissions", procedure: reclaimv1connect.WalletServiceGetSubmissionsProcedure,
 		title: "Where submitted transactions are",
 		description: "The status of each signature (signature: a list, from submit_signed_transactions) of this wallet, in the order asked: " +
-			"submitted (sent, not final yet), confirmed (with slot, confirmedAt and landed: fee, grossRebate, netRebate, donationAmount in " +
-			"lamports, from the chain), failed or expired (error.code and error.message say why; build again after expired), or unknown " +
-			"(Reclaim never saw it for this wallet). waitSeconds (at most 30) holds the answer until every one is final or the time passes. Read-only.",
+			"submitted (sent, not in a block yet), landed (in a block at confirmed commitment, usually within a second: the user can be told " +
+			"it worked; with slot and landed: fee, grossRebate, netRebate, donationAmount in lamports, from the chain; not final yet), confirmed " +
+			"(finalized and counted, with slot, confirmedAt and landed), failed or expired (error.code and error.message say why; build again " +
+			"after expired), or unknown (Reclaim never saw it for this wallet); treat any other status as in progress. waitSeconds (at most 30) " +
+			"holds the answer until every one is landed or final (waitUntil \"final\": until every one is final), or the time passes. Read-only.",
 		annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 		input:       func() proto.Message { return &reclaimv1.GetSubmissionsRequest{} },
 		call: func(m *mcpFace, ctx context.Context, req proto.Message) (any, error) {

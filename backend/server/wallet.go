@@ -201,6 +201,7 @@ func (s *walletServer) GetSubmissions(ctx context.Context, req *connect.Request[
 	}
 	subs, err := s.svc.Submissions(ctx, wallet.StatusRequest{
 		ProjectID: principalFrom(ctx).ProjectID, Wallet: owner, Signatures: m.GetSignature(), WaitSeconds: m.WaitSeconds,
+		WaitUntil: m.GetWaitUntil(),
 	})
 	if err != nil {
 		return nil, err
@@ -217,9 +218,12 @@ func submissionStatus(sub relay.Submission) *reclaimv1.SubmissionStatus {
 	switch sub.State {
 	case relay.StateFailed, relay.StateExpired:
 		out.Error = &reclaimv1.SubmissionError{Code: string(sub.Code), Message: sub.Message}
-	case relay.StateConfirmed:
-		at, l := sub.ConfirmedAt.UTC().Format(time.RFC3339), sub.Landed
-		out.ConfirmedAt = &at
+	case relay.StateLanded, relay.StateConfirmed:
+		l := sub.Landed
+		if sub.State == relay.StateConfirmed {
+			at := sub.ConfirmedAt.UTC().Format(time.RFC3339)
+			out.ConfirmedAt = &at
+		}
 		if sub.Slot > 0 { // 0: confirmed before slots were kept
 			slot := uint64(sub.Slot)
 			out.Slot = &slot

@@ -66,6 +66,10 @@ type transactionRow struct {
 	// RentRebate came with migration 20260521000022: the part of the gross
 	// that is rent (ledger.Entry.RentRebate), NULL for rows recorded before.
 	RentRebate *int64 `bun:"rent_rebate"`
+	// LandedAt came with migration 20260521000023: when the tracker found
+	// the transaction at confirmed commitment (Unix milliseconds), 0 before
+	// and once a fork dropped it.
+	LandedAt int64 `bun:"landed_at,notnull"`
 }
 
 // newTransactionRow is the row of e with status; an entry without a promise
@@ -86,6 +90,9 @@ func newTransactionRow(e ledger.Entry, status ledger.Status) transactionRow {
 		DonationWallet: e.DonationWallet, Treasury: e.Treasury,
 		RollupState: rollupNotCounted, Includes: e.Includes, Slot: e.Slot, ReportedTicket: e.Reported,
 		RentRebate: e.RentRebate,
+	}
+	if e.LandedAt != nil {
+		row.LandedAt = millis(*e.LandedAt)
 	}
 	if status == ledger.StatusSending || status == ledger.StatusSubmitted {
 		row.RawTransaction = e.Raw
@@ -135,7 +142,17 @@ func (r *transactionRow) entry() ledger.Entry {
 		Includes:       r.Includes,
 		Slot:           r.Slot,
 		Reported:       r.ReportedTicket,
+		LandedAt:       landedAt(r.LandedAt),
 	}
+}
+
+// landedAt is the entry's LandedAt of the column's milliseconds.
+func landedAt(ms int64) *time.Time {
+	if ms == 0 {
+		return nil
+	}
+	t := fromMillis(ms)
+	return &t
 }
 
 func validStatus(s ledger.Status) bool {
@@ -211,6 +228,13 @@ func (s *Store) SetEntryStatus(ctx context.Context, jti string, status ledger.St
 	return s.settle(ctx, jti, status, errMsg, at, nil, 0)
 }
 
+// FailEntry moves the entry of a ticket from submitted to failed, as
+// SetEntryStatus does, keeping the slot of the block that holds the failed
+// transaction (0: not known), for its event.
+func (s *Store) FailEntry(ctx context.Context, jti, errMsg string, slot int64, at time.Time) (bool, error) {
+	return s.settle(ctx, jti, ledger.StatusFailed, errMsg, at, nil, slot)
+}
+
 // ConfirmEntry moves the entry of a ticket from submitted to confirmed at
 // at, with the figures the chain reported for its landing (its promise
 // stays in the promised columns) and the slot that holds it, and counts
@@ -237,15 +261,9 @@ func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, er
 			q = q.Set("confirmed_at = ?", utc(at)).Set("rollup_state = ?", rollupCounted)
 		}
 		if landed != nil {
-			q = q.Set("gross_rebate = ?", landed.GrossRebate).
-				Set("net_rebate = ?", landed.NetRebate).
-				Set("donation_amount = ?", landed.DonationAmount).
-				Set("network_fee = ?", landed.NetworkFee).
-				Set("service_fee = ?", landed.ServiceFee).
-				Set("fees = ?", landed.Fees()).
-				Set("slot = ?", slot).
-				// The promised rent, at most what came back (NULL stays).
-				Set("rent_rebate = CASE WHEN rent_rebate > ? THEN ? ELSE rent_rebate END", max(landed.GrossRebate, 0), max(landed.GrossRebate, 0))
+			q = setLanded(q, *landed, slot)
+		} else if slot > 0 {
+			q = q.Set("slot = ?", slot)
 		}
 		if err := q.Scan(ctx); err != nil {
 			return err

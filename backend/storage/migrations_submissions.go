@@ -25,6 +25,14 @@ func upReportedTickets(ctx context.Context, db bun.IDB) error {
 	return addColumns(ctx, db, "reclaim_transactions", [][2]string{{"reported_ticket", "TEXT"}})
 }
 
+// upLandedStatus keeps when the tracker found a transaction in flight at
+// confirmed commitment (landed_at, Unix milliseconds; 0 until then): the
+// status API tells it landed before it is final. A constant default: no
+// row is rewritten.
+func upLandedStatus(ctx context.Context, db bun.IDB) error {
+	return addColumns(ctx, db, "reclaim_transactions", [][2]string{{"landed_at", "BIGINT NOT NULL DEFAULT 0"}})
+}
+
 // addColumns adds each column (name, definition) that table lacks.
 func addColumns(ctx context.Context, db bun.IDB, table string, columns [][2]string) error {
 	pg := db.Dialect().Name() == dialect.PG

@@ -130,7 +130,7 @@ const RollupMigration = "20260521000009"
 func InsertAsBefore(ctx context.Context, s *Store, e ledger.Entry) error {
 	row := newTransactionRow(e, e.Status)
 	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.NewInsert().Model(&row).ExcludeColumn("rollup_state", "rank_version", "raw_transaction", "includes", "slot", "reported_ticket", "rent_rebate").Exec(ctx); err != nil {
+		if _, err := tx.NewInsert().Model(&row).ExcludeColumn("rollup_state", "rank_version", "raw_transaction", "includes", "slot", "reported_ticket", "rent_rebate", "landed_at").Exec(ctx); err != nil {
 			return err
 		}
 		if row.Status != ledger.StatusConfirmed {

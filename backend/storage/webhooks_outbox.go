@@ -42,9 +42,14 @@ func (s *Store) enqueueEvent(ctx context.Context, tx bun.Tx, row *transactionRow
 	if s.noOutbox {
 		return 0, nil
 	}
-	typ, body, ok := webhook.SubmissionEvent(row.entry(), nil, at)
+	typ, body, ok := webhook.SubmissionEvent(row.entry(), at)
 	if !ok {
 		return 0, nil
+	}
+	// An endpoint that names no type takes every type but the opt-in ones.
+	every := "e.events = '' OR "
+	if webhook.OptIn(typ) {
+		every = ""
 	}
 	eventID := NewID("msg")
 	res, err := tx.NewRaw(`INSERT INTO webhook_deliveries (id, event_id, endpoint_id, project_id, type, wallet, signature,
@@ -52,7 +57,7 @@ func (s *Store) enqueueEvent(ctx context.Context, tx bun.Tx, row *transactionRow
 		last_latency_ms, last_response)
 		SELECT ? || '.' || e.id, ?, e.id, e.project_id, ?, ?, ?, ?, ?, 0, ?, '', 0, ?, 0, '', 0, ''
 		FROM webhook_endpoints AS e
-		WHERE e.project_id = ? AND e.disabled_at IS NULL AND (e.events = '' OR e.events LIKE ?)`,
+		WHERE e.project_id = ? AND e.disabled_at IS NULL AND (`+every+`e.events LIKE ?)`,
 		eventID, eventID, typ, row.Payer, row.Signature, body, webhook.StatePending, at.UnixMilli(), utc(at),
 		row.ProjectID, "%,"+typ+",%").Exec(ctx)
 	if err != nil {

@@ -73,7 +73,7 @@ type trackerCollector struct {
 	counts   func() relay.TrackerCounts
 	inFlight InFlightFunc
 
-	settled, mismatch, rebroadcasts, inFlightN, oldest, up *prometheus.Desc
+	settled, landed, mismatch, rebroadcasts, inFlightN, oldest, up *prometheus.Desc
 }
 
 func newTrackerCollector(counts func() relay.TrackerCounts, inFlight InFlightFunc) *trackerCollector {
@@ -84,6 +84,8 @@ func newTrackerCollector(counts func() relay.TrackerCounts, inFlight InFlightFun
 		counts: counts, inFlight: inFlight,
 		settled: desc("settled_total",
 			"Transactions this process's tracker settled, by status (confirmed, failed, expired).", "status"),
+		landed: desc("landed_total",
+			"Transactions this process's tracker found at confirmed commitment (landed), and landed ones it found gone (dropped: a fork lost their block).", "outcome"),
 		mismatch: desc("landed_mismatch_total",
 			"Confirmed transactions whose landed figures differ from their ticket's promise (a raised priority fee, lamports received after the build)."),
 		rebroadcasts: desc("rebroadcasts_total",
@@ -98,7 +100,7 @@ func newTrackerCollector(counts func() relay.TrackerCounts, inFlight InFlightFun
 }
 
 func (c *trackerCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.settled, c.mismatch, c.rebroadcasts, c.inFlightN, c.oldest, c.up} {
+	for _, d := range []*prometheus.Desc{c.settled, c.landed, c.mismatch, c.rebroadcasts, c.inFlightN, c.oldest, c.up} {
 		ch <- d
 	}
 }
@@ -108,6 +110,8 @@ func (c *trackerCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.settled, prometheus.CounterValue, float64(n.Confirmed), "confirmed")
 	ch <- prometheus.MustNewConstMetric(c.settled, prometheus.CounterValue, float64(n.Failed), "failed")
 	ch <- prometheus.MustNewConstMetric(c.settled, prometheus.CounterValue, float64(n.Expired), "expired")
+	ch <- prometheus.MustNewConstMetric(c.landed, prometheus.CounterValue, float64(n.Landed), "landed")
+	ch <- prometheus.MustNewConstMetric(c.landed, prometheus.CounterValue, float64(n.Dropped), "dropped")
 	ch <- prometheus.MustNewConstMetric(c.mismatch, prometheus.CounterValue, float64(n.Differing))
 	ch <- prometheus.MustNewConstMetric(c.rebroadcasts, prometheus.CounterValue, float64(n.Rebroadcasts-n.RebroadcastFailures), "ok")
 	ch <- prometheus.MustNewConstMetric(c.rebroadcasts, prometheus.CounterValue, float64(n.RebroadcastFailures), "failed")

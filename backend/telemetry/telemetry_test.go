@@ -208,7 +208,7 @@ func TestLimiterCountsRefusalsByKind(t *testing.T) {
 func TestMetricsHandler(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m := telemetry.NewMetrics(reg)
-	counts := relay.TrackerCounts{Confirmed: 5, Differing: 1, Failed: 2, Expired: 3, Rebroadcasts: 40, RebroadcastFailures: 4}
+	counts := relay.TrackerCounts{Landed: 6, Dropped: 1, Confirmed: 5, Differing: 1, Failed: 2, Expired: 3, Rebroadcasts: 40, RebroadcastFailures: 4}
 	oldest := time.Now().Add(-90 * time.Second)
 	m.WatchTracker(func() relay.TrackerCounts { return counts }, func(context.Context) (int, time.Time, error) {
 		return 7, oldest, nil
@@ -233,6 +233,8 @@ func TestMetricsHandler(t *testing.T) {
 		`reclaim_tracker_settled_total{status="confirmed"} 5`,
 		`reclaim_tracker_settled_total{status="expired"} 3`,
 		`reclaim_tracker_landed_mismatch_total 1`,
+		`reclaim_tracker_landed_total{outcome="landed"} 6`,
+		`reclaim_tracker_landed_total{outcome="dropped"} 1`,
 		`reclaim_tracker_rebroadcasts_total{outcome="ok"} 36`,
 		`reclaim_tracker_rebroadcasts_total{outcome="failed"} 4`,
 		`reclaim_send_path_failures_total{path="1"} 0`,

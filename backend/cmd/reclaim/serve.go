@@ -400,6 +400,7 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*w
 	tracker.Retention = cfg.AttemptsRetention
 	tracker.RebroadcastInterval = cfg.RebroadcastInterval
 	tracker.Paths = paths
+	tracker.Changed = rel.Changed // wakes this instance's status requests that wait
 	ops.metrics.WatchSendPaths(paths.Failures)
 	// Idempotency keys answer retries for a day; webhook deliveries done
 	// stay in the console as long as the submission log's lines.

@@ -43,7 +43,7 @@ func webhooksCommand(ctx context.Context, args []string, getenv func(string) str
 	switch verb {
 	case "add":
 		url = fs.String("url", "", "the endpoint's https URL (required)")
-		fs.Var(&events, "event", "an event type to receive (repeatable; none: every type): "+strings.Join(webhook.Types, ", "))
+		fs.Var(&events, "event", "an event type to receive (repeatable; none: every type but submission.landed, which is received only when named): "+strings.Join(webhook.Types, ", "))
 		fs.BoolVar(&cfg.WebhookAllowInsecure, "allow-insecure", cfg.WebhookAllowInsecure, "allow http and private addresses (RECLAIM_WEBHOOK_ALLOW_INSECURE)")
 	case "remove", "rotate-secret", "deliveries":
 		id = fs.String("id", "", "endpoint id (required)")

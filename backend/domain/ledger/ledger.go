@@ -141,9 +141,14 @@ type Entry struct {
 	// Includes are the items of the transaction, as its ticket named them
 	// (nil for entries claimed before they were kept).
 	Includes []ticket.Item
-	// Slot holds the landed transaction once confirmed (0 before, and for
-	// entries confirmed before it was kept).
+	// Slot holds the transaction once landed, confirmed or failed (0 before,
+	// and for entries settled before it was kept).
 	Slot int64
+	// LandedAt is when the tracker found the transaction at confirmed
+	// commitment (nil before, and after a fork dropped it): from then until
+	// it is final, the entry's figures are those read at confirmed. A landed
+	// entry is still in flight (submitted) and counts nowhere.
+	LandedAt *time.Time
 	// Reported is the ticket of a transaction the wallet sent itself and
 	// reported by its signature: the tracker counts it only if the landed
 	// transaction is the one the ticket describes. nil for a relayed one,

@@ -2,9 +2,11 @@ package webhook
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 )
 
 // Event is the body of every delivery, as the Standard Webhooks
@@ -23,15 +25,18 @@ type Event struct {
 // and its wallet. Fields are added, never removed or renamed.
 type Submission struct {
 	Signature string `json:"signature"`
-	// Status is confirmed, failed or expired.
+	// Status is landed, confirmed, failed or expired.
 	Status string `json:"status"`
 	// Includes are the items the transaction covers, as the submit result
 	// named them (absent for entries recorded before they were kept).
 	Includes []Item `json:"includes,omitempty"`
+	// Slot holds the transaction once landed or confirmed (absent
+	// otherwise, and for entries confirmed before slots were kept).
+	Slot int64 `json:"slot,omitempty"`
 	// Error says why a failed or expired submission did not land.
 	Error *Error `json:"error,omitempty"`
-	// ConfirmedAt and Landed are set once confirmed: when, and the figures
-	// read from the landed transaction.
+	// Landed is set once landed (read at confirmed commitment) and once
+	// confirmed (read at finalized); ConfirmedAt once confirmed.
 	ConfirmedAt   string  `json:"confirmedAt,omitempty"`
 	Landed        *Landed `json:"landed,omitempty"`
 	ProjectID     string  `json:"projectId"`
@@ -61,7 +66,7 @@ const (
 	CodeBlockhashExpired = "BLOCKHASH_EXPIRED"
 )
 
-// Landed are a confirmed transaction's figures in lamports, read from the
+// Landed are a landed or confirmed transaction's figures in lamports, read from the
 // chain: Fee is what it paid (network and service fee).
 type Landed struct {
 	Fee            int64 `json:"fee"`
@@ -86,10 +91,15 @@ func timestamp(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 }
 
-// TypeOf is the event type of a ledger status: "" for a status that is no
-// event (sending, submitted).
-func TypeOf(s ledger.Status) string {
-	switch s {
+// TypeOf is the event type of entry e's status: landed for a submitted
+// entry found at confirmed commitment, "" for a status that is no event
+// (sending, submitted).
+func TypeOf(e ledger.Entry) string {
+	switch e.Status {
+	case ledger.StatusSubmitted:
+		if e.LandedAt != nil {
+			return TypeSubmissionLanded
+		}
 	case ledger.StatusConfirmed:
 		return TypeSubmissionConfirmed
 	case ledger.StatusFailed:
@@ -102,32 +112,53 @@ func TypeOf(s ledger.Status) string {
 
 // SubmissionEvent is the event of entry e's status change at at, and its
 // body: ok is false when e's status is no event.
-func SubmissionEvent(e ledger.Entry, includes []Item, at time.Time) (typ string, body []byte, ok bool) {
-	typ = TypeOf(e.Status)
+func SubmissionEvent(e ledger.Entry, at time.Time) (typ string, body []byte, ok bool) {
+	typ = TypeOf(e)
 	if typ == "" {
 		return "", nil, false
 	}
 	d := Submission{
-		Signature: e.Signature, Status: string(e.Status), Includes: includes,
+		Signature: e.Signature, Status: strings.TrimPrefix(typ, "submission."), Includes: items(e.Includes),
 		ProjectID: e.ProjectID, WalletAddress: e.Payer,
 	}
-	switch e.Status {
-	case ledger.StatusConfirmed:
+	switch typ {
+	case TypeSubmissionLanded:
+		d.Slot, d.Landed = e.Slot, landed(e)
+	case TypeSubmissionConfirmed:
 		confirmed := at
 		if e.ConfirmedAt != nil {
 			confirmed = *e.ConfirmedAt
 		}
-		d.ConfirmedAt = timestamp(confirmed)
-		d.Landed = &Landed{Fee: e.Fees, GrossRebate: e.GrossRebate, NetRebate: e.NetRebate, DonationAmount: e.DonationAmount}
-		if rent, own, ok := e.Split(); ok {
-			d.Landed.RentRebate, d.Landed.OwnBalanceRebate = &rent, &own
-		}
-	case ledger.StatusFailed:
+		d.ConfirmedAt, d.Slot, d.Landed = timestamp(confirmed), e.Slot, landed(e)
+	case TypeSubmissionFailed:
+		d.Slot = e.Slot
 		d.Error = &Error{Code: CodeTransactionFailed, Message: "the transaction landed with an error: " + e.Error}
-	case ledger.StatusExpired:
+	case TypeSubmissionExpired:
 		d.Error = &Error{Code: CodeBlockhashExpired, Message: "the transaction did not land before its blockhash expired; nothing was spent: build again"}
 	}
 	return typ, mustJSON(Event{Type: typ, Timestamp: timestamp(at), Data: d}), true
+}
+
+// landed are the figures of e, which landed: with the rent and the wallet's
+// own SOL apart when e was recorded with the split.
+func landed(e ledger.Entry) *Landed {
+	l := &Landed{Fee: e.Fees, GrossRebate: e.GrossRebate, NetRebate: e.NetRebate, DonationAmount: e.DonationAmount}
+	if rent, own, ok := e.Split(); ok {
+		l.RentRebate, l.OwnBalanceRebate = &rent, &own
+	}
+	return l
+}
+
+// items are a ticket's items as events name them (nil for none).
+func items(in []ticket.Item) []Item {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]Item, len(in))
+	for i, it := range in {
+		out[i] = Item{Type: it.Type, Address: it.Address, Action: it.Action}
+	}
+	return out
 }
 
 // TestEvent is the body of the test event sent to endpoint endpointID.

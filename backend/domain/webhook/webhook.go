@@ -21,6 +21,9 @@ import (
 // The event types. A receiver must ignore a type it does not know: more
 // will come, and the console's test event is one.
 const (
+	// TypeSubmissionLanded is a transaction found at confirmed commitment:
+	// in a block a fork could still drop, not counted yet. Opt-in (Defaults).
+	TypeSubmissionLanded    = "submission.landed"
 	TypeSubmissionConfirmed = "submission.confirmed"
 	TypeSubmissionFailed    = "submission.failed"
 	TypeSubmissionExpired   = "submission.expired"
@@ -31,10 +34,19 @@ const (
 
 // Types are the event types an endpoint may subscribe to, in display
 // order. Treat it as read-only.
-var Types = []string{TypeSubmissionConfirmed, TypeSubmissionFailed, TypeSubmissionExpired}
+var Types = []string{TypeSubmissionLanded, TypeSubmissionConfirmed, TypeSubmissionFailed, TypeSubmissionExpired}
+
+// Defaults are the types an endpoint that names none receives: every type
+// but the opt-in ones, which go only to endpoints that name them, so that
+// no receiver gets a type it never saw (submission.landed came after
+// endpoints that take every type). Treat it as read-only.
+var Defaults = []string{TypeSubmissionConfirmed, TypeSubmissionFailed, TypeSubmissionExpired}
 
 // ValidType reports whether t is one of Types.
 func ValidType(t string) bool { return slices.Contains(Types, t) }
+
+// OptIn reports whether t goes only to endpoints that name it.
+func OptIn(t string) bool { return t == TypeSubmissionLanded }
 
 // Errors of the endpoints' management.
 var (
@@ -57,8 +69,8 @@ type Endpoint struct {
 	ProjectID string
 	// URL is where events are posted (CheckURL's form).
 	URL string
-	// Events are the types it receives; empty: every type, those added
-	// later included.
+	// Events are the types it receives; empty: every type but the opt-in
+	// ones (Defaults), those added later included.
 	Events    []string
 	CreatedAt time.Time
 	// Secret is the signing secret (SecretPrefix and the base64 of its
@@ -80,7 +92,7 @@ type Endpoint struct {
 
 // Wants reports whether the endpoint receives events of type t.
 func (e Endpoint) Wants(t string) bool {
-	return len(e.Events) == 0 || slices.Contains(e.Events, t)
+	return slices.Contains(e.Events, t) || (len(e.Events) == 0 && !OptIn(t))
 }
 
 // State is where a delivery is.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -15,6 +16,9 @@ import (
 
 // TrackerCounts are what a Tracker settled since it started, for metrics.
 type TrackerCounts struct {
+	// Landed transactions, found at LandedCommitment; Dropped, landed ones
+	// that the cluster no longer had (a fork dropped their block).
+	Landed, Dropped uint64
 	// Confirmed transactions, counted in the ledger with what the chain did.
 	Confirmed uint64
 	// Differing are the confirmed transactions whose landed figures differ
@@ -31,6 +35,7 @@ type TrackerCounts struct {
 }
 
 type counters struct {
+	landed, dropped                       atomic.Uint64
 	confirmed, differing, failed, expired atomic.Uint64
 	rebroadcasts, rebroadcastFailures     atomic.Uint64
 	// lag, when set, hears each confirmation's lag (ObserveConfirmations).
@@ -46,6 +51,7 @@ func (t *Tracker) ObserveConfirmations(f func(lag time.Duration)) {
 // Counts returns what t settled since it started.
 func (t *Tracker) Counts() TrackerCounts {
 	return TrackerCounts{
+		Landed: t.counts.landed.Load(), Dropped: t.counts.dropped.Load(),
 		Confirmed: t.counts.confirmed.Load(), Differing: t.counts.differing.Load(),
 		Failed: t.counts.failed.Load(), Expired: t.counts.expired.Load(),
 		Rebroadcasts: t.counts.rebroadcasts.Load(), RebroadcastFailures: t.counts.rebroadcastFailures.Load(),
@@ -57,7 +63,13 @@ func (t *Tracker) Counts() TrackerCounts {
 // it is left for the next pass.
 func (t *Tracker) record(ctx context.Context, e ledger.Entry, sig solana.Signature, status ledger.Status, reason string, now time.Time) (bool, error) {
 	if status != ledger.StatusConfirmed {
-		changed, err := t.store.SetEntryStatus(ctx, e.TicketJTI, status, reason, now)
+		var changed bool
+		var err error
+		if status == ledger.StatusFailed {
+			changed, err = t.store.FailEntry(ctx, e.TicketJTI, reason, e.Slot, now)
+		} else {
+			changed, err = t.store.SetEntryStatus(ctx, e.TicketJTI, status, reason, now)
+		}
 		if changed && status == ledger.StatusFailed {
 			t.counts.failed.Add(1)
 		} else if changed {
@@ -65,7 +77,7 @@ func (t *Tracker) record(ctx context.Context, e ledger.Entry, sig solana.Signatu
 		}
 		return changed, err
 	}
-	landed, slot, ok, err := t.landing(ctx, e, sig)
+	landed, slot, ok, err := t.landing(ctx, e, sig, Commitment)
 	var nt *notTheTicketError
 	if errors.As(err, &nt) {
 		// Never counted: the wallet reported another transaction.
@@ -102,17 +114,99 @@ func (t *Tracker) record(ctx context.Context, e ledger.Entry, sig solana.Signatu
 	return true, nil
 }
 
-// landing reads a landed transaction back (getTransaction with its meta)
-// and computes what it did for e, and the slot that holds it. ok is false
-// while the cluster cannot return it at Commitment yet.
-func (t *Tracker) landing(ctx context.Context, e ledger.Entry, sig solana.Signature) (f ledger.Figures, slot int64, ok bool, err error) {
+// landing is an entry found at LandedCommitment, in slot (the statuses').
+type landing struct {
+	e    ledger.Entry
+	sig  solana.Signature
+	slot int64
+}
+
+// landReads bounds the landing reads of a batch in flight at once.
+const landReads = 8
+
+// land marks the entries found landed: each transaction is read back at
+// LandedCommitment for its figures, the reads of a batch together (at most
+// landReads at once: one round trip for a few landings), then each entry
+// is written. One the cluster cannot return at that commitment yet is left
+// for the next pass; a reported one that is not its ticket's is failed at
+// Commitment, as record does.
+func (t *Tracker) land(ctx context.Context, found []landing, now time.Time) error {
+	type read struct {
+		f    ledger.Figures
+		slot int64
+		ok   bool
+		err  error
+	}
+	reads := make([]read, len(found))
+	sem := make(chan struct{}, landReads)
+	var wg sync.WaitGroup
+	for i, l := range found {
+		if l.e.Status == ledger.StatusSending {
+			// The cluster has it: its submit got through.
+			if _, err := t.store.MarkSubmitted(ctx, l.e.TicketJTI); err != nil {
+				return err
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			r := &reads[i]
+			r.f, r.slot, r.ok, r.err = t.landing(ctx, l.e, l.sig, LandedCommitment)
+		}()
+	}
+	wg.Wait()
+	var errs []error
+	for i, l := range found {
+		r := reads[i]
+		var nt *notTheTicketError
+		if errors.As(r.err, &nt) || (r.err == nil && !r.ok) {
+			continue
+		}
+		if r.err != nil {
+			errs = append(errs, r.err)
+			continue
+		}
+		slot := l.slot
+		if r.slot > 0 {
+			slot = r.slot
+		}
+		changed, err := t.store.LandEntry(ctx, l.e.TicketJTI, r.f, slot, now)
+		if err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		if changed {
+			t.counts.landed.Add(1)
+			t.log.DebugContext(ctx, "transaction landed", "signature", l.e.Signature, "ticket", l.e.TicketJTI, "slot", slot)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// unland takes back e's landing: the cluster no longer has its transaction.
+func (t *Tracker) unland(ctx context.Context, e ledger.Entry) error {
+	changed, err := t.store.UnlandEntry(ctx, e.TicketJTI)
+	if err != nil || !changed {
+		return err
+	}
+	t.counts.dropped.Add(1)
+	t.log.WarnContext(ctx, "a landed transaction is gone from the cluster (a fork dropped its block); following it again",
+		"signature", e.Signature, "ticket", e.TicketJTI, "slot", e.Slot)
+	return nil
+}
+
+// landing reads a landed transaction back at commitment (getTransaction
+// with its meta) and computes what it did for e, and the slot that holds
+// it. ok is false while the cluster cannot return it at commitment yet.
+func (t *Tracker) landing(ctx context.Context, e ledger.Entry, sig solana.Signature, commitment rpc.CommitmentType) (f ledger.Figures, slot int64, ok bool, err error) {
 	if e.Reported == nil && ((e.Promised.DonationAmount > 0 && e.DonationWallet == "") || (e.Promised.ServiceFee > 0 && e.Treasury == "")) {
 		// Claimed before recipients were recorded: its promise is all we know.
 		return e.Promised, 0, true, nil
 	}
 	version := uint64(0)
 	res, err := t.rpc.GetTransaction(ctx, sig, &rpc.GetTransactionOpts{
-		Encoding: solana.EncodingBase64, Commitment: Commitment, MaxSupportedTransactionVersion: &version,
+		Encoding: solana.EncodingBase64, Commitment: commitment, MaxSupportedTransactionVersion: &version,
 	})
 	switch {
 	case errors.Is(err, rpc.ErrNotFound):

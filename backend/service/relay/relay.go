@@ -161,8 +161,11 @@ type Relay struct {
 	// the same ticket to learn the cluster's answer.
 	inFlightWait time.Duration
 	poll         time.Duration
-	// statusPoll is how often a waiting status request reads the ledger.
+	// statusPoll is how often a waiting status request reads the ledger;
+	// changed wakes it at once when this instance's tracker moved entries
+	// (Changed).
 	statusPoll time.Duration
+	changed    wake
 	// background counts the sends to the extra paths still under way.
 	background sync.WaitGroup
 }

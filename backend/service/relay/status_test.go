@@ -161,3 +161,75 @@ func drain(reads chan struct{}) int {
 		}
 	}
 }
+
+// TestSubmissionsWaitEndsAtLanded: a wait answers as soon as the entry is
+// landed (at the next read after the tracker found it at confirmed
+// commitment), with its slot and landed figures, not at finalized.
+func TestSubmissionsWaitEndsAtLanded(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	sig, jti := f.submitted(t)
+	reads := make(chan struct{}, 100)
+	r := relay.New(f.rpc, readSignal{f.store, reads}, f.issuer, func() time.Time { return f.now })
+	type answer struct {
+		subs []relay.Submission
+		err  error
+	}
+	out := make(chan answer, 1)
+	go func() {
+		subs, err := r.Submissions(context.Background(), f.project.ID, f.wallet.PublicKey().String(), []string{sig}, 30*time.Second)
+		out <- answer{subs, err}
+	}()
+	<-reads
+	landed := ledger.Figures{GrossRebate: 2_039_280, NetRebate: 2_034_280, NetworkFee: 5_000}
+	if changed, err := f.store.LandEntry(context.Background(), jti, landed, 4321, f.now); err != nil || !changed {
+		t.Fatalf("land: %v %v", changed, err)
+	}
+	a := <-out
+	if a.err != nil || a.subs[0].State != relay.StateLanded || a.subs[0].Slot != 4321 || a.subs[0].Landed != landed ||
+		!a.subs[0].ConfirmedAt.IsZero() || a.subs[0].State.Final() {
+		t.Fatalf("landed during the wait: %+v", a)
+	}
+	if n := drain(reads); n != 1 {
+		t.Fatalf("%d reads after the first, want 1", n)
+	}
+	// A wait until final goes on past landed, and ends at confirmed.
+	go func() {
+		subs, err := r.SubmissionsUntil(context.Background(), f.project.ID, f.wallet.PublicKey().String(), []string{sig}, 30*time.Second, true)
+		out <- answer{subs, err}
+	}()
+	<-reads
+	<-reads // landed at two reads: still waiting
+	mustSettle(f, jti, ledger.StatusConfirmed, "")
+	if a = <-out; a.err != nil || a.subs[0].State != relay.StateConfirmed {
+		t.Fatalf("confirmed during a wait until final: %+v", a)
+	}
+}
+
+// TestSubmissionsWaitWakesOnChange: a waiting request whose poll is an
+// hour away reads the ledger again as soon as the tracker says it moved
+// entries (Changed), and answers landed.
+func TestSubmissionsWaitWakesOnChange(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	sig, jti := f.submitted(t)
+	reads := make(chan struct{}, 100)
+	r := relay.New(f.rpc, readSignal{f.store, reads}, f.issuer, func() time.Time { return f.now })
+	relay.SetStatusPoll(r, time.Hour)
+	out := make(chan relay.Submission, 1)
+	go func() {
+		subs, err := r.Submissions(context.Background(), f.project.ID, f.wallet.PublicKey().String(), []string{sig}, 30*time.Second)
+		if err != nil {
+			t.Error(err)
+		}
+		out <- subs[0]
+	}()
+	<-reads
+	if _, err := f.store.LandEntry(context.Background(), jti, ledger.Figures{GrossRebate: 2_039_280, NetRebate: 2_034_280, NetworkFee: 5_000}, 9, f.now); err != nil {
+		t.Fatal(err)
+	}
+	r.Changed()
+	if got := <-out; got.State != relay.StateLanded {
+		t.Fatalf("woken: %+v", got)
+	}
+}

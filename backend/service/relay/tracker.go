@@ -36,7 +36,15 @@ type TrackerStore interface {
 	ClaimPass(ctx context.Context, name, owner string, slot int64) (bool, error)
 	MarkSubmitted(ctx context.Context, jti string) (bool, error)
 	SetEntryStatus(ctx context.Context, jti string, status ledger.Status, errMsg string, at time.Time) (bool, error)
+	// FailEntry is SetEntryStatus to failed, with the slot that holds the
+	// failed transaction.
+	FailEntry(ctx context.Context, jti, errMsg string, slot int64, at time.Time) (bool, error)
 	ConfirmEntry(ctx context.Context, jti string, landed ledger.Figures, slot int64, at time.Time) (bool, error)
+	// LandEntry marks a submitted entry landed (found at LandedCommitment)
+	// with what the chain did there; UnlandEntry takes that back when a
+	// fork dropped it. Neither counts anything.
+	LandEntry(ctx context.Context, jti string, landed ledger.Figures, slot int64, at time.Time) (bool, error)
+	UnlandEntry(ctx context.Context, jti string) (bool, error)
 	// PruneAttempts deletes up to limit lines of the submission log older
 	// than before, oldest first, and returns how many it deleted.
 	PruneAttempts(ctx context.Context, before time.Time, limit int) (int, error)
@@ -48,8 +56,15 @@ type TrackerStore interface {
 // finalization delay, about 13 seconds on mainnet.
 const Commitment = rpc.CommitmentFinalized
 
+// LandedCommitment is the commitment at which the tracker tells a
+// transaction landed (the status API's landed, the submission.landed
+// event), with the figures read there: what wallets and explorers show
+// within a second. Nothing is counted at it.
+const LandedCommitment = rpc.CommitmentConfirmed
+
 // Tracker follows submitted transactions until they are confirmed (at
-// Commitment), failed or expired, and records what a landed one did; until
+// Commitment), failed or expired, and records what a landed one did; it
+// marks one landed as soon as it is found at LandedCommitment; until
 // the cluster has one or its blockhash expires, it sends it again, the same
 // bytes, every RebroadcastInterval (rebroadcast.go). Its state is the
 // ledger, so it survives restarts.
@@ -82,6 +97,9 @@ type Tracker struct {
 	Paths *Paths
 	// Expiring are other rows pruned in the same pass (retention.go).
 	Expiring []Expiring
+	// Changed, when set, is called after a batch in which the tracker
+	// landed, dropped or settled entries (Relay.Changed).
+	Changed func()
 	// owner names this tracker in the leases and pass claims it holds.
 	owner string
 	// grace keeps a claim that is still being sent out of the tracker's way.
@@ -227,17 +245,37 @@ func (t *Tracker) settle(ctx context.Context, entries []ledger.Entry, height uin
 		return 0, nil, errors.New("signature statuses: answer of the wrong length")
 	}
 	var unseen []ledger.Entry
+	var found []landing
 	moved := 0
 	now := t.now().UTC()
+	landed := t.counts.landed.Load() + t.counts.dropped.Load()
+	defer func() {
+		if t.Changed != nil && (moved > 0 || t.counts.landed.Load()+t.counts.dropped.Load() != landed) {
+			t.Changed()
+		}
+	}()
 	for i, e := range entries {
 		st := res.Value[i]
 		var status ledger.Status
 		var reason string
+		if st != nil && st.ConfirmationStatus != rpc.ConfirmationStatusFinalized {
+			// Processed or confirmed: a fork may still drop it. Confirmed
+			// and without an error, it is landed (once).
+			if st.ConfirmationStatus == rpc.ConfirmationStatusConfirmed && st.Err == nil && e.LandedAt == nil {
+				found = append(found, landing{e: e, sig: sigs[i], slot: int64(st.Slot)})
+			}
+			continue
+		}
+		if st == nil && e.LandedAt != nil {
+			// Landed, and the cluster no longer has it: a fork dropped its
+			// block. Followed (and sent) again as before it landed.
+			if err := t.unland(ctx, e); err != nil {
+				return moved, unseen, err
+			}
+		}
 		switch {
-		case st != nil && st.ConfirmationStatus != rpc.ConfirmationStatusFinalized:
-			continue // processed or confirmed: a fork may still drop it
 		case st != nil && st.Err != nil:
-			status, reason = ledger.StatusFailed, fmt.Sprint(st.Err)
+			status, reason, e.Slot = ledger.StatusFailed, fmt.Sprint(st.Err), int64(st.Slot)
 		case st != nil:
 			status = ledger.StatusConfirmed
 		case height > uint64(e.LastValidBlockHeight) && e.LastValidBlockHeight > 0:
@@ -266,7 +304,7 @@ func (t *Tracker) settle(ctx context.Context, entries []ledger.Entry, height uin
 			moved++
 		}
 	}
-	return moved, unseen, nil
+	return moved, unseen, t.land(ctx, found, now)
 }
 
 // adopt takes over e, a claim the cluster does not know yet, once it is an

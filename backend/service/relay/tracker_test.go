@@ -27,6 +27,10 @@ type fakeCluster struct {
 	// sent are the transactions sent, with their options.
 	mu   sync.Mutex
 	sent []sentTx
+	// reads counts getTransaction calls by commitment.
+	reads map[rpc.CommitmentType]int
+	// gate, when set, is called at the start of every getTransaction.
+	gate func()
 }
 
 type sentTx struct {
@@ -45,6 +49,8 @@ type landedTx struct {
 	tx     *solana.Transaction
 	fee    uint64
 	deltas map[solana.PublicKey]int64
+	// slot holds it (1 when 0).
+	slot uint64
 }
 
 func (f *fakeCluster) GetSignatureStatuses(_ context.Context, _ bool, sigs ...solana.Signature) (*rpc.GetSignatureStatusesResult, error) {
@@ -60,12 +66,22 @@ func (f *fakeCluster) GetBlockHeight(context.Context, rpc.CommitmentType) (uint6
 }
 
 func (f *fakeCluster) GetTransaction(_ context.Context, sig solana.Signature, opts *rpc.GetTransactionOpts) (*rpc.GetTransactionResult, error) {
+	if (opts.Commitment != rpc.CommitmentFinalized && opts.Commitment != rpc.CommitmentConfirmed) ||
+		opts.MaxSupportedTransactionVersion == nil || *opts.MaxSupportedTransactionVersion != 0 {
+		return nil, fmt.Errorf("unexpected options %+v", opts)
+	}
+	if f.gate != nil {
+		f.gate()
+	}
+	f.mu.Lock()
+	if f.reads == nil {
+		f.reads = map[rpc.CommitmentType]int{}
+	}
+	f.reads[opts.Commitment]++
+	f.mu.Unlock()
 	l, ok := f.landed[sig]
 	if !ok {
 		return nil, rpc.ErrNotFound
-	}
-	if opts.Commitment != rpc.CommitmentFinalized || opts.MaxSupportedTransactionVersion == nil || *opts.MaxSupportedTransactionVersion != 0 {
-		return nil, fmt.Errorf("unexpected options %+v", opts)
 	}
 	raw, err := l.tx.MarshalBinary()
 	if err != nil {
@@ -78,7 +94,7 @@ func (f *fakeCluster) GetTransaction(_ context.Context, sig solana.Signature, op
 		post = append(post, uint64(10_000_000+l.deltas[k]))
 	}
 	meta["preBalances"], meta["postBalances"] = pre, post
-	body, _ := json.Marshal(map[string]any{"slot": 1, "transaction": []any{raw, "base64"}, "meta": meta})
+	body, _ := json.Marshal(map[string]any{"slot": max(l.slot, 1), "transaction": []any{raw, "base64"}, "meta": meta})
 	var out rpc.GetTransactionResult
 	return &out, json.Unmarshal(body, &out)
 }
@@ -132,7 +148,7 @@ func TestTrackerSettlesEntries(t *testing.T) {
 	add("as-promised", ledger.StatusSubmitted, 100, final, 5_000)
 	add("raised-fee", ledger.StatusSubmitted, 100, final, 15_000)
 	add("only-confirmed", ledger.StatusSubmitted, 100, &rpc.SignatureStatusesResult{ConfirmationStatus: rpc.ConfirmationStatusConfirmed}, 5_000)
-	add("failed", ledger.StatusSubmitted, 100, &rpc.SignatureStatusesResult{ConfirmationStatus: rpc.ConfirmationStatusFinalized, Err: map[string]any{"InstructionError": []any{0, "Custom"}}}, 0)
+	add("failed", ledger.StatusSubmitted, 100, &rpc.SignatureStatusesResult{Slot: 99, ConfirmationStatus: rpc.ConfirmationStatusFinalized, Err: map[string]any{"InstructionError": []any{0, "Custom"}}}, 0)
 	add("failed-unfinal", ledger.StatusSubmitted, 100, &rpc.SignatureStatusesResult{ConfirmationStatus: rpc.ConfirmationStatusConfirmed, Err: "x"}, 0)
 	add("expired", ledger.StatusSubmitted, 100, nil, 0)
 	add("waiting", ledger.StatusSubmitted, 200, nil, 0)
@@ -159,6 +175,9 @@ func TestTrackerSettlesEntries(t *testing.T) {
 	check(map[string]ledger.Status{"as-promised": conf, "raised-fee": conf, "only-confirmed": sub, "failed": ledger.StatusFailed,
 		"failed-unfinal": sub, "expired": ledger.StatusExpired, "waiting": sub, "not-readable-yet": sub,
 		"sending-landed": conf, "sending-fresh": ledger.StatusSending})
+	if failed, _ := f.store.EntryByTicketJTI(ctx, "failed"); failed.Slot != 99 {
+		t.Fatalf("failed entry's slot %d, want the statuses' 99", failed.Slot)
+	}
 	raised, _ := f.store.EntryByTicketJTI(ctx, "raised-fee")
 	if !raised.Differs() || raised.NetworkFee != 15_000 || raised.NetRebate != promise.NetRebate-10_000 || raised.Promised != promise {
 		t.Fatalf("raised-fee entry %+v", raised)
@@ -170,7 +189,7 @@ func TestTrackerSettlesEntries(t *testing.T) {
 	if err != nil || st.TotalTransactionCount != 3 || st.TotalNetRebate != 3*promise.NetRebate-10_000 || st.TotalGrossRebate != 3*promise.GrossRebate {
 		t.Fatalf("stats %+v %v", st, err)
 	}
-	if got := tr.Counts(); got != (relay.TrackerCounts{Confirmed: 3, Differing: 1, Failed: 1, Expired: 1}) {
+	if got := tr.Counts(); got != (relay.TrackerCounts{Landed: 1, Confirmed: 3, Differing: 1, Failed: 1, Expired: 1}) {
 		t.Fatalf("counts %+v", got)
 	}
 	// A second pass (or another instance's) counts nothing twice; the

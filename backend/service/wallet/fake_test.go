@@ -190,7 +190,7 @@ func (r fakeRelay) Submit(ctx context.Context, projectID, wallet string, entries
 	return r.f.submit(ctx, projectID, wallet, entries)
 }
 
-func (r fakeRelay) Submissions(ctx context.Context, projectID, wallet string, sigs []string, wait time.Duration) ([]relay.Submission, error) {
+func (r fakeRelay) SubmissionsUntil(ctx context.Context, projectID, wallet string, sigs []string, wait time.Duration, _ bool) ([]relay.Submission, error) {
 	defer r.f.count("Submissions")()
 	if r.f.submissions != nil {
 		return r.f.submissions(ctx, projectID, wallet, sigs, wait)

@@ -27,8 +27,11 @@ type StatusRequest struct {
 	Wallet    solana.PublicKey
 	// Signatures as the submit's results gave them, base58.
 	Signatures []string
-	// WaitSeconds, when set, waits up to that long for every one to be final.
+	// WaitSeconds, when set, waits up to that long for every one to be
+	// landed or final, or final when WaitUntil is "final".
 	WaitSeconds *uint32
+	// WaitUntil is "landed" (or empty) or "final".
+	WaitUntil string
 }
 
 // Submissions tells where the wallet's submissions of the request's
@@ -39,12 +42,18 @@ func (s *Service) Submissions(ctx context.Context, in StatusRequest) ([]relay.Su
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.d.Relay.Submissions(ctx, in.ProjectID, in.Wallet.String(), in.Signatures, wait)
+	out, err := s.d.Relay.SubmissionsUntil(ctx, in.ProjectID, in.Wallet.String(), in.Signatures, wait, in.WaitUntil == WaitFinal)
 	if err != nil {
 		return nil, fault.Unavailable("the ledger did not answer; retry shortly", err)
 	}
 	return out, nil
 }
+
+// The values of StatusRequest.WaitUntil.
+const (
+	WaitLanded = "landed"
+	WaitFinal  = "final"
+)
 
 func validateStatus(in StatusRequest) (time.Duration, error) {
 	if len(in.Signatures) == 0 {
@@ -57,6 +66,10 @@ func validateStatus(in StatusRequest) (time.Duration, error) {
 		if _, err := solana.SignatureFromBase58(sig); err != nil {
 			return 0, invalidf("signature", "signature %d of %d is not a transaction signature (64 bytes in base58), as a submit's result gives it", i+1, len(in.Signatures))
 		}
+	}
+	if in.WaitUntil != "" && in.WaitUntil != WaitLanded && in.WaitUntil != WaitFinal {
+		return 0, invalidf("waitUntil", "must be %s (the default: until each is landed or final) or %s (until each is final), got %q",
+			WaitLanded, WaitFinal, in.WaitUntil)
 	}
 	if in.WaitSeconds == nil {
 		return 0, nil

@@ -30,12 +30,19 @@ func TestSubmissionsRefusesBadRequests(t *testing.T) {
 		{"not base58", []string{"0OIl"}, nil, "signature", "signature: signature 1 of 1 is not a transaction signature (64 bytes in base58), as a submit's result gives it"},
 		{"an address", []string{solana.PublicKey{1}.String()}, nil, "signature", "signature: signature 1 of 1 is not a transaction signature (64 bytes in base58), as a submit's result gives it"},
 		{"wait 31", []string{sig}, wait(31), "waitSeconds", "waitSeconds: must be from 0 to 30, got 31"},
+		{"until confirmed", []string{sig}, wait(5), "waitUntil", `waitUntil: must be landed (the default: until each is landed or final) or final (until each is final), got "confirmed"`},
+	}
+	until := func(param string) string {
+		if param == "waitUntil" {
+			return "confirmed"
+		}
+		return ""
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFakes()
-			_, err := f.service().Submissions(context.Background(), StatusRequest{ProjectID: "prj_test", Wallet: owner, Signatures: tc.sigs, WaitSeconds: tc.wait})
+			_, err := f.service().Submissions(context.Background(), StatusRequest{ProjectID: "prj_test", Wallet: owner, Signatures: tc.sigs, WaitSeconds: tc.wait, WaitUntil: until(tc.param)})
 			wantInvalid(t, err, tc.param, tc.want)
 			if f.called("Submissions") != 0 {
 				t.Error("read the ledger for a request refused on its face")

@@ -66,7 +66,7 @@ type Tickets interface {
 // (*relay.Relay).
 type Relay interface {
 	Submit(ctx context.Context, projectID, wallet string, entries []relay.Signed) ([]relay.Result, error)
-	Submissions(ctx context.Context, projectID, wallet string, sigs []string, wait time.Duration) ([]relay.Submission, error)
+	SubmissionsUntil(ctx context.Context, projectID, wallet string, sigs []string, wait time.Duration, final bool) ([]relay.Submission, error)
 }
 
 // Projects reads the caller's project (its donation wallet; storage.Store).

@@ -103,7 +103,7 @@ const resolveTimeout = 5 * time.Second
 
 // Add adds an endpoint to a project: rawURL checked (webhook.CheckURL, and
 // its host resolved to public addresses only), events among webhook.Types
-// (none: every type). It returns the endpoint and its signing secret,
+// (none: every type but the opt-in ones, webhook.Defaults). It returns the endpoint and its signing secret,
 // which is never shown again.
 func (s *Service) Add(ctx context.Context, projectID, rawURL string, events []string) (webhook.Endpoint, string, error) {
 	u, err := s.CheckURL(ctx, rawURL)
@@ -157,8 +157,8 @@ func eventTypes(events []string) ([]string, error) {
 			out = append(out, t)
 		}
 	}
-	if len(out) == len(webhook.Types) {
-		return nil, nil // every type: those added later too
+	if slices.Equal(out, webhook.Defaults) {
+		return nil, nil // every type but the opt-in ones: those added later too
 	}
 	return out, nil
 }

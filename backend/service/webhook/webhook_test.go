@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -89,9 +90,15 @@ func TestAddChecksTheURLAndItsAddresses(t *testing.T) {
 		if strings.Contains(string(e.Secret), secret[6:]) {
 			t.Fatal("the secret is stored as it is")
 		}
-		all, _, err := svc.Add(ctx, p.ID, "https://hooks.example.com/y", webhook.Types)
+		all, _, err := svc.Add(ctx, p.ID, "https://hooks.example.com/y", webhook.Defaults)
 		if err != nil || all.Events != nil {
-			t.Fatalf("every type: %+v, %v", all.Events, err)
+			t.Fatalf("every default type: %+v, %v", all.Events, err)
+		}
+		// submission.landed is opt-in: an endpoint that names it keeps its
+		// list, and one that names none does not get it.
+		landed, _, err := svc.Add(ctx, p.ID, "https://hooks.example.com/z", webhook.Types)
+		if err != nil || !slices.Equal(landed.Events, webhook.Types) || !landed.Wants(webhook.TypeSubmissionLanded) || all.Wants(webhook.TypeSubmissionLanded) {
+			t.Fatalf("every type with submission.landed: %+v, %v", landed.Events, err)
 		}
 		got, err := svc.Secrets(e, time.Now())
 		if err != nil || len(got) != 1 || got[0] != secret {

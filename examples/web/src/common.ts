@@ -171,11 +171,16 @@ export function showResults(config: Config, results: SubmissionResult[], sentBy:
 /** The most signatures one status call takes (MaxStatusSignatures). */
 const statusBatch = 100;
 
+/** Statuses that do not change any more; any other (submitted, landed, one added later) is in progress. */
+const finalStatuses = new Set(["confirmed", "failed", "expired", "unknown"]);
+
 /**
  * Follows the submissions through Reclaim's status route until every one is
  * final (confirmed, failed, expired), each call held up to 30 s by
- * waitSeconds, and shows each one's status on its line. Answers the last
- * status of each (some may still be submitted after ten calls).
+ * waitSeconds, and shows each one's status on its line: landed (in a block,
+ * usually within a second) as soon as the first call answers, then
+ * confirmed (finalized) from the calls that wait until final. Answers the
+ * last status of each (some may still be in progress after ten calls).
  */
 export async function follow(c: Connected, signatures: string[]): Promise<SubmissionStatus[]> {
   const out: SubmissionStatus[] = [];
@@ -183,9 +188,11 @@ export async function follow(c: Connected, signatures: string[]): Promise<Submis
     const batch = signatures.slice(at, at + statusBatch);
     let last: SubmissionStatus[] = [];
     for (let i = 0; i < 10; i++) {
-      last = (await c.wallets.getSubmissions({ address: c.account.address, signature: batch, waitSeconds: 30 })).submissions;
+      // Once every one was shown landed (or final), wait for final.
+      const seen = last.length > 0 && last.every((sub) => sub.status !== "submitted");
+      last = (await c.wallets.getSubmissions({ address: c.account.address, signature: batch, waitSeconds: 30, waitUntil: seen ? "final" : undefined })).submissions;
       for (const sub of last) showSubmission(sub);
-      if (last.every((sub) => sub.status !== "submitted")) break;
+      if (last.every((sub) => finalStatuses.has(sub.status))) break;
     }
     out.push(...last);
   }
@@ -206,6 +213,8 @@ function showSubmission(sub: SubmissionStatus) {
   badge.textContent = sub.status;
   const span = li.querySelector<HTMLElement>('[data-testid="submission-status"]')!;
   span.dataset.status = sub.status;
+  // Each status shown, in order (landed, then confirmed), for tests.
+  if (!(span.dataset.seen ?? "").split(" ").includes(sub.status)) span.dataset.seen = `${span.dataset.seen ?? ""} ${sub.status}`.trim();
   const landed = sub.landed ? ` ${sol(BigInt(sub.landed.netRebate))} to the wallet, slot ${sub.slot ?? "?"}` : "";
   span.textContent = `${landed}${sub.error ? ` ${sub.error.code}: ${sub.error.message}` : ""}`;
 }

@@ -1316,10 +1316,14 @@ type GetSubmissionsRequest struct {
 	// signature lists the transactions asked about, as SubmissionResult
 	// named them: 1 to 100 base58 signatures.
 	Signature []string `protobuf:"bytes,2,rep,name=signature,proto3" json:"signature,omitempty"`
-	// wait_seconds, up to 30, waits until every listed submission is final
-	// (confirmed, failed, expired, unknown) or the wait ends; 0 or unset
-	// answers at once.
-	WaitSeconds   *uint32 `protobuf:"varint,3,opt,name=wait_seconds,json=waitSeconds,proto3,oneof" json:"wait_seconds,omitempty"`
+	// wait_seconds, up to 30, waits until every listed submission is landed
+	// or final (confirmed, failed, expired, unknown), or the wait ends; 0 or
+	// unset answers at once.
+	WaitSeconds *uint32 `protobuf:"varint,3,opt,name=wait_seconds,json=waitSeconds,proto3,oneof" json:"wait_seconds,omitempty"`
+	// wait_until is what wait_seconds waits for: landed (the default: each
+	// landed or final) or final (each final: a client told landed that waits
+	// for confirmed).
+	WaitUntil     *string `protobuf:"bytes,4,opt,name=wait_until,json=waitUntil,proto3,oneof" json:"wait_until,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1375,6 +1379,13 @@ func (x *GetSubmissionsRequest) GetWaitSeconds() uint32 {
 	return 0
 }
 
+func (x *GetSubmissionsRequest) GetWaitUntil() string {
+	if x != nil && x.WaitUntil != nil {
+		return *x.WaitUntil
+	}
+	return ""
+}
+
 // GetSubmissionsResponse holds one status per signature asked, in the
 // order asked.
 type GetSubmissionsResponse struct {
@@ -1428,20 +1439,26 @@ type SubmissionStatus struct {
 	// signature as asked.
 	Signature string `protobuf:"bytes,1,opt,name=signature,proto3" json:"signature,omitempty"`
 	// status is submitted (on its way; sent again until it lands or its
-	// blockhash expires), confirmed, failed, expired, or unknown (this
-	// wallet never submitted it to this project).
+	// blockhash expires), landed (found at confirmed commitment, usually
+	// within a second: slot and landed are set, read there; not counted in
+	// stats yet, and a fork may still drop it, which makes it submitted
+	// again), confirmed (finalized and counted), failed, expired, or unknown
+	// (this wallet never submitted it to this project). Statuses may be
+	// added: a client treats one it does not know as in progress.
 	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
 	// includes are the items of the transaction, as SubmissionResult names
 	// them; empty when unknown.
 	Includes []*ItemSelection `protobuf:"bytes,3,rep,name=includes,proto3" json:"includes,omitempty"`
 	// error is set when status is failed or expired.
 	Error *SubmissionError `protobuf:"bytes,4,opt,name=error,proto3,oneof" json:"error,omitempty"`
-	// slot of the block that holds the transaction, when confirmed.
+	// slot of the block that holds the transaction, when landed or
+	// confirmed.
 	Slot *uint64 `protobuf:"varint,5,opt,name=slot,proto3,oneof" json:"slot,omitempty"`
 	// confirmed_at is when Reclaim saw the transaction finalized (ISO 8601,
 	// UTC), when confirmed.
 	ConfirmedAt *string `protobuf:"bytes,6,opt,name=confirmed_at,json=confirmedAt,proto3,oneof" json:"confirmed_at,omitempty"`
-	// landed is what the transaction did on chain, when confirmed.
+	// landed is what the transaction did on chain, when landed (read at
+	// confirmed commitment) or confirmed (read at finalized).
 	Landed        *LandedFigures `protobuf:"bytes,7,opt,name=landed,proto3,oneof" json:"landed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1526,7 +1543,8 @@ func (x *SubmissionStatus) GetLanded() *LandedFigures {
 	return nil
 }
 
-// LandedFigures are what a confirmed transaction did on chain, in lamports.
+// LandedFigures are what a landed or confirmed transaction did on chain,
+// in lamports.
 type LandedFigures struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// fee is the network fee the transaction paid plus the service fee it
@@ -1965,12 +1983,15 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"earlyItems\x1a9\n" +
 	"\vCountsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"\x88\x01\n" +
+	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"\xbb\x01\n" +
 	"\x15GetSubmissionsRequest\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x1c\n" +
 	"\tsignature\x18\x02 \x03(\tR\tsignature\x12&\n" +
-	"\fwait_seconds\x18\x03 \x01(\rH\x00R\vwaitSeconds\x88\x01\x01B\x0f\n" +
-	"\r_wait_seconds\"X\n" +
+	"\fwait_seconds\x18\x03 \x01(\rH\x00R\vwaitSeconds\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"wait_until\x18\x04 \x01(\tH\x01R\twaitUntil\x88\x01\x01B\x0f\n" +
+	"\r_wait_secondsB\r\n" +
+	"\v_wait_until\"X\n" +
 	"\x16GetSubmissionsResponse\x12>\n" +
 	"\vsubmissions\x18\x01 \x03(\v2\x1c.reclaim.v1.SubmissionStatusR\vsubmissions\"\xdf\x02\n" +
 	"\x10SubmissionStatus\x12\x1c\n" +

@@ -67,9 +67,12 @@ type WalletServiceClient interface {
 	// GET /v1/wallet/{address}/stream.
 	StreamWalletAssets(context.Context, *connect.Request[v1.StreamWalletAssetsRequest]) (*connect.ServerStreamForClient[v1.StreamWalletAssetsResponse], error)
 	// GetSubmissions tells where a wallet's submitted transactions are, by
-	// signature: submitted, confirmed (with what the chain did), failed,
-	// expired, or unknown; with wait_seconds, it answers as soon as every one
-	// is final or the wait ends.
+	// signature: submitted, landed (in a block at confirmed commitment, with
+	// what the chain did; not final), confirmed (finalized, with what the
+	// chain did), failed, expired, or unknown; with wait_seconds, it answers
+	// as soon as every one is landed or final (or final, with wait_until), or
+	// the wait ends. Statuses may be added: treat one you do not know as in
+	// progress.
 	GetSubmissions(context.Context, *connect.Request[v1.GetSubmissionsRequest]) (*connect.Response[v1.GetSubmissionsResponse], error)
 	// GetSummary states, without building transactions or issuing tickets,
 	// what a wallet holds per item type and what a select_all build would
@@ -181,9 +184,12 @@ type WalletServiceHandler interface {
 	// GET /v1/wallet/{address}/stream.
 	StreamWalletAssets(context.Context, *connect.Request[v1.StreamWalletAssetsRequest], *connect.ServerStream[v1.StreamWalletAssetsResponse]) error
 	// GetSubmissions tells where a wallet's submitted transactions are, by
-	// signature: submitted, confirmed (with what the chain did), failed,
-	// expired, or unknown; with wait_seconds, it answers as soon as every one
-	// is final or the wait ends.
+	// signature: submitted, landed (in a block at confirmed commitment, with
+	// what the chain did; not final), confirmed (finalized, with what the
+	// chain did), failed, expired, or unknown; with wait_seconds, it answers
+	// as soon as every one is landed or final (or final, with wait_until), or
+	// the wait ends. Statuses may be added: treat one you do not know as in
+	// progress.
 	GetSubmissions(context.Context, *connect.Request[v1.GetSubmissionsRequest]) (*connect.Response[v1.GetSubmissionsResponse], error)
 	// GetSummary states, without building transactions or issuing tickets,
 	// what a wallet holds per item type and what a select_all build would

@@ -790,13 +790,22 @@ export declare type GetSubmissionsRequest = Message<"reclaim.v1.GetSubmissionsRe
   signature: string[];
 
   /**
-   * wait_seconds, up to 30, waits until every listed submission is final
-   * (confirmed, failed, expired, unknown) or the wait ends; 0 or unset
-   * answers at once.
+   * wait_seconds, up to 30, waits until every listed submission is landed
+   * or final (confirmed, failed, expired, unknown), or the wait ends; 0 or
+   * unset answers at once.
    *
    * @generated from field: optional uint32 wait_seconds = 3;
    */
   waitSeconds?: number | undefined;
+
+  /**
+   * wait_until is what wait_seconds waits for: landed (the default: each
+   * landed or final) or final (each final: a client told landed that waits
+   * for confirmed).
+   *
+   * @generated from field: optional string wait_until = 4;
+   */
+  waitUntil?: string | undefined;
 };
 
 /**
@@ -841,8 +850,12 @@ export declare type SubmissionStatus = Message<"reclaim.v1.SubmissionStatus"> & 
 
   /**
    * status is submitted (on its way; sent again until it lands or its
-   * blockhash expires), confirmed, failed, expired, or unknown (this
-   * wallet never submitted it to this project).
+   * blockhash expires), landed (found at confirmed commitment, usually
+   * within a second: slot and landed are set, read there; not counted in
+   * stats yet, and a fork may still drop it, which makes it submitted
+   * again), confirmed (finalized and counted), failed, expired, or unknown
+   * (this wallet never submitted it to this project). Statuses may be
+   * added: a client treats one it does not know as in progress.
    *
    * @generated from field: string status = 2;
    */
@@ -864,7 +877,8 @@ export declare type SubmissionStatus = Message<"reclaim.v1.SubmissionStatus"> & 
   error?: SubmissionError | undefined;
 
   /**
-   * slot of the block that holds the transaction, when confirmed.
+   * slot of the block that holds the transaction, when landed or
+   * confirmed.
    *
    * @generated from field: optional uint64 slot = 5;
    */
@@ -879,7 +893,8 @@ export declare type SubmissionStatus = Message<"reclaim.v1.SubmissionStatus"> & 
   confirmedAt?: string | undefined;
 
   /**
-   * landed is what the transaction did on chain, when confirmed.
+   * landed is what the transaction did on chain, when landed (read at
+   * confirmed commitment) or confirmed (read at finalized).
    *
    * @generated from field: optional reclaim.v1.LandedFigures landed = 7;
    */
@@ -893,7 +908,8 @@ export declare type SubmissionStatus = Message<"reclaim.v1.SubmissionStatus"> & 
 export declare const SubmissionStatusSchema: GenMessage<SubmissionStatus>;
 
 /**
- * LandedFigures are what a confirmed transaction did on chain, in lamports.
+ * LandedFigures are what a landed or confirmed transaction did on chain,
+ * in lamports.
  *
  * @generated from message reclaim.v1.LandedFigures
  */
@@ -1118,9 +1134,12 @@ export declare const WalletService: GenService<{
   },
   /**
    * GetSubmissions tells where a wallet's submitted transactions are, by
-   * signature: submitted, confirmed (with what the chain did), failed,
-   * expired, or unknown; with wait_seconds, it answers as soon as every one
-   * is final or the wait ends.
+   * signature: submitted, landed (in a block at confirmed commitment, with
+   * what the chain did; not final), confirmed (finalized, with what the
+   * chain did), failed, expired, or unknown; with wait_seconds, it answers
+   * as soon as every one is landed or final (or final, with wait_until), or
+   * the wait ends. Statuses may be added: treat one you do not know as in
+   * progress.
    *
    * @generated from rpc reclaim.v1.WalletService.GetSubmissions
    */
