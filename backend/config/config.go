@@ -115,6 +115,12 @@ type Config struct {
 	// id (?build=ID), where a person signs and submits in a browser wallet
 	// (the sample app's /sign); "" for none.
 	SignURL string
+	// MCPResourceURL is the public URL of /mcp, the resource its
+	// protected-resource metadata (RFC 9728) names ("": the URL each
+	// request reached); MCPAuthorizationServers the issuers of an OAuth
+	// authorization server an operator puts in front (none by default).
+	MCPResourceURL          string
+	MCPAuthorizationServers []string
 	// CORSOrigins are the browser origins allowed to call the API with any
 	// project's session tokens, on top of each project's own list; ["*"]
 	// allows every origin.
@@ -216,6 +222,15 @@ func (c *Config) readEndpoints(r *envReader) {
 	if err := checkSignURL(c.SignURL); err != nil {
 		r.errs = append(r.errs, err.Error())
 	}
+	r.str("RECLAIM_MCP_RESOURCE_URL", &c.MCPResourceURL)
+	if err := checkResourceURL(c.MCPResourceURL); err != nil {
+		r.errs = append(r.errs, err.Error())
+	}
+	servers, err := AuthorizationServers(r.getenv("RECLAIM_MCP_AUTHORIZATION_SERVERS"))
+	if err != nil {
+		r.errs = append(r.errs, err.Error())
+	}
+	c.MCPAuthorizationServers = servers
 	switch c.Cluster {
 	case "mainnet-beta", "devnet", "testnet", "localnet":
 	default:

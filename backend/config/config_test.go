@@ -128,3 +128,35 @@ func TestKeys(t *testing.T) {
 		t.Fatalf("Keys() = %+v", k)
 	}
 }
+
+// RECLAIM_MCP_RESOURCE_URL and RECLAIM_MCP_AUTHORIZATION_SERVERS: /mcp's
+// public URL and the issuers its metadata names; none by default, and a
+// value that cannot be one refused naming the variable.
+func TestMCPAuthorizationSettings(t *testing.T) {
+	t.Parallel()
+	c, err := config.Load(env(map[string]string{
+		"RECLAIM_MCP_RESOURCE_URL":          "https://api.example.com/mcp",
+		"RECLAIM_MCP_AUTHORIZATION_SERVERS": " https://auth.example.com , http://127.0.0.1:9000,https://auth.example.com",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MCPResourceURL != "https://api.example.com/mcp" || strings.Join(c.MCPAuthorizationServers, " ") != "https://auth.example.com http://127.0.0.1:9000" {
+		t.Errorf("got %q %q", c.MCPResourceURL, c.MCPAuthorizationServers)
+	}
+	if d := config.Default(); d.MCPResourceURL != "" || d.MCPAuthorizationServers != nil {
+		t.Errorf("defaults %q %q, want none", d.MCPResourceURL, d.MCPAuthorizationServers)
+	}
+	for name, values := range map[string][]string{
+		"RECLAIM_MCP_RESOURCE_URL": {"api.example.com/mcp", "https://api.example.com/", "https://api.example.com/mcp?x=1",
+			"https://u:p@api.example.com/mcp", "ftp://api.example.com/mcp", `https://api.example.com/mcp"`},
+		"RECLAIM_MCP_AUTHORIZATION_SERVERS": {"http://auth.example.com", "auth.example.com", "https://auth.example.com#x",
+			"https://auth.example.com?tenant=1", `https://a.example.com",x`},
+	} {
+		for _, v := range values {
+			if _, err := config.Load(env(map[string]string{name: v})); err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("%s=%q: %v, want refused", name, v, err)
+			}
+		}
+	}
+}

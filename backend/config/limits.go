@@ -2,7 +2,10 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"net/url"
+	"slices"
+	"strings"
 
 	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
 )
@@ -27,6 +30,46 @@ func (c Config) checkRates() []string {
 		errs = append(errs, fmt.Sprintf("RECLAIM_RATE_LIMIT_IP_RPS=%g with RECLAIM_RATE_LIMIT_IP_BURST=%d: %v (unset, they are twice the project's default quota, at most the bounds)", rps, burst, err))
 	}
 	return errs
+}
+
+// checkResourceURL checks RECLAIM_MCP_RESOURCE_URL: the absolute http(s)
+// URL of /mcp as agents reach it: a scheme, a host, the path /mcp (RFC
+// 9728 names a resource so; its metadata is served beside it).
+func checkResourceURL(v string) error {
+	if v == "" {
+		return nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.RawQuery != "" || u.Fragment != "" || u.Path != "/mcp" || strings.ContainsAny(v, "\"\\ ") {
+		return fmt.Errorf("RECLAIM_MCP_RESOURCE_URL=%q: want the http(s) URL agents reach /mcp at: a scheme, a host and the path /mcp, nothing else (https://api.example.com/mcp)", v)
+	}
+	return nil
+}
+
+// AuthorizationServers reads RECLAIM_MCP_AUTHORIZATION_SERVERS: a
+// comma-separated list of the issuer URLs (RFC 8414) of OAuth authorization
+// servers whose tokens /mcp would take, named in its protected-resource
+// metadata: https URLs (http only on a loopback host), without credentials,
+// a query or a fragment. Empty: none.
+func AuthorizationServers(v string) ([]string, error) {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		u, err := url.Parse(s)
+		ok := err == nil && u.Host != "" && u.User == nil && u.RawQuery == "" && u.Fragment == "" && !strings.ContainsAny(s, "\"\\ ") &&
+			(u.Scheme == "https" || u.Scheme == "http" && (u.Hostname() == "localhost" || net.ParseIP(u.Hostname()).IsLoopback()))
+		if !ok {
+			return nil, fmt.Errorf("RECLAIM_MCP_AUTHORIZATION_SERVERS: %q: want an issuer's https URL, without credentials, a query or a fragment (https://auth.example.com)", s)
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }
 
 // checkSignURL checks RECLAIM_SIGN_URL: an absolute http(s) URL without

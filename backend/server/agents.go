@@ -16,7 +16,8 @@ var faviconFile embed.FS
 const llmsPath = "/llms.txt"
 
 // addAgents serves what agents use: the MCP endpoint (/mcp), the builds its
-// answers link to (/mcp/builds/{id}), /llms.txt; and the favicon every
+// answers link to (/mcp/builds/{id}), its protected-resource metadata,
+// /llms.txt; and the favicon every
 // browser asks for.
 func addAgents(mux *http.ServeMux, d Deps, gate *authInterceptor, wallet *walletServer, codec *jsonCodec, origins *originPolicy) error {
 	now := d.Now
@@ -25,7 +26,8 @@ func addAgents(mux *http.ServeMux, d Deps, gate *authInterceptor, wallet *wallet
 	}
 	face := &mcpFace{
 		gate: gate, issuer: d.Issuer, wallet: wallet, project: NewProjectServer(d.Ledger, d.DBTimeout),
-		codec: codec, builds: newBuildStash(now, d.MCPStashBytes), signURL: d.SignURL, log: d.Log,
+		meta:  resourceMetadata{resource: d.MCPResourceURL, servers: d.MCPAuthorizationServers},
+		codec: codec, keys: &idempotencyInterceptor{keys: d.Idempotency, log: d.Log}, builds: newBuildStash(now, d.MCPStashBytes), signURL: d.SignURL, log: d.Log,
 	}
 	tools, err := face.tools()
 	if err != nil {
@@ -33,6 +35,8 @@ func addAgents(mux *http.ServeMux, d Deps, gate *authInterceptor, wallet *wallet
 	}
 	mux.Handle(mcpPath, face.handler(tools))
 	mux.Handle("GET "+buildsPath, face.serveBuild(origins))
+	mux.Handle(protectedResourcePath, face.meta.serve(gate))
+	mux.Handle(protectedResourcePath+mcpPath, face.meta.serve(gate))
 	mux.Handle("GET "+llmsPath, newAsset("text/plain; charset=utf-8", llms.Text))
 	icon, _ := fs.ReadFile(faviconFile, "docs/favicon.ico")
 	mux.Handle("GET /favicon.ico", newAsset("image/x-icon", icon))

@@ -100,7 +100,7 @@ func (p *originPolicy) handler(next http.Handler) http.Handler {
 	})
 	api := c.Handler(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/v1/") || strings.HasPrefix(r.URL.Path, "/reclaim.v1.") || r.URL.Path == mcpPath {
+		if strings.HasPrefix(r.URL.Path, "/v1/") || strings.HasPrefix(r.URL.Path, "/reclaim.v1.") || r.URL.Path == mcpPath || publicDocument(r.URL.Path) {
 			if r.Header.Get("Idempotency-Key") != "" {
 				w = &exposeReplayed{ResponseWriter: w}
 			}
@@ -109,6 +109,12 @@ func (p *originPolicy) handler(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// publicDocument reports whether path is a document any page may read:
+// the OpenAPI document, /mcp's protected-resource metadata.
+func publicDocument(path string) bool {
+	return path == openAPIPath || path == protectedResourcePath || path == protectedResourcePath+mcpPath
 }
 
 // allow is rs/cors's origin check, for preflights and requests alike.
@@ -120,7 +126,7 @@ func (p *originPolicy) allow(r *http.Request, origin string) (bool, []string) {
 	if r.Header.Get("X-Api-Key") != "" {
 		return false, vary
 	}
-	if r.URL.Path == openAPIPath {
+	if publicDocument(r.URL.Path) {
 		return true, nil // a public document, for any tool
 	}
 	if origin == "" {

@@ -111,73 +111,76 @@ var _ connect.Interceptor = (*idempotencyInterceptor)(nil)
 
 func (i *idempotencyInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-		replay, ok := replayable[req.Spec().Procedure]
-		if !ok || i.keys == nil {
+		return i.do(ctx, req.Spec().Procedure, req.Header(), req.Any(), func(ctx context.Context) (connect.AnyResponse, error) {
 			return next(ctx, req)
-		}
-		key, err := idempotency.ParseKey(req.Header().Values(idempotency.Header))
-		if err != nil || key == "" {
-			return i.fail(ctx, err, next, req)
-		}
-		msg, ok := req.Any().(proto.Message)
-		if !ok {
-			return next(ctx, req)
-		}
-		body, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
-		if err != nil {
-			return nil, toConnect(ctx, i.log, err)
-		}
-		p := principalFrom(ctx)
-		r := idempotency.Request{
-			ProjectID: p.ProjectID, Scope: idempotency.Scope(p.APIKeyID, p.Wallet), Key: key,
-			Fingerprint: idempotency.Fingerprint(req.Spec().Procedure, body), Lease: leases[req.Spec().Procedure],
-		}
-		var (
-			fresh  connect.AnyResponse
-			failed *connect.Error
-		)
-		a, replayed, err := i.keys.Do(ctx, r, func(ctx context.Context) (idempotency.Answer, bool, error) {
-			resp, err := next(ctx, req)
-			if err != nil {
-				failed = asConnectError(toConnect(ctx, i.log, err))
-				return idempotency.Answer{Code: int(failed.Code()), Message: failed.Message(), Param: paramOf(failed)}, kept(failed.Code()), nil
-			}
-			fresh = resp
-			m, ok := resp.Any().(proto.Message)
-			if !ok {
-				return idempotency.Answer{}, false, fmt.Errorf("idempotency: %s answered a %T, not a message", req.Spec().Procedure, resp.Any())
-			}
-			out, err := proto.Marshal(m)
-			return idempotency.Answer{Body: out}, !curable(m), err
 		})
-		switch {
-		case err != nil:
-			return nil, keyError(ctx, i.log, err)
-		case !replayed && failed != nil:
-			return nil, failed
-		case !replayed:
-			return fresh, nil
-		case a.Code != 0:
-			ce := storedError(a)
-			ce.Meta().Set(idempotency.ReplayedHeader, "true")
-			return nil, ce
-		}
-		resp, err := replay(a.Body)
-		if err != nil {
-			return nil, toConnect(ctx, i.log, err)
-		}
-		resp.Header().Set(idempotency.ReplayedHeader, "true")
-		return resp, nil
 	}
 }
 
-// fail answers a request whose key does not parse with the key's fault;
-// one without a key runs as it is.
-func (i *idempotencyInterceptor) fail(ctx context.Context, err error, next connect.UnaryFunc, req connect.AnyRequest) (connect.AnyResponse, error) {
+// do runs a call of procedure (its request req, its headers header) once
+// per key: next, or the key's first answer again. The Connect handlers
+// reach it as an interceptor, the MCP tools with their idempotencyKey
+// argument as the header.
+func (i *idempotencyInterceptor) do(ctx context.Context, procedure string, header http.Header, req any,
+	next func(context.Context) (connect.AnyResponse, error),
+) (connect.AnyResponse, error) {
+	replay, ok := replayable[procedure]
+	if !ok || i.keys == nil {
+		return next(ctx)
+	}
+	key, err := idempotency.ParseKey(header.Values(idempotency.Header))
 	if err != nil {
 		return nil, toConnect(ctx, i.log, err)
 	}
-	return next(ctx, req)
+	msg, ok := req.(proto.Message)
+	if key == "" || !ok {
+		return next(ctx)
+	}
+	body, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
+	if err != nil {
+		return nil, toConnect(ctx, i.log, err)
+	}
+	p := principalFrom(ctx)
+	r := idempotency.Request{
+		ProjectID: p.ProjectID, Scope: idempotency.Scope(p.APIKeyID, p.Wallet), Key: key,
+		Fingerprint: idempotency.Fingerprint(procedure, body), Lease: leases[procedure],
+	}
+	var (
+		fresh  connect.AnyResponse
+		failed *connect.Error
+	)
+	a, replayed, err := i.keys.Do(ctx, r, func(ctx context.Context) (idempotency.Answer, bool, error) {
+		resp, err := next(ctx)
+		if err != nil {
+			failed = asConnectError(toConnect(ctx, i.log, err))
+			return idempotency.Answer{Code: int(failed.Code()), Message: failed.Message(), Param: paramOf(failed)}, kept(failed.Code()), nil
+		}
+		fresh = resp
+		m, ok := resp.Any().(proto.Message)
+		if !ok {
+			return idempotency.Answer{}, false, fmt.Errorf("idempotency: %s answered a %T, not a message", procedure, resp.Any())
+		}
+		out, err := proto.Marshal(m)
+		return idempotency.Answer{Body: out}, !curable(m), err
+	})
+	switch {
+	case err != nil:
+		return nil, keyError(ctx, i.log, err)
+	case !replayed && failed != nil:
+		return nil, failed
+	case !replayed:
+		return fresh, nil
+	case a.Code != 0:
+		ce := storedError(a)
+		ce.Meta().Set(idempotency.ReplayedHeader, "true")
+		return nil, ce
+	}
+	resp, err := replay(a.Body)
+	if err != nil {
+		return nil, toConnect(ctx, i.log, err)
+	}
+	resp.Header().Set(idempotency.ReplayedHeader, "true")
+	return resp, nil
 }
 
 func (i *idempotencyInterceptor) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {

@@ -1,18 +1,23 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
 	"connectrpc.com/connect"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/reclaim-sol/reclaim/backend/domain/idempotency"
+	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
@@ -27,7 +32,7 @@ const mcpSessionTTL = 5 * time.Minute
 
 // mcpInstructions tell a connected agent what the server is for.
 const mcpInstructions = `Reclaim finds the SOL locked in a Solana wallet's forgotten items (empty token accounts, unwanted tokens and NFTs) and builds the transactions that return it to the wallet.
-The flow: list_wallet_items (what can be reclaimed and how much each returns), then build_reclaim_transactions for the chosen items (unsigned: this server never signs and holds no wallet key), then the wallet's owner signs each transaction in their wallet (a signUrl in the build's answer opens a page that does it in a browser wallet), then submit_signed_transactions, then get_submission_status until each is confirmed. Amounts are integers in lamports (1 SOL = 1,000,000,000 lamports).
+The flow: list_wallet_items (what can be reclaimed and how much each returns), then build_reclaim_transactions for the chosen items (unsigned: this server never signs and holds no wallet key), then the wallet's owner signs each transaction in their wallet (a signUrl in the build's answer opens a page that does it in a browser wallet), then submit_signed_transactions, then get_submission_status until each is confirmed. To retry a build or a submit safely, give it an idempotencyKey (a UUID): the same key with the same arguments answers the first answer again (idempotentReplayed: true) instead of doing it twice. Amounts are integers in lamports (1 SOL = 1,000,000,000 lamports).
 Credentials: the API's own, on every HTTP request: X-Api-Key (a project's API key; tools that act on a wallet then work under a session for that wallet they mint themselves) or Authorization: Bearer SESSION_TOKEN (a session bound to one wallet, with its scopes). Errors are tool errors whose text is the REST error body: {statusCode, error, code, message, param}, param naming the argument to fix.`
 
 // mcpFace serves the API's operations as MCP tools. A tool calls the same
@@ -41,7 +46,11 @@ type mcpFace struct {
 	wallet  *walletServer
 	project reclaimv1connect.ProjectServiceHandler
 	codec   *jsonCodec
-	builds  *buildStash
+	// keys runs the keyed calls (idempotencyKey) as REST's Idempotency-Key.
+	keys   *idempotencyInterceptor
+	builds *buildStash
+	// meta is /mcp's protected-resource metadata, which a 401 points to.
+	meta resourceMetadata
 	// signURL is the signing page a build's answer links to ("": none).
 	signURL string
 	log     *slog.Logger
@@ -53,9 +62,12 @@ type mcpTool struct {
 	procedure string
 	// input returns a new request message to decode the arguments into.
 	input func() proto.Message
+	// keyed: the tool takes idempotencyKey.
+	keyed bool
 	// call runs the procedure's handler with the decoded request, as the
-	// principal the tool settled on, and returns the tool's output.
-	call func(ctx context.Context, req proto.Message) (any, error)
+	// principal the tool settled on, with header holding the key, and
+	// returns the tool's output.
+	call func(ctx context.Context, req proto.Message, header http.Header) (any, error)
 }
 
 // handler is /mcp: the API's gate (the client address's bucket, the
@@ -77,7 +89,7 @@ func (m *mcpFace) handler(tools []mcpTool) http.Handler {
 		note.setHeaders(w.Header())
 		if err != nil {
 			if connect.CodeOf(err) == connect.CodeUnauthenticated {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="reclaim"`)
+				w.Header().Set("WWW-Authenticate", m.meta.challenge(r))
 			}
 			settle(r.Context(), "", err)
 			writeError(w, err)
@@ -107,6 +119,10 @@ func (m *mcpFace) run(t mcpTool) mcp.ToolHandler {
 
 func (m *mcpFace) call(ctx context.Context, t mcpTool, rule auth.Requirement, args json.RawMessage) (any, error) {
 	msg := t.input()
+	args, header, err := keyArgument(t, args)
+	if err != nil {
+		return nil, err
+	}
 	if len(args) > 0 && string(args) != "null" {
 		if err := m.codec.Unmarshal(args, msg); err != nil {
 			return nil, err
@@ -128,7 +144,39 @@ func (m *mcpFace) call(ctx context.Context, t mcpTool, rule auth.Requirement, ar
 	if err := auth.Check(p, rule, wallet); err != nil {
 		return nil, err
 	}
-	return t.call(context.WithValue(ctx, principalKey{}, p), msg)
+	return t.call(context.WithValue(ctx, principalKey{}, p), msg, header)
+}
+
+// keyArgument takes a keyed tool's idempotencyKey out of its arguments,
+// as the Idempotency-Key header the idempotency layer reads; the rest are
+// the request's fields. A key that is not one is refused naming the
+// argument.
+func keyArgument(t mcpTool, args json.RawMessage) (json.RawMessage, http.Header, error) {
+	if !t.keyed || !bytes.Contains(args, []byte(idempotencyKeyArg)) {
+		return args, nil, nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(args, &fields); err != nil {
+		return args, nil, nil //nolint:nilerr // not an object: the decoder says what is wrong, as for any tool
+	}
+	raw, ok := fields[idempotencyKeyArg]
+	if !ok {
+		return args, nil, nil
+	}
+	var key string
+	if err := json.Unmarshal(raw, &key); err != nil {
+		return nil, nil, fault.Invalid(idempotencyKeyArg, "idempotencyKey must be a string: a unique key per request, such as a UUID")
+	}
+	if _, err := idempotency.ParseKey([]string{key}); err != nil || strings.HasPrefix(key, `"`) {
+		return nil, nil, fault.Invalid(idempotencyKeyArg,
+			"idempotencyKey must be 1 to %d printable ASCII characters without spaces, such as a UUID", idempotency.MaxKey)
+	}
+	delete(fields, idempotencyKeyArg)
+	rest, err := json.Marshal(fields)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rest, http.Header{idempotency.Header: {key}}, nil
 }
 
 // charge spends one tool call from the buckets its route spends (the
@@ -205,5 +253,19 @@ func (m *mcpFace) toolError(ctx context.Context, err error) *mcp.CallToolResult 
 	if !errors.As(toConnect(ctx, m.log, err), &ce) {
 		ce = connect.NewError(connect.CodeInternal, errors.New("internal error; it has been logged"))
 	}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(restErrorOf(ce).encode())}}}
+	body := restErrorOf(ce)
+	for _, d := range ce.Details() {
+		// An idempotency refusal: its own status and code, as REST's.
+		if info, err := d.Value(); err == nil {
+			if info, ok := info.(*errdetails.ErrorInfo); ok {
+				if status, code, ok := restReason(info.GetReason()); ok {
+					body.StatusCode, body.Error, body.Code = status, http.StatusText(status), code
+				}
+			}
+		}
+	}
+	if body.Param == idempotency.Header {
+		body.Param = idempotencyKeyArg // the argument that stands for it
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(body.encode())}}}
 }

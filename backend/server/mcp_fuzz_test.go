@@ -18,6 +18,8 @@ func FuzzMCP(f *testing.F) {
 	f.Add("build_reclaim_transactions", `{"items":[{"type":1}],"donationPercentage":"NaN"}`)
 	f.Add("submit_signed_transactions", `{"signed":[{"transactionBase64":"AAAA","submissionTicket":"e30"}]}`)
 	f.Add("get_leaderboard", `{"limit":-1,"offset":1e99,"startDate":"2026-13-01"}`)
+	f.Add("build_reclaim_transactions", `{"idempotencyKey":"k1","idempotencyKey":"k 2","selectAll":true}`)
+	f.Add("submit_signed_transactions", `{"idempotencyKey":"\"q\\\"","signed":[]}`)
 	f.Add("get_project_stats", `[]`)
 	f.Add("", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{}}}`)
 	f.Add("", `{"jsonrpc":"2.0","id":{},"method":"initialize"}`)

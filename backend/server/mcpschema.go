@@ -22,6 +22,37 @@ type operation struct {
 	Input map[string]any
 	// Output is the JSON Schema of its 200 answer.
 	Output map[string]any
+	// Headers are the header parameters among Input's properties: the
+	// header each argument stands for, by the argument's name.
+	Headers map[string]string
+}
+
+// argumentName is the name a tool argument takes for a parameter: a
+// header's in lower camel case (Idempotency-Key: idempotencyKey), for a
+// header's name is no JSON field's; a path's or a query's as it is.
+func argumentName(in, name string) string {
+	if in != "header" {
+		return name
+	}
+	var b strings.Builder
+	for i, part := range strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' }) {
+		if i == 0 {
+			b.WriteString(strings.ToLower(part))
+			continue
+		}
+		b.WriteString(strings.ToUpper(part[:1]) + strings.ToLower(part[1:]))
+	}
+	return b.String()
+}
+
+// parameter is an OpenAPI parameter, or a $ref to one of the document's.
+type parameter struct {
+	Ref         string         `json:"$ref"`
+	Name        string         `json:"name"`
+	In          string         `json:"in"`
+	Description string         `json:"description"`
+	Required    bool           `json:"required"`
+	Schema      map[string]any `json:"schema"`
 }
 
 // operations reads the REST operations of the OpenAPI document (the
@@ -30,7 +61,8 @@ func operations() (map[string]operation, error) {
 	var doc struct {
 		Paths      map[string]map[string]json.RawMessage `json:"paths"`
 		Components struct {
-			Schemas map[string]any `json:"schemas"`
+			Schemas    map[string]any       `json:"schemas"`
+			Parameters map[string]parameter `json:"parameters"`
 		} `json:"components"`
 	}
 	if err := json.Unmarshal(openapi.Document, &doc); err != nil {
@@ -40,14 +72,9 @@ func operations() (map[string]operation, error) {
 	for path, methods := range doc.Paths {
 		for method, raw := range methods {
 			var op struct {
-				OperationID string `json:"operationId"`
-				Description string `json:"description"`
-				Parameters  []struct {
-					Name     string         `json:"name"`
-					In       string         `json:"in"`
-					Required bool           `json:"required"`
-					Schema   map[string]any `json:"schema"`
-				} `json:"parameters"`
+				OperationID string      `json:"operationId"`
+				Description string      `json:"description"`
+				Parameters  []parameter `json:"parameters"`
 				RequestBody struct {
 					Content map[string]struct {
 						Schema map[string]any `json:"schema"`
@@ -62,11 +89,30 @@ func operations() (map[string]operation, error) {
 			if err := json.Unmarshal(raw, &op); err != nil || op.OperationID == "" {
 				continue // not an operation (a path's shared parameters)
 			}
-			props, required := map[string]any{}, []any{}
+			props, required, headers := map[string]any{}, []any{}, map[string]string{}
 			for _, p := range op.Parameters {
-				props[p.Name] = p.Schema
+				if p.Ref != "" {
+					target, found := doc.Components.Parameters[strings.TrimPrefix(p.Ref, "#/components/parameters/")]
+					if !found || target.Ref != "" {
+						return nil, fmt.Errorf("openapi: %s %s: unknown parameter %s", method, path, p.Ref)
+					}
+					p = target
+				}
+				name := argumentName(p.In, p.Name)
+				if name == "" || p.Schema == nil {
+					return nil, fmt.Errorf("openapi: %s %s: a parameter without a name or a schema", method, path)
+				}
+				schema := p.Schema
+				if p.Description != "" && schema["description"] == nil {
+					schema = maps.Clone(schema)
+					schema["description"] = p.Description
+				}
+				props[name] = schema
+				if p.In == "header" {
+					headers[name] = p.Name
+				}
 				if p.Required {
-					required = append(required, p.Name)
+					required = append(required, name)
 				}
 			}
 			if body := op.RequestBody.Content["application/json"].Schema; body != nil {
@@ -84,7 +130,7 @@ func operations() (map[string]operation, error) {
 			}
 			o := operation{
 				ID: op.OperationID, Method: strings.ToUpper(method), Path: path, Description: op.Description,
-				Input: resolve(input, doc.Components.Schemas, 0).(map[string]any),
+				Input: resolve(input, doc.Components.Schemas, 0).(map[string]any), Headers: headers,
 			}
 			if ok := op.Responses["200"].Content["application/json"].Schema; ok != nil {
 				o.Output = resolve(ok, doc.Components.Schemas, 0).(map[string]any)

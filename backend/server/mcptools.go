@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/reclaim-sol/reclaim/backend/domain/idempotency"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
@@ -23,10 +25,25 @@ type toolSpec struct {
 	name, operationID, procedure, title, description string
 	annotations                                      *mcp.ToolAnnotations
 	input                                            func() proto.Message
-	call                                             func(m *mcpFace, ctx context.Context, req proto.Message) (any, error)
+	// call runs the operation's handler.
+	call func(m *mcpFace, ctx context.Context, req proto.Message) (connect.AnyResponse, error)
 	// output changes the operation's answer schema (nil: as it is).
 	output func(schema map[string]any) map[string]any
+	// extra adds to the answer (nil: the REST body as it is).
+	extra func(m *mcpFace, ctx context.Context, req proto.Message, body json.RawMessage, out map[string]any)
 }
+
+// The tools' hints (MCP tool annotations). Reads change nothing
+// (readOnlyHint) and destroy nothing (destructiveHint false); the reads of
+// a wallet reach the Solana cluster (openWorldHint), the others Reclaim's
+// own records only. Build writes (tickets, a signing link, its key's
+// answer) but destroys nothing; submit sends transactions that burn what
+// they burn (destructiveHint); both take an idempotencyKey, with which a
+// repeated call has no further effect (idempotentHint).
+var (
+	readsChain   = &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: new(false), OpenWorldHint: new(true)}
+	readsRecords = &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: new(false), OpenWorldHint: new(false)}
+)
 
 // toolSpecs are the MCP tools, in the order of the flow.
 var toolSpecs = []toolSpec{
@@ -37,11 +54,10 @@ var toolSpecs = []toolSpec{
 			"token balances and NFTs (action burn), and the other kinds the server knows. Each item says its type, address, " +
 			"the lamports it returns (lamports) and the actions it allows; counts gives the number of items of each type. " +
 			"Pass the chosen items as {type, address, action} to build_reclaim_transactions. Read-only.",
-		annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(true)},
+		annotations: readsChain,
 		input:       func() proto.Message { return &reclaimv1.ListAssetsRequest{} },
-		call: func(m *mcpFace, ctx context.Context, req proto.Message) (any, error) {
-			resp, err := m.wallet.ListAssets(ctx, connect.NewRequest(req.(*reclaimv1.ListAssetsRequest)))
-			return m.answer(resp, err)
+		call: func(m *mcpFace, ctx context.Context, req proto.Message) (connect.AnyResponse, error) {
+			return unary(m.wallet.ListAssets(ctx, connect.NewRequest(req.(*reclaimv1.ListAssetsRequest))))
 		},
 	},
 	{
@@ -53,11 +69,10 @@ var toolSpecs = []toolSpec{
 			"exactly what build_reclaim_transactions with selectAll true returns while the chain and fees stay put. Safe items are the " +
 			"closes of empty accounts, excess rent, program buffers, nonce and deactivated stake accounts: never a burn. Optional " +
 			"donationPercentage (0 to 1) and priorityFeeLevel (none, low, medium, high) as a build's. Builds nothing, issues no ticket. Read-only.",
-		annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(true)},
+		annotations: readsChain,
 		input:       func() proto.Message { return &reclaimv1.GetSummaryRequest{} },
-		call: func(m *mcpFace, ctx context.Context, req proto.Message) (any, error) {
-			resp, err := m.wallet.GetSummary(ctx, connect.NewRequest(req.(*reclaimv1.GetSummaryRequest)))
-			return m.answer(resp, err)
+		call: func(m *mcpFace, ctx context.Context, req proto.Message) (connect.AnyResponse, error) {
+			return unary(m.wallet.GetSummary(ctx, connect.NewRequest(req.(*reclaimv1.GetSummaryRequest))))
 		},
 	},
 	{
@@ -71,9 +86,12 @@ var toolSpecs = []toolSpec{
 			"transaction with its submissionTicket. Tickets and the blockhash live about 60 seconds: build again if they expired. " +
 			"When the answer has a signUrl, give it to the person: it opens these transactions in a browser wallet to sign and submit. " +
 			"totals gives the gross rebate (rentRebate plus ownBalanceRebate), the fees, the donation and what the wallet receives (netRebate), in lamports.",
-		annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(true)},
+		annotations: &mcp.ToolAnnotations{DestructiveHint: new(false), IdempotentHint: true, OpenWorldHint: new(true)},
 		input:       func() proto.Message { return &reclaimv1.BuildTransactionsRequest{} },
-		call:        (*mcpFace).build,
+		call: func(m *mcpFace, ctx context.Context, req proto.Message) (connect.AnyResponse, error) {
+			return unary(m.wallet.BuildTransactions(ctx, connect.NewRequest(req.(*reclaimv1.BuildTransactionsRequest))))
+		},
+		extra: (*mcpFace).signLink,
 		output: func(s map[string]any) map[string]any {
 			props := maps.Clone(s["properties"].(map[string]any))
 			props["signUrl"] = map[string]any{"type": "string", "description": "a page where the wallet's owner signs and submits these transactions in a browser wallet; present when the server has one (RECLAIM_SIGN_URL)"}
@@ -92,11 +110,10 @@ var toolSpecs = []toolSpec{
 			"the wallet sent itself. Each result is submitted (sent: its " +
 			"signature follows), duplicate (that ticket was submitted before) or failed (error.code and error.message say why); " +
 			"a submitted transaction is confirmed on chain a few seconds later. This sends real transactions: it burns what they burn.",
-		annotations: &mcp.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(true), IdempotentHint: true},
+		annotations: &mcp.ToolAnnotations{DestructiveHint: new(true), IdempotentHint: true, OpenWorldHint: new(true)},
 		input:       func() proto.Message { return &reclaimv1.SubmitTransactionsRequest{} },
-		call: func(m *mcpFace, ctx context.Context, req proto.Message) (any, error) {
-			resp, err := m.wallet.SubmitTransactions(ctx, connect.NewRequest(req.(*reclaimv1.SubmitTransactionsRequest)))
-			return m.answer(resp, err)
+		call: func(m *mcpFace, ctx context.Context, req proto.Message) (connect.AnyResponse, error) {
+			return unary(m.wallet.SubmitTransactions(ctx, connect.NewRequest(req.(*reclaimv1.SubmitTransactionsRequest))))
 		},
 	},
 	{
@@ -108,11 +125,10 @@ var toolSpecs = []toolSpec{
 			"(finalized and counted, with slot, confirmedAt and landed), failed or expired (error.code and error.message say why; build again " +
 			"after expired), or unknown (Reclaim never saw it for this wallet); treat any other status as in progress. waitSeconds (at most 30) " +
 			"holds the answer until every one is landed or final (waitUntil \"final\": until every one is final), or the time passes. Read-only.",
-		annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		annotations: readsRecords,
 		input:       func() proto.Message { return &reclaimv1.GetSubmissionsRequest{} },
-		call: func(m *mcpFace, ctx context.Context, req proto.Message) (any, error) {
-			resp, err := m.wallet.GetSubmissions(ctx, connect.NewRequest(req.(*reclaimv1.GetSubmissionsRequest)))
-			return m.answer(resp, err)
+		call: func(m *mcpFace, ctx context.Context, req proto.Message) (connect.AnyResponse, error) {
+			return unary(m.wallet.GetSubmissions(ctx, connect.NewRequest(req.(*reclaimv1.GetSubmissionsRequest))))
 		},
 	},
 	{
@@ -121,11 +137,10 @@ var toolSpecs = []toolSpec{
 		description: "The totals of the caller's project over its confirmed transactions: gross and net rebates (lamports), " +
 			"transactions, wallets, donations and their amount, and the gross split into rent and the wallets' own SOL " +
 			"(totalRentRebate, totalOwnBalanceRebate: transactions recorded before the split count in neither). Read-only.",
-		annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		annotations: readsRecords,
 		input:       func() proto.Message { return &reclaimv1.GetStatsRequest{} },
-		call: func(m *mcpFace, ctx context.Context, req proto.Message) (any, error) {
-			resp, err := m.project.GetStats(ctx, connect.NewRequest(req.(*reclaimv1.GetStatsRequest)))
-			return m.answer(resp, err)
+		call: func(m *mcpFace, ctx context.Context, req proto.Message) (connect.AnyResponse, error) {
+			return unary(m.project.GetStats(ctx, connect.NewRequest(req.(*reclaimv1.GetStatsRequest))))
 		},
 	},
 	{
@@ -134,11 +149,10 @@ var toolSpecs = []toolSpec{
 		description: "The project's wallets ranked by gross rebate over confirmed transactions, optionally for one payer, one " +
 			"transactionType (token_account_closure, token_burn, nft_burn) and a date range (startDate, endDate: ISO 8601 dates " +
 			"or timestamps), limit (at most 1000) and offset. Read-only.",
-		annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		annotations: readsRecords,
 		input:       func() proto.Message { return &reclaimv1.GetLeaderboardRequest{} },
-		call: func(m *mcpFace, ctx context.Context, req proto.Message) (any, error) {
-			resp, err := m.project.GetLeaderboard(ctx, connect.NewRequest(req.(*reclaimv1.GetLeaderboardRequest)))
-			return m.answer(resp, err)
+		call: func(m *mcpFace, ctx context.Context, req proto.Message) (connect.AnyResponse, error) {
+			return unary(m.project.GetLeaderboard(ctx, connect.NewRequest(req.(*reclaimv1.GetLeaderboardRequest))))
 		},
 		// Connect's answer: REST sends the entries as a bare array.
 		output: func(s map[string]any) map[string]any {
@@ -148,8 +162,29 @@ var toolSpecs = []toolSpec{
 	},
 }
 
+// idempotencyKeyArg is the argument keyed tools take for the
+// Idempotency-Key header: the key itself, never the header's quoted form.
+const idempotencyKeyArg = "idempotencyKey"
+
+// idempotencyKeySchema is idempotencyKeyArg's schema: what ParseKey takes
+// of an unquoted key.
+var idempotencyKeySchema = map[string]any{
+	"type": "string", "minLength": 1, "maxLength": idempotency.MaxKey, "pattern": "^[!-~]+$",
+	"description": "A key unique to this request (such as a UUID), to call again safely: the same key with the same " +
+		"arguments from the same credential (an API key, or the sessions of one API key for one wallet) within 24 hours " +
+		"answers the first answer again, with idempotentReplayed true, without doing the work twice; the same key with " +
+		"other arguments is refused (idempotency_key_reused). Shared with REST's Idempotency-Key header. 1 to 255 " +
+		"printable ASCII characters without spaces.",
+}
+
+// replayedSchema is the property a keyed tool's answer gains on a replay.
+var replayedSchema = map[string]any{
+	"type": "boolean", "description": "true when this answer is the stored first answer of the call's idempotencyKey (REST's Idempotent-Replayed header)",
+}
+
 // tools returns the MCP tools with their schemas read from the OpenAPI
-// document: the same names, types and descriptions as REST.
+// document: the same names, types and descriptions as REST; a header
+// parameter (Idempotency-Key) is an argument (idempotencyKey).
 func (m *mcpFace) tools() ([]mcpTool, error) {
 	ops, err := operations()
 	if err != nil {
@@ -161,67 +196,103 @@ func (m *mcpFace) tools() ([]mcpTool, error) {
 		if !ok || op.Output == nil {
 			return nil, fmt.Errorf("mcp: tool %s: no operation %s with an answer in the OpenAPI document", s.name, s.operationID)
 		}
-		output := op.Output
+		input, output := op.Input, op.Output
 		if s.output != nil {
 			output = s.output(output)
+		}
+		keyed := false
+		for arg, header := range op.Headers {
+			if header != idempotency.Header || !Idempotent(s.procedure) {
+				return nil, fmt.Errorf("mcp: tool %s: header %s is no argument a tool takes", s.name, header)
+			}
+			input = withProperty(input, arg, idempotencyKeySchema)
+			output = withProperty(output, "idempotentReplayed", replayedSchema)
+			keyed = true
 		}
 		desc := s.description
 		if _, creds, ok := strings.Cut(op.Description, "Credentials: "); ok {
 			desc += "\n\nCredentials: " + creds
 		}
-		call := s.call
 		out = append(out, mcpTool{
 			tool: &mcp.Tool{
 				Name: s.name, Title: s.title, Description: desc, Annotations: s.annotations,
-				InputSchema: op.Input, OutputSchema: output,
+				InputSchema: input, OutputSchema: output,
 			},
 			procedure: s.procedure,
 			input:     s.input,
-			call:      func(ctx context.Context, req proto.Message) (any, error) { return call(m, ctx, req) },
+			keyed:     keyed,
+			call:      s.bind(m),
 		})
 	}
 	return out, nil
 }
 
-// answer is a handler's answer as its JSON body, as REST writes it (the
-// same codec: 64-bit integers as numbers).
-func (m *mcpFace) answer(resp interface{ Any() any }, err error) (any, error) {
-	if err != nil {
-		return nil, err
-	}
-	b, err := m.codec.MarshalAppend(nil, resp.Any().(proto.Message))
-	if err != nil {
-		return nil, err
-	}
-	return json.RawMessage(b), nil
+// withProperty returns a copy of the object schema s with property name.
+func withProperty(s map[string]any, name string, schema map[string]any) map[string]any {
+	props := maps.Clone(s["properties"].(map[string]any))
+	props[name] = schema
+	out := maps.Clone(s)
+	out["properties"] = props
+	return out
 }
 
-// build builds as BuildTransactions does, and stashes the answer for the
-// signing page when there is one: the answer links to it by an id that is
-// good for this build alone, never by a credential.
-func (m *mcpFace) build(ctx context.Context, req proto.Message) (any, error) {
-	in := req.(*reclaimv1.BuildTransactionsRequest)
-	resp, err := m.wallet.BuildTransactions(ctx, connect.NewRequest(in))
-	body, err := m.answer(resp, err)
+// bind is the tool's call for m: the handler's answer as its REST body
+// (the same codec: 64-bit integers as numbers), with what the tool adds
+// (extra) and, on a replay, idempotentReplayed.
+func (s toolSpec) bind(m *mcpFace) func(context.Context, proto.Message, http.Header) (any, error) {
+	return func(ctx context.Context, req proto.Message, header http.Header) (any, error) {
+		resp, err := m.keys.do(ctx, s.procedure, header, req, func(ctx context.Context) (connect.AnyResponse, error) {
+			return s.call(m, ctx, req)
+		})
+		if err != nil {
+			return nil, err
+		}
+		body, err := m.codec.MarshalAppend(nil, resp.Any().(proto.Message))
+		if err != nil {
+			return nil, err
+		}
+		replayed := resp.Header().Get(idempotency.ReplayedHeader) == "true"
+		if s.extra == nil && !replayed {
+			return json.RawMessage(body), nil
+		}
+		var out map[string]any
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		if err := dec.Decode(&out); err != nil {
+			return nil, err
+		}
+		if s.extra != nil {
+			s.extra(m, ctx, req, body, out)
+		}
+		if replayed {
+			out["idempotentReplayed"] = true
+		}
+		return out, nil
+	}
+}
+
+// unary is a handler's answer as any unary answer.
+func unary[T any](resp *connect.Response[T], err error) (connect.AnyResponse, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out map[string]any
-	dec := json.NewDecoder(bytes.NewReader(body.(json.RawMessage)))
-	dec.UseNumber()
-	if err := dec.Decode(&out); err != nil {
-		return nil, err
-	}
+	return resp, nil
+}
+
+// signLink adds to a build's answer who signs, and the signing page's link
+// when there is one: the answer is stashed for the page, which reaches it
+// by an id that is good for this build alone, never by a credential.
+func (m *mcpFace) signLink(ctx context.Context, req proto.Message, body json.RawMessage, out map[string]any) {
+	in := req.(*reclaimv1.BuildTransactionsRequest)
 	out["signing"] = "unsigned: the wallet's owner signs these in their wallet; this server never signs"
 	if m.signURL != "" && m.builds != nil {
 		request, _ := m.codec.MarshalAppend(nil, in)
-		id, expires, ok := m.builds.put(principalFrom(ctx).ProjectID, in.GetAddress(), body.(json.RawMessage), request)
+		id, expires, ok := m.builds.put(principalFrom(ctx).ProjectID, in.GetAddress(), body, request)
 		if ok {
 			out["signUrl"] = signLink(m.signURL, id)
 			out["signUrlExpiresAt"] = expires.UTC().Format(time.RFC3339)
 		}
 	}
-	return out, nil
 }
 
 // MCPTool names a tool of /mcp and the REST operation it serves.

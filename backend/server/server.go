@@ -90,7 +90,13 @@ type Deps struct {
 	// build's id (RECLAIM_SIGN_URL; "": no link). Now is the clock of the
 	// builds kept for it (nil: time.Now).
 	SignURL string
-	Now     func() time.Time
+	// MCPResourceURL is the public URL of /mcp its protected-resource
+	// metadata names ("": the URL each request reached), and
+	// MCPAuthorizationServers the OAuth issuers it lists (none: API keys
+	// and session tokens only).
+	MCPResourceURL          string
+	MCPAuthorizationServers []string
+	Now                     func() time.Time
 	// MCPStashBytes bounds the builds kept for the signing page, per
 	// instance (0: 64 MiB); one project holds a quarter at most.
 	MCPStashBytes int
@@ -177,6 +183,7 @@ func New(d Deps) (http.Handler, error) {
 	for _, p := range ops {
 		door.ops[p] = true
 	}
+	door.ops[protectedResourcePath] = true // dotted, yet a document the mux serves
 	return obs.wrap(origins.handler(door)), nil
 }
 

@@ -279,6 +279,9 @@ func newAPI(cfg config.Config, env *env, parts apiParts, log *slog.Logger, ops *
 		Metrics:     ops.metrics,
 		Tracing:     ops.tracing,
 		SignURL:     cfg.SignURL,
+
+		MCPResourceURL:          cfg.MCPResourceURL,
+		MCPAuthorizationServers: cfg.MCPAuthorizationServers,
 	})
 }
 
