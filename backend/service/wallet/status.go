@@ -2,7 +2,6 @@ package wallet
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -47,12 +46,6 @@ func (s *Service) Submissions(ctx context.Context, in StatusRequest) ([]relay.Su
 }
 
 func validateStatus(in StatusRequest) (time.Duration, error) {
-	if len(in.Signatures) == 0 {
-		return 0, invalidf("signature", "at least one signature is required: ?signature=SIG, once per submission")
-	}
-	if len(in.Signatures) > MaxStatusSignatures {
-		return 0, invalidf("signature", "at most %d signatures per request, got %d", MaxStatusSignatures, len(in.Signatures))
-	}
 	for i, sig := range in.Signatures {
 		if _, err := solana.SignatureFromBase58(sig); err != nil {
 			return 0, invalidf("signature", "signature %d of %d is not a transaction signature (64 bytes in base58), as a submit's result gives it", i+1, len(in.Signatures))
@@ -60,9 +53,6 @@ func validateStatus(in StatusRequest) (time.Duration, error) {
 	}
 	if in.WaitSeconds == nil {
 		return 0, nil
-	}
-	if *in.WaitSeconds > MaxWaitSeconds {
-		return 0, invalidf("waitSeconds", "must be from 0 to %d, got %s", MaxWaitSeconds, strconv.FormatUint(uint64(*in.WaitSeconds), 10))
 	}
 	return time.Duration(*in.WaitSeconds) * time.Second, nil
 }
