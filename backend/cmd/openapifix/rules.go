@@ -37,11 +37,11 @@ var either = map[protoreflect.FullName][]any{
 		map[string]any{
 			"required":   []any{"transactionBase64"},
 			"properties": map[string]any{"transactionBase64": map[string]any{"minLength": 1}},
-			"not":        map[string]any{"required": []any{"signature"}},
+			"not":        map[string]any{"required": []any{"signature"}, "properties": map[string]any{"signature": map[string]any{}}},
 		},
 		map[string]any{
 			"required":   []any{"signature"},
-			"properties": map[string]any{"transactionBase64": map[string]any{"maxLength": 0}},
+			"properties": map[string]any{"signature": map[string]any{"minLength": 1}, "transactionBase64": map[string]any{"maxLength": 0}},
 		},
 	},
 }
