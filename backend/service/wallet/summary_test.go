@@ -140,8 +140,6 @@ func TestBuildSelectAllRefusals(t *testing.T) {
 	}
 }
 
-func ptrTo[T any](v T) *T { return &v }
-
 // TestSummary: every type summed, zeros included; the totals and the
 // transaction count are those of the select-all build, made with the same
 // options, and no ticket is issued.
