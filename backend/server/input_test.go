@@ -220,7 +220,7 @@ func TestQueryStringErrorsNameTheParameter(t *testing.T) {
 		query, param, message string
 	}{
 		{"limit=abc", "limit", `limit must be a whole number from 1 to 1000, got "abc"`},
-		{"offset=-1", "offset", `offset must be a whole number from 0 to 1000000, got "-1"`},
+		{"offset=-1", "offset", "offset: must be from 0 to 1000000, got -1"}, // one message per range
 		{"limit=1&limit=2", "limit", "limit is given 2 times"},
 		{"colour=red", "colour", `unknown query parameter "colour": this route takes payer, transactionType, startDate, endDate, limit, offset`},
 		{"limit=%zz", "", "the query string is malformed"},

@@ -16,10 +16,7 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
-	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
-	"github.com/reclaim-sol/reclaim/backend/service/wallet"
 )
 
 // checkJSON reports, for a person, what is wrong with a JSON request body for
@@ -304,8 +301,7 @@ func checkInteger(path string, v any, fd protoreflect.FieldDescriptor) error {
 	n, _ := f.Int(nil)
 	lo, hi := integerRange(fd.Kind())
 	if n.Cmp(lo) < 0 || n.Cmp(hi) > 0 {
-		lo, hi = namedRange(fd)
-		return invalidf(path, "must be %s from %s to %s, got %s", want(fd), lo, hi, s)
+		return outOfRange(path, s, fd)
 	}
 	return nil
 }
@@ -320,26 +316,26 @@ func numberString(s string) bool {
 	return json.Unmarshal([]byte(s), &n) == nil
 }
 
-// serviceRanges are the ranges the services take for the integer fields
-// that have one. The checks here refuse what is not a whole number of the
-// field's type, and name the range the service takes in the message
-// ("limit must be a whole number from 1 to 1000", not "from 0 to
-// 4294967295", uint32's range, which no client can use); the services
-// refuse what is out of it.
-var serviceRanges = map[protoreflect.FullName][2]int64{
-	"reclaim.v1.ListAssetsRequest.limit":              {1, wallet.MaxPageSize},
-	"reclaim.v1.StreamWalletAssetsRequest.chunk_size": {1, assets.MaxChunkSize},
-	"reclaim.v1.GetLeaderboardRequest.limit":          {1, ledger.MaxLimit},
-	"reclaim.v1.GetLeaderboardRequest.offset":         {0, ledger.MaxOffset},
-}
-
-// namedRange is the range a message names for an integer field: the
-// service's, or the field type's.
+// namedRange is the range a message names for an integer field: the one
+// its rules declare in the proto ("limit must be a whole number from 1 to
+// 1000", not "from 0 to 4294967295", uint32's range, which no client can
+// use), or the field type's.
 func namedRange(fd protoreflect.FieldDescriptor) (lo, hi *big.Int) {
-	if r, ok := serviceRanges[fd.FullName()]; ok {
-		return big.NewInt(r[0]), big.NewInt(r[1])
+	if lo, hi, ok := ruleRangeInts(fd); ok {
+		return lo, hi
 	}
 	return integerRange(fd.Kind())
+}
+
+// outOfRange is the refusal of a whole number beyond its field's type: the
+// rules' one message for the range when they declare one (waitSeconds=-1
+// is told what waitSeconds=31 is), else the type's range.
+func outOfRange(path, got string, fd protoreflect.FieldDescriptor) error {
+	if lo, hi, ok := ruleRangeInts(fd); ok {
+		return rangeMistake(path, lo.String(), hi.String(), got)
+	}
+	lo, hi := integerRange(fd.Kind())
+	return invalidf(path, "must be %s from %s to %s, got %s", want(fd), lo, hi, got)
 }
 
 func integerRange(k protoreflect.Kind) (lo, hi *big.Int) {

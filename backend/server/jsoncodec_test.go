@@ -275,18 +275,23 @@ func FuzzEncodeMatchesReference(f *testing.F) {
 	})
 }
 
-// Every field of serviceRanges is an integer field of the contract, and a
-// body's refusal names the service's range too.
-func TestServiceRangesNameFields(t *testing.T) {
-	err := checkJSON([]byte(`{"chunkSize":-1}`), (&reclaimv1.StreamWalletAssetsRequest{}).ProtoReflect().Descriptor())
-	if want := "chunkSize: must be a whole number from 1 to 500, got -1"; err == nil || err.Error() != want {
-		t.Errorf("got %v, want %s", err, want)
-	}
-	for name := range serviceRanges {
-		d, err := protoregistry.GlobalFiles.FindDescriptorByName(name)
-		fd, ok := d.(protoreflect.FieldDescriptor)
-		if err != nil || !ok || fd.Kind() != protoreflect.Uint32Kind {
-			t.Errorf("%s: %v %v", name, d, err)
+// A value beyond its field's type and one beyond the range its rules
+// declare get the one message of the range.
+func TestOneMessagePerRange(t *testing.T) {
+	md := (&reclaimv1.StreamWalletAssetsRequest{}).ProtoReflect().Descriptor()
+	for body, want := range map[string]string{
+		`{"chunkSize":-1}`:         "chunkSize: must be from 1 to 500, got -1",
+		`{"chunkSize":4294967296}`: "chunkSize: must be from 1 to 500, got 4294967296",
+		`{"chunkSize":"-7"}`:       "chunkSize: must be from 1 to 500, got -7",
+		`{"chunkSize":1.5}`:        `chunkSize: must be a whole number, got "1.5"`,
+		`{"chunkSize":"1e99"}`:     "chunkSize: must be from 1 to 500, got 1e99",
+	} {
+		if err := checkJSON([]byte(body), md); err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %s", body, err, want)
 		}
+	}
+	if err := checkRules(&reclaimv1.StreamWalletAssetsRequest{Address: "11111111111111111111111111111111", ChunkSize: proto.Uint32(501)}); err == nil ||
+		err.Error() != "chunkSize: must be from 1 to 500, got 501" {
+		t.Errorf("chunkSize 501: %v", err)
 	}
 }

@@ -23,7 +23,10 @@ func NewProjectServer(l *ledger.Service, dbTimeout time.Duration) reclaimv1conne
 	return &projectServer{ledger: l, dbTimeout: dbTimeout}
 }
 
-func (s *projectServer) GetStats(ctx context.Context, _ *connect.Request[reclaimv1.GetStatsRequest]) (*connect.Response[reclaimv1.GetStatsResponse], error) {
+func (s *projectServer) GetStats(ctx context.Context, req *connect.Request[reclaimv1.GetStatsRequest]) (*connect.Response[reclaimv1.GetStatsResponse], error) {
+	if err := checkRules(req.Msg); err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.dbTimeout)
 	defer cancel()
 	st, err := s.ledger.Stats(ctx, principalFrom(ctx).ProjectID)
@@ -43,6 +46,9 @@ func (s *projectServer) GetStats(ctx context.Context, _ *connect.Request[reclaim
 }
 
 func (s *projectServer) GetLeaderboard(ctx context.Context, req *connect.Request[reclaimv1.GetLeaderboardRequest]) (*connect.Response[reclaimv1.GetLeaderboardResponse], error) {
+	if err := checkRules(req.Msg); err != nil {
+		return nil, err
+	}
 	m := req.Msg
 	params := ledger.FilterParams{
 		Payer:           m.GetPayer(),

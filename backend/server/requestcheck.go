@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"mime"
 	"net/http"
 	"net/url"
@@ -610,6 +611,11 @@ func queryInteger(key, v string, fd protoreflect.FieldDescriptor) (val protorefl
 		val = protoreflect.ValueOfInt64(n)
 	}
 	if err != nil {
+		if n, ok := new(big.Int).SetString(v, 10); ok && numberString(v) {
+			if lo, hi := integerRange(fd.Kind()); n.Cmp(lo) < 0 || n.Cmp(hi) > 0 {
+				return val, false, outOfRange(key, v, fd)
+			}
+		}
 		lo, hi := namedRange(fd)
 		return val, false, invalidParam(key, "%s must be a whole number from %s to %s, got %q", key, lo, hi, v)
 	}

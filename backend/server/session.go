@@ -21,6 +21,9 @@ func NewSessionServer(issuer *auth.Issuer) reclaimv1connect.SessionServiceHandle
 }
 
 func (s *sessionServer) CreateSession(ctx context.Context, req *connect.Request[reclaimv1.CreateSessionRequest]) (*connect.Response[reclaimv1.CreateSessionResponse], error) {
+	if err := checkRules(req.Msg); err != nil {
+		return nil, err
+	}
 	m := req.Msg
 	sr, err := auth.NewSessionRequest(m.GetWalletAddress(), m.GetScopes(), m.TtlSeconds)
 	if err != nil {

@@ -29,6 +29,9 @@ var _ reclaimv1connect.WalletServiceHandler = (*walletServer)(nil)
 func newWalletServer(svc *wallet.Service) *walletServer { return &walletServer{svc: svc} }
 
 func (s *walletServer) ListAssets(ctx context.Context, req *connect.Request[reclaimv1.ListAssetsRequest]) (*connect.Response[reclaimv1.ListAssetsResponse], error) {
+	if err := checkRules(req.Msg); err != nil {
+		return nil, err
+	}
 	m := req.Msg
 	owner, err := wallet.ParseAddress(m.GetAddress())
 	if err != nil {
@@ -89,6 +92,9 @@ func walletItem(it assets.Item) *reclaimv1.WalletItem {
 }
 
 func (s *walletServer) BuildTransactions(ctx context.Context, req *connect.Request[reclaimv1.BuildTransactionsRequest]) (*connect.Response[reclaimv1.BuildTransactionsResponse], error) {
+	if err := checkRules(req.Msg); err != nil {
+		return nil, err
+	}
 	m := req.Msg
 	signer, err := wallet.ParseSigner(m.GetAddress())
 	if err != nil {
@@ -131,6 +137,9 @@ func totals(t txbuild.Totals) *reclaimv1.Totals {
 }
 
 func (s *walletServer) GetSummary(ctx context.Context, req *connect.Request[reclaimv1.GetSummaryRequest]) (*connect.Response[reclaimv1.GetSummaryResponse], error) {
+	if err := checkRules(req.Msg); err != nil {
+		return nil, err
+	}
 	m := req.Msg
 	signer, err := wallet.ParseSigner(m.GetAddress())
 	if err != nil {
@@ -153,6 +162,9 @@ func (s *walletServer) GetSummary(ctx context.Context, req *connect.Request[recl
 }
 
 func (s *walletServer) SubmitTransactions(ctx context.Context, req *connect.Request[reclaimv1.SubmitTransactionsRequest]) (*connect.Response[reclaimv1.SubmitTransactionsResponse], error) {
+	if err := checkRules(req.Msg); err != nil {
+		return nil, err
+	}
 	m := req.Msg
 	signer, err := wallet.ParseSigner(m.GetAddress())
 	if err != nil {
@@ -194,6 +206,9 @@ func selections(items []ticket.Item) []*reclaimv1.ItemSelection {
 }
 
 func (s *walletServer) GetSubmissions(ctx context.Context, req *connect.Request[reclaimv1.GetSubmissionsRequest]) (*connect.Response[reclaimv1.GetSubmissionsResponse], error) {
+	if err := checkRules(req.Msg); err != nil {
+		return nil, err
+	}
 	m := req.Msg
 	owner, err := wallet.ParseAddress(m.GetAddress())
 	if err != nil {
@@ -238,7 +253,11 @@ func submissionStatus(sub relay.Submission) *reclaimv1.SubmissionStatus {
 }
 
 func (s *walletServer) StreamWalletAssets(ctx context.Context, req *connect.Request[reclaimv1.StreamWalletAssetsRequest], stream *connect.ServerStream[reclaimv1.StreamWalletAssetsResponse]) error {
+	// The wallet binding is a credential: checked before the rules.
 	if err := requireWallet(ctx, req.Msg.GetAddress()); err != nil {
+		return err
+	}
+	if err := checkRules(req.Msg); err != nil {
 		return err
 	}
 	in, err := wallet.ParseStream(req.Msg.GetAddress(), req.Msg.ChunkSize)

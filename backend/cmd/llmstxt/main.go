@@ -76,27 +76,37 @@ The MCP server is at /mcp on the API's port (Streamable HTTP, stateless). Every 
 
 // routesOf reads the OpenAPI document's operations, in the flow's order.
 func routesOf(document []byte) ([]route, error) {
+	type operation struct {
+		OperationID string   `json:"operationId"`
+		Summary     string   `json:"summary"`
+		Description string   `json:"description"`
+		Tags        []string `json:"tags"`
+		Method      string   `json:"method"` // x-websocket's
+	}
 	var doc struct {
-		Info struct {
-			Description string `json:"description"`
-		} `json:"info"`
-		Paths map[string]map[string]struct {
-			OperationID string   `json:"operationId"`
-			Summary     string   `json:"summary"`
-			Description string   `json:"description"`
-			Tags        []string `json:"tags"`
-		} `json:"paths"`
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
 	}
 	if err := json.Unmarshal(document, &doc); err != nil {
 		return nil, err
 	}
 	var routes []route
-	for path, methods := range doc.Paths {
-		for method, op := range methods {
+	for path, item := range doc.Paths {
+		for key, raw := range item {
+			var op operation
+			if key == "parameters" || json.Unmarshal(raw, &op) != nil {
+				continue
+			}
+			r := route{method: strings.ToUpper(key), path: path, id: op.OperationID}
+			if key == "x-websocket" { // the stream: a WebSocket, described by its path item
+				var desc string
+				_ = json.Unmarshal(item["description"], &desc)
+				r = route{method: strings.ToUpper(op.Method), path: path, id: "WebSocket", tag: "WalletService", purpose: oneLine(desc)}
+				routes = append(routes, r)
+				continue
+			}
 			if op.OperationID == "" {
 				continue
 			}
-			r := route{method: strings.ToUpper(method), path: path, id: op.OperationID}
 			if len(op.Tags) > 0 {
 				r.tag = op.Tags[0]
 			}

@@ -32,6 +32,9 @@ func fix(doc map[string]any) error {
 		if err := fixOperation(op); err != nil {
 			return err
 		}
+		if err := requireParams(op); err != nil {
+			return err
+		}
 		if rb := object(op["requestBody"]); rb != nil {
 			for _, mt := range object(rb["content"]) {
 				s := object(object(mt)["schema"])
@@ -48,6 +51,9 @@ func fix(doc map[string]any) error {
 	}
 	for _, name := range keep {
 		reach(name, responses)
+	}
+	if err := websocketMessages(doc); err != nil {
+		return err
 	}
 	for name, s := range schemas {
 		if err := annotate(name, object(s), responses[name]); err != nil {
@@ -84,12 +90,16 @@ func walk(v any) {
 	}
 }
 
+// httpMethods are the keys of a path item that hold an operation (not its
+// parameters, nor an x- extension such as the stream's x-websocket).
+var httpMethods = map[string]bool{"get": true, "put": true, "post": true, "delete": true, "options": true, "head": true, "patch": true, "trace": true}
+
 // operations returns every operation of the document.
 func operations(doc map[string]any) []map[string]any {
 	var out []map[string]any
 	for _, item := range object(doc["paths"]) {
-		for _, op := range object(item) {
-			if op, ok := op.(map[string]any); ok {
+		for method, op := range object(item) {
+			if op, ok := op.(map[string]any); ok && httpMethods[method] {
 				out = append(out, op)
 			}
 		}
@@ -234,7 +244,7 @@ func annotate(name string, s map[string]any, response bool) error {
 			continue
 		}
 		null, _ := proto.GetExtension(fd.Options(), reclaimv1.E_JsonNull).(bool)
-		if response && (!fd.HasPresence() || null) {
+		if response && (!fd.HasPresence() || null || alwaysSent[fd.FullName()]) || !response && refusesZero(fd) {
 			required = append(required, fd.JSONName())
 		}
 		target, kind := p, fd.Kind()
@@ -259,6 +269,9 @@ func annotate(name string, s map[string]any, response bool) error {
 	if len(required) > 0 {
 		sort.Strings(required)
 		s["required"] = toAny(required)
+	}
+	if alt, ok := either[md.FullName()]; ok && !response {
+		s["anyOf"] = alt
 	}
 	return nil
 }

@@ -38,9 +38,6 @@ func (s *Service) List(ctx context.Context, wallet solana.PublicKey, p Page) (Li
 	if err != nil {
 		return Listing{}, err
 	}
-	if p.Limit != nil && (*p.Limit < 1 || *p.Limit > MaxPageSize) {
-		return Listing{}, invalidf("limit", "must be from 1 to %d, got %d", MaxPageSize, *p.Limit)
-	}
 	rctx, cancel := context.WithTimeout(s.limited(ctx), s.d.RPCTimeout*2)
 	defer cancel()
 	all, err := s.d.Discoverer.List(rctx, wallet)

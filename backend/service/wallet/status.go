@@ -2,7 +2,6 @@ package wallet
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -55,27 +54,23 @@ const (
 	WaitFinal  = "final"
 )
 
+// WaitUntilMistake is the refusal of a waitUntil that is neither value.
+func WaitUntilMistake(got string) error {
+	return invalidf("waitUntil", "must be %s (the default: until each is landed or final) or %s (until each is final), got %q",
+		WaitLanded, WaitFinal, got)
+}
+
 func validateStatus(in StatusRequest) (time.Duration, error) {
-	if len(in.Signatures) == 0 {
-		return 0, invalidf("signature", "at least one signature is required: ?signature=SIG, once per submission")
-	}
-	if len(in.Signatures) > MaxStatusSignatures {
-		return 0, invalidf("signature", "at most %d signatures per request, got %d", MaxStatusSignatures, len(in.Signatures))
-	}
 	for i, sig := range in.Signatures {
 		if _, err := solana.SignatureFromBase58(sig); err != nil {
 			return 0, invalidf("signature", "signature %d of %d is not a transaction signature (64 bytes in base58), as a submit's result gives it", i+1, len(in.Signatures))
 		}
 	}
 	if in.WaitUntil != "" && in.WaitUntil != WaitLanded && in.WaitUntil != WaitFinal {
-		return 0, invalidf("waitUntil", "must be %s (the default: until each is landed or final) or %s (until each is final), got %q",
-			WaitLanded, WaitFinal, in.WaitUntil)
+		return 0, WaitUntilMistake(in.WaitUntil)
 	}
 	if in.WaitSeconds == nil {
 		return 0, nil
-	}
-	if *in.WaitSeconds > MaxWaitSeconds {
-		return 0, invalidf("waitSeconds", "must be from 0 to %d, got %s", MaxWaitSeconds, strconv.FormatUint(uint64(*in.WaitSeconds), 10))
 	}
 	return time.Duration(*in.WaitSeconds) * time.Second, nil
 }

@@ -42,9 +42,6 @@ type Summary struct {
 // reads), without issuing tickets: its totals are those the build returns
 // while the chain and the fee market stay as they are.
 func (s *Service) Summary(ctx context.Context, req SummaryRequest) (Summary, error) {
-	if err := validateOptions(req.DonationPercentage, req.PriorityFeeLevel); err != nil {
-		return Summary{}, err
-	}
 	params, err := s.params(ctx, req.ProjectID, req.Wallet, req.DonationPercentage, req.PriorityFeeLevel)
 	if err != nil {
 		return Summary{}, err

@@ -3,7 +3,6 @@ package wallet
 import (
 	"encoding/base64"
 	"errors"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,10 +22,6 @@ const (
 	MaxSubmitSigned = 100
 	// MaxPageSize is the most items one page of a listing may hold.
 	MaxPageSize = 1000
-	// maxSignedTxBase64 is the base64 length of the largest transaction the
-	// cluster accepts (1232 bytes).
-	maxSignedTxBase64 = (1232 + 2) / 3 * 4
-	maxTicketLen      = 8 << 10
 )
 
 // PriorityLevel is how much priority fee a build's transactions pay: one of
@@ -84,51 +79,33 @@ func SelectionOf(t assets.ItemType, address string, a assets.Action) Selection {
 	return s
 }
 
+// validateBuild checks what the proto's rules (buf.validate, checked by the
+// faces before the service is called: items or selectAll, at most
+// MaxBuildItems, known types and actions, the donation's range, the
+// priority levels) cannot say: an address that decodes, an action the
+// item's type takes, no item twice.
 func validateBuild(req BuildRequest) error {
-	switch {
-	case req.SelectAll && len(req.Items) > 0:
-		return invalidf("selectAll", "give either items or selectAll, not both: selectAll selects every safe item itself")
-	case req.SelectAll:
-		return validateOptions(req.DonationPercentage, req.PriorityFeeLevel)
-	case len(req.Items) == 0:
-		return invalidf("items", "at least one item is required")
-	}
-	if len(req.Items) > MaxBuildItems {
-		return invalidf("items", "at most %d items per request, got %d: split the selection", MaxBuildItems, len(req.Items))
-	}
 	seen := make(map[solana.PublicKey]int, len(req.Items))
 	for i, it := range req.Items {
 		field := itemField(i)
-		if !it.Type.Known() {
-			return invalidf(field+".type", "unknown item type %q: want one of %s", it.Type, join(assets.ItemTypes(), ", "))
-		}
 		if it.badAddress != nil {
 			return invalidf(field+".address", "%s", it.badAddress.Error())
 		}
 		if !assets.ValidAction(it.Type, it.Action) {
-			return invalidf(field+".action", "action %q is not valid for an item of type %s: %s", it.Action, it.Type, takes(it.Type))
+			return InvalidAction(field, it.Type, it.Action)
 		}
 		if j, dup := seen[it.Address]; dup {
 			return invalidf(field+".address", "%s is already selected in items[%d]", it.Address, j)
 		}
 		seen[it.Address] = i
 	}
-	return validateOptions(req.DonationPercentage, req.PriorityFeeLevel)
+	return nil
 }
 
-// validateOptions checks a build's (or a summary's) donation and priority
-// (nil: not given).
-func validateOptions(donation *float64, level *PriorityLevel) error {
-	if donation != nil {
-		d := *donation
-		if math.IsNaN(d) || d < 0 || d > 1 {
-			return invalidf("donationPercentage", "must be from 0 to 1 (0.1 means 10%%), got %v", d)
-		}
-	}
-	if level != nil && !level.Known() {
-		return invalidf("priorityFeeLevel", "unknown level %q: want one of %s", *level, join(priorityLevels, ", "))
-	}
-	return nil
+// InvalidAction is the fault of item (items[3]) whose action its type does
+// not take.
+func InvalidAction(item string, t assets.ItemType, a assets.Action) error {
+	return invalidf(item+".action", "action %q is not valid for an item of type %s: %s", a, t, takes(t))
 }
 
 // takes says which actions a type takes, for a message.
@@ -140,35 +117,18 @@ func takes(t assets.ItemType) string {
 	return "want " + join(acts, " or ")
 }
 
+// validateSubmit checks what the proto's rules (1 to MaxSubmitSigned
+// entries, each with a ticket of at most 8 KiB and transactionBase64 of at
+// most a transaction's length or signature, not both) cannot say: a
+// signature that decodes to 64 bytes, standard base64.
 func validateSubmit(signed []Signed) error {
-	if len(signed) == 0 {
-		return invalidf("signed", "at least one signed transaction is required")
-	}
-	if len(signed) > MaxSubmitSigned {
-		return invalidf("signed", "at most %d signed transactions per request, got %d", MaxSubmitSigned, len(signed))
-	}
 	for i, s := range signed {
 		field := "signed[" + strconv.Itoa(i) + "]"
-		if s.Ticket == "" {
-			return invalidf(field+".submissionTicket", "is required: pass back the ticket of the matching built transaction")
-		}
-		if len(s.Ticket) > maxTicketLen {
-			return invalidf(field+".submissionTicket", "is not a ticket this service issued")
-		}
 		if s.Signature != "" {
-			if s.TransactionBase64 != "" {
-				return invalidf(field, "give transactionBase64 (Reclaim sends it) or signature (the wallet sent it), not both")
-			}
 			if _, err := solana.SignatureFromBase58(s.Signature); err != nil {
 				return invalidf(field+".signature", "is not a transaction signature (64 bytes in base58)")
 			}
 			continue
-		}
-		if s.TransactionBase64 == "" {
-			return invalidf(field+".transactionBase64", "is required")
-		}
-		if len(s.TransactionBase64) > maxSignedTxBase64 {
-			return invalidf(field+".transactionBase64", "is longer than a Solana transaction can be (1232 bytes)")
 		}
 		if _, err := base64.StdEncoding.DecodeString(s.TransactionBase64); err != nil {
 			return invalidf(field+".transactionBase64", "is not valid standard base64")

@@ -22,7 +22,6 @@ func TestValidateBuildUsesTheActionsTable(t *testing.T) {
 		{"token closes (wrapped SOL)", SelectionOf(assets.TypeToken, addr, assets.ActionClose), "", ""},
 		{"empty account burns", SelectionOf(assets.TypeEmptyAccount, addr, assets.ActionBurn), "items[0].action", "want close"},
 		{"fungible asset takes nothing", SelectionOf(assets.TypeFungibleAsset, addr, assets.ActionBurn), "items[0].action", "takes no action yet"},
-		{"unknown type", SelectionOf("coin", addr, assets.ActionBurn), "items[0].type", `unknown item type "coin"`},
 		{"bad address", SelectionOf(assets.TypeNFT, "0OIl", assets.ActionBurn), "items[0].address", "is not a Solana address"},
 	}
 	for _, tc := range cases {

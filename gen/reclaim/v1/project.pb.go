@@ -7,6 +7,7 @@
 package reclaimv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -427,15 +428,17 @@ var File_reclaim_v1_project_proto protoreflect.FileDescriptor
 const file_reclaim_v1_project_proto_rawDesc = "" +
 	"\n" +
 	"\x18reclaim/v1/project.proto\x12\n" +
-	"reclaim.v1\x1a\x1cgoogle/api/annotations.proto\"\xae\x02\n" +
-	"\x15GetLeaderboardRequest\x12\x19\n" +
-	"\x05payer\x18\x01 \x01(\tH\x00R\x05payer\x88\x01\x01\x12.\n" +
-	"\x10transaction_type\x18\x02 \x01(\tH\x01R\x0ftransactionType\x88\x01\x01\x12\"\n" +
+	"reclaim.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\"\x82\x04\n" +
+	"\x15GetLeaderboardRequest\x12=\n" +
+	"\x05payer\x18\x01 \x01(\tB\"\xbaH\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$H\x00R\x05payer\x88\x01\x01\x12\xc6\x01\n" +
+	"\x10transaction_type\x18\x02 \x01(\tB\x95\x01\xbaH\x91\x01r\x8e\x01R\x15token_account_closureR\n" +
+	"token_burnR\bnft_burnR\x16excess_rent_withdrawalR\x16program_buffer_closureR\x15nonce_account_closureR\x18stake_account_withdrawalH\x01R\x0ftransactionType\x88\x01\x01\x12\"\n" +
 	"\n" +
 	"start_date\x18\x03 \x01(\tH\x02R\tstartDate\x88\x01\x01\x12\x1e\n" +
-	"\bend_date\x18\x04 \x01(\tH\x03R\aendDate\x88\x01\x01\x12\x19\n" +
-	"\x05limit\x18\x05 \x01(\rH\x04R\x05limit\x88\x01\x01\x12\x1b\n" +
-	"\x06offset\x18\x06 \x01(\rH\x05R\x06offset\x88\x01\x01B\b\n" +
+	"\bend_date\x18\x04 \x01(\tH\x03R\aendDate\x88\x01\x01\x12%\n" +
+	"\x05limit\x18\x05 \x01(\rB\n" +
+	"\xbaH\a*\x05\x18\xe8\a(\x01H\x04R\x05limit\x88\x01\x01\x12&\n" +
+	"\x06offset\x18\x06 \x01(\rB\t\xbaH\x06*\x04\x18\xc0\x84=H\x05R\x06offset\x88\x01\x01B\b\n" +
 	"\x06_payerB\x13\n" +
 	"\x11_transaction_typeB\r\n" +
 	"\v_start_dateB\v\n" +

@@ -7,6 +7,7 @@
 package reclaimv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -155,11 +156,12 @@ var File_reclaim_v1_session_proto protoreflect.FileDescriptor
 const file_reclaim_v1_session_proto_rawDesc = "" +
 	"\n" +
 	"\x18reclaim/v1/session.proto\x12\n" +
-	"reclaim.v1\x1a\x1cgoogle/api/annotations.proto\"\x8b\x01\n" +
-	"\x14CreateSessionRequest\x12%\n" +
-	"\x0ewallet_address\x18\x01 \x01(\tR\rwalletAddress\x12\x16\n" +
-	"\x06scopes\x18\x02 \x03(\tR\x06scopes\x12$\n" +
-	"\vttl_seconds\x18\x03 \x01(\x03H\x00R\n" +
+	"reclaim.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\"\x8f\x02\n" +
+	"\x14CreateSessionRequest\x12L\n" +
+	"\x0ewallet_address\x18\x01 \x01(\tB%\xbaH\"\xc8\x01\x01r\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\rwalletAddress\x12g\n" +
+	"\x06scopes\x18\x02 \x03(\tBO\xbaHL\x92\x01I\"GrER\vwallet:readR\rwallet:streamR\x12transactions:buildR\x13transactions:submitR\x06scopes\x120\n" +
+	"\vttl_seconds\x18\x03 \x01(\x03B\n" +
+	"\xbaH\a\"\x05\x18\x90\x1c(\x01H\x00R\n" +
 	"ttlSeconds\x88\x01\x01B\x0e\n" +
 	"\f_ttl_seconds\"d\n" +
 	"\x15CreateSessionResponse\x12\x14\n" +

@@ -7,6 +7,7 @@
 package reclaimv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -858,7 +859,9 @@ func (x *BuildTransactionsResponse) GetTotals() *Totals {
 type SignedTransaction struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// transaction_base64 is the signed VersionedTransaction, for Reclaim to
-	// send; leave it out when reporting a signature.
+	// send; leave it out when reporting a signature. At most 1644
+	// characters: the base64 of the largest transaction the cluster takes
+	// (1232 bytes).
 	TransactionBase64 string `protobuf:"bytes,1,opt,name=transaction_base64,json=transactionBase64,proto3" json:"transaction_base64,omitempty"`
 	// submission_ticket from the matching BuiltTransaction.
 	SubmissionTicket string `protobuf:"bytes,2,opt,name=submission_ticket,json=submissionTicket,proto3" json:"submission_ticket,omitempty"`
@@ -1851,10 +1854,11 @@ var File_reclaim_v1_wallet_proto protoreflect.FileDescriptor
 const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\n" +
 	"\x17reclaim/v1/wallet.proto\x12\n" +
-	"reclaim.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x18reclaim/v1/options.proto\"j\n" +
-	"\x11ListAssetsRequest\x12\x18\n" +
-	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x19\n" +
-	"\x05limit\x18\x02 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x16\n" +
+	"reclaim.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x18reclaim/v1/options.proto\"\x9a\x01\n" +
+	"\x11ListAssetsRequest\x12<\n" +
+	"\aaddress\x18\x01 \x01(\tB\"\xbaH\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\aaddress\x12%\n" +
+	"\x05limit\x18\x02 \x01(\rB\n" +
+	"\xbaH\a*\x05\x18\xe8\a(\x01H\x00R\x05limit\x88\x01\x01\x12\x16\n" +
 	"\x06cursor\x18\x03 \x01(\tR\x06cursorB\b\n" +
 	"\x06_limit\"\x9e\x02\n" +
 	"\x12ListAssetsResponse\x12%\n" +
@@ -1903,18 +1907,20 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\n" +
 	"Collection\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"U\n" +
-	"\rItemSelection\x12\x12\n" +
-	"\x04type\x18\x01 \x01(\tR\x04type\x12\x18\n" +
-	"\aaddress\x18\x02 \x01(\tR\aaddress\x12\x16\n" +
-	"\x06action\x18\x03 \x01(\tR\x06action\"\x9c\x02\n" +
-	"\x18BuildTransactionsRequest\x12\x18\n" +
-	"\aaddress\x18\x01 \x01(\tR\aaddress\x12/\n" +
-	"\x05items\x18\x02 \x03(\v2\x19.reclaim.v1.ItemSelectionR\x05items\x124\n" +
-	"\x13donation_percentage\x18\x03 \x01(\x01H\x00R\x12donationPercentage\x88\x01\x01\x121\n" +
-	"\x12priority_fee_level\x18\x04 \x01(\tH\x01R\x10priorityFeeLevel\x88\x01\x01\x12\x1d\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\xb4\x02\n" +
+	"\rItemSelection\x12\x9d\x01\n" +
+	"\x04type\x18\x01 \x01(\tB\x88\x01\xbaH\x84\x01r\x81\x01R\rempty_accountR\x05tokenR\x03nftR\x0efungible_assetR\x13zk_compressed_tokenR\x04cnftR\vexcess_rentR\x0eprogram_bufferR\rnonce_accountR\rstake_accountR\x04type\x12<\n" +
+	"\aaddress\x18\x02 \x01(\tB\"\xbaH\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\aaddress\x12E\n" +
+	"\x06action\x18\x03 \x01(\tB-\xbaH*r(R\x05closeR\x04burnR\x0fwithdraw_excessR\bwithdrawR\x06action\"\xfd\x04\n" +
+	"\x18BuildTransactionsRequest\x12<\n" +
+	"\aaddress\x18\x01 \x01(\tB\"\xbaH\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\aaddress\x12:\n" +
+	"\x05items\x18\x02 \x03(\v2\x19.reclaim.v1.ItemSelectionB\t\xbaH\x06\x92\x01\x03\x10\xf4\x03R\x05items\x12M\n" +
+	"\x13donation_percentage\x18\x03 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x00\xf0?)\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\x12donationPercentage\x88\x01\x01\x12Q\n" +
+	"\x12priority_fee_level\x18\x04 \x01(\tB\x1e\xbaH\x1br\x19R\x04noneR\x03lowR\x06mediumR\x04highH\x01R\x10priorityFeeLevel\x88\x01\x01\x12\x1d\n" +
 	"\n" +
-	"select_all\x18\x05 \x01(\bR\tselectAllB\x16\n" +
+	"select_all\x18\x05 \x01(\bR\tselectAll:\xf6\x01\xbaH\xf2\x01\x1ar\n" +
+	"\x1abuild.items_and_select_all\x12(give either items or selectAll, not both\x1a*!(this.select_all && size(this.items) > 0)\x1a|\n" +
+	"\x19build.items_or_select_all\x126at least one item is required, unless selectAll is set\x1a'this.select_all || size(this.items) > 0B\x16\n" +
 	"\x14_donation_percentageB\x15\n" +
 	"\x13_priority_fee_level\"\x91\x03\n" +
 	"\x10BuiltTransaction\x12-\n" +
@@ -1944,16 +1950,20 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\ftransactions\x18\x01 \x03(\v2\x1c.reclaim.v1.BuiltTransactionR\ftransactions\x12)\n" +
 	"\x10recent_blockhash\x18\x02 \x01(\tR\x0frecentBlockhash\x125\n" +
 	"\x17last_valid_block_height\x18\x03 \x01(\x04R\x14lastValidBlockHeight\x12*\n" +
-	"\x06totals\x18\x04 \x01(\v2\x12.reclaim.v1.TotalsR\x06totals\"\xa0\x01\n" +
-	"\x11SignedTransaction\x12-\n" +
-	"\x12transaction_base64\x18\x01 \x01(\tR\x11transactionBase64\x12+\n" +
-	"\x11submission_ticket\x18\x02 \x01(\tR\x10submissionTicket\x12!\n" +
-	"\tsignature\x18\x03 \x01(\tH\x00R\tsignature\x88\x01\x01B\f\n" +
+	"\x06totals\x18\x04 \x01(\v2\x12.reclaim.v1.TotalsR\x06totals\"\xb2\x04\n" +
+	"\x11SignedTransaction\x127\n" +
+	"\x12transaction_base64\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xec\fR\x11transactionBase64\x127\n" +
+	"\x11submission_ticket\x18\x02 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80@R\x10submissionTicket\x12E\n" +
+	"\tsignature\x18\x03 \x01(\tB\"\xbaH\x1fr\x1d\x10@\x18X2\x17^[1-9A-HJ-NP-Za-km-z]+$H\x00R\tsignature\x88\x01\x01:\xd5\x02\xbaH\xd1\x02\x1a\xa2\x01\n" +
+	" signed.transaction_and_signature\x12-give transactionBase64 or signature, not both\x1aO!(this.transaction_base64 != '' && has(this.signature) && this.signature != '')\x1a\xa9\x01\n" +
+	"\x1fsigned.transaction_or_signature\x126transactionBase64 is required, unless signature is set\x1aNthis.transaction_base64 != '' || (has(this.signature) && this.signature != '')B\f\n" +
 	"\n" +
-	"_signature\"l\n" +
-	"\x19SubmitTransactionsRequest\x12\x18\n" +
-	"\aaddress\x18\x01 \x01(\tR\aaddress\x125\n" +
-	"\x06signed\x18\x02 \x03(\v2\x1d.reclaim.v1.SignedTransactionR\x06signed\"?\n" +
+	"_signature\"\x9c\x01\n" +
+	"\x19SubmitTransactionsRequest\x12<\n" +
+	"\aaddress\x18\x01 \x01(\tB\"\xbaH\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\aaddress\x12A\n" +
+	"\x06signed\x18\x02 \x03(\v2\x1d.reclaim.v1.SignedTransactionB\n" +
+	"\xbaH\a\x92\x01\x04\b\x01\x10dR\x06signed\"?\n" +
 	"\x0fSubmissionError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\"\xda\x01\n" +
@@ -1966,11 +1976,12 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"_signatureB\b\n" +
 	"\x06_error\"T\n" +
 	"\x1aSubmitTransactionsResponse\x126\n" +
-	"\aresults\x18\x01 \x03(\v2\x1c.reclaim.v1.SubmissionResultR\aresults\"h\n" +
-	"\x19StreamWalletAssetsRequest\x12\x18\n" +
-	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\"\n" +
+	"\aresults\x18\x01 \x03(\v2\x1c.reclaim.v1.SubmissionResultR\aresults\"\x98\x01\n" +
+	"\x19StreamWalletAssetsRequest\x12<\n" +
+	"\aaddress\x18\x01 \x01(\tB\"\xbaH\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\aaddress\x12.\n" +
 	"\n" +
-	"chunk_size\x18\x02 \x01(\rH\x00R\tchunkSize\x88\x01\x01B\r\n" +
+	"chunk_size\x18\x02 \x01(\rB\n" +
+	"\xbaH\a*\x05\x18\xf4\x03(\x01H\x00R\tchunkSize\x88\x01\x01B\r\n" +
 	"\v_chunk_size\"\xee\x02\n" +
 	"\x1aStreamWalletAssetsResponse\x12%\n" +
 	"\x0ewallet_address\x18\x01 \x01(\tR\rwalletAddress\x12,\n" +
@@ -1983,13 +1994,13 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"earlyItems\x1a9\n" +
 	"\vCountsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"\xbb\x01\n" +
-	"\x15GetSubmissionsRequest\x12\x18\n" +
-	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x1c\n" +
-	"\tsignature\x18\x02 \x03(\tR\tsignature\x12&\n" +
-	"\fwait_seconds\x18\x03 \x01(\rH\x00R\vwaitSeconds\x88\x01\x01\x12\"\n" +
+	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"\xab\x02\n" +
+	"\x15GetSubmissionsRequest\x12<\n" +
+	"\aaddress\x18\x01 \x01(\tB\"\xbaH\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\aaddress\x12I\n" +
+	"\tsignature\x18\x02 \x03(\tB+\xbaH(\x92\x01%\b\x01\x10d\"\x1fr\x1d\x10@\x18X2\x17^[1-9A-HJ-NP-Za-km-z]+$R\tsignature\x12/\n" +
+	"\fwait_seconds\x18\x03 \x01(\rB\a\xbaH\x04*\x02\x18\x1eH\x00R\vwaitSeconds\x88\x01\x01\x128\n" +
 	"\n" +
-	"wait_until\x18\x04 \x01(\tH\x01R\twaitUntil\x88\x01\x01B\x0f\n" +
+	"wait_until\x18\x04 \x01(\tB\x14\xbaH\x11r\x0fR\x06landedR\x05finalH\x01R\twaitUntil\x88\x01\x01B\x0f\n" +
 	"\r_wait_secondsB\r\n" +
 	"\v_wait_until\"X\n" +
 	"\x16GetSubmissionsResponse\x12>\n" +
@@ -2014,11 +2025,11 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\x0fdonation_amount\x18\x04 \x01(\x04R\x0edonationAmount\x12\x1f\n" +
 	"\vrent_rebate\x18\x05 \x01(\x04R\n" +
 	"rentRebate\x12,\n" +
-	"\x12own_balance_rebate\x18\x06 \x01(\x04R\x10ownBalanceRebate\"\xc5\x01\n" +
-	"\x11GetSummaryRequest\x12\x18\n" +
-	"\aaddress\x18\x01 \x01(\tR\aaddress\x124\n" +
-	"\x13donation_percentage\x18\x02 \x01(\x01H\x00R\x12donationPercentage\x88\x01\x01\x121\n" +
-	"\x12priority_fee_level\x18\x03 \x01(\tH\x01R\x10priorityFeeLevel\x88\x01\x01B\x16\n" +
+	"\x12own_balance_rebate\x18\x06 \x01(\x04R\x10ownBalanceRebate\"\xa2\x02\n" +
+	"\x11GetSummaryRequest\x12<\n" +
+	"\aaddress\x18\x01 \x01(\tB\"\xbaH\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\aaddress\x12M\n" +
+	"\x13donation_percentage\x18\x02 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x00\xf0?)\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\x12donationPercentage\x88\x01\x01\x12Q\n" +
+	"\x12priority_fee_level\x18\x03 \x01(\tB\x1e\xbaH\x1br\x19R\x04noneR\x03lowR\x06mediumR\x04highH\x01R\x10priorityFeeLevel\x88\x01\x01B\x16\n" +
 	"\x14_donation_percentageB\x15\n" +
 	"\x13_priority_fee_level\"d\n" +
 	"\vTypeSummary\x12\x14\n" +

@@ -530,7 +530,9 @@ export declare const BuildTransactionsResponseSchema: GenMessage<BuildTransactio
 export declare type SignedTransaction = Message<"reclaim.v1.SignedTransaction"> & {
   /**
    * transaction_base64 is the signed VersionedTransaction, for Reclaim to
-   * send; leave it out when reporting a signature.
+   * send; leave it out when reporting a signature. At most 1644
+   * characters: the base64 of the largest transaction the cluster takes
+   * (1232 bytes).
    *
    * @generated from field: string transaction_base64 = 1;
    */

@@ -1,0 +1,134 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/reclaim-sol/reclaim/gen/openapi"
+)
+
+// The rules the server enforces are in the OpenAPI document: for each
+// request the findings named, the document forbids what the real server
+// refuses with 400, and allows what it takes (a refusal for another reason,
+// such as the cluster not answering, is not a 400).
+func TestDocumentStatesTheRules(t *testing.T) {
+	e := newEnv(t)
+	doc, err := openapi3.NewLoader().LoadFromData(openapi.Document)
+	if err != nil {
+		t.Fatal(err)
+	}
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWallet()
+	sig := solana.Signature{1}.String()
+	item := map[string]any{"type": "empty_account", "address": newWallet(), "action": "close"}
+	signed := func(fields ...string) map[string]any {
+		m := map[string]any{}
+		for i := 0; i+1 < len(fields); i += 2 {
+			m[fields[i]] = fields[i+1]
+		}
+		return map[string]any{"signed": []any{m}}
+	}
+	cases := []struct {
+		name, method, path string
+		body               any
+		allowed            bool
+	}{
+		{"session without walletAddress", "POST", "/v1/sessions", map[string]any{}, false},
+		{"session with an unknown scope", "POST", "/v1/sessions", map[string]any{"walletAddress": w, "scopes": []any{"admin"}}, false},
+		{"session ttl 0", "POST", "/v1/sessions", map[string]any{"walletAddress": w, "ttlSeconds": 0}, false},
+		{"session ttl 3601", "POST", "/v1/sessions", map[string]any{"walletAddress": w, "ttlSeconds": 3601}, false},
+		{"session", "POST", "/v1/sessions", map[string]any{"walletAddress": w, "scopes": []any{"wallet:read"}, "ttlSeconds": 60}, true},
+		{"status without a signature", "GET", "/v1/wallet/" + w + "/submissions", nil, false},
+		{"status waitSeconds 31", "GET", "/v1/wallet/" + w + "/submissions?signature=" + sig + "&waitSeconds=31", nil, false},
+		{"status signature not base58", "GET", "/v1/wallet/" + w + "/submissions?signature=0OIl", nil, false},
+		{"status", "GET", "/v1/wallet/" + w + "/submissions?signature=" + sig + "&waitSeconds=0", nil, true},
+		{"assets limit 0", "GET", "/v1/wallet/" + w + "/assets?limit=0", nil, false},
+		{"assets limit 1001", "GET", "/v1/wallet/" + w + "/assets?limit=1001", nil, false},
+		{"assets address not base58", "GET", "/v1/wallet/0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl/assets", nil, false},
+		{"assets limit 1000", "GET", "/v1/wallet/" + w + "/assets?limit=1000", nil, true},
+		{"leaderboard offset 1000001", "GET", "/v1/leaderboard?offset=1000001", nil, false},
+		{"leaderboard transactionType", "GET", "/v1/leaderboard?transactionType=mint", nil, false},
+		{"leaderboard payer", "GET", "/v1/leaderboard?payer=nope", nil, false},
+		{"leaderboard", "GET", "/v1/leaderboard?transactionType=nft_burn&limit=1000&offset=1000000", nil, true},
+		{"build selectAll false", "POST", "/v1/wallet/" + w + "/transactions", map[string]any{"selectAll": false}, false},
+		{"build no items", "POST", "/v1/wallet/" + w + "/transactions", map[string]any{"items": []any{}}, false},
+		{"build items and selectAll", "POST", "/v1/wallet/" + w + "/transactions", map[string]any{"items": []any{item}, "selectAll": true}, false},
+		{"build unknown level", "POST", "/v1/wallet/" + w + "/transactions", map[string]any{"selectAll": true, "priorityFeeLevel": "ultra"}, false},
+		{"build donation 1.5", "POST", "/v1/wallet/" + w + "/transactions", map[string]any{"selectAll": true, "donationPercentage": 1.5}, false},
+		{"build unknown type", "POST", "/v1/wallet/" + w + "/transactions", map[string]any{"items": []any{map[string]any{"type": "coin", "address": w, "action": "close"}}}, false},
+		{"build items, selectAll false", "POST", "/v1/wallet/" + w + "/transactions", map[string]any{"items": []any{item}, "selectAll": false}, true},
+		{"build selectAll, no items", "POST", "/v1/wallet/" + w + "/transactions", map[string]any{"selectAll": true, "items": []any{}}, true},
+		{"submit nothing", "POST", "/v1/wallet/" + w + "/transactions/submit", map[string]any{"signed": []any{}}, false},
+		{"submit without a ticket", "POST", "/v1/wallet/" + w + "/transactions/submit", signed("transactionBase64", "AQID"), false},
+		{"submit neither", "POST", "/v1/wallet/" + w + "/transactions/submit", signed("submissionTicket", "t"), false},
+		{"submit both", "POST", "/v1/wallet/" + w + "/transactions/submit", signed("submissionTicket", "t", "transactionBase64", "AQID", "signature", sig), false},
+		{"submit a transaction", "POST", "/v1/wallet/" + w + "/transactions/submit", signed("submissionTicket", "t", "transactionBase64", "AQID"), true},
+		{"submit a signature", "POST", "/v1/wallet/" + w + "/transactions/submit", signed("submissionTicket", "t", "signature", sig), true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var body []byte
+			if tc.body != nil {
+				body, _ = json.Marshal(tc.body)
+			}
+			req, err := http.NewRequestWithContext(context.Background(), tc.method, "http://localhost"+tc.path, bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if body != nil {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			route, params, err := router.FindRoute(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			verdict := openapi3filter.ValidateRequest(context.Background(), &openapi3filter.RequestValidationInput{
+				Request: req, PathParams: params, Route: route,
+				Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+			})
+			if allowed := verdict == nil; allowed != tc.allowed {
+				t.Errorf("the document allows it: %v, want %v (%v)", allowed, tc.allowed, verdict)
+			}
+			var in any
+			if tc.body != nil {
+				in = tc.body
+			}
+			r := e.with(t).rest(tc.method, tc.path, apiKey(e.apiKey), in)
+			if refused := r.code == http.StatusBadRequest; refused == tc.allowed {
+				t.Errorf("the server answered %d %s", r.code, r.body)
+			}
+		})
+	}
+}
+
+// waitSeconds=-1 and waitSeconds=31 are told the same thing, over REST and
+// over Connect: one message per range.
+func TestOneMessagePerRangeOnEveryWire(t *testing.T) {
+	e := newEnv(t)
+	w, sig := newWallet(), solana.Signature{1}.String()
+	for _, wait := range []string{"-1", "31", "4294967296"} {
+		q := url.Values{"signature": {sig}, "waitSeconds": {wait}}
+		msg := e.rest("GET", "/v1/wallet/"+w+"/submissions?"+q.Encode(), apiKey(e.apiKey), nil).restErr(400, "invalid_argument")
+		if want := "waitSeconds: must be from 0 to 30, got " + wait; msg != want {
+			t.Errorf("REST waitSeconds=%s: %q, want %q", wait, msg, want)
+		}
+		body := `{"address":"` + w + `","signature":["` + sig + `"],"waitSeconds":` + wait + `}`
+		r := e.rest("POST", "/reclaim.v1.WalletService/GetSubmissions", apiKey(e.apiKey), body)
+		if r.code != 400 || !strings.Contains(string(r.body), `"waitSeconds: must be from 0 to 30, got `+wait+`"`) {
+			t.Errorf("Connect waitSeconds=%s: %d %s", wait, r.code, r.body)
+		}
+	}
+}
