@@ -7,7 +7,7 @@ SHELL := /bin/bash
 export TESTCONTAINERS_RYUK_DISABLED := true
 export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
 
-GO_TEST_FLAGS ?= -count=1 -timeout 30m
+GO_TEST_FLAGS ?= -count=1 -timeout 45m
 
 .PHONY: help
 help: ## list the targets

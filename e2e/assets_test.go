@@ -122,6 +122,14 @@ func (w *assetsWallet) expected(t *testing.T, v *harness.Validator, price float6
 			t.Fatalf("account info of %s: %v", items[i].Address, err)
 		}
 		items[i].Lamports = info.Value.Lamports
+		// The rent: the rent-exempt minimum of the account's size, as the
+		// validator computes it, at most its lamports (wrapped SOL holds
+		// more: the wallet's own SOL).
+		minimum, err := v.RPC.GetMinimumBalanceForRentExemption(context.Background(), uint64(len(info.Value.Data.GetBinary())), rpc.CommitmentConfirmed)
+		if err != nil {
+			t.Fatalf("rent-exempt minimum of %s: %v", items[i].Address, err)
+		}
+		items[i].Rent = min(minimum, info.Value.Lamports)
 	}
 	return items
 }

@@ -17,7 +17,7 @@ func TestCheckerIsStrict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const stats = `{"totalGrossRebate":12345678901234,"totalNetRebate":-5000,"totalTransactionCount":3,"totalWallets":2,"totalDonations":1,"totalDonationAmount":10}`
+	const stats = `{"totalGrossRebate":12345678901234,"totalNetRebate":-5000,"totalTransactionCount":3,"totalWallets":2,"totalDonations":1,"totalDonationAmount":10,"totalRentRebate":12345678901234,"totalOwnBalanceRebate":0}`
 	const errBody = `{"statusCode":400,"error":"Bad Request","code":"invalid_argument","message":"x","param":"startDate"}`
 	const submit = `{"results":[{"signature":null,"status":"failed","includes":[],"error":{"code":"RPC_ERROR","message":"m"}}]}`
 	const entry = `{"payer":"P","totalGrossRebate":1,"totalNetRebate":-1,"totalTransactionCount":1,"transactionTypeCounts":{"nft_burn":1},"totalDonationAmount":0,"totalDonationCount":0,"totalCommunityAmount":0}`
