@@ -90,10 +90,10 @@ for (const r of submitted.results) {
 // Until every transaction is final: the status route waits up to 30 s a call.
 const final = new Set(["confirmed", "failed", "expired", "unknown"]);
 let statuses: SubmissionStatus[] = [];
-const deadline = Date.now() + 120_000;
+const deadline = Date.now() + 240_000;
 while (statuses.length === 0 || !statuses.every((s) => final.has(s.status))) {
   if (Date.now() > deadline) {
-    throw new Error(`not final within 120 s: ${JSON.stringify(statuses)}`);
+    throw new Error(`not final within 240 s: ${JSON.stringify(statuses)}`);
   }
   const st = ok(
     "status",
