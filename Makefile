@@ -26,17 +26,22 @@ run: build ## the whole local stack: the local validator, the demo (data/demo.js
 	cd $* && npm ci --no-audit --no-fund
 
 .PHONY: generate
-generate: gen/ts/node_modules/.package-lock.json ## regenerate gen/ (Go, Connect, OpenAPI, /llms.txt, the TypeScript client) and the console's templ views
+generate: gen/ts/node_modules/.package-lock.json e2e/openapits/node_modules/.package-lock.json ## regenerate gen/ (Go, Connect, OpenAPI, /llms.txt, the TypeScript client), the console's templ views and the e2e suite's clients generated from the OpenAPI document
 	go tool buf generate
 	go run ./backend/cmd/openapifix gen/openapi/reclaim.openapi.json
 	go run ./backend/cmd/llmstxt gen/llms/llms.txt
 	go tool buf generate --template buf.gen.ts.yaml
 	go tool templ generate -path admin
+	cd e2e/oapiclient && go tool oapi-codegen -config config.yaml ../../gen/openapi/reclaim.openapi.json
+	cd e2e/openapits && npm run --silent generate
+
+# What make generate writes.
+GENERATED := gen admin e2e/oapiclient e2e/openapits/schema.d.ts
 
 .PHONY: check-generated
 check-generated: generate ## fail if generated code is not current
-	@git diff --exit-code -- gen admin || { echo "generated code is stale: run make generate and commit"; exit 1; }
-	@test -z "$$(git status --porcelain -- gen admin)" || { echo "generated files are not committed: run make generate and commit"; git status --porcelain -- gen admin; exit 1; }
+	@git diff --exit-code -- $(GENERATED) || { echo "generated code is stale: run make generate and commit"; exit 1; }
+	@test -z "$$(git status --porcelain -- $(GENERATED))" || { echo "generated files are not committed: run make generate and commit"; git status --porcelain -- $(GENERATED); exit 1; }
 
 # golangci-lint lives in its own module (tools/golangci-lint/go.mod) so that its
 # dependencies never move the service's; the first run builds it (minutes).
