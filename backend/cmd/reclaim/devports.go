@@ -1,0 +1,141 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+)
+
+// devPorts are where `reclaim dev` puts what it starts, decided before
+// anything starts.
+type devPorts struct {
+	// validator and pubsub are the local validator's JSON-RPC and PubSub
+	// ports.
+	validator, pubsub int
+	// metricsAddr is RECLAIM_METRICS_ADDR for the service: the operator's
+	// own when set, else a free loopback port ("127.0.0.1:0").
+	metricsAddr string
+	// notes are said in the printed block: a usual port that was taken
+	// and where its part runs instead.
+	notes []string
+}
+
+// devPort is one port the stack will listen on, and the variable that
+// moves it.
+type devPort struct {
+	addr     string // host:port
+	variable string
+}
+
+// claimDevPorts decides the stack's ports and checks them before anything
+// starts: a port set by a variable (or the API's, whose default the
+// printed URLs and the sample app rely on) must be free and not another
+// part's, and one error names every taken port with the variable that
+// moves it. The validator on its usual ports (8899, PubSub 8900) and the
+// metrics listener move to free loopback ports when those are taken and
+// no variable fixes them; a note says so.
+func claimDevPorts(apiAddr string, ds devSettings, metricsSet bool, metricsAddr string) (devPorts, error) {
+	p := devPorts{validator: ds.validatorPort, pubsub: ds.pubsubPort, metricsAddr: metricsAddr}
+	if !metricsSet {
+		p.metricsAddr = "127.0.0.1:0"
+	}
+	if !ds.validatorSet && (!portFree(loopback(p.validator)) || !ds.pubsubSet && !portFree(loopback(p.pubsub))) {
+		usual := fmt.Sprintf("%d and %d", p.validator, p.pubsub)
+		if ds.pubsubSet {
+			usual = strconv.Itoa(p.validator)
+		}
+		n := 2
+		if ds.pubsubSet {
+			n = 1
+		}
+		ports, err := freePorts(n)
+		if err != nil {
+			return p, err
+		}
+		p.validator = ports[0]
+		if !ds.pubsubSet {
+			p.pubsub = ports[1]
+		}
+		p.notes = append(p.notes, fmt.Sprintf("the validator's usual ports %s are taken: it runs on %d, PubSub %d (VALIDATOR_PORT and VALIDATOR_PUBSUB_PORT fix them)", usual, p.validator, p.pubsub))
+	}
+	validatorVar, pubsubVar := "VALIDATOR_PORT", "VALIDATOR_PUBSUB_PORT"
+	if !ds.validatorSet {
+		validatorVar = "VALIDATOR_PORT, unset: 8899"
+	}
+	if !ds.pubsubSet {
+		pubsubVar = "VALIDATOR_PUBSUB_PORT, unset: VALIDATOR_PORT+1"
+	}
+	ports := []devPort{
+		{apiAddr, "RECLAIM_ADDR"},
+		{loopback(p.validator), validatorVar},
+		{loopback(p.pubsub), pubsubVar},
+		{ds.sampleAddr, "SAMPLE_APP_PORT"},
+	}
+	if p.metricsAddr != "" && p.metricsAddr != "127.0.0.1:0" {
+		ports = append(ports, devPort{p.metricsAddr, "RECLAIM_METRICS_ADDR"})
+	}
+	if err := distinctPorts(ports); err != nil {
+		return p, err
+	}
+	// The sample app's port is make example's: it is not this process's
+	// to check (an earlier make example may hold it), only to keep apart.
+	var taken []string
+	for _, dp := range ports {
+		if dp.variable != "SAMPLE_APP_PORT" && !portFree(dp.addr) {
+			taken = append(taken, fmt.Sprintf("%s (%s)", dp.addr, dp.variable))
+		}
+	}
+	if len(taken) > 0 {
+		return p, fmt.Errorf("make run (reclaim dev): another program listens on %s; stop it, or set the variable named to a free port (nothing was started)", strings.Join(taken, ", "))
+	}
+	return p, nil
+}
+
+// distinctPorts refuses two parts of the stack on one port.
+func distinctPorts(ports []devPort) error {
+	seen := map[string]string{}
+	for _, dp := range ports {
+		_, port, err := net.SplitHostPort(dp.addr)
+		if err != nil || port == "0" {
+			continue
+		}
+		if other, ok := seen[port]; ok {
+			return fmt.Errorf("make run (reclaim dev): port %s is both %s and %s: set one of them to another port", port, other, dp.variable)
+		}
+		seen[port] = dp.variable
+	}
+	return nil
+}
+
+func loopback(port int) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) }
+
+// portFree reports whether addr can be listened on now.
+func portFree(addr string) bool {
+	if _, port, err := net.SplitHostPort(addr); err != nil || port == "0" {
+		return true
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return false
+	}
+	_ = ln.Close()
+	return true
+}
+
+// freePorts returns n distinct free loopback ports.
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	var errs []error
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		defer ln.Close()
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, errors.Join(errs...)
+}
