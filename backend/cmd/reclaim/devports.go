@@ -79,13 +79,16 @@ func claimDevPorts(apiAddr string, ds devSettings, metricsSet bool, metricsAddr 
 	if err := distinctPorts(ports); err != nil {
 		return p, err
 	}
-	// The sample app's port is make example's: it is not this process's
-	// to check (an earlier make example may hold it), only to keep apart.
+	// The sample app's port is make example's: an earlier make example may
+	// rightly hold it, so it is kept apart and, when taken, only noted.
 	var taken []string
 	for _, dp := range ports {
 		if dp.variable != "SAMPLE_APP_PORT" && !portFree(dp.addr) {
 			taken = append(taken, fmt.Sprintf("%s (%s)", dp.addr, dp.variable))
 		}
+	}
+	if !portFree(ds.sampleAddr) {
+		p.notes = append(p.notes, fmt.Sprintf("the sample app's %s is taken now: fine if an earlier make example holds it, else SAMPLE_APP_PORT moves it", ds.sampleAddr))
 	}
 	if len(taken) > 0 {
 		return p, fmt.Errorf("make run (reclaim dev): another program listens on %s; stop it, or set the variable named to a free port (nothing was started)", strings.Join(taken, ", "))

@@ -83,6 +83,13 @@ func TestDevPortsMoveWhenUnset(t *testing.T) {
 		!strings.Contains(p.notes[0], "VALIDATOR_PORT and VALIDATOR_PUBSUB_PORT fix them") {
 		t.Errorf("the validator on %d, PubSub %d, notes %q", p.validator, p.pubsub, p.notes)
 	}
+	// The sample app's port, held: noted, not refused (make example's own).
+	sample := holdPort(t)
+	ds.sampleAddr = loopback(sample)
+	if p, err := claimDevPorts(loopback(api), ds, false, ""); err != nil || len(p.notes) != 2 || !strings.Contains(p.notes[1], "SAMPLE_APP_PORT moves it") {
+		t.Errorf("the sample app's port taken: %q, %v", p.notes, err)
+	}
+	ds.sampleAddr = ""
 	// Set, a port is the operator's: checked, never moved.
 	p, err = claimDevPorts(loopback(api), ds, true, "127.0.0.1:0")
 	if err != nil || p.metricsAddr != "127.0.0.1:0" {
