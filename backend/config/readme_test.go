@@ -18,6 +18,7 @@ import (
 // once), and every variable name this package's source quotes, so that a
 // setting read only on some path is not missed either.
 func TestREADMEListsEverySetting(t *testing.T) {
+	t.Parallel()
 	read := map[string]bool{}
 	if _, err := Load(func(k string) string { read[k] = true; return "" }); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // signing hand-off (signUrl), under the names the contract uses, and the
 // committed file is what the generator writes.
 func TestLLMsTxtSaysHowToSubmitAndHandOff(t *testing.T) {
+	t.Parallel()
 	text, err := render(openapi.Document)
 	if err != nil {
 		t.Fatal(err)

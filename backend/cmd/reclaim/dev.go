@@ -122,7 +122,7 @@ func dev(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	metricsSet := strings.TrimSpace(getenv("RECLAIM_METRICS_ADDR")) != ""
 	fs.Visit(func(f *flag.Flag) { metricsSet = metricsSet || f.Name == "metrics-addr" })
-	ports, err := claimDevPorts(cfg.Addr, ds, metricsSet, cfg.Operations.MetricsAddr)
+	ports, err := claimDevPorts(ctx, cfg.Addr, ds, metricsSet, cfg.MetricsAddr)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"net"
 	"strconv"
@@ -36,12 +36,12 @@ type devPort struct {
 // moves it. The validator on its usual ports (8899, PubSub 8900) and the
 // metrics listener move to free loopback ports when those are taken and
 // no variable fixes them; a note says so.
-func claimDevPorts(apiAddr string, ds devSettings, metricsSet bool, metricsAddr string) (devPorts, error) {
+func claimDevPorts(ctx context.Context, apiAddr string, ds devSettings, metricsSet bool, metricsAddr string) (devPorts, error) {
 	p := devPorts{validator: ds.validatorPort, pubsub: ds.pubsubPort, metricsAddr: metricsAddr}
 	if !metricsSet {
 		p.metricsAddr = "127.0.0.1:0"
 	}
-	if !ds.validatorSet && (!portFree(loopback(p.validator)) || !ds.pubsubSet && !portFree(loopback(p.pubsub))) {
+	if !ds.validatorSet && (!portFree(ctx, loopback(p.validator)) || !ds.pubsubSet && !portFree(ctx, loopback(p.pubsub))) {
 		usual := fmt.Sprintf("%d and %d", p.validator, p.pubsub)
 		if ds.pubsubSet {
 			usual = strconv.Itoa(p.validator)
@@ -50,7 +50,7 @@ func claimDevPorts(apiAddr string, ds devSettings, metricsSet bool, metricsAddr 
 		if ds.pubsubSet {
 			n = 1
 		}
-		ports, err := freePorts(n)
+		ports, err := freePorts(ctx, n)
 		if err != nil {
 			return p, err
 		}
@@ -83,11 +83,11 @@ func claimDevPorts(apiAddr string, ds devSettings, metricsSet bool, metricsAddr 
 	// rightly hold it, so it is kept apart and, when taken, only noted.
 	var taken []string
 	for _, dp := range ports {
-		if dp.variable != "SAMPLE_APP_PORT" && !portFree(dp.addr) {
+		if dp.variable != "SAMPLE_APP_PORT" && !portFree(ctx, dp.addr) {
 			taken = append(taken, fmt.Sprintf("%s (%s)", dp.addr, dp.variable))
 		}
 	}
-	if !portFree(ds.sampleAddr) {
+	if !portFree(ctx, ds.sampleAddr) {
 		p.notes = append(p.notes, fmt.Sprintf("the sample app's %s is taken now: fine if an earlier make example holds it, else SAMPLE_APP_PORT moves it", ds.sampleAddr))
 	}
 	if len(taken) > 0 {
@@ -115,11 +115,11 @@ func distinctPorts(ports []devPort) error {
 func loopback(port int) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) }
 
 // portFree reports whether addr can be listened on now.
-func portFree(addr string) bool {
+func portFree(ctx context.Context, addr string) bool {
 	if _, port, err := net.SplitHostPort(addr); err != nil || port == "0" {
 		return true
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return false
 	}
@@ -127,18 +127,31 @@ func portFree(addr string) bool {
 	return true
 }
 
-// freePorts returns n distinct free loopback ports.
-func freePorts(n int) ([]int, error) {
+// freePorts returns n distinct free loopback ports: each is held until all
+// are chosen, so none comes twice.
+func freePorts(ctx context.Context, n int) ([]int, error) {
 	var ports []int
-	var errs []error
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			errs = append(errs, err)
-			continue
+	var held []net.Listener
+	defer func() {
+		for _, ln := range held {
+			_ = ln.Close()
 		}
-		defer ln.Close()
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}()
+	for range n {
+		ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		held = append(held, ln)
+		_, port, err := net.SplitHostPort(ln.Addr().String())
+		if err != nil {
+			return nil, err
+		}
+		number, err := strconv.Atoi(port)
+		if err != nil {
+			return nil, err
+		}
+		ports = append(ports, number)
 	}
-	return ports, errors.Join(errs...)
+	return ports, nil
 }

@@ -44,7 +44,7 @@ func devSettingsFrom(t *testing.T, env map[string]string) devSettings {
 func TestDevPortsTakenAreNamed(t *testing.T) {
 	api, validator, pubsub, metrics := holdPort(t), holdPort(t), holdPort(t), holdPort(t)
 	ds := devSettingsFrom(t, map[string]string{"VALIDATOR_PORT": strconv.Itoa(validator), "VALIDATOR_PUBSUB_PORT": strconv.Itoa(pubsub)})
-	_, err := claimDevPorts(loopback(api), ds, true, loopback(metrics))
+	_, err := claimDevPorts(context.Background(), loopback(api), ds, true, loopback(metrics))
 	if err == nil {
 		t.Fatal("taken ports accepted")
 	}
@@ -59,7 +59,7 @@ func TestDevPortsTakenAreNamed(t *testing.T) {
 
 	free := freePortsT(t, 3)
 	ds = devSettingsFrom(t, map[string]string{"VALIDATOR_PORT": strconv.Itoa(free[0]), "SAMPLE_APP_PORT": strconv.Itoa(free[0] + 1)})
-	if _, err := claimDevPorts(loopback(free[1]), ds, false, ""); err == nil ||
+	if _, err := claimDevPorts(context.Background(), loopback(free[1]), ds, false, ""); err == nil ||
 		!strings.Contains(err.Error(), "VALIDATOR_PUBSUB_PORT, unset: VALIDATOR_PORT+1 and SAMPLE_APP_PORT") {
 		t.Errorf("the sample app on the validator's PubSub port: %v", err)
 	}
@@ -72,7 +72,7 @@ func TestDevPortsMoveWhenUnset(t *testing.T) {
 	ds := devSettingsFrom(t, map[string]string{})
 	ds.validatorPort, ds.pubsubPort = held, held+1 // the "usual" ports, held
 	api := freePortsT(t, 1)[0]
-	p, err := claimDevPorts(loopback(api), ds, false, "127.0.0.1:9090")
+	p, err := claimDevPorts(context.Background(), loopback(api), ds, false, "127.0.0.1:9090")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,12 +86,12 @@ func TestDevPortsMoveWhenUnset(t *testing.T) {
 	// The sample app's port, held: noted, not refused (make example's own).
 	sample := holdPort(t)
 	ds.sampleAddr = loopback(sample)
-	if p, err := claimDevPorts(loopback(api), ds, false, ""); err != nil || len(p.notes) != 2 || !strings.Contains(p.notes[1], "SAMPLE_APP_PORT moves it") {
+	if p, err := claimDevPorts(context.Background(), loopback(api), ds, false, ""); err != nil || len(p.notes) != 2 || !strings.Contains(p.notes[1], "SAMPLE_APP_PORT moves it") {
 		t.Errorf("the sample app's port taken: %q, %v", p.notes, err)
 	}
 	ds.sampleAddr = ""
 	// Set, a port is the operator's: checked, never moved.
-	p, err = claimDevPorts(loopback(api), ds, true, "127.0.0.1:0")
+	p, err = claimDevPorts(context.Background(), loopback(api), ds, true, "127.0.0.1:0")
 	if err != nil || p.metricsAddr != "127.0.0.1:0" {
 		t.Errorf("RECLAIM_METRICS_ADDR set: %q, %v", p.metricsAddr, err)
 	}
@@ -99,7 +99,7 @@ func TestDevPortsMoveWhenUnset(t *testing.T) {
 
 func freePortsT(t *testing.T, n int) []int {
 	t.Helper()
-	p, err := freePorts(n)
+	p, err := freePorts(context.Background(), n)
 	if err != nil {
 		t.Fatal(err)
 	}
