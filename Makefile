@@ -18,7 +18,7 @@ build: ## build bin/reclaim
 	go build -o bin/reclaim ./backend/cmd/reclaim
 
 .PHONY: run
-run: build ## the whole local stack: the local validator, the demo (data/demo.json) and the service on 127.0.0.1:8080; with SOLANA_RPC_URL set, the service alone
+run: build ## the whole local stack: the local validator, the demo (data/demo.json) and the service on 127.0.0.1:8080 (README: the ports and what moves them); with SOLANA_RPC_URL set, the service alone
 	./bin/reclaim dev
 
 # npm ci in a package directory once its lockfile changes.
@@ -71,7 +71,7 @@ test: gen/ts/node_modules/.package-lock.json e2e/validator/node_modules/.package
 		go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: fuzz
-fuzz: ## run every Go fuzz target for $${FUZZTIME:-10s} each (go test runs their seeds on every run)
+fuzz: ## run every Go fuzz target for FUZZTIME (10s unless set) each (go test runs their seeds on every run)
 	scripts/fuzz.sh
 
 .PHONY: e2e
@@ -79,15 +79,15 @@ e2e: ## run the end-to-end suite against the local validator (Docker)
 	go test $(GO_TEST_FLAGS) ./e2e/...
 
 .PHONY: validator
-validator: ## run the local validator on 127.0.0.1:$${VALIDATOR_PORT:-8899}
-	cd e2e/validator && npm ci --no-audit --no-fund && node server.js --host 127.0.0.1 --port $${VALIDATOR_PORT:-8899}
+validator: ## run the local validator on 127.0.0.1:VALIDATOR_PORT (8899 unless set), PubSub on VALIDATOR_PUBSUB_PORT (the next port unless set)
+	cd e2e/validator && npm ci --no-audit --no-fund && node server.js --host 127.0.0.1 --port $${VALIDATOR_PORT:-8899} $${VALIDATOR_PUBSUB_PORT:+--ws-port $$VALIDATOR_PUBSUB_PORT}
 
 .PHONY: demo
 demo: build ## on the local validator (make validator): a wallet with reclaimable items, a project, an API key; writes data/demo.json
 	./bin/reclaim demo
 
 .PHONY: example
-example: ## the sample integration (examples/) on http://127.0.0.1:$${SAMPLE_APP_PORT:-5173}, with make run's (or make demo's) key and wallet
+example: ## the sample integration (examples/) on http://127.0.0.1:SAMPLE_APP_PORT (5173 unless set), with make run's (or make demo's) key and wallet
 	cd examples/web && npm ci --no-audit --no-fund && npm run build
 	go run ./examples/integrator/cmd/integrator --demo data/demo.json
 

@@ -28,14 +28,7 @@ import (
 // wallet, the items made again on the new validator.
 func TestMakeRun(t *testing.T) {
 	t.Parallel()
-	for _, tool := range []string{"git", "make", "node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is not installed (CI=true)", tool)
-			}
-			t.Skipf("%s is not installed", tool)
-		}
-	}
+	needTools(t, "git", "make", "node", "npm")
 	start := time.Now()
 	clone := freshClone(t)
 	t.Logf("cloned in %s", time.Since(start).Round(time.Millisecond))
@@ -74,6 +67,19 @@ func TestMakeRun(t *testing.T) {
 		t.Errorf("the second run's validator lists %v for the demo wallet", got)
 	}
 	second.interrupt(t)
+}
+
+// needTools skips the test when a tool is missing, or fails it when CI=true.
+func needTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is not installed (CI=true)", tool)
+			}
+			t.Skipf("%s is not installed", tool)
+		}
+	}
 }
 
 // freshClone clones this checkout's HEAD into a temporary directory.

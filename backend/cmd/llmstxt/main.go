@@ -58,7 +58,7 @@ func render(document []byte) (string, error) {
 	b.WriteString(`
 ## MCP tools
 
-The MCP server is at /mcp on the API's port (Streamable HTTP, stateless). Every HTTP request carries the API's credentials: X-Api-Key (a tool that acts on a wallet then mints itself a session bound to that wallet) or Authorization: Bearer SESSION_TOKEN (its wallet and scopes apply). Tool errors carry the REST error body as their text. Arguments use the REST names (address, items, signed...).
+The MCP server is at /mcp on the API's port (Streamable HTTP, stateless). Every HTTP request carries the API's credentials: X-Api-Key (a tool that acts on a wallet then mints itself a session bound to that wallet) or Authorization: Bearer SESSION_TOKEN (its wallet and scopes apply). Tool errors carry the REST error body as their text. Arguments use the REST names (address, items, signed...): submit_signed_transactions takes {address, signed: [{transactionBase64, submissionTicket}]}. build_reclaim_transactions answers with a signUrl (and signUrlExpiresAt) when the server has a signing page (RECLAIM_SIGN_URL): hand that link to the wallet's owner, who signs and submits there; then follow the signatures with get_submission_status.
 
 `)
 	for _, t := range server.MCPTools() {
@@ -142,8 +142,8 @@ Amounts are integers in lamports (1 SOL = 1,000,000,000 lamports), and every 64-
 1. A backend holds the project's API key (header X-Api-Key) and mints a session token bound to one wallet (POST /v1/sessions; scopes wallet:read, wallet:stream, transactions:build, transactions:submit; 300 s by default, at most 3600 s). A browser or app calls with the token (Authorization: Bearer TOKEN); a browser can never send an API key.
 2. List the wallet's items (GET /v1/wallet/{address}/assets, or the stream): each item has a type, an address, the lamports it returns and its actions (close, burn).
 3. Build transactions for the chosen items (POST /v1/wallet/{address}/transactions with items [{type, address, action}], or selectAll: true for every safe item (never a burn; GET /v1/wallet/{address}/summary says beforehand what that returns), donationPercentage 0..1, priorityFeeLevel none|low|medium|high): unsigned v0 transactions, each with a submission ticket (good for about 60 s) and its rebate, and the totals (gross rebate, fees, donation, what the wallet receives).
-4. The wallet signs each transactionBase64.
-5. Submit them with their tickets (POST /v1/wallet/{address}/transactions/submit): each is submitted (with its signature), duplicate or failed (with a code and a message).
+4. The wallet signs each transactionBase64. An agent never asks for a key: it gives the person the build's signUrl (MCP, when the operator set RECLAIM_SIGN_URL; valid until signUrlExpiresAt, 15 minutes), a page where they sign and submit in their own browser wallet.
+5. Submit them with their tickets (POST /v1/wallet/{address}/transactions/submit, body {"signed": [{"transactionBase64": "SIGNED_TX", "submissionTicket": "TICKET"}]}, one entry per transaction, at most 100, each ticket from the same build's transaction): each is submitted (with its signature), duplicate or failed (with a code and a message).
 6. Follow them until final (GET /v1/wallet/{address}/submissions?signature=S1&signature=S2&waitSeconds=N): submitted, confirmed (with the chain's slot and landed figures), failed, expired or unknown. A wallet that sent a transaction itself reports it at submit as {signature, submissionTicket}; it counts only if it landed as built.
 7. Confirmed transactions count in the project's stats (GET /v1/stats) and leaderboard (GET /v1/leaderboard).
 

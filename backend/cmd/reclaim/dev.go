@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -27,11 +28,15 @@ import (
 
 // devSettings are what `reclaim dev` reads beyond the service's settings.
 type devSettings struct {
-	validatorPort int
-	validatorDir  string
+	// validatorPort and pubsubPort are the local validator's JSON-RPC and
+	// PubSub ports (VALIDATOR_PORT, 8899; VALIDATOR_PUBSUB_PORT, the next
+	// one); validatorSet and pubsubSet say whether a variable fixed them.
+	validatorPort, pubsubPort int
+	validatorSet, pubsubSet   bool
+	validatorDir              string
 	// sampleOrigin is the sample app's origin (SAMPLE_APP_PORT), which the
-	// demo project allows.
-	sampleOrigin string
+	// demo project allows; sampleAddr its listen address.
+	sampleOrigin, sampleAddr string
 }
 
 func loadDevSettings(args []string, getenv func(string) string) (devSettings, []string, error) {
@@ -39,15 +44,23 @@ func loadDevSettings(args []string, getenv func(string) string) (devSettings, []
 	if v := strings.TrimSpace(getenv("VALIDATOR_PORT")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 65534 {
-			return d, nil, usageError{fmt.Sprintf("VALIDATOR_PORT=%q: want a port from 1 to 65534 (PubSub takes the next one)", v)}
+			return d, nil, usageError{fmt.Sprintf("VALIDATOR_PORT=%q: want a port from 1 to 65534 (PubSub takes the next one unless VALIDATOR_PUBSUB_PORT is set)", v)}
 		}
-		d.validatorPort = n
+		d.validatorPort, d.validatorSet = n, true
+	}
+	d.pubsubPort = d.validatorPort + 1
+	if v := strings.TrimSpace(getenv("VALIDATOR_PUBSUB_PORT")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 65535 {
+			return d, nil, usageError{fmt.Sprintf("VALIDATOR_PUBSUB_PORT=%q: want a port from 1 to 65535", v)}
+		}
+		d.pubsubPort, d.pubsubSet = n, true
 	}
 	origin, err := sampleAppOrigin(getenv)
 	if err != nil {
 		return d, nil, err
 	}
-	d.sampleOrigin = origin
+	d.sampleOrigin, d.sampleAddr = origin, strings.TrimPrefix(origin, "http://")
 	// -validator-dir is dev's own flag; the rest are serve's.
 	var rest []string
 	for i := 0; i < len(args); i++ {
@@ -103,12 +116,19 @@ func dev(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	// The flags that say where things are must be known before serve
 	// parses them: the data dir and the address the block prints.
-	if err := serveFlags(&cfg).Parse(serveArgs); err != nil {
+	fs := serveFlags(&cfg)
+	if err := fs.Parse(serveArgs); err != nil {
 		return usageError{err.Error()}
 	}
-	rpcURL := fmt.Sprintf("http://127.0.0.1:%d", ds.validatorPort)
+	metricsSet := strings.TrimSpace(getenv("RECLAIM_METRICS_ADDR")) != ""
+	fs.Visit(func(f *flag.Flag) { metricsSet = metricsSet || f.Name == "metrics-addr" })
+	ports, err := claimDevPorts(ctx, cfg.Addr, ds, metricsSet, cfg.MetricsAddr)
+	if err != nil {
+		return err
+	}
+	rpcURL := fmt.Sprintf("http://127.0.0.1:%d", ports.validator)
 	fmt.Fprintf(stderr, "starting the local validator on %s…\n", rpcURL)
-	v, err := startValidator(ctx, ds.validatorDir, ds.validatorPort, stderr)
+	v, err := startValidator(ctx, ds.validatorDir, ports.validator, ports.pubsub, stderr)
 	if err != nil {
 		return err
 	}
@@ -119,15 +139,7 @@ func dev(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	env := func(k string) string {
-		switch {
-		case k == "SOLANA_RPC_URL":
-			return rpcURL
-		case k == "RECLAIM_SIGN_URL" && getenv(k) == "":
-			return ds.sampleOrigin + "/sign"
-		}
-		return getenv(k)
-	}
+	env := devEnv(getenv, cfg, rpcURL, ds.sampleOrigin, ports.metricsAddr)
 	// The validator ending on its own ends the stack too.
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -138,9 +150,12 @@ func dev(ctx context.Context, args []string, getenv func(string) string, stdout,
 		case <-ctx.Done():
 		}
 	}()
-	err = serveListening(ctx, serveArgs, env, stdout, stderr, func(addr net.Addr) {
-		demo.ReclaimURL = "http://" + addr.String()
-		printStack(stdout, demo, items, rpcURL)
+	err = serveListening(ctx, serveArgs, env, stdout, stderr, func(api, metrics net.Addr) {
+		demo.ReclaimURL = "http://" + api.String()
+		printStack(stdout, stack{
+			demo: demo, items: items, rpcURL: rpcURL, pubsub: ports.pubsub, metrics: metrics, notes: ports.notes,
+			webhooksInsecure: env("RECLAIM_WEBHOOK_ALLOW_INSECURE") == "1",
+		})
 	})
 	v.stop()
 	if err == nil {
@@ -150,6 +165,29 @@ func dev(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}
 	return err
+}
+
+// devEnv is the service's environment in the dev stack: the local
+// validator, the sample app's signing page, the metrics listener claimDevPorts
+// chose, and, on a loopback address, webhooks to http and loopback
+// receivers (RECLAIM_WEBHOOK_ALLOW_INSECURE) unless the variable says
+// otherwise. An API on another address keeps the strict default: anyone who
+// reaches it could aim webhooks at the machine's private network.
+func devEnv(getenv func(string) string, cfg config.Config, rpcURL, sampleOrigin, metricsAddr string) func(string) string {
+	return func(k string) string {
+		v := getenv(k)
+		switch {
+		case k == "SOLANA_RPC_URL":
+			return rpcURL
+		case k == "RECLAIM_SIGN_URL" && v == "":
+			return sampleOrigin + "/sign"
+		case k == "RECLAIM_METRICS_ADDR" && strings.TrimSpace(v) == "":
+			return metricsAddr
+		case k == "RECLAIM_WEBHOOK_ALLOW_INSECURE" && strings.TrimSpace(v) == "" && config.Loopback(cfg.Addr):
+			return "1"
+		}
+		return v
+	}
 }
 
 // seedDev seeds the demo once and keeps it: what data/demo.json names is
@@ -346,12 +384,34 @@ func demoOwner(ctx context.Context, e *env, d *demoFile) (owner.Owner, error) {
 	return owner.Owner{}, errors.New("demo: no free console email for the demo owner")
 }
 
+// stack is what the printed block says.
+type stack struct {
+	demo   demoFile
+	items  []string
+	rpcURL string
+	pubsub int
+	// metrics is the metrics listener's address; nil when off.
+	metrics net.Addr
+	// notes say which usual ports were taken and where their parts went.
+	notes            []string
+	webhooksInsecure bool
+}
+
 // printStack prints the one block `make run` ends its start with.
-func printStack(w io.Writer, d demoFile, items []string, rpcURL string) {
+func printStack(w io.Writer, s stack) {
+	d := s.demo
 	api := d.ReclaimURL
 	seeded := "its items from the last run are still on this validator"
-	if len(items) > 0 {
-		seeded = "made on this validator: " + strings.Join(items, "\n"+strings.Repeat(" ", 17))
+	if len(s.items) > 0 {
+		seeded = "made on this validator: " + strings.Join(s.items, "\n"+strings.Repeat(" ", 17))
+	}
+	metrics := "off (RECLAIM_METRICS_ADDR=off)"
+	if s.metrics != nil {
+		metrics = "http://" + s.metrics.String() + "/metrics  (Prometheus; RECLAIM_METRICS_ADDR fixes its address)"
+	}
+	webhooks := "receivers must be https on public addresses (RECLAIM_WEBHOOK_ALLOW_INSECURE is off)"
+	if s.webhooksInsecure {
+		webhooks = "http://127.0.0.1 receivers allowed (a loopback-only stack: RECLAIM_WEBHOOK_ALLOW_INSECURE on)"
 	}
 	fmt.Fprintf(w, `
 Reclaim is running: the whole local stack. Ctrl-C stops it.
@@ -362,10 +422,16 @@ Reclaim is running: the whole local stack. Ctrl-C stops it.
   Sample app     make example  (in another terminal: %[4]s, its signing page %[4]s/sign)
   Demo wallet    %[5]s  (keypair in %[6]s; a throwaway key)
   API key        %[7]s  (project %[8]s)
-  Validator      %[9]s  (LiteSVM; its chain lasts as long as this run)
+  Validator      %[9]s  (PubSub ws://127.0.0.1:%[10]d; LiteSVM; its chain lasts as long as this run)
+  Metrics        %[11]s
+  Webhooks       %[12]s
+`, api, d.ConsoleEmail, d.ConsolePassword, d.Origin, d.Wallet, d.WalletFile, d.APIKey, d.ProjectID, s.rpcURL, s.pubsub, metrics, webhooks)
+	for _, n := range s.notes {
+		fmt.Fprintf(w, "  Note           %s\n", n)
+	}
+	fmt.Fprintf(w, `
+  Demo items     %[3]s
+  Try            curl -s %[1]s/v1/wallet/%[2]s/assets -H "X-Api-Key: %[4]s"
 
-  Demo items     %[10]s
-  Try            curl -s %[1]s/v1/wallet/%[5]s/assets -H "X-Api-Key: %[7]s"
-
-`, api, d.ConsoleEmail, d.ConsolePassword, d.Origin, d.Wallet, d.WalletFile, d.APIKey, d.ProjectID, rpcURL, seeded)
+`, api, d.Wallet, seeded, d.APIKey)
 }

@@ -80,10 +80,11 @@ func TestDevWithACluster(t *testing.T) {
 // dev's own settings are checked before anything starts, naming the bound.
 func TestDevSettings(t *testing.T) {
 	for env, want := range map[string]string{
-		"VALIDATOR_PORT=0":      "VALIDATOR_PORT=\"0\": want a port from 1 to 65534",
-		"VALIDATOR_PORT=65535":  "from 1 to 65534 (PubSub takes the next one)",
-		"SAMPLE_APP_PORT=http":  "SAMPLE_APP_PORT=\"http\": want a port from 1 to 65535",
-		"SAMPLE_APP_PORT=70000": "want a port from 1 to 65535",
+		"VALIDATOR_PORT=0":         "VALIDATOR_PORT=\"0\": want a port from 1 to 65534",
+		"VALIDATOR_PORT=65535":     "from 1 to 65534 (PubSub takes the next one unless VALIDATOR_PUBSUB_PORT is set)",
+		"VALIDATOR_PUBSUB_PORT=ws": "VALIDATOR_PUBSUB_PORT=\"ws\": want a port from 1 to 65535",
+		"SAMPLE_APP_PORT=http":     "SAMPLE_APP_PORT=\"http\": want a port from 1 to 65535",
+		"SAMPLE_APP_PORT=70000":    "want a port from 1 to 65535",
 	} {
 		k, v, _ := strings.Cut(env, "=")
 		_, _, err := loadDevSettings(nil, func(name string) string {

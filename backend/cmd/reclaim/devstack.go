@@ -37,7 +37,7 @@ const validatorGrace = 10 * time.Second
 // (npm ci, locked), starts it on 127.0.0.1:port (PubSub on port+1) and
 // returns once it listens, or with what it said if it exits first. Its
 // later output goes to logw.
-func startValidator(ctx context.Context, dir string, port int, logw io.Writer) (*validatorProcess, error) {
+func startValidator(ctx context.Context, dir string, port, wsPort int, logw io.Writer) (*validatorProcess, error) {
 	if _, err := os.Stat(filepath.Join(dir, "server.js")); err != nil {
 		return nil, fmt.Errorf("the local validator is not at %s (run make run from the repository's root, or set SOLANA_RPC_URL to use a cluster of your own): %w", dir, err)
 	}
@@ -49,7 +49,7 @@ func startValidator(ctx context.Context, dir string, port int, logw io.Writer) (
 	}
 	// Without the cancel: stop ends the whole process group and waits, where
 	// a cancelled context would kill node alone.
-	cmd := exec.CommandContext(context.WithoutCancel(ctx), "node", "server.js", "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--ws-port", strconv.Itoa(port+1)) //nolint:gosec // G204: node and a script of the repository; the ports are numbers
+	cmd := exec.CommandContext(context.WithoutCancel(ctx), "node", "server.js", "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--ws-port", strconv.Itoa(wsPort)) //nolint:gosec // G204: node and a script of the repository; the ports are numbers
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stderr = logw
@@ -86,7 +86,7 @@ func startValidator(ctx context.Context, dir string, port int, logw io.Writer) (
 	case <-ready:
 		return v, nil
 	case <-v.done:
-		return nil, fmt.Errorf("the local validator exited before it listened on 127.0.0.1:%d (%w); is the port taken? set VALIDATOR_PORT to another:\n%s", port, v.err, said.String())
+		return nil, fmt.Errorf("the local validator exited before it listened on 127.0.0.1:%d or PubSub on %d (%w); is a port taken? VALIDATOR_PORT and VALIDATOR_PUBSUB_PORT move them:\n%s", port, wsPort, v.err, said.String())
 	case <-ctx.Done():
 		v.stop()
 		return nil, ctx.Err()

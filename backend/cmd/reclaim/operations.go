@@ -44,7 +44,9 @@ type operations struct {
 	tracing  *telemetry.Tracing
 	life     *server.Lifecycle
 	endpoint *http.Server // GET /metrics; nil when off
-	log      *slog.Logger
+	// metricsAddr is where endpoint listens; nil when off.
+	metricsAddr net.Addr
+	log         *slog.Logger
 	// rpcConcurrency sizes the cluster clients' connection pools
 	// (RECLAIM_RPC_CONCURRENCY; zero: the default).
 	rpcConcurrency int
@@ -85,6 +87,7 @@ func startOperations(ctx context.Context, o config.Operations, getenv func(strin
 		WriteTimeout:      30 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	ops.metricsAddr = ln.Addr()
 	log.Info("metrics listening", "addr", ln.Addr().String())
 	go func() {
 		if err := ops.endpoint.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

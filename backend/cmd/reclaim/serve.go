@@ -131,8 +131,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	return serveListening(ctx, args, getenv, stdout, stderr, nil)
 }
 
-// serveListening is serve, calling listening (when set) once the server listens.
-func serveListening(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, listening func(net.Addr)) error {
+// serveListening is serve, calling listening (when set) once the server
+// listens, with the API's address and the metrics listener's (nil: off).
+func serveListening(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, listening func(api, metrics net.Addr)) error {
 	cfg, err := serveConfig(args, getenv)
 	if err != nil {
 		return err
@@ -201,7 +202,7 @@ func serveListening(ctx context.Context, args []string, getenv func(string) stri
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if listening != nil {
-		listening(ln.Addr())
+		listening(ln.Addr(), ops.metricsAddr)
 	}
 	select {
 	case err := <-errc:

@@ -66,7 +66,7 @@ func webhooksCommand(ctx context.Context, args []string, getenv func(string) str
 	case "add":
 		ep, secret, err := e.webhooks.Add(ctx, *projectID, *url, events)
 		if err != nil {
-			return fmt.Errorf("webhooks add: %w", err)
+			return fmt.Errorf("webhooks add: %w%s", err, insecureHint(cfg.WebhookAllowInsecure, *url))
 		}
 		fmt.Fprintf(stdout, "%s\n%s\n", ep.ID, secret)
 	case "list":
@@ -95,6 +95,21 @@ func webhooksCommand(ctx context.Context, args []string, getenv func(string) str
 		fmt.Fprintln(stdout, secret)
 	}
 	return nil
+}
+
+// insecureHint says where the setting lives when a URL was refused only for
+// being http or private: this command checks the URL itself, so it needs
+// the setting as much as the server that delivers does.
+func insecureHint(insecure bool, url string) string {
+	if insecure {
+		return ""
+	}
+	if _, err := webhook.CheckURL(url, true); err != nil {
+		return ""
+	}
+	return "; reclaim webhooks add checks the URL itself: for a local receiver run it with --allow-insecure " +
+		"(or RECLAIM_WEBHOOK_ALLOW_INSECURE=1), and the server that delivers needs the same: make run allows it " +
+		"on its own (a loopback-only stack), reclaim serve needs RECLAIM_WEBHOOK_ALLOW_INSECURE=1"
 }
 
 // required refuses a command missing --project, or --url or --id where it

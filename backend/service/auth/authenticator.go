@@ -82,7 +82,7 @@ func (a *Authenticator) apiKey(ctx context.Context, key string) (Principal, erro
 		return Principal{}, deny("invalid API key")
 	}
 	if k.Revoked() {
-		return Principal{}, deny("API key revoked: create a new key in the dashboard")
+		return Principal{}, deny("API key revoked: create a new key on the console's API keys page")
 	}
 	a.remember(k)
 	a.touch(k)

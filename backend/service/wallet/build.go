@@ -102,7 +102,7 @@ func (s *Service) params(ctx context.Context, projectID string, wallet solana.Pu
 		donation = *donationPct
 	}
 	if donation > 0 && p.DonationWallet == "" {
-		return txbuild.Params{}, invalidf("donationPercentage", "project %s has no donation wallet: set one in the dashboard or leave donationPercentage out", p.ID)
+		return txbuild.Params{}, invalidf("donationPercentage", "project %s has no donation wallet: set one on the console's Settings page or leave donationPercentage out", p.ID)
 	}
 	params := txbuild.Params{
 		Wallet: wallet, DonationPercentage: donation,

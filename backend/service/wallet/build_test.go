@@ -132,7 +132,7 @@ func TestBuildOptions(t *testing.T) {
 			req.DonationPercentage, req.PriorityFeeLevel = tc.donation, tc.level
 			_, err := svc.Build(context.Background(), req)
 			if tc.param != "" {
-				wantInvalid(t, err, tc.param, "donationPercentage: project prj_test has no donation wallet: set one in the dashboard or leave donationPercentage out")
+				wantInvalid(t, err, tc.param, "donationPercentage: project prj_test has no donation wallet: set one on the console's Settings page or leave donationPercentage out")
 				if f.called("Resolve", "Prefetch", "BuildWith") != 0 {
 					t.Error("asked the chain for a request it refused")
 				}
