@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/server"
 )
 
@@ -345,5 +347,56 @@ func TestMCPProtectedResourceMetadataAttacks(t *testing.T) {
 	r.restErr(429, "resource_exhausted")
 	if r.header.Get("Retry-After") == "" {
 		t.Errorf("429 without Retry-After: %v", r.header)
+	}
+}
+
+// Issue 32, "descriptions drift": a tool's description that names some of
+// the values an argument takes names them all (the leaderboard's listed 3
+// of the 7 transaction types), and the leaderboard's names every
+// transaction type the contract has.
+func TestMCPDescriptionsNameEveryValue(t *testing.T) {
+	e := newEnv(t)
+	s, err := e.mcpSession(t, apiKey(e.apiKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tools, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := func(desc, value string) bool {
+		return regexp.MustCompile(`\b` + regexp.QuoteMeta(value) + `\b`).MatchString(desc)
+	}
+	checked := 0
+	for _, tool := range tools.Tools {
+		for arg, p := range tool.InputSchema.(map[string]any)["properties"].(map[string]any) {
+			values, _ := p.(map[string]any)["enum"].([]any)
+			var said, missing []string
+			for _, v := range values {
+				if named(tool.Description, v.(string)) {
+					said = append(said, v.(string))
+				} else {
+					missing = append(missing, v.(string))
+				}
+			}
+			if len(said) > 0 {
+				checked++
+				if len(missing) > 0 {
+					t.Errorf("%s names %v of %s's values, not %v", tool.Name, said, arg, missing)
+				}
+			}
+		}
+		if tool.Name != "get_leaderboard" {
+			continue
+		}
+		for _, typ := range ledger.Types {
+			if !named(tool.Description, typ) {
+				t.Errorf("get_leaderboard's description does not name the transaction type %s: %q", typ, tool.Description)
+			}
+		}
+	}
+	if checked < 3 { // the leaderboard's types, the summary's and the build's fee levels
+		t.Errorf("%d arguments' values named in descriptions, want at least 3", checked)
 	}
 }

@@ -131,3 +131,24 @@ func TestAnRPCWithoutItsOptionStopsTheStart(t *testing.T) {
 	}()
 	mustPolicies([]protoreflect.ServiceDescriptor{fd.Services().Get(0)})
 }
+
+// A description's {in:field} list is the field's string.in rule, written
+// out; one that names no such field stops the start.
+func TestDescriptionListsFromTheRules(t *testing.T) {
+	leaderboard := (&reclaimv1.GetLeaderboardRequest{}).ProtoReflect().Descriptor()
+	got, err := expandIn("types ({in:transaction_type}).", leaderboard)
+	want := "types (token_account_closure, token_burn, nft_burn, excess_rent_withdrawal, program_buffer_closure, " +
+		"nonce_account_closure, stake_account_withdrawal)."
+	if err != nil || got != want {
+		t.Errorf("expandIn: %q, %v; want %q", got, err, want)
+	}
+	session := (&reclaimv1.CreateSessionRequest{}).ProtoReflect().Descriptor()
+	if got, err := expandIn("{in:scopes}", session); err != nil || got != "wallet:read, wallet:stream, transactions:build, transactions:submit" {
+		t.Errorf("a repeated field's items: %q, %v", got, err)
+	}
+	for _, bad := range []string{"{in:payer}", "{in:nothing}", "{in:transaction_type"} {
+		if _, err := expandIn(bad, leaderboard); err == nil {
+			t.Errorf("expandIn(%q) took it", bad)
+		}
+	}
+}
