@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
@@ -67,11 +68,10 @@ func compileSchema(t *testing.T, name string, schema any) *jsonschema.Schema {
 	return s
 }
 
-// Issue 32, "MCP tools advertise an argument with an empty name": every
-// tool's input and output schema is a valid JSON Schema whose properties
-// all have names; the keyed tools take idempotencyKey; the hints say which
-// tools read, which write, which destroy.
-func TestMCPToolSchemasAndHints(t *testing.T) {
+// listTools lists /mcp's tools as the official Go SDK's client does, with
+// an API key.
+func listTools(t *testing.T) *mcp.ListToolsResult {
+	t.Helper()
 	e := newEnv(t)
 	s, err := e.mcpSession(t, apiKey(e.apiKey))
 	if err != nil {
@@ -82,6 +82,15 @@ func TestMCPToolSchemasAndHints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tools
+}
+
+// Issue 32, "MCP tools advertise an argument with an empty name": every
+// tool's input and output schema is a valid JSON Schema whose properties
+// all have names; the keyed tools take idempotencyKey; the hints say which
+// tools read, which write, which destroy.
+func TestMCPToolSchemasAndHints(t *testing.T) {
+	tools := listTools(t)
 	type hints struct{ readOnly, destructive, idempotent, openWorld bool }
 	want := map[string]hints{
 		"list_wallet_items":          {readOnly: true, openWorld: true},
@@ -355,16 +364,7 @@ func TestMCPProtectedResourceMetadataAttacks(t *testing.T) {
 // of the 7 transaction types), and the leaderboard's names every
 // transaction type the contract has.
 func TestMCPDescriptionsNameEveryValue(t *testing.T) {
-	e := newEnv(t)
-	s, err := e.mcpSession(t, apiKey(e.apiKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	tools, err := s.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools := listTools(t)
 	named := func(desc, value string) bool {
 		return regexp.MustCompile(`\b` + regexp.QuoteMeta(value) + `\b`).MatchString(desc)
 	}
