@@ -169,7 +169,7 @@ func expandIn(desc string, input protoreflect.MessageDescriptor) (string, error)
 		}
 		name, after, ok := strings.Cut(rest, "}")
 		if !ok {
-			return "", errors.New("an unclosed {in:")
+			return "", errors.New("a {in: without its closing brace")
 		}
 		values := fieldInValues(input.Fields().ByName(protoreflect.Name(name)))
 		if len(values) == 0 {
