@@ -84,6 +84,9 @@ func unaryCall(handler any, md protoreflect.MethodDescriptor) (func(context.Cont
 	if err != nil {
 		return nil, err
 	}
+	if handler == nil {
+		return nil, fmt.Errorf("the MCP server has no handler of %s", md.Parent().FullName())
+	}
 	fn := reflect.ValueOf(handler).MethodByName(string(md.Name()))
 	if !fn.IsValid() || fn.Type().NumIn() != 2 || fn.Type().NumOut() != 2 || fn.Type().In(1).Kind() != reflect.Pointer {
 		return nil, fmt.Errorf("%T has no unary method %s", handler, md.Name())
