@@ -13,22 +13,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
 	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
-	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
-
-// requirements is the contract's credential table, per procedure.
-var requirements = map[string]auth.Requirement{
-	reclaimv1connect.SessionServiceCreateSessionProcedure:     {APIKey: true},
-	reclaimv1connect.WalletServiceListAssetsProcedure:         {APIKey: true, Session: true, Scope: auth.ScopeWalletRead, BindsWallet: true},
-	reclaimv1connect.WalletServiceBuildTransactionsProcedure:  {APIKey: true, Session: true, Scope: auth.ScopeTransactionsBuild, BindsWallet: true},
-	reclaimv1connect.WalletServiceSubmitTransactionsProcedure: {APIKey: true, Session: true, Scope: auth.ScopeTransactionsSubmit, BindsWallet: true},
-	reclaimv1connect.WalletServiceStreamWalletAssetsProcedure: {Session: true, Scope: auth.ScopeWalletStream, BindsWallet: true},
-	reclaimv1connect.WalletServiceGetSummaryProcedure:         {APIKey: true, Session: true, Scope: auth.ScopeTransactionsBuild, BindsWallet: true},
-	reclaimv1connect.WalletServiceGetSubmissionsProcedure: {APIKey: true, Session: true, Scope: auth.ScopeWalletRead,
-		OrScope: auth.ScopeTransactionsSubmit, BindsWallet: true},
-	reclaimv1connect.ProjectServiceGetLeaderboardProcedure: {APIKey: true, Session: true},
-	reclaimv1connect.ProjectServiceGetStatsProcedure:       {APIKey: true, Session: true},
-}
 
 type principalKey struct{}
 
@@ -63,10 +48,11 @@ var _ connect.Interceptor = (*authInterceptor)(nil)
 // context carrying the principal, and the rate-limit decisions whose
 // headers the response must carry.
 func (g *authInterceptor) admit(ctx context.Context, procedure string, h http.Header, peer string, msg any) (context.Context, rateNote, error) {
-	rule, ok := requirements[procedure]
+	op, ok := policies.of(procedure)
 	if !ok {
 		return ctx, nil, connect.NewError(connect.CodeUnimplemented, errors.New("unknown procedure"))
 	}
+	rule := op.require
 	p, note, err := g.authenticate(ctx, h, peer)
 	if err != nil {
 		return ctx, note, err

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"time"
 
 	"connectrpc.com/connect"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -15,7 +14,6 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/idempotency"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
-	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
 
 // Idempotency keys are a layer every face shares: a Connect interceptor
@@ -24,22 +22,6 @@ import (
 // header. It fingerprints the decoded request, so a key sent over REST may
 // be retried over Connect; it stores the response message's bytes, so a
 // replay is the first answer, encoded for the wire it is asked on.
-
-// replayable lists the operations that honour Idempotency-Key (the writes),
-// each with how a stored answer becomes its response again. Other
-// operations ignore the header: reads are safe to repeat.
-var replayable = map[string]func(body []byte) (connect.AnyResponse, error){
-	reclaimv1connect.WalletServiceBuildTransactionsProcedure:  replayer[reclaimv1.BuildTransactionsResponse](),
-	reclaimv1connect.WalletServiceSubmitTransactionsProcedure: replayer[reclaimv1.SubmitTransactionsResponse](),
-}
-
-// leases are the claims' leases of the operations whose run is bounded: a
-// submit's is relay.SendGrace (its sends' deadline and the checks after
-// them), not the service's 90 s, so that after its instance died a retry
-// with its key runs again while the transaction's blockhash lives.
-var leases = map[string]time.Duration{
-	reclaimv1connect.WalletServiceSubmitTransactionsProcedure: relay.SendGrace,
-}
 
 // curable reports whether an answer holds a part a retry may cure: a
 // submit with an entry failed with a curable code (relay.Code.Curable).
@@ -61,23 +43,8 @@ func curable(m proto.Message) bool {
 // Idempotent reports whether an operation (a Connect procedure) honours
 // Idempotency-Key: the OpenAPI document declares it on those.
 func Idempotent(procedure string) bool {
-	_, ok := replayable[procedure]
-	return ok
-}
-
-// replayer decodes a stored answer into the response type T of an
-// operation.
-func replayer[T any, PT interface {
-	*T
-	proto.Message
-}]() func([]byte) (connect.AnyResponse, error) {
-	return func(body []byte) (connect.AnyResponse, error) {
-		msg := PT(new(T))
-		if err := proto.Unmarshal(body, msg); err != nil {
-			return nil, err
-		}
-		return connect.NewResponse(msg), nil
-	}
+	op, ok := policies.of(procedure)
+	return ok && op.replay != nil
 }
 
 // The reasons an idempotency refusal carries (a google.rpc.ErrorInfo
@@ -124,8 +91,8 @@ func (i *idempotencyInterceptor) WrapUnary(next connect.UnaryFunc) connect.Unary
 func (i *idempotencyInterceptor) do(ctx context.Context, procedure string, header http.Header, req any,
 	next func(context.Context) (connect.AnyResponse, error),
 ) (connect.AnyResponse, error) {
-	replay, ok := replayable[procedure]
-	if !ok || i.keys == nil {
+	op, ok := policies.of(procedure)
+	if !ok || op.replay == nil || i.keys == nil {
 		return next(ctx)
 	}
 	key, err := idempotency.ParseKey(header.Values(idempotency.Header))
@@ -143,7 +110,7 @@ func (i *idempotencyInterceptor) do(ctx context.Context, procedure string, heade
 	p := principalFrom(ctx)
 	r := idempotency.Request{
 		ProjectID: p.ProjectID, Scope: idempotency.Scope(p.APIKeyID, p.Wallet), Key: key,
-		Fingerprint: idempotency.Fingerprint(procedure, body), Lease: leases[procedure],
+		Fingerprint: idempotency.Fingerprint(procedure, body), Lease: op.lease,
 	}
 	var (
 		fresh  connect.AnyResponse
@@ -175,7 +142,7 @@ func (i *idempotencyInterceptor) do(ctx context.Context, procedure string, heade
 		ce.Meta().Set(idempotency.ReplayedHeader, "true")
 		return nil, ce
 	}
-	resp, err := replay(a.Body)
+	resp, err := op.replay(a.Body)
 	if err != nil {
 		return nil, toConnect(ctx, i.log, err)
 	}

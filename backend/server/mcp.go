@@ -60,6 +60,8 @@ type mcpFace struct {
 type mcpTool struct {
 	tool      *mcp.Tool
 	procedure string
+	// require is the credentials its operation takes.
+	require auth.Requirement
 	// input returns a new request message to decode the arguments into.
 	input func() proto.Message
 	// keyed: the tool takes idempotencyKey.
@@ -102,7 +104,7 @@ func (m *mcpFace) handler(tools []mcpTool) http.Handler {
 
 // run is the MCP handler of tool t.
 func (m *mcpFace) run(t mcpTool) mcp.ToolHandler {
-	rule := requirements[t.procedure]
+	rule := t.require
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		out, err := m.call(ctx, t, rule, req.Params.Arguments)
 		settle(ctx, "mcp/"+t.tool.Name, err)

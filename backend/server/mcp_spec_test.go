@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/server"
 )
 
@@ -65,11 +68,10 @@ func compileSchema(t *testing.T, name string, schema any) *jsonschema.Schema {
 	return s
 }
 
-// Issue 32, "MCP tools advertise an argument with an empty name": every
-// tool's input and output schema is a valid JSON Schema whose properties
-// all have names; the keyed tools take idempotencyKey; the hints say which
-// tools read, which write, which destroy.
-func TestMCPToolSchemasAndHints(t *testing.T) {
+// listTools lists /mcp's tools as the official Go SDK's client does, with
+// an API key.
+func listTools(t *testing.T) *mcp.ListToolsResult {
+	t.Helper()
 	e := newEnv(t)
 	s, err := e.mcpSession(t, apiKey(e.apiKey))
 	if err != nil {
@@ -80,6 +82,15 @@ func TestMCPToolSchemasAndHints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tools
+}
+
+// Issue 32, "MCP tools advertise an argument with an empty name": every
+// tool's input and output schema is a valid JSON Schema whose properties
+// all have names; the keyed tools take idempotencyKey; the hints say which
+// tools read, which write, which destroy.
+func TestMCPToolSchemasAndHints(t *testing.T) {
+	tools := listTools(t)
 	type hints struct{ readOnly, destructive, idempotent, openWorld bool }
 	want := map[string]hints{
 		"list_wallet_items":          {readOnly: true, openWorld: true},
@@ -345,5 +356,47 @@ func TestMCPProtectedResourceMetadataAttacks(t *testing.T) {
 	r.restErr(429, "resource_exhausted")
 	if r.header.Get("Retry-After") == "" {
 		t.Errorf("429 without Retry-After: %v", r.header)
+	}
+}
+
+// Issue 32, "descriptions drift": a tool's description that names some of
+// the values an argument takes names them all (the leaderboard's listed 3
+// of the 7 transaction types), and the leaderboard's names every
+// transaction type the contract has.
+func TestMCPDescriptionsNameEveryValue(t *testing.T) {
+	tools := listTools(t)
+	named := func(desc, value string) bool {
+		return regexp.MustCompile(`\b` + regexp.QuoteMeta(value) + `\b`).MatchString(desc)
+	}
+	checked := 0
+	for _, tool := range tools.Tools {
+		for arg, p := range tool.InputSchema.(map[string]any)["properties"].(map[string]any) {
+			values, _ := p.(map[string]any)["enum"].([]any)
+			var said, missing []string
+			for _, v := range values {
+				if named(tool.Description, v.(string)) {
+					said = append(said, v.(string))
+				} else {
+					missing = append(missing, v.(string))
+				}
+			}
+			if len(said) > 0 {
+				checked++
+				if len(missing) > 0 {
+					t.Errorf("%s names %v of %s's values, not %v", tool.Name, said, arg, missing)
+				}
+			}
+		}
+		if tool.Name != "get_leaderboard" {
+			continue
+		}
+		for _, typ := range ledger.Types {
+			if !named(tool.Description, typ) {
+				t.Errorf("get_leaderboard's description does not name the transaction type %s: %q", typ, tool.Description)
+			}
+		}
+	}
+	if checked < 3 { // the leaderboard's types, the summary's and the build's fee levels
+		t.Errorf("%d arguments' values named in descriptions, want at least 3", checked)
 	}
 }

@@ -7,90 +7,36 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"reflect"
 	"strings"
 	"time"
 
 	"connectrpc.com/connect"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/idempotency"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
 
-// toolSpec is what a tool adds to its operation: its name, what an agent
-// needs to know to use it, and how it reads and answers.
-type toolSpec struct {
-	name, operationID, procedure, title, description string
-	annotations                                      *mcp.ToolAnnotations
-	input                                            func() proto.Message
-	// call runs the operation's handler.
-	call func(m *mcpFace, ctx context.Context, req proto.Message) (connect.AnyResponse, error)
+// toolExtra is what a tool adds to its operation's answer, beyond the
+// operation's policy (proto/reclaim/v1/options.proto), which names it.
+type toolExtra struct {
 	// output changes the operation's answer schema (nil: as it is).
 	output func(schema map[string]any) map[string]any
 	// extra adds to the answer (nil: the REST body as it is).
 	extra func(m *mcpFace, ctx context.Context, req proto.Message, body json.RawMessage, out map[string]any)
 }
 
-// The tools' hints (MCP tool annotations). Reads change nothing
-// (readOnlyHint) and destroy nothing (destructiveHint false); the reads of
-// a wallet reach the Solana cluster (openWorldHint), the others Reclaim's
-// own records only. Build writes (tickets, a signing link, its key's
-// answer) but destroys nothing; submit sends transactions that burn what
-// they burn (destructiveHint); both take an idempotencyKey, with which a
-// repeated call has no further effect (idempotentHint).
-var (
-	readsChain   = &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: new(false), OpenWorldHint: new(true)}
-	readsRecords = &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: new(false), OpenWorldHint: new(false)}
-)
-
-// toolSpecs are the MCP tools, in the order of the flow.
-var toolSpecs = []toolSpec{
-	{
-		name: "list_wallet_items", operationID: "WalletService_ListAssets", procedure: reclaimv1connect.WalletServiceListAssetsProcedure,
-		title: "List a wallet's reclaimable items",
-		description: "List the items of a Solana wallet whose rent can be reclaimed: empty token accounts (action close), " +
-			"token balances and NFTs (action burn), and the other kinds the server knows. Each item says its type, address, " +
-			"the lamports it returns (lamports) and the actions it allows; counts gives the number of items of each type. " +
-			"Pass the chosen items as {type, address, action} to build_reclaim_transactions. Read-only.",
-		annotations: readsChain,
-		input:       func() proto.Message { return &reclaimv1.ListAssetsRequest{} },
-		call: func(m *mcpFace, ctx context.Context, req proto.Message) (connect.AnyResponse, error) {
-			return unary(m.wallet.ListAssets(ctx, connect.NewRequest(req.(*reclaimv1.ListAssetsRequest))))
-		},
-	},
-	{
-		name: "summarize_wallet", operationID: "WalletService_GetSummary", procedure: reclaimv1connect.WalletServiceGetSummaryProcedure,
-		title: "Summarise what a wallet can reclaim",
-		description: "What a Solana wallet holds per item type (types: count and lamports of each) and what reclaiming every safe item " +
-			"would return: totals (grossRebate, split into rentRebate and ownBalanceRebate: the wallet's own SOL such as wrapped SOL or a " +
-			"stake's principal, on which nothing is taken; fees, donationAmount, netRebate: what the wallet receives, in lamports) and transactionCount, " +
-			"exactly what build_reclaim_transactions with selectAll true returns while the chain and fees stay put. Safe items are the " +
-			"closes of empty accounts, excess rent, program buffers, nonce and deactivated stake accounts: never a burn. Optional " +
-			"donationPercentage (0 to 1) and priorityFeeLevel (none, low, medium, high) as a build's. Builds nothing, issues no ticket. Read-only.",
-		annotations: readsChain,
-		input:       func() proto.Message { return &reclaimv1.GetSummaryRequest{} },
-		call: func(m *mcpFace, ctx context.Context, req proto.Message) (connect.AnyResponse, error) {
-			return unary(m.wallet.GetSummary(ctx, connect.NewRequest(req.(*reclaimv1.GetSummaryRequest))))
-		},
-	},
-	{
-		name: "build_reclaim_transactions", operationID: "WalletService_BuildTransactions", procedure: reclaimv1connect.WalletServiceBuildTransactionsProcedure,
-		title: "Build unsigned reclaim transactions",
-		description: "Build the transactions that reclaim the selected items' rent (items: {type, address, action} from list_wallet_items, " +
-			"or selectAll: true instead of items for every safe item, as summarize_wallet counts them; " +
-			"donationPercentage: the share of the rent reclaimed donated to the project, 0 to 1, never of the wallet's own SOL; priorityFeeLevel: none, low, medium or high). " +
-			"The transactions are UNSIGNED: this tool never signs and cannot (the server holds no wallet key). The wallet's owner signs " +
-			"each transactionBase64 (a v0 VersionedTransaction) in their wallet, then submit_signed_transactions sends each signed " +
-			"transaction with its submissionTicket. Tickets and the blockhash live about 60 seconds: build again if they expired. " +
-			"When the answer has a signUrl, give it to the person: it opens these transactions in a browser wallet to sign and submit. " +
-			"totals gives the gross rebate (rentRebate plus ownBalanceRebate), the fees, the donation and what the wallet receives (netRebate), in lamports.",
-		annotations: &mcp.ToolAnnotations{DestructiveHint: new(false), IdempotentHint: true, OpenWorldHint: new(true)},
-		input:       func() proto.Message { return &reclaimv1.BuildTransactionsRequest{} },
-		call: func(m *mcpFace, ctx context.Context, req proto.Message) (connect.AnyResponse, error) {
-			return unary(m.wallet.BuildTransactions(ctx, connect.NewRequest(req.(*reclaimv1.BuildTransactionsRequest))))
-		},
+// toolExtras are the tools that add to their operation's answer, by
+// procedure: a build's answer says who signs, and links to the signing
+// page.
+var toolExtras = map[string]toolExtra{
+	reclaimv1connect.WalletServiceBuildTransactionsProcedure: {
 		extra: (*mcpFace).signLink,
 		output: func(s map[string]any) map[string]any {
 			props := maps.Clone(s["properties"].(map[string]any))
@@ -102,64 +48,62 @@ var toolSpecs = []toolSpec{
 			return out
 		},
 	},
-	{
-		name: "submit_signed_transactions", operationID: "WalletService_SubmitTransactions", procedure: reclaimv1connect.WalletServiceSubmitTransactionsProcedure,
-		title: "Submit signed reclaim transactions",
-		description: "Send the transactions the wallet signed to the cluster: signed is a list of {transactionBase64: the signed " +
-			"transaction, submissionTicket: the ticket build_reclaim_transactions gave with it}, or {signature, submissionTicket} for one " +
-			"the wallet sent itself. Each result is submitted (sent: its " +
-			"signature follows), duplicate (that ticket was submitted before) or failed (error.code and error.message say why); " +
-			"a submitted transaction is confirmed on chain a few seconds later. This sends real transactions: it burns what they burn.",
-		annotations: &mcp.ToolAnnotations{DestructiveHint: new(true), IdempotentHint: true, OpenWorldHint: new(true)},
-		input:       func() proto.Message { return &reclaimv1.SubmitTransactionsRequest{} },
-		call: func(m *mcpFace, ctx context.Context, req proto.Message) (connect.AnyResponse, error) {
-			return unary(m.wallet.SubmitTransactions(ctx, connect.NewRequest(req.(*reclaimv1.SubmitTransactionsRequest))))
-		},
-	},
-	{
-		name: "get_submission_status", operationID: "WalletService_GetSubmissions", procedure: reclaimv1connect.WalletServiceGetSubmissionsProcedure,
-		title: "Where submitted transactions are",
-		description: "The status of each signature (signature: a list, from submit_signed_transactions) of this wallet, in the order asked: " +
-			"submitted (sent, not in a block yet), landed (in a block at confirmed commitment, usually within a second: the user can be told " +
-			"it worked; with slot and landed: fee, grossRebate, netRebate, donationAmount in lamports, from the chain; not final yet), confirmed " +
-			"(finalized and counted, with slot, confirmedAt and landed), failed or expired (error.code and error.message say why; build again " +
-			"after expired), or unknown (Reclaim never saw it for this wallet); treat any other status as in progress. waitSeconds (at most 30) " +
-			"holds the answer until every one is landed or final (waitUntil \"final\": until every one is final), or the time passes. Read-only.",
-		annotations: readsRecords,
-		input:       func() proto.Message { return &reclaimv1.GetSubmissionsRequest{} },
-		call: func(m *mcpFace, ctx context.Context, req proto.Message) (connect.AnyResponse, error) {
-			return unary(m.wallet.GetSubmissions(ctx, connect.NewRequest(req.(*reclaimv1.GetSubmissionsRequest))))
-		},
-	},
-	{
-		name: "get_project_stats", operationID: "ProjectService_GetStats", procedure: reclaimv1connect.ProjectServiceGetStatsProcedure,
-		title: "The project's totals",
-		description: "The totals of the caller's project over its confirmed transactions: gross and net rebates (lamports), " +
-			"transactions, wallets, donations and their amount, and the gross split into rent and the wallets' own SOL " +
-			"(totalRentRebate, totalOwnBalanceRebate: transactions recorded before the split count in neither). Read-only.",
-		annotations: readsRecords,
-		input:       func() proto.Message { return &reclaimv1.GetStatsRequest{} },
-		call: func(m *mcpFace, ctx context.Context, req proto.Message) (connect.AnyResponse, error) {
-			return unary(m.project.GetStats(ctx, connect.NewRequest(req.(*reclaimv1.GetStatsRequest))))
-		},
-	},
-	{
-		name: "get_leaderboard", operationID: "ProjectService_GetLeaderboard", procedure: reclaimv1connect.ProjectServiceGetLeaderboardProcedure,
-		title: "The project's leaderboard",
-		description: "The project's wallets ranked by gross rebate over confirmed transactions, optionally for one payer, one " +
-			"transactionType (token_account_closure, token_burn, nft_burn) and a date range (startDate, endDate: ISO 8601 dates " +
-			"or timestamps), limit (at most 1000) and offset. Read-only.",
-		annotations: readsRecords,
-		input:       func() proto.Message { return &reclaimv1.GetLeaderboardRequest{} },
-		call: func(m *mcpFace, ctx context.Context, req proto.Message) (connect.AnyResponse, error) {
-			return unary(m.project.GetLeaderboard(ctx, connect.NewRequest(req.(*reclaimv1.GetLeaderboardRequest))))
-		},
-		// Connect's answer: REST sends the entries as a bare array.
-		output: func(s map[string]any) map[string]any {
-			return map[string]any{"type": "object", "additionalProperties": false, "required": []any{"entries"},
-				"properties": map[string]any{"entries": s}}
-		},
-	},
+}
+
+// toolHints are a tool's hints (MCP tool annotations), as its operation
+// declares them: every hint stated, true or false.
+func toolHints(t *reclaimv1.Tool) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{
+		ReadOnlyHint: t.GetReadOnly(), DestructiveHint: new(t.GetDestructive()),
+		IdempotentHint: t.GetIdempotent(), OpenWorldHint: new(t.GetOpenWorld()),
+	}
+}
+
+// answerBody wraps the REST answer's schema as the handler's answer, for an
+// operation whose REST body is one field of its answer (google.api.http's
+// response_body: the leaderboard's entries, a bare array over REST); nil:
+// the answer is the REST body.
+func answerBody(md protoreflect.MethodDescriptor) func(map[string]any) map[string]any {
+	rule, _ := proto.GetExtension(md.Options(), annotations.E_Http).(*annotations.HttpRule)
+	name := rule.GetResponseBody()
+	if name == "" {
+		return nil
+	}
+	key := md.Output().Fields().ByName(protoreflect.Name(name)).JSONName()
+	return func(s map[string]any) map[string]any {
+		return map[string]any{"type": "object", "additionalProperties": false, "required": []any{key},
+			"properties": map[string]any{key: s}}
+	}
+}
+
+// unaryCall is the handler method of md on handler (a service's
+// implementation), called with a request message: the operation's own
+// handler, found once, at start.
+func unaryCall(handler any, md protoreflect.MethodDescriptor) (func(context.Context, proto.Message) (connect.AnyResponse, error), error) {
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(md.Input().FullName())
+	if err != nil {
+		return nil, err
+	}
+	if handler == nil {
+		return nil, fmt.Errorf("the MCP server has no handler of %s", md.Parent().FullName())
+	}
+	fn := reflect.ValueOf(handler).MethodByName(string(md.Name()))
+	if !fn.IsValid() || fn.Type().NumIn() != 2 || fn.Type().NumOut() != 2 || fn.Type().In(1).Kind() != reflect.Pointer {
+		return nil, fmt.Errorf("%T has no unary method %s", handler, md.Name())
+	}
+	reqType := fn.Type().In(1).Elem() // connect.Request[T]
+	if f, ok := reqType.FieldByName("Msg"); !ok || f.Type != reflect.TypeOf(mt.New().Interface()) {
+		return nil, fmt.Errorf("%T.%s does not take a %s", handler, md.Name(), md.Input().FullName())
+	}
+	return func(ctx context.Context, msg proto.Message) (connect.AnyResponse, error) {
+		req := reflect.New(reqType) // as connect.NewRequest(msg)
+		req.Elem().FieldByName("Msg").Set(reflect.ValueOf(msg))
+		out := fn.Call([]reflect.Value{reflect.ValueOf(ctx), req})
+		if err, _ := out[1].Interface().(error); err != nil {
+			return nil, err
+		}
+		return out[0].Interface().(connect.AnyResponse), nil
+	}, nil
 }
 
 // idempotencyKeyArg is the argument keyed tools take for the
@@ -182,46 +126,65 @@ var replayedSchema = map[string]any{
 	"type": "boolean", "description": "true when this answer is the stored first answer of the call's idempotencyKey (REST's Idempotent-Replayed header)",
 }
 
-// tools returns the MCP tools with their schemas read from the OpenAPI
-// document: the same names, types and descriptions as REST; a header
-// parameter (Idempotency-Key) is an argument (idempotencyKey).
+// tools returns the MCP tools the operations declare, in the flow's
+// order, with their schemas read from the OpenAPI document: the same names,
+// types and descriptions as REST; a header parameter (Idempotency-Key) is
+// an argument (idempotencyKey).
 func (m *mcpFace) tools() ([]mcpTool, error) {
 	ops, err := operations()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]mcpTool, 0, len(toolSpecs))
-	for _, s := range toolSpecs {
-		op, ok := ops[s.operationID]
+	handlers := map[protoreflect.FullName]any{
+		reclaimv1connect.WalletServiceName:  m.wallet,
+		reclaimv1connect.ProjectServiceName: m.project,
+	}
+	out := make([]mcpTool, 0, len(policies.tools))
+	for _, p := range policies.tools {
+		t := p.tool
+		op, ok := ops[p.operationID]
 		if !ok || op.Output == nil {
-			return nil, fmt.Errorf("mcp: tool %s: no operation %s with an answer in the OpenAPI document", s.name, s.operationID)
+			return nil, fmt.Errorf("mcp: tool %s: no operation %s with an answer in the OpenAPI document", t.GetName(), p.operationID)
+		}
+		call, err := unaryCall(handlers[p.method.Parent().FullName()], p.method)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: tool %s: %w", t.GetName(), err)
+		}
+		mt, err := protoregistry.GlobalTypes.FindMessageByName(p.method.Input().FullName())
+		if err != nil {
+			return nil, fmt.Errorf("mcp: tool %s: %w", t.GetName(), err)
 		}
 		input, output := op.Input, op.Output
-		if s.output != nil {
-			output = s.output(output)
+		x := toolExtras[p.procedure]
+		if wrap := answerBody(p.method); wrap != nil {
+			output = wrap(output)
+		}
+		if x.output != nil {
+			output = x.output(output)
 		}
 		keyed := false
 		for arg, header := range op.Headers {
-			if header != idempotency.Header || !Idempotent(s.procedure) {
-				return nil, fmt.Errorf("mcp: tool %s: header %s is no argument a tool takes", s.name, header)
+			if header != idempotency.Header || p.replay == nil {
+				return nil, fmt.Errorf("mcp: tool %s: header %s is no argument a tool takes", t.GetName(), header)
 			}
 			input = withProperty(input, arg, idempotencyKeySchema)
 			output = withProperty(output, "idempotentReplayed", replayedSchema)
 			keyed = true
 		}
-		desc := s.description
+		desc := t.GetDescription()
 		if _, creds, ok := strings.Cut(op.Description, "Credentials: "); ok {
 			desc += "\n\nCredentials: " + creds
 		}
 		out = append(out, mcpTool{
 			tool: &mcp.Tool{
-				Name: s.name, Title: s.title, Description: desc, Annotations: s.annotations,
+				Name: t.GetName(), Title: t.GetTitle(), Description: desc, Annotations: toolHints(t),
 				InputSchema: input, OutputSchema: output,
 			},
-			procedure: s.procedure,
-			input:     s.input,
+			procedure: p.procedure,
+			require:   p.require,
+			input:     func() proto.Message { return mt.New().Interface() },
 			keyed:     keyed,
-			call:      s.bind(m),
+			call:      m.bind(p.procedure, call, x.extra),
 		})
 	}
 	return out, nil
@@ -236,13 +199,15 @@ func withProperty(s map[string]any, name string, schema map[string]any) map[stri
 	return out
 }
 
-// bind is the tool's call for m: the handler's answer as its REST body
+// bind is a tool's call for m: the handler's answer (call) as its REST body
 // (the same codec: 64-bit integers as numbers), with what the tool adds
-// (extra) and, on a replay, idempotentReplayed.
-func (s toolSpec) bind(m *mcpFace) func(context.Context, proto.Message, http.Header) (any, error) {
+// (extra, nil for nothing) and, on a replay, idempotentReplayed.
+func (m *mcpFace) bind(procedure string, call func(context.Context, proto.Message) (connect.AnyResponse, error),
+	extra func(m *mcpFace, ctx context.Context, req proto.Message, body json.RawMessage, out map[string]any),
+) func(context.Context, proto.Message, http.Header) (any, error) {
 	return func(ctx context.Context, req proto.Message, header http.Header) (any, error) {
-		resp, err := m.keys.do(ctx, s.procedure, header, req, func(ctx context.Context) (connect.AnyResponse, error) {
-			return s.call(m, ctx, req)
+		resp, err := m.keys.do(ctx, procedure, header, req, func(ctx context.Context) (connect.AnyResponse, error) {
+			return call(ctx, req)
 		})
 		if err != nil {
 			return nil, err
@@ -252,7 +217,7 @@ func (s toolSpec) bind(m *mcpFace) func(context.Context, proto.Message, http.Hea
 			return nil, err
 		}
 		replayed := resp.Header().Get(idempotency.ReplayedHeader) == "true"
-		if s.extra == nil && !replayed {
+		if extra == nil && !replayed {
 			return json.RawMessage(body), nil
 		}
 		var out map[string]any
@@ -261,22 +226,14 @@ func (s toolSpec) bind(m *mcpFace) func(context.Context, proto.Message, http.Hea
 		if err := dec.Decode(&out); err != nil {
 			return nil, err
 		}
-		if s.extra != nil {
-			s.extra(m, ctx, req, body, out)
+		if extra != nil {
+			extra(m, ctx, req, body, out)
 		}
 		if replayed {
 			out["idempotentReplayed"] = true
 		}
 		return out, nil
 	}
-}
-
-// unary is a handler's answer as any unary answer.
-func unary[T any](resp *connect.Response[T], err error) (connect.AnyResponse, error) {
-	if err != nil {
-		return nil, err
-	}
-	return resp, nil
 }
 
 // signLink adds to a build's answer who signs, and the signing page's link
@@ -300,9 +257,9 @@ type MCPTool struct{ Name, Title, Operation string }
 
 // MCPTools lists the tools of /mcp in the flow's order (for /llms.txt).
 func MCPTools() []MCPTool {
-	out := make([]MCPTool, len(toolSpecs))
-	for i, s := range toolSpecs {
-		out[i] = MCPTool{Name: s.name, Title: s.title, Operation: s.operationID}
+	out := make([]MCPTool, len(policies.tools))
+	for i, p := range policies.tools {
+		out[i] = MCPTool{Name: p.tool.GetName(), Title: p.tool.GetTitle(), Operation: p.operationID}
 	}
 	return out
 }

@@ -22,8 +22,11 @@ const openAPIPath = "/v1/openapi.json"
 // procedure (/reclaim.v1.Service/Method): the OpenAPI document's security
 // comes from it (backend/cmd/openapifix).
 func Requirement(procedure string) (auth.Requirement, bool) {
-	r, ok := requirements[procedure]
-	return r, ok
+	op, ok := policies.of(procedure)
+	if !ok {
+		return auth.Requirement{}, false
+	}
+	return op.require, true
 }
 
 //go:embed docs/index.html docs/rapidoc-min.js

@@ -17,7 +17,6 @@ import (
 
 	"connectrpc.com/connect"
 	"connectrpc.com/vanguard"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
@@ -25,7 +24,6 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/backend/service/wallet"
 	"github.com/reclaim-sol/reclaim/backend/telemetry"
-	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
 
@@ -166,11 +164,7 @@ func New(d Deps) (http.Handler, error) {
 	mux.Handle(streamPath, newWalletSocket(g, wallet, codec, origins))
 	mux.Handle("/v1/", transcoder)
 	mux.HandleFunc("/", notFound)
-	descriptors := []protoreflect.ServiceDescriptor{
-		reclaimv1.File_reclaim_v1_session_proto.Services().ByName("SessionService"),
-		reclaimv1.File_reclaim_v1_wallet_proto.Services().ByName("WalletService"),
-		reclaimv1.File_reclaim_v1_project_proto.Services().ByName("ProjectService"),
-	}
+	descriptors := apiServices
 	ops := mountOps(mux, newReadiness(d), descriptors, connect.WithInterceptors(obs.interceptors()...))
 	obs.known(descriptors, ops)
 	door := &frontDoor{

@@ -11,6 +11,7 @@ import (
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	descriptorpb "google.golang.org/protobuf/types/descriptorpb"
 	reflect "reflect"
+	sync "sync"
 	unsafe "unsafe"
 )
 
@@ -21,6 +22,216 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Operation is who may call an RPC, whether it honours Idempotency-Key, and
+// the MCP tool that serves it.
+type Operation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// api_key: an API key (X-Api-Key) is accepted.
+	ApiKey bool `protobuf:"varint,1,opt,name=api_key,json=apiKey,proto3" json:"api_key,omitempty"`
+	// session: a session token (Authorization: Bearer) is accepted.
+	Session bool `protobuf:"varint,2,opt,name=session,proto3" json:"session,omitempty"`
+	// scopes are the session scopes of which a session needs one (none: any
+	// session); at most two.
+	Scopes []string `protobuf:"bytes,3,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	// binds_wallet: a session may act only on its own wallet.
+	BindsWallet bool `protobuf:"varint,4,opt,name=binds_wallet,json=bindsWallet,proto3" json:"binds_wallet,omitempty"`
+	// idempotent: the RPC honours Idempotency-Key (a write whose retry must
+	// not do the work twice).
+	Idempotent bool `protobuf:"varint,5,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
+	// lease_seconds is the lease of an idempotency key's claim, when the RPC's
+	// run is bounded by less than the service's default (0: the default).
+	LeaseSeconds uint32 `protobuf:"varint,6,opt,name=lease_seconds,json=leaseSeconds,proto3" json:"lease_seconds,omitempty"`
+	// tool is the MCP tool that serves the RPC (unset: none).
+	Tool          *Tool `protobuf:"bytes,7,opt,name=tool,proto3" json:"tool,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Operation) Reset() {
+	*x = Operation{}
+	mi := &file_reclaim_v1_options_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Operation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Operation) ProtoMessage() {}
+
+func (x *Operation) ProtoReflect() protoreflect.Message {
+	mi := &file_reclaim_v1_options_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Operation.ProtoReflect.Descriptor instead.
+func (*Operation) Descriptor() ([]byte, []int) {
+	return file_reclaim_v1_options_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *Operation) GetApiKey() bool {
+	if x != nil {
+		return x.ApiKey
+	}
+	return false
+}
+
+func (x *Operation) GetSession() bool {
+	if x != nil {
+		return x.Session
+	}
+	return false
+}
+
+func (x *Operation) GetScopes() []string {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+func (x *Operation) GetBindsWallet() bool {
+	if x != nil {
+		return x.BindsWallet
+	}
+	return false
+}
+
+func (x *Operation) GetIdempotent() bool {
+	if x != nil {
+		return x.Idempotent
+	}
+	return false
+}
+
+func (x *Operation) GetLeaseSeconds() uint32 {
+	if x != nil {
+		return x.LeaseSeconds
+	}
+	return 0
+}
+
+func (x *Operation) GetTool() *Tool {
+	if x != nil {
+		return x.Tool
+	}
+	return nil
+}
+
+// Tool is an RPC's MCP tool: its name, what an agent needs to know to use
+// it, and its hints (MCP tool annotations).
+type Tool struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Title string                 `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
+	// description may name the values a request field takes as
+	// {in:field_name}: the field's buf.validate string.in values, comma-
+	// separated, so that it never lists fewer than the rule takes.
+	Description string `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
+	// position is the tool's place in the flow (tools are listed in it).
+	Position      uint32 `protobuf:"varint,4,opt,name=position,proto3" json:"position,omitempty"`
+	ReadOnly      bool   `protobuf:"varint,5,opt,name=read_only,json=readOnly,proto3" json:"read_only,omitempty"`
+	Destructive   bool   `protobuf:"varint,6,opt,name=destructive,proto3" json:"destructive,omitempty"`
+	Idempotent    bool   `protobuf:"varint,7,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
+	OpenWorld     bool   `protobuf:"varint,8,opt,name=open_world,json=openWorld,proto3" json:"open_world,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Tool) Reset() {
+	*x = Tool{}
+	mi := &file_reclaim_v1_options_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Tool) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Tool) ProtoMessage() {}
+
+func (x *Tool) ProtoReflect() protoreflect.Message {
+	mi := &file_reclaim_v1_options_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Tool.ProtoReflect.Descriptor instead.
+func (*Tool) Descriptor() ([]byte, []int) {
+	return file_reclaim_v1_options_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Tool) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Tool) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *Tool) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *Tool) GetPosition() uint32 {
+	if x != nil {
+		return x.Position
+	}
+	return 0
+}
+
+func (x *Tool) GetReadOnly() bool {
+	if x != nil {
+		return x.ReadOnly
+	}
+	return false
+}
+
+func (x *Tool) GetDestructive() bool {
+	if x != nil {
+		return x.Destructive
+	}
+	return false
+}
+
+func (x *Tool) GetIdempotent() bool {
+	if x != nil {
+		return x.Idempotent
+	}
+	return false
+}
+
+func (x *Tool) GetOpenWorld() bool {
+	if x != nil {
+		return x.OpenWorld
+	}
+	return false
+}
+
 var file_reclaim_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
@@ -28,6 +239,14 @@ var file_reclaim_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Field:         51001,
 		Name:          "reclaim.v1.json_null",
 		Tag:           "varint,51001,opt,name=json_null",
+		Filename:      "reclaim/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
+		ExtensionType: (*Operation)(nil),
+		Field:         51002,
+		Name:          "reclaim.v1.operation",
+		Tag:           "bytes,51002,opt,name=operation",
 		Filename:      "reclaim/v1/options.proto",
 	},
 }
@@ -42,27 +261,80 @@ var (
 	E_JsonNull = &file_reclaim_v1_options_proto_extTypes[0]
 )
 
+// Extension fields to descriptorpb.MethodOptions.
+var (
+	// operation is an RPC's policy, declared once: the server reads it at
+	// start (and refuses to start if an RPC lacks it) for its credential
+	// check, its idempotency keys, the OpenAPI document's credentials and the
+	// MCP tool that serves the RPC.
+	//
+	// optional reclaim.v1.Operation operation = 51002;
+	E_Operation = &file_reclaim_v1_options_proto_extTypes[1]
+)
+
 var File_reclaim_v1_options_proto protoreflect.FileDescriptor
 
 const file_reclaim_v1_options_proto_rawDesc = "" +
 	"\n" +
 	"\x18reclaim/v1/options.proto\x12\n" +
-	"reclaim.v1\x1a google/protobuf/descriptor.proto:<\n" +
-	"\tjson_null\x12\x1d.google.protobuf.FieldOptions\x18\xb9\x8e\x03 \x01(\bR\bjsonNullB\xa0\x01\n" +
+	"reclaim.v1\x1a google/protobuf/descriptor.proto\"\xe4\x01\n" +
+	"\tOperation\x12\x17\n" +
+	"\aapi_key\x18\x01 \x01(\bR\x06apiKey\x12\x18\n" +
+	"\asession\x18\x02 \x01(\bR\asession\x12\x16\n" +
+	"\x06scopes\x18\x03 \x03(\tR\x06scopes\x12!\n" +
+	"\fbinds_wallet\x18\x04 \x01(\bR\vbindsWallet\x12\x1e\n" +
+	"\n" +
+	"idempotent\x18\x05 \x01(\bR\n" +
+	"idempotent\x12#\n" +
+	"\rlease_seconds\x18\x06 \x01(\rR\fleaseSeconds\x12$\n" +
+	"\x04tool\x18\a \x01(\v2\x10.reclaim.v1.ToolR\x04tool\"\xec\x01\n" +
+	"\x04Tool\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05title\x18\x02 \x01(\tR\x05title\x12 \n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\x12\x1a\n" +
+	"\bposition\x18\x04 \x01(\rR\bposition\x12\x1b\n" +
+	"\tread_only\x18\x05 \x01(\bR\breadOnly\x12 \n" +
+	"\vdestructive\x18\x06 \x01(\bR\vdestructive\x12\x1e\n" +
+	"\n" +
+	"idempotent\x18\a \x01(\bR\n" +
+	"idempotent\x12\x1d\n" +
+	"\n" +
+	"open_world\x18\b \x01(\bR\topenWorld:<\n" +
+	"\tjson_null\x12\x1d.google.protobuf.FieldOptions\x18\xb9\x8e\x03 \x01(\bR\bjsonNull:U\n" +
+	"\toperation\x12\x1e.google.protobuf.MethodOptions\x18\xba\x8e\x03 \x01(\v2\x15.reclaim.v1.OperationR\toperationB\xa0\x01\n" +
 	"\x0ecom.reclaim.v1B\fOptionsProtoP\x01Z7github.com/reclaim-sol/reclaim/gen/reclaim/v1;reclaimv1\xa2\x02\x03RXX\xaa\x02\n" +
 	"Reclaim.V1\xca\x02\n" +
 	"Reclaim\\V1\xe2\x02\x16Reclaim\\V1\\GPBMetadata\xea\x02\vReclaim::V1b\x06proto3"
 
+var (
+	file_reclaim_v1_options_proto_rawDescOnce sync.Once
+	file_reclaim_v1_options_proto_rawDescData []byte
+)
+
+func file_reclaim_v1_options_proto_rawDescGZIP() []byte {
+	file_reclaim_v1_options_proto_rawDescOnce.Do(func() {
+		file_reclaim_v1_options_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_reclaim_v1_options_proto_rawDesc), len(file_reclaim_v1_options_proto_rawDesc)))
+	})
+	return file_reclaim_v1_options_proto_rawDescData
+}
+
+var file_reclaim_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_reclaim_v1_options_proto_goTypes = []any{
-	(*descriptorpb.FieldOptions)(nil), // 0: google.protobuf.FieldOptions
+	(*Operation)(nil),                  // 0: reclaim.v1.Operation
+	(*Tool)(nil),                       // 1: reclaim.v1.Tool
+	(*descriptorpb.FieldOptions)(nil),  // 2: google.protobuf.FieldOptions
+	(*descriptorpb.MethodOptions)(nil), // 3: google.protobuf.MethodOptions
 }
 var file_reclaim_v1_options_proto_depIdxs = []int32{
-	0, // 0: reclaim.v1.json_null:extendee -> google.protobuf.FieldOptions
-	1, // [1:1] is the sub-list for method output_type
-	1, // [1:1] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	0, // [0:1] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	1, // 0: reclaim.v1.Operation.tool:type_name -> reclaim.v1.Tool
+	2, // 1: reclaim.v1.json_null:extendee -> google.protobuf.FieldOptions
+	3, // 2: reclaim.v1.operation:extendee -> google.protobuf.MethodOptions
+	0, // 3: reclaim.v1.operation:type_name -> reclaim.v1.Operation
+	4, // [4:4] is the sub-list for method output_type
+	4, // [4:4] is the sub-list for method input_type
+	3, // [3:4] is the sub-list for extension type_name
+	1, // [1:3] is the sub-list for extension extendee
+	0, // [0:1] is the sub-list for field type_name
 }
 
 func init() { file_reclaim_v1_options_proto_init() }
@@ -76,12 +348,13 @@ func file_reclaim_v1_options_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_reclaim_v1_options_proto_rawDesc), len(file_reclaim_v1_options_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   0,
-			NumExtensions: 1,
+			NumMessages:   2,
+			NumExtensions: 2,
 			NumServices:   0,
 		},
 		GoTypes:           file_reclaim_v1_options_proto_goTypes,
 		DependencyIndexes: file_reclaim_v1_options_proto_depIdxs,
+		MessageInfos:      file_reclaim_v1_options_proto_msgTypes,
 		ExtensionInfos:    file_reclaim_v1_options_proto_extTypes,
 	}.Build()
 	File_reclaim_v1_options_proto = out.File

@@ -428,7 +428,7 @@ var File_reclaim_v1_project_proto protoreflect.FileDescriptor
 const file_reclaim_v1_project_proto_rawDesc = "" +
 	"\n" +
 	"\x18reclaim/v1/project.proto\x12\n" +
-	"reclaim.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\"\x82\x04\n" +
+	"reclaim.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x18reclaim/v1/options.proto\"\x82\x04\n" +
 	"\x15GetLeaderboardRequest\x12=\n" +
 	"\x05payer\x18\x01 \x01(\tB\"\xbaH\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$H\x00R\x05payer\x88\x01\x01\x12\xc6\x01\n" +
 	"\x10transaction_type\x18\x02 \x01(\tB\x95\x01\xbaH\x91\x01r\x8e\x01R\x15token_account_closureR\n" +
@@ -468,10 +468,12 @@ const file_reclaim_v1_project_proto_rawDesc = "" +
 	"\x0ftotal_donations\x18\x05 \x01(\x04R\x0etotalDonations\x122\n" +
 	"\x15total_donation_amount\x18\x06 \x01(\x04R\x13totalDonationAmount\x12*\n" +
 	"\x11total_rent_rebate\x18\a \x01(\x04R\x0ftotalRentRebate\x127\n" +
-	"\x18total_own_balance_rebate\x18\b \x01(\x04R\x15totalOwnBalanceRebate2\xe5\x01\n" +
-	"\x0eProjectService\x12y\n" +
-	"\x0eGetLeaderboard\x12!.reclaim.v1.GetLeaderboardRequest\x1a\".reclaim.v1.GetLeaderboardResponse\" \x82\xd3\xe4\x93\x02\x1ab\aentries\x12\x0f/v1/leaderboard\x12X\n" +
-	"\bGetStats\x12\x1b.reclaim.v1.GetStatsRequest\x1a\x1c.reclaim.v1.GetStatsResponse\"\x11\x82\xd3\xe4\x93\x02\v\x12\t/v1/statsB\xa0\x01\n" +
+	"\x18total_own_balance_rebate\x18\b \x01(\x04R\x15totalOwnBalanceRebate2\xa1\a\n" +
+	"\x0eProjectService\x12\xb9\x03\n" +
+	"\x0eGetLeaderboard\x12!.reclaim.v1.GetLeaderboardRequest\x1a\".reclaim.v1.GetLeaderboardResponse\"\xdf\x02\xd2\xf3\x18\xba\x02\b\x01\x10\x01:\xb3\x02\n" +
+	"\x0fget_leaderboard\x12\x19The project's leaderboard\x1a\x80\x02The project's wallets ranked by gross rebate over confirmed transactions, optionally for one payer, one transactionType ({in:transaction_type}) and a date range (startDate, endDate: ISO 8601 dates or timestamps), limit (at most 1000) and offset. Read-only. \a(\x01\x82\xd3\xe4\x93\x02\x1ab\aentries\x12\x0f/v1/leaderboard\x12\xd2\x03\n" +
+	"\bGetStats\x12\x1b.reclaim.v1.GetStatsRequest\x1a\x1c.reclaim.v1.GetStatsResponse\"\x8a\x03\xd2\xf3\x18\xf4\x02\b\x01\x10\x01:\xed\x02\n" +
+	"\x11get_project_stats\x12\x14The project's totals\x1a\xbd\x02The totals of the caller's project over its confirmed transactions: gross and net rebates (lamports), transactions, wallets, donations and their amount, and the gross split into rent and the wallets' own SOL (totalRentRebate, totalOwnBalanceRebate: transactions recorded before the split count in neither). Read-only. \x06(\x01\x82\xd3\xe4\x93\x02\v\x12\t/v1/statsB\xa0\x01\n" +
 	"\x0ecom.reclaim.v1B\fProjectProtoP\x01Z7github.com/reclaim-sol/reclaim/gen/reclaim/v1;reclaimv1\xa2\x02\x03RXX\xaa\x02\n" +
 	"Reclaim.V1\xca\x02\n" +
 	"Reclaim\\V1\xe2\x02\x16Reclaim\\V1\\GPBMetadata\xea\x02\vReclaim::V1b\x06proto3"
@@ -516,6 +518,7 @@ func file_reclaim_v1_project_proto_init() {
 	if File_reclaim_v1_project_proto != nil {
 		return
 	}
+	file_reclaim_v1_options_proto_init()
 	file_reclaim_v1_project_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -156,7 +156,7 @@ var File_reclaim_v1_session_proto protoreflect.FileDescriptor
 const file_reclaim_v1_session_proto_rawDesc = "" +
 	"\n" +
 	"\x18reclaim/v1/session.proto\x12\n" +
-	"reclaim.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\"\x8f\x02\n" +
+	"reclaim.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x18reclaim/v1/options.proto\"\x8f\x02\n" +
 	"\x14CreateSessionRequest\x12L\n" +
 	"\x0ewallet_address\x18\x01 \x01(\tB%\xbaH\"\xc8\x01\x01r\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\rwalletAddress\x12g\n" +
 	"\x06scopes\x18\x02 \x03(\tBO\xbaHL\x92\x01I\"GrER\vwallet:readR\rwallet:streamR\x12transactions:buildR\x13transactions:submitR\x06scopes\x120\n" +
@@ -168,9 +168,9 @@ const file_reclaim_v1_session_proto_rawDesc = "" +
 	"\x05token\x18\x01 \x01(\tR\x05token\x12\x1d\n" +
 	"\n" +
 	"expires_at\x18\x02 \x01(\tR\texpiresAt\x12\x16\n" +
-	"\x06scopes\x18\x03 \x03(\tR\x06scopes2\x7f\n" +
-	"\x0eSessionService\x12m\n" +
-	"\rCreateSession\x12 .reclaim.v1.CreateSessionRequest\x1a!.reclaim.v1.CreateSessionResponse\"\x17\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/sessionsB\xa0\x01\n" +
+	"\x06scopes\x18\x03 \x03(\tR\x06scopes2\x85\x01\n" +
+	"\x0eSessionService\x12s\n" +
+	"\rCreateSession\x12 .reclaim.v1.CreateSessionRequest\x1a!.reclaim.v1.CreateSessionResponse\"\x1d\xd2\xf3\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/sessionsB\xa0\x01\n" +
 	"\x0ecom.reclaim.v1B\fSessionProtoP\x01Z7github.com/reclaim-sol/reclaim/gen/reclaim/v1;reclaimv1\xa2\x02\x03RXX\xaa\x02\n" +
 	"Reclaim.V1\xca\x02\n" +
 	"Reclaim\\V1\xe2\x02\x16Reclaim\\V1\\GPBMetadata\xea\x02\vReclaim::V1b\x06proto3"
@@ -207,6 +207,7 @@ func file_reclaim_v1_session_proto_init() {
 	if File_reclaim_v1_session_proto != nil {
 		return
 	}
+	file_reclaim_v1_options_proto_init()
 	file_reclaim_v1_session_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -2,13 +2,140 @@
 // @generated from file reclaim/v1/options.proto (package reclaim.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenExtension, GenFile } from "@bufbuild/protobuf/codegenv2";
-import type { FieldOptions } from "@bufbuild/protobuf/wkt";
+import type { GenExtension, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import type { Message } from "@bufbuild/protobuf";
+import type { FieldOptions, MethodOptions } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file reclaim/v1/options.proto.
  */
 export declare const file_reclaim_v1_options: GenFile;
+
+/**
+ * Operation is who may call an RPC, whether it honours Idempotency-Key, and
+ * the MCP tool that serves it.
+ *
+ * @generated from message reclaim.v1.Operation
+ */
+export declare type Operation = Message<"reclaim.v1.Operation"> & {
+  /**
+   * api_key: an API key (X-Api-Key) is accepted.
+   *
+   * @generated from field: bool api_key = 1;
+   */
+  apiKey: boolean;
+
+  /**
+   * session: a session token (Authorization: Bearer) is accepted.
+   *
+   * @generated from field: bool session = 2;
+   */
+  session: boolean;
+
+  /**
+   * scopes are the session scopes of which a session needs one (none: any
+   * session); at most two.
+   *
+   * @generated from field: repeated string scopes = 3;
+   */
+  scopes: string[];
+
+  /**
+   * binds_wallet: a session may act only on its own wallet.
+   *
+   * @generated from field: bool binds_wallet = 4;
+   */
+  bindsWallet: boolean;
+
+  /**
+   * idempotent: the RPC honours Idempotency-Key (a write whose retry must
+   * not do the work twice).
+   *
+   * @generated from field: bool idempotent = 5;
+   */
+  idempotent: boolean;
+
+  /**
+   * lease_seconds is the lease of an idempotency key's claim, when the RPC's
+   * run is bounded by less than the service's default (0: the default).
+   *
+   * @generated from field: uint32 lease_seconds = 6;
+   */
+  leaseSeconds: number;
+
+  /**
+   * tool is the MCP tool that serves the RPC (unset: none).
+   *
+   * @generated from field: reclaim.v1.Tool tool = 7;
+   */
+  tool?: Tool | undefined;
+};
+
+/**
+ * Describes the message reclaim.v1.Operation.
+ * Use `create(OperationSchema)` to create a new message.
+ */
+export declare const OperationSchema: GenMessage<Operation>;
+
+/**
+ * Tool is an RPC's MCP tool: its name, what an agent needs to know to use
+ * it, and its hints (MCP tool annotations).
+ *
+ * @generated from message reclaim.v1.Tool
+ */
+export declare type Tool = Message<"reclaim.v1.Tool"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string title = 2;
+   */
+  title: string;
+
+  /**
+   * description may name the values a request field takes as
+   * {in:field_name}: the field's buf.validate string.in values, comma-
+   * separated, so that it never lists fewer than the rule takes.
+   *
+   * @generated from field: string description = 3;
+   */
+  description: string;
+
+  /**
+   * position is the tool's place in the flow (tools are listed in it).
+   *
+   * @generated from field: uint32 position = 4;
+   */
+  position: number;
+
+  /**
+   * @generated from field: bool read_only = 5;
+   */
+  readOnly: boolean;
+
+  /**
+   * @generated from field: bool destructive = 6;
+   */
+  destructive: boolean;
+
+  /**
+   * @generated from field: bool idempotent = 7;
+   */
+  idempotent: boolean;
+
+  /**
+   * @generated from field: bool open_world = 8;
+   */
+  openWorld: boolean;
+};
+
+/**
+ * Describes the message reclaim.v1.Tool.
+ * Use `create(ToolSchema)` to create a new message.
+ */
+export declare const ToolSchema: GenMessage<Tool>;
 
 /**
  * json_null marks a field with presence that the JSON encoding writes as
@@ -18,4 +145,14 @@ export declare const file_reclaim_v1_options: GenFile;
  * @generated from extension: bool json_null = 51001;
  */
 export declare const json_null: GenExtension<FieldOptions, boolean>;
+
+/**
+ * operation is an RPC's policy, declared once: the server reads it at
+ * start (and refuses to start if an RPC lacks it) for its credential
+ * check, its idempotency keys, the OpenAPI document's credentials and the
+ * MCP tool that serves the RPC.
+ *
+ * @generated from extension: reclaim.v1.Operation operation = 51002;
+ */
+export declare const operation: GenExtension<MethodOptions, Operation>;
 

@@ -2,14 +2,28 @@
 // @generated from file reclaim/v1/options.proto (package reclaim.v1, syntax proto3)
 /* eslint-disable */
 
-import { extDesc, fileDesc } from "@bufbuild/protobuf/codegenv2";
+import { extDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file reclaim/v1/options.proto.
  */
 export const file_reclaim_v1_options = /*@__PURE__*/
-  fileDesc("ChhyZWNsYWltL3YxL29wdGlvbnMucHJvdG8SCnJlY2xhaW0udjE6PAoJanNvbl9udWxsEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi5jgMgASgIUghqc29uTnVsbGIGcHJvdG8z", [file_google_protobuf_descriptor]);
+  fileDesc("ChhyZWNsYWltL3YxL29wdGlvbnMucHJvdG8SCnJlY2xhaW0udjEingEKCU9wZXJhdGlvbhIPCgdhcGlfa2V5GAEgASgIEg8KB3Nlc3Npb24YAiABKAgSDgoGc2NvcGVzGAMgAygJEhQKDGJpbmRzX3dhbGxldBgEIAEoCBISCgppZGVtcG90ZW50GAUgASgIEhUKDWxlYXNlX3NlY29uZHMYBiABKA0SHgoEdG9vbBgHIAEoCzIQLnJlY2xhaW0udjEuVG9vbCKaAQoEVG9vbBIMCgRuYW1lGAEgASgJEg0KBXRpdGxlGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhAKCHBvc2l0aW9uGAQgASgNEhEKCXJlYWRfb25seRgFIAEoCBITCgtkZXN0cnVjdGl2ZRgGIAEoCBISCgppZGVtcG90ZW50GAcgASgIEhIKCm9wZW5fd29ybGQYCCABKAg6PAoJanNvbl9udWxsEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi5jgMgASgIUghqc29uTnVsbDpVCglvcGVyYXRpb24SHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi6jgMgASgLMhUucmVjbGFpbS52MS5PcGVyYXRpb25SCW9wZXJhdGlvbmIGcHJvdG8z", [file_google_protobuf_descriptor]);
+
+/**
+ * Describes the message reclaim.v1.Operation.
+ * Use `create(OperationSchema)` to create a new message.
+ */
+export const OperationSchema = /*@__PURE__*/
+  messageDesc(file_reclaim_v1_options, 0);
+
+/**
+ * Describes the message reclaim.v1.Tool.
+ * Use `create(ToolSchema)` to create a new message.
+ */
+export const ToolSchema = /*@__PURE__*/
+  messageDesc(file_reclaim_v1_options, 1);
 
 /**
  * json_null marks a field with presence that the JSON encoding writes as
@@ -20,4 +34,15 @@ export const file_reclaim_v1_options = /*@__PURE__*/
  */
 export const json_null = /*@__PURE__*/
   extDesc(file_reclaim_v1_options, 0);
+
+/**
+ * operation is an RPC's policy, declared once: the server reads it at
+ * start (and refuses to start if an RPC lacks it) for its credential
+ * check, its idempotency keys, the OpenAPI document's credentials and the
+ * MCP tool that serves the RPC.
+ *
+ * @generated from extension: reclaim.v1.Operation operation = 51002;
+ */
+export const operation = /*@__PURE__*/
+  extDesc(file_reclaim_v1_options, 1);
 
