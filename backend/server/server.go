@@ -175,6 +175,7 @@ func New(d Deps) (http.Handler, error) {
 	obs.known(descriptors, ops)
 	door := &frontDoor{
 		check:    newRequestCheck(descriptors, connect.NewErrorWriter(opts), streamPath),
+		auth:     g,
 		rest:     restErrors(transcoder),
 		mux:      restErrors(mux),
 		services: handlers,
@@ -183,7 +184,6 @@ func New(d Deps) (http.Handler, error) {
 	for _, p := range ops {
 		door.ops[p] = true
 	}
-	door.ops[protectedResourcePath] = true // dotted, yet a document the mux serves
 	return obs.wrap(origins.handler(door)), nil
 }
 
