@@ -37,7 +37,7 @@ func TestUnknownDottedPathIs404(t *testing.T) {
 			if tc.contentType != "" {
 				body = "{}"
 			}
-			r := e.rest(tc.method, tc.path, header("Content-Type", tc.contentType), body)
+			r := e.with(t).rest(tc.method, tc.path, header("Content-Type", tc.contentType), body)
 			if msg := r.restErr(404, "not_found"); !strings.Contains(msg, tc.path) {
 				t.Fatalf("message %q does not name the path", msg)
 			}
@@ -163,12 +163,12 @@ func TestCredentialsBeforeRules(t *testing.T) {
 		if stream {
 			valid = bearer(e.session(wallet))
 		}
-		send := func(in badInput, cr cred) *response {
+		send := func(t *testing.T, in badInput, cr cred) *response {
 			var body any
 			if in.body != "" {
 				body = in.body
 			}
-			return e.rest(c.method, path+in.query, func(h http.Header) {
+			return e.with(t).rest(c.method, path+in.query, func(h http.Header) {
 				cr(h)
 				if in.contentType != "" {
 					h.Set("Content-Type", in.contentType)
@@ -185,15 +185,16 @@ func TestCredentialsBeforeRules(t *testing.T) {
 				h.Set("X-Api-Key", e.apiKey)
 			}}, {"a session of another wallet", otherWallet}, {"a read-only session", readOnly},
 		} {
-			want := send(c.good, cr.c)
+			want := send(t, c.good, cr.c)
 			if want.code < 400 || want.code == 400 {
 				continue // these credentials pass this route: nothing to refuse first
 			}
-			wantMsg := want.restErr(want.code, restCode(t, want))
+			wantCode := restCode(t, want)
+			wantMsg := want.restErr(want.code, wantCode)
 			for _, in := range c.bad {
 				t.Run(c.method+" "+c.template+"/"+cr.name+"/"+in.name, func(t *testing.T) {
-					got := send(in, cr.c)
-					if msg := got.restErr(want.code, restCode(t, want)); msg != wantMsg {
+					got := send(t, in, cr.c)
+					if msg := got.restErr(want.code, wantCode); msg != wantMsg {
 						t.Fatalf("%d %q, want the credentials' %d %q", got.code, msg, want.code, wantMsg)
 					}
 				})
@@ -201,7 +202,7 @@ func TestCredentialsBeforeRules(t *testing.T) {
 		}
 		for _, in := range c.bad {
 			t.Run(c.method+" "+c.template+"/valid credentials/"+in.name, func(t *testing.T) {
-				got := send(in, valid)
+				got := send(t, in, valid)
 				if got.code < 400 || got.code >= 500 || got.code == 401 || got.code == 403 {
 					t.Fatalf("%d %s: want the check's 4xx", got.code, got.body)
 				}
@@ -278,6 +279,7 @@ func TestOneMessagePerRange(t *testing.T) {
 		{"ttlSeconds", "POST", "/v1/sessions", `{"walletAddress":"` + wallet + `","ttlSeconds":%s}`, []string{"-1", "0", "3601", "9223372036854775808"}},
 	} {
 		t.Run(tc.field+" "+tc.path, func(t *testing.T) {
+			e := e.with(t)
 			var first string
 			for _, v := range tc.values {
 				var r *response
