@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"connectrpc.com/connect"
+	"github.com/coder/websocket"
 	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -185,17 +186,26 @@ func TestCredentialsBeforeRules(t *testing.T) {
 				h.Set("X-Api-Key", e.apiKey)
 			}}, {"a session of another wallet", otherWallet}, {"a read-only session", readOnly},
 		} {
-			want := send(t, c.good, cr.c)
-			if want.code < 400 || want.code == 400 {
-				continue // these credentials pass this route: nothing to refuse first
+			var status int
+			var wantCode, wantMsg string
+			if stream {
+				status, wantCode, wantMsg = refusal(t, e, wallet, cr.c)
+			} else {
+				want := send(t, c.good, cr.c)
+				if status = want.code; status < 400 || status == 400 {
+					continue // these credentials pass this route: nothing to refuse first
+				}
+				wantCode = restCode(t, want)
+				wantMsg = want.restErr(status, wantCode)
 			}
-			wantCode := restCode(t, want)
-			wantMsg := want.restErr(want.code, wantCode)
+			if status == 0 {
+				continue // the stream takes these credentials
+			}
 			for _, in := range c.bad {
 				t.Run(c.method+" "+c.template+"/"+cr.name+"/"+in.name, func(t *testing.T) {
 					got := send(t, in, cr.c)
-					if msg := got.restErr(want.code, wantCode); msg != wantMsg {
-						t.Fatalf("%d %q, want the credentials' %d %q", got.code, msg, want.code, wantMsg)
+					if msg := got.restErr(status, wantCode); msg != wantMsg {
+						t.Fatalf("%d %q, want the credentials' %d %q", got.code, msg, status, wantMsg)
 					}
 				})
 			}
@@ -209,6 +219,22 @@ func TestCredentialsBeforeRules(t *testing.T) {
 			})
 		}
 	}
+}
+
+// refusal is how the wallet stream's WebSocket refuses credentials: the
+// status, code and message of its error event (0: it takes them).
+func refusal(t *testing.T, e *env, wallet string, c cred) (int, string, string) {
+	t.Helper()
+	h := http.Header{}
+	c(h)
+	res := readAll(t, e.dialStream(t, wallet, "", &websocket.DialOptions{HTTPHeader: h}))
+	if res.errEvent == nil || res.close.Code < 4401 {
+		return 0, "", ""
+	}
+	status, _ := res.errEvent["statusCode"].(float64)
+	code, _ := res.errEvent["code"].(string)
+	msg, _ := res.errEvent["message"].(string)
+	return int(status), code, msg
 }
 
 // restCode is the code of a REST error body.
