@@ -15,6 +15,17 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 )
 
+// requirementOf is the credentials a procedure needs, from its operation
+// option (false: no operation declares it, and no credentials admit it).
+// Every layer asks it.
+func requirementOf(procedure string) (auth.Requirement, bool) {
+	op, ok := policies.of(procedure)
+	if !ok {
+		return auth.Requirement{}, false
+	}
+	return op.require, true
+}
+
 type principalKey struct{}
 
 func principalFrom(ctx context.Context) auth.Principal {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 
@@ -53,6 +54,9 @@ import (
 // vanguard (REST), to their Connect service (Connect calls), or to the mux.
 type frontDoor struct {
 	check *requestCheck
+	// auth checks the credentials of a request the check refuses, first
+	// (credentialsFirst); nil: none are checked.
+	auth *authInterceptor
 	// rest is vanguard behind restErrors: matched REST routes go there.
 	rest http.Handler
 	// mux serves everything else: the WebSocket, other Connect and gRPC
@@ -83,11 +87,19 @@ func (f *frontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			f.serveConnect(w, r, path, m)
 			return
 		}
-		if procedureShaped(path) && !f.ops[path] && f.check.errw.IsSupported(r) {
+		switch {
+		case f.ops[path]:
+		case procedureShaped(path) && rpcCall(r):
 			// As gRPC servers answer a method they do not have, in the
 			// call's protocol (not a 404 page a gRPC client cannot read).
 			_ = f.check.errw.Write(w, r, connect.NewError(connect.CodeUnimplemented,
 				fmt.Errorf("no procedure %s: see the API reference in the README", path)))
+			return
+		case procedureShaped(path) || f.underService(path):
+			// A browser's or a REST client's request: the 404 in the REST
+			// error shape that every other path gets (not connect-go's
+			// plain-text one under our services' paths).
+			notFound(w, r)
 			return
 		}
 		f.mux.ServeHTTP(w, r)
@@ -97,12 +109,12 @@ func (f *frontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (f *frontDoor) serveREST(w http.ResponseWriter, r *http.Request) {
 	body, err := readBody(r)
 	if err != nil {
-		f.check.refuse(w, r, true, err)
+		f.refuseREST(w, r, f.check.route(r.Method, r.URL.Path), err)
 		return
 	}
 	route, req, err := f.check.checkREST(r, body)
 	if err != nil {
-		f.check.refuse(w, r, true, err)
+		f.refuseREST(w, r, route, err)
 		return
 	}
 	if route == nil {
@@ -126,15 +138,29 @@ func (f *frontDoor) serveREST(w http.ResponseWriter, r *http.Request) {
 
 func (f *frontDoor) serveConnect(w http.ResponseWriter, r *http.Request, procedure string, m protoreflect.MethodDescriptor) {
 	body, err := readBody(r)
-	if err != nil {
-		f.check.refuse(w, r, false, err)
-		return
+	if err == nil {
+		var req connectBody
+		if req, err = checkConnect(r, body, m); err == nil {
+			f.serveChecked(w, r, procedure, req)
+			return
+		}
 	}
-	req, err := checkConnect(r, body, m)
-	if err != nil {
-		f.check.refuse(w, r, false, err)
-		return
+	// The wallet is in the body that did not pass: the binding is the
+	// handler's, once a body passes.
+	f.check.refuse(w, r, false, f.credentialsFirst(r, procedure, "", err))
+}
+
+// refuseREST answers a REST request the check refused, on route (nil: a
+// path and method no rule serves, refused before any credentials).
+func (f *frontDoor) refuseREST(w http.ResponseWriter, r *http.Request, route *restRoute, err error) {
+	if route != nil {
+		err = f.credentialsFirst(r, route.procedure, route.address(r.URL.Path), err)
 	}
+	f.check.refuse(w, r, true, err)
+}
+
+// serveChecked hands a checked Connect or gRPC call to its service.
+func (f *frontDoor) serveChecked(w http.ResponseWriter, r *http.Request, procedure string, req connectBody) {
 	if req.msg != nil {
 		r = handOver(r, procedure, req.msg)
 		if req.empty != nil {
@@ -148,10 +174,98 @@ func (f *frontDoor) serveConnect(w http.ResponseWriter, r *http.Request, procedu
 	f.mux.ServeHTTP(w, r)
 }
 
-// procedureShaped reports whether a path is /package.Service/Method.
+// underService reports whether path is under one of our services' paths.
+func (f *frontDoor) underService(path string) bool {
+	service, _, ok := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	_, known := f.services["/"+service+"/"]
+	return ok && known
+}
+
+// credentialsFirst checks the credentials of a request the check refused,
+// as the auth interceptor checks every call first (the address's bucket,
+// the credentials, the wallet's and the project's quota, then scope and the
+// wallet the path names): a request without valid credentials is refused
+// for them, in the same words with or without a mistake in its query or
+// body, and learns nothing of the route's rules. It returns the error to
+// answer: the credentials' refusal, or the check's, with the rate-limit
+// decisions of the request's charge, as a refusal by a handler carries
+// them.
+func (f *frontDoor) credentialsFirst(r *http.Request, procedure, wallet string, refused error) error {
+	if f.auth == nil {
+		return refused
+	}
+	if _, ok := requirementOf(procedure); !ok {
+		return refused
+	}
+	var msg any
+	if wallet != "" {
+		msg = pathAddress(wallet)
+	}
+	_, note, err := f.auth.admit(r.Context(), procedure, r.Header, r.RemoteAddr, msg)
+	ce := toConnectError(r.Context(), f.auth, err)
+	if err == nil {
+		ce = refusalOf(refused)
+	}
+	note.setHeaders(ce.Meta())
+	return ce
+}
+
+// pathAddress is the wallet a REST path names, for the auth interceptor's
+// binding check when the request itself did not decode.
+type pathAddress string
+
+func (a pathAddress) GetAddress() string { return string(a) }
+
+// procedureShaped reports whether a path is /package.Service/Method, in
+// protobuf's names: dotted identifiers, then one identifier
+// (/.well-known/... and /a-b.c/d are not).
 func procedureShaped(path string) bool {
 	service, method, ok := strings.Cut(strings.TrimPrefix(path, "/"), "/")
-	return ok && strings.Contains(service, ".") && method != "" && !strings.Contains(method, "/")
+	if !ok || !strings.Contains(service, ".") || !identifier(method) {
+		return false
+	}
+	for part := range strings.SplitSeq(service, ".") {
+		if !identifier(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// identifier reports whether s is a protobuf identifier: a letter or _,
+// then letters, digits and _.
+func identifier(s string) bool {
+	for i, c := range []byte(s) {
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// rpcCall reports whether r is a call in one of the RPC protocols, which
+// a client library reads an unimplemented error from: a POST of gRPC,
+// gRPC-Web, a Connect stream, or a Connect unary call (protobuf, or JSON as
+// connect-go and curl send it), or a GET or POST that says it speaks
+// Connect (the Connect-Protocol-Version header, or a Connect GET's query:
+// ?connect=v1, or encoding= and message=). connect.ErrorWriter.IsSupported
+// takes every GET and every POST of an application/ type for Connect's; a
+// browser's or a REST client's request gets a 404 instead.
+func rpcCall(r *http.Request) bool {
+	if r.Header.Get("Connect-Protocol-Version") != "" && (r.Method == http.MethodPost || r.Method == http.MethodGet) {
+		return true
+	}
+	switch r.Method {
+	case http.MethodGet:
+		q := r.URL.Query()
+		return q.Get("connect") == "v1" || q.Has("encoding") && q.Has("message")
+	case http.MethodPost:
+		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		return mt == "application/json" || mt == "application/proto" ||
+			strings.HasPrefix(mt, "application/grpc") || strings.HasPrefix(mt, "application/connect+")
+	}
+	return false
 }
 
 // decoded is a request the front door decoded, for the procedure it is

@@ -264,6 +264,8 @@ func (f *flow) leaderboardErrors(g *golden) {
 		g.send(call{name: "?" + q, op: opLeaderboard, query: q, cred: f.key, wires: allWires})
 	}
 	g.send(call{name: "a GET with a body", op: opLeaderboard, cred: f.key, wires: restJSON, body: `{"limit":1}`})
+	// Credentials first: a query without them is refused for them.
+	g.send(call{name: "?limit=-1 without credentials", op: opLeaderboard, query: "limit=-1", cred: gcred{label: "none"}, wires: restJSON})
 }
 
 func (f *flow) routingErrors(g *golden) {
@@ -284,6 +286,8 @@ func (f *flow) routingErrors(g *golden) {
 	rest("a route's prefix", "GET", "/v1/wallet/"+owner, "")
 	rest("HEAD", "HEAD", "/v1/stats", "")
 	rest("OPTIONS without CORS", "OPTIONS", "/v1/stats", "")
+	rest("a dotted path", "GET", "/.well-known/whatever", "")
+	rest("a procedure's path", "GET", "/reclaim.v1.WalletService/Nope", "")
 
 	proc := func(name, method, procedure, contentType string, body []byte, wires wire) {
 		c := call{name: name, op: opStats, method: method, cred: f.key, wires: wires, raw: body,

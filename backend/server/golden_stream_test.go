@@ -66,6 +66,9 @@ func (f *flow) stream(g *golden) {
 	g.send(named(rest, "POST on the socket's route", `{}`))
 	rest.method, rest.path = "", "/v1/wallet//stream"
 	g.send(named(rest, "the socket's route without address", ``))
+	// Credentials first: asked who is calling before told it is a WebSocket.
+	rest.method, rest.path, rest.cred = "", "", gcred{label: "none"}
+	g.send(named(rest, "the socket's route without Upgrade or credentials", ``))
 }
 
 // named is c with a name and body.

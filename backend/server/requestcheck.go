@@ -226,36 +226,57 @@ func readBody(r *http.Request) ([]byte, error) {
 // (nil: nothing to hand over; vanguard reads the request as it is). A nil
 // route is a path and method no rule serves: vanguard answers 404 or 405.
 func (g *requestCheck) checkREST(r *http.Request, body []byte) (*restRoute, proto.Message, error) {
-	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodDelete {
-		if len(body) > 0 {
-			return nil, nil, invalidParam("", "%s %s takes no body: send its parameters in the query string", r.Method, r.URL.Path)
-		}
+	get := r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodDelete
+	if get {
 		r.Header.Del("Content-Type")
 	}
 	if !utf8.ValidString(r.URL.Path) {
 		return nil, nil, invalidParam("", "the path %q is not valid UTF-8 once unescaped", r.URL.EscapedPath())
 	}
-	segments := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-	method := r.Method
+	route := g.route(r.Method, r.URL.Path)
+	switch {
+	case route == nil:
+		return nil, nil, nil // not a route: vanguard answers 404 or 405
+	case get && len(body) > 0:
+		return route, nil, invalidParam("", "%s %s takes no body: send its parameters in the query string", r.Method, r.URL.Path)
+	}
+	req, err := decodeQuery(r.URL.RawQuery, route)
+	if err != nil || route.body == "" || len(body) == 0 {
+		return route, req, err
+	}
+	if err := checkJSONContentType(r.Header.Get("Content-Type")); err != nil {
+		return route, nil, err
+	}
+	req, err = route.decodeBody(body)
+	return route, req, err
+}
+
+// route is the rule that serves method and path (nil: none).
+func (g *requestCheck) route(method, path string) *restRoute {
 	if method == http.MethodHead {
 		method = http.MethodGet // HEAD is GET without the answer's body (RFC 9110)
 	}
+	segments := strings.Split(strings.Trim(path, "/"), "/")
 	for i := range g.routes {
-		route := &g.routes[i]
-		if !route.matches(method, segments) {
-			continue
+		if g.routes[i].matches(method, segments) {
+			return &g.routes[i]
 		}
-		req, err := decodeQuery(r.URL.RawQuery, route)
-		if err != nil || route.body == "" || len(body) == 0 {
-			return route, req, err
-		}
-		if err := checkJSONContentType(r.Header.Get("Content-Type")); err != nil {
-			return route, nil, err
-		}
-		req, err = route.decodeBody(body)
-		return route, req, err
 	}
-	return nil, nil, nil // not a route: vanguard answers 404 or 405
+	return nil
+}
+
+// address is the wallet a path of the route names ("": none).
+func (r *restRoute) address(path string) string {
+	if !r.vars["address"] {
+		return ""
+	}
+	segments := strings.Split(strings.Trim(path, "/"), "/")
+	for i, s := range strings.Split(strings.Trim(r.template, "/"), "/") {
+		if strings.HasPrefix(s, "{address") && i < len(segments) {
+			return segments[i]
+		}
+	}
+	return ""
 }
 
 // decodeBody checks and decodes a JSON body (decodeRequest); the path's
@@ -423,30 +444,40 @@ func decodeChecked(body []byte, md protoreflect.MessageDescriptor) (proto.Messag
 
 // refuse answers a request the check stopped.
 func (g *requestCheck) refuse(w http.ResponseWriter, r *http.Request, rest bool, err error) {
-	var ce *connect.Error
-	var f *fault.Error
-	status := 0
-	switch {
-	case errors.Is(err, errBodyTooLarge):
-		ce, status = connect.NewError(connect.CodeInvalidArgument, err), http.StatusRequestEntityTooLarge
-	case errors.Is(err, errNoRoute):
-		ce = connect.NewError(connect.CodeNotFound, err)
-	case errors.Is(err, errUnsupportedMediaType):
-		ce, status = connect.NewError(connect.CodeInvalidArgument, err), http.StatusUnsupportedMediaType
-	case errors.As(err, &f):
-		ce = connectOf(f)
-	default:
-		ce = connectOf(fault.Invalid("", "%s", err.Error()))
-	}
+	ce := refusalOf(err)
 	if !rest {
 		_ = g.errw.Write(w, r, ce)
 		return
 	}
-	body := restErrorOf(ce)
-	if status != 0 {
-		body = newRESTError(status, ce.Code(), ce.Message(), body.Param)
+	for k, v := range ce.Meta() {
+		w.Header()[k] = v
 	}
+	body := restErrorOf(ce)
+	switch {
+	case errors.Is(err, errBodyTooLarge):
+		body.StatusCode = http.StatusRequestEntityTooLarge
+	case errors.Is(err, errUnsupportedMediaType):
+		body.StatusCode = http.StatusUnsupportedMediaType
+	}
+	body.Error = http.StatusText(body.StatusCode)
 	body.write(w)
+}
+
+// refusalOf is the Connect error of the check's refusal.
+func refusalOf(err error) *connect.Error {
+	var ce *connect.Error
+	var f *fault.Error
+	switch {
+	case errors.As(err, &ce): // already one: the credentials' refusal, or one carrying rate-limit headers
+		return ce
+	case errors.Is(err, errNoRoute):
+		return connect.NewError(connect.CodeNotFound, err)
+	case errors.Is(err, errBodyTooLarge), errors.Is(err, errUnsupportedMediaType):
+		return connect.NewError(connect.CodeInvalidArgument, err)
+	case errors.As(err, &f):
+		return connectOf(f)
+	}
+	return connectOf(fault.Invalid("", "%s", err.Error()))
 }
 
 // decodeQuery checks a REST query string against its route: every key

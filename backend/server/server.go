@@ -169,6 +169,7 @@ func New(d Deps) (http.Handler, error) {
 	obs.known(descriptors, ops)
 	door := &frontDoor{
 		check:    newRequestCheck(descriptors, connect.NewErrorWriter(opts), streamPath),
+		auth:     g,
 		rest:     restErrors(transcoder),
 		mux:      restErrors(mux),
 		services: handlers,
@@ -177,7 +178,6 @@ func New(d Deps) (http.Handler, error) {
 	for _, p := range ops {
 		door.ops[p] = true
 	}
-	door.ops[protectedResourcePath] = true // dotted, yet a document the mux serves
 	return obs.wrap(origins.handler(door)), nil
 }
 
@@ -186,8 +186,8 @@ const streamPath = "/v1/wallet/{address}/stream"
 
 // notFound answers a path nothing serves with the REST error body, inside
 // /v1/ and outside alike (a client that mistypes the base path reads the
-// same body as one that mistypes a route). Unknown procedures are the front
-// door's (unimplemented, in the call's protocol).
+// same body as one that mistypes a route). An RPC call to an unknown
+// procedure is the front door's (unimplemented, in the call's protocol).
 func notFound(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	newRESTError(http.StatusNotFound, connect.CodeNotFound, "no route for "+r.Method+" "+r.URL.Path+": see the API reference in the README", "").write(w)

@@ -72,8 +72,19 @@ func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !isWebSocket(r) {
-		newRESTError(http.StatusBadRequest, connect.CodeInvalidArgument,
-			"this route is a WebSocket: connect with Upgrade: websocket (or use the Connect server stream reclaim.v1.WalletService/StreamWalletAssets)", "").write(w)
+		// Credentials first, as on every route: the refusal a WebSocket
+		// would get as its first event.
+		_, note, err := h.credentials(r.Context(), r, r.PathValue("address"))
+		ce := connect.NewError(connect.CodeInvalidArgument, errors.New("this route is a WebSocket: connect with Upgrade: websocket "+
+			"(or use the Connect server stream reclaim.v1.WalletService/StreamWalletAssets)"))
+		if err != nil {
+			ce = toConnectError(r.Context(), h.auth, err)
+		}
+		note.setHeaders(w.Header())
+		for k, v := range ce.Meta() {
+			w.Header()[k] = v
+		}
+		restErrorOf(ce).write(w)
 		return
 	}
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{
@@ -131,17 +142,7 @@ func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // admit authenticates, rate-limits and authorises as the interceptor does,
 // then checks the request as the Connect handler does.
 func (h *walletSocket) admit(ctx context.Context, r *http.Request, address string) (context.Context, wallet.StreamRequest, error) {
-	token, err := socketToken(r)
-	if err != nil {
-		return ctx, wallet.StreamRequest{}, err
-	}
-	hdr := http.Header{clientip.Header: r.Header.Values(clientip.Header)}
-	hdr.Set("X-Api-Key", r.Header.Get("X-Api-Key"))
-	if token != "" {
-		hdr.Set("Authorization", "Bearer "+token)
-	}
-	ctx, _, err = h.auth.admit(ctx, reclaimv1connect.WalletServiceStreamWalletAssetsProcedure, hdr, r.RemoteAddr,
-		&reclaimv1.StreamWalletAssetsRequest{Address: address})
+	ctx, _, err := h.credentials(ctx, r, address)
 	if err != nil {
 		return ctx, wallet.StreamRequest{}, err
 	}
@@ -176,6 +177,23 @@ func (h *walletSocket) admit(ctx context.Context, r *http.Request, address strin
 	}
 	in, err := wallet.ParseStream(address, n)
 	return ctx, in, err
+}
+
+// credentials authenticates, rate-limits and authorises the stream's
+// request as the interceptor does, with its session token wherever the
+// request carries it.
+func (h *walletSocket) credentials(ctx context.Context, r *http.Request, address string) (context.Context, rateNote, error) {
+	token, err := socketToken(r)
+	if err != nil {
+		return ctx, nil, err
+	}
+	hdr := http.Header{clientip.Header: r.Header.Values(clientip.Header)}
+	hdr.Set("X-Api-Key", r.Header.Get("X-Api-Key"))
+	if token != "" {
+		hdr.Set("Authorization", "Bearer "+token)
+	}
+	return h.auth.admit(ctx, reclaimv1connect.WalletServiceStreamWalletAssetsProcedure, hdr, r.RemoteAddr,
+		&reclaimv1.StreamWalletAssetsRequest{Address: address})
 }
 
 // socketToken finds the session token: ?token=, a "bearer.<token>"
