@@ -116,6 +116,59 @@ func TestDocumentStatesTheRules(t *testing.T) {
 	}
 }
 
+// The document allows the Idempotency-Keys the server takes, and forbids
+// those it refuses: a validator that decodes a header by its anyOf
+// branches' types (kin-openapi, oapi-codegen's middleware) refused every
+// key while the branches named none.
+func TestDocumentStatesIdempotencyKeys(t *testing.T) {
+	e := newEnv(t)
+	doc, err := openapi3.NewLoader().LoadFromData(openapi.Document)
+	if err != nil {
+		t.Fatal(err)
+	}
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/v1/wallet/" + newWallet() + "/transactions"
+	for _, tc := range []struct {
+		key     string
+		allowed bool
+	}{
+		{"k", true},
+		{"0b8f4d4e-6c2a-4f57-9d0e-3f1c2b7a9e11", true},
+		{`"a quoted key"`, true},
+		{strings.Repeat("k", 255), true},
+		{strings.Repeat("k", 256), false},
+		{"a key", false},
+		{`"unterminated`, false},
+	} {
+		t.Run(tc.key[:min(len(tc.key), 20)], func(t *testing.T) {
+			req, err := http.NewRequestWithContext(context.Background(), "POST", "http://localhost"+path, strings.NewReader(`{"selectAll":true}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Idempotency-Key", tc.key)
+			route, params, err := router.FindRoute(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			verdict := openapi3filter.ValidateRequest(context.Background(), &openapi3filter.RequestValidationInput{
+				Request: req, PathParams: params, Route: route,
+				Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+			})
+			if allowed := verdict == nil; allowed != tc.allowed {
+				t.Errorf("the document allows it: %v, want %v (%v)", allowed, tc.allowed, verdict)
+			}
+			r := e.with(t).rest("POST", path, func(h http.Header) { apiKey(e.apiKey)(h); h.Set("Idempotency-Key", tc.key) }, map[string]any{"selectAll": true})
+			if refused := r.code == http.StatusBadRequest; refused == tc.allowed {
+				t.Errorf("the server answered %d %s", r.code, r.body)
+			}
+		})
+	}
+}
+
 // waitSeconds=-1 and waitSeconds=31 are told the same thing, over REST and
 // over Connect: one message per range.
 func TestOneMessagePerRangeOnEveryWire(t *testing.T) {
