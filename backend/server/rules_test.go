@@ -12,6 +12,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/reclaim-sol/reclaim/gen/openapi"
@@ -23,14 +24,7 @@ import (
 // such as the cluster not answering, is not a 400).
 func TestDocumentStatesTheRules(t *testing.T) {
 	e := newEnv(t)
-	doc, err := openapi3.NewLoader().LoadFromData(openapi.Document)
-	if err != nil {
-		t.Fatal(err)
-	}
-	router, err := gorillamux.NewRouter(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	router := documentRouter(t)
 	w := newWallet()
 	sig := solana.Signature{1}.String()
 	item := map[string]any{"type": "empty_account", "address": newWallet(), "action": "close"}
@@ -93,14 +87,7 @@ func TestDocumentStatesTheRules(t *testing.T) {
 			if body != nil {
 				req.Header.Set("Content-Type", "application/json")
 			}
-			route, params, err := router.FindRoute(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			verdict := openapi3filter.ValidateRequest(context.Background(), &openapi3filter.RequestValidationInput{
-				Request: req, PathParams: params, Route: route,
-				Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
-			})
+			verdict := documentAllows(router, req)
 			if allowed := verdict == nil; allowed != tc.allowed {
 				t.Errorf("the document allows it: %v, want %v (%v)", allowed, tc.allowed, verdict)
 			}
@@ -122,14 +109,7 @@ func TestDocumentStatesTheRules(t *testing.T) {
 // key while the branches named none.
 func TestDocumentStatesIdempotencyKeys(t *testing.T) {
 	e := newEnv(t)
-	doc, err := openapi3.NewLoader().LoadFromData(openapi.Document)
-	if err != nil {
-		t.Fatal(err)
-	}
-	router, err := gorillamux.NewRouter(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	router := documentRouter(t)
 	path := "/v1/wallet/" + newWallet() + "/transactions"
 	for _, tc := range []struct {
 		key     string
@@ -150,14 +130,7 @@ func TestDocumentStatesIdempotencyKeys(t *testing.T) {
 			}
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Idempotency-Key", tc.key)
-			route, params, err := router.FindRoute(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			verdict := openapi3filter.ValidateRequest(context.Background(), &openapi3filter.RequestValidationInput{
-				Request: req, PathParams: params, Route: route,
-				Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
-			})
+			verdict := documentAllows(router, req)
 			if allowed := verdict == nil; allowed != tc.allowed {
 				t.Errorf("the document allows it: %v, want %v (%v)", allowed, tc.allowed, verdict)
 			}
@@ -167,6 +140,34 @@ func TestDocumentStatesIdempotencyKeys(t *testing.T) {
 			}
 		})
 	}
+}
+
+// documentRouter finds the operations of the embedded OpenAPI document.
+func documentRouter(t testing.TB) routers.Router {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData(openapi.Document)
+	if err != nil {
+		t.Fatal(err)
+	}
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return router
+}
+
+// documentAllows asks the document about req, as a generated client's or a
+// proxy's validator would: nil when it allows it, else why not (no
+// operation, or a parameter or the body its schema refuses).
+func documentAllows(router routers.Router, req *http.Request) error {
+	route, params, err := router.FindRoute(req)
+	if err != nil {
+		return err
+	}
+	return openapi3filter.ValidateRequest(req.Context(), &openapi3filter.RequestValidationInput{
+		Request: req, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+	})
 }
 
 // waitSeconds=-1 and waitSeconds=31 are told the same thing, over REST and
