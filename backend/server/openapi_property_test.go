@@ -347,10 +347,10 @@ func (w *world) inexpressible(r *request, a reply) string {
 			return isAddressField(field) && decodedLen(v) != 32
 		}},
 		// A wallet (the path's, a session's) is an Ed25519 key on the curve.
-		{"a wallet off the Ed25519 curve", func(v any, field string) bool {
+		{"a wallet off the Ed25519 curve", func(v any, _ string) bool {
 			s, _ := v.(string)
 			k, err := solana.PublicKeyFromBase58(s)
-			return (field == "address" || field == "walletAddress") && err == nil && !k.IsOnCurve()
+			return (a.param == "address" || a.param == "walletAddress") && err == nil && !k.IsOnCurve()
 		}},
 		// A signature is base58 of 64 bytes; the document bounds its text.
 		{"a signature that is not 64 bytes of base58", func(v any, field string) bool {
