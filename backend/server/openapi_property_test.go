@@ -418,7 +418,7 @@ func (r *request) field(param string) (any, bool) {
 		}
 		return out, true
 	}
-	var cur any = r.body
+	cur := r.body
 	for _, part := range strings.Split(param, ".") {
 		name, idx, _ := strings.Cut(part, "[")
 		m, ok := cur.(map[string]any)
