@@ -48,11 +48,18 @@ check-generated: generate ## fail if generated code is not current
 GOLANGCI_LINT := go tool -modfile=tools/golangci-lint/go.mod golangci-lint
 
 .PHONY: lint
-lint: breaking ## buf lint and breaking, gofmt, go vet, golangci-lint (with the import rules of .golangci.yml)
+lint: breaking lint-openapi ## buf lint and breaking, the OpenAPI linters, gofmt, go vet, golangci-lint (with the import rules of .golangci.yml)
 	go tool buf lint
 	@test -z "$$(gofmt -l backend e2e admin 2>/dev/null)" || { echo "gofmt needed:"; gofmt -l backend e2e admin; exit 1; }
 	go vet ./...
 	$(GOLANGCI_LINT) run ./...
+
+# The OpenAPI document through openapi-spec-validator (the CI image's), Redocly
+# (redocly.yaml) and Spectral (.spectral.yaml), pinned in gen/openapi/lint;
+# then a broken document each must refuse. Any error fails.
+.PHONY: lint-openapi
+lint-openapi: gen/openapi/lint/node_modules/.package-lock.json ## the OpenAPI linters: openapi-spec-validator, redocly lint, spectral (oas)
+	scripts/lint-openapi.sh
 
 # proto/ against the main branch: the local one, or origin/main in a clone of
 # another branch. On main it compares main with itself (a no-op that still

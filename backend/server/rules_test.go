@@ -12,6 +12,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/reclaim-sol/reclaim/gen/openapi"
@@ -23,14 +24,7 @@ import (
 // such as the cluster not answering, is not a 400).
 func TestDocumentStatesTheRules(t *testing.T) {
 	e := newEnv(t)
-	doc, err := openapi3.NewLoader().LoadFromData(openapi.Document)
-	if err != nil {
-		t.Fatal(err)
-	}
-	router, err := gorillamux.NewRouter(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	router := documentRouter(t)
 	w := newWallet()
 	sig := solana.Signature{1}.String()
 	item := map[string]any{"type": "empty_account", "address": newWallet(), "action": "close"}
@@ -53,6 +47,7 @@ func TestDocumentStatesTheRules(t *testing.T) {
 		{"session", "POST", "/v1/sessions", map[string]any{"walletAddress": w, "scopes": []any{"wallet:read"}, "ttlSeconds": 60}, true},
 		{"status without a signature", "GET", "/v1/wallet/" + w + "/submissions", nil, false},
 		{"status waitSeconds 31", "GET", "/v1/wallet/" + w + "/submissions?signature=" + sig + "&waitSeconds=31", nil, false},
+		{"status waitSeconds -1", "GET", "/v1/wallet/" + w + "/submissions?signature=" + sig + "&waitSeconds=-1", nil, false},
 		{"status signature not base58", "GET", "/v1/wallet/" + w + "/submissions?signature=0OIl", nil, false},
 		{"status", "GET", "/v1/wallet/" + w + "/submissions?signature=" + sig + "&waitSeconds=0", nil, true},
 		{"assets limit 0", "GET", "/v1/wallet/" + w + "/assets?limit=0", nil, false},
@@ -60,6 +55,7 @@ func TestDocumentStatesTheRules(t *testing.T) {
 		{"assets address not base58", "GET", "/v1/wallet/0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl/assets", nil, false},
 		{"assets limit 1000", "GET", "/v1/wallet/" + w + "/assets?limit=1000", nil, true},
 		{"leaderboard offset 1000001", "GET", "/v1/leaderboard?offset=1000001", nil, false},
+		{"leaderboard offset -1", "GET", "/v1/leaderboard?offset=-1", nil, false},
 		{"leaderboard transactionType", "GET", "/v1/leaderboard?transactionType=mint", nil, false},
 		{"leaderboard payer", "GET", "/v1/leaderboard?payer=nope", nil, false},
 		{"leaderboard", "GET", "/v1/leaderboard?transactionType=nft_burn&limit=1000&offset=1000000", nil, true},
@@ -91,14 +87,7 @@ func TestDocumentStatesTheRules(t *testing.T) {
 			if body != nil {
 				req.Header.Set("Content-Type", "application/json")
 			}
-			route, params, err := router.FindRoute(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			verdict := openapi3filter.ValidateRequest(context.Background(), &openapi3filter.RequestValidationInput{
-				Request: req, PathParams: params, Route: route,
-				Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
-			})
+			verdict := documentAllows(router, req)
 			if allowed := verdict == nil; allowed != tc.allowed {
 				t.Errorf("the document allows it: %v, want %v (%v)", allowed, tc.allowed, verdict)
 			}
@@ -112,6 +101,73 @@ func TestDocumentStatesTheRules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The document allows the Idempotency-Keys the server takes, and forbids
+// those it refuses: a validator that decodes a header by its anyOf
+// branches' types (kin-openapi, oapi-codegen's middleware) refused every
+// key while the branches named none.
+func TestDocumentStatesIdempotencyKeys(t *testing.T) {
+	e := newEnv(t)
+	router := documentRouter(t)
+	path := "/v1/wallet/" + newWallet() + "/transactions"
+	for _, tc := range []struct {
+		key     string
+		allowed bool
+	}{
+		{"k", true},
+		{"0b8f4d4e-6c2a-4f57-9d0e-3f1c2b7a9e11", true},
+		{`"a quoted key"`, true},
+		{strings.Repeat("k", 255), true},
+		{strings.Repeat("k", 256), false},
+		{"a key", false},
+		{`"unterminated`, false},
+	} {
+		t.Run(tc.key[:min(len(tc.key), 20)], func(t *testing.T) {
+			req, err := http.NewRequestWithContext(context.Background(), "POST", "http://localhost"+path, strings.NewReader(`{"selectAll":true}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Idempotency-Key", tc.key)
+			verdict := documentAllows(router, req)
+			if allowed := verdict == nil; allowed != tc.allowed {
+				t.Errorf("the document allows it: %v, want %v (%v)", allowed, tc.allowed, verdict)
+			}
+			r := e.with(t).rest("POST", path, func(h http.Header) { apiKey(e.apiKey)(h); h.Set("Idempotency-Key", tc.key) }, map[string]any{"selectAll": true})
+			if refused := r.code == http.StatusBadRequest; refused == tc.allowed {
+				t.Errorf("the server answered %d %s", r.code, r.body)
+			}
+		})
+	}
+}
+
+// documentRouter finds the operations of the embedded OpenAPI document.
+func documentRouter(t testing.TB) routers.Router {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData(openapi.Document)
+	if err != nil {
+		t.Fatal(err)
+	}
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return router
+}
+
+// documentAllows asks the document about req, as a generated client's or a
+// proxy's validator would: nil when it allows it, else why not (no
+// operation, or a parameter or the body its schema refuses).
+func documentAllows(router routers.Router, req *http.Request) error {
+	route, params, err := router.FindRoute(req)
+	if err != nil {
+		return err
+	}
+	return openapi3filter.ValidateRequest(req.Context(), &openapi3filter.RequestValidationInput{
+		Request: req, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+	})
 }
 
 // waitSeconds=-1 and waitSeconds=31 are told the same thing, over REST and

@@ -255,8 +255,7 @@ func annotate(name string, s map[string]any, response bool) error {
 			target = object(p["items"])
 		}
 		if target != nil {
-			switch kind {
-			case protoreflect.Uint64Kind, protoreflect.Fixed64Kind, protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+			if unsigned(kind) {
 				target["minimum"] = 0
 			}
 		}

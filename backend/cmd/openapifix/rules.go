@@ -65,6 +65,15 @@ func refusesZero(fd protoreflect.FieldDescriptor) bool {
 	return false
 }
 
+// unsigned reports whether a field of kind k never holds a negative value.
+func unsigned(k protoreflect.Kind) bool {
+	switch k {
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind, protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return true
+	}
+	return false
+}
+
 func contains(ss []string, s string) bool {
 	for _, x := range ss {
 		if x == s {
@@ -75,7 +84,9 @@ func contains(ss []string, s string) bool {
 }
 
 // requireParams marks required the query parameters whose rules refuse
-// their zero value (the plugin marks only the `required` rule's).
+// their zero value (the plugin marks only the `required` rule's), and
+// bounds the unsigned ones below by 0, as annotate does a body's fields
+// (the plugin states only the rules' bounds: offset=-1 was allowed).
 func requireParams(op map[string]any) error {
 	id, _ := op["operationId"].(string)
 	service, method, _ := strings.Cut(id, "_")
@@ -95,8 +106,15 @@ func requireParams(op map[string]any) error {
 			continue
 		}
 		name, _ := p["name"].(string)
-		if fd := in.Fields().ByJSONName(name); fd != nil && refusesZero(fd) {
+		fd := in.Fields().ByJSONName(name)
+		if fd == nil {
+			continue
+		}
+		if refusesZero(fd) {
 			p["required"] = true
+		}
+		if schema := object(p["schema"]); schema != nil && unsigned(fd.Kind()) && schema["minimum"] == nil {
+			schema["minimum"] = 0
 		}
 	}
 	return nil
