@@ -208,31 +208,46 @@ func TestFormatting(t *testing.T) {
 	}
 }
 
-// TestExplorerLinks: links go to a public cluster, the local validator's
-// fixed address or the operator's template; never to the RPC URL, whose
-// path or query holds the provider's key (Explorer has no way to it).
+// TestExplorerLinks: links go to a public cluster, the local validator (the
+// RPC URL's scheme, host and port when it is on this machine, else the
+// fixed address) or the operator's template; never to the rest of the RPC
+// URL, whose userinfo, path or query holds a provider's key.
 func TestExplorerLinks(t *testing.T) {
 	t.Parallel()
 	const sig = "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW"
+	const local = "https://explorer.solana.com/tx/" + sig + "?cluster=custom&customUrl="
 	cases := []struct {
-		cluster, template, want string
+		cluster, template, rpc, want string
 	}{
-		{ClusterMainnet, "", "https://explorer.solana.com/tx/" + sig},
-		{ClusterDevnet, "", "https://explorer.solana.com/tx/" + sig + "?cluster=devnet"},
-		{ClusterTestnet, "", "https://explorer.solana.com/tx/" + sig + "?cluster=testnet"},
-		{ClusterLocalnet, "", "https://explorer.solana.com/tx/" + sig + "?cluster=custom&customUrl=http%3A%2F%2F127.0.0.1%3A8899"},
-		{"", "", "https://explorer.solana.com/tx/" + sig + "?cluster=custom&customUrl=http%3A%2F%2F127.0.0.1%3A8899"},
-		{ClusterLocalnet, "https://explorer.solana.com/{kind}/{id}?cluster=custom&customUrl=https%3A%2F%2Fvalidator.example",
+		{ClusterMainnet, "", "https://rpc.example/KEY", "https://explorer.solana.com/tx/" + sig},
+		{ClusterDevnet, "", "", "https://explorer.solana.com/tx/" + sig + "?cluster=devnet"},
+		{ClusterTestnet, "", "", "https://explorer.solana.com/tx/" + sig + "?cluster=testnet"},
+		{ClusterLocalnet, "", "", local + "http%3A%2F%2F127.0.0.1%3A8899"},
+		{"", "", "", local + "http%3A%2F%2F127.0.0.1%3A8899"},
+		// The validator moved: the links follow it, without what follows
+		// the port.
+		{ClusterLocalnet, "", "http://127.0.0.1:18899", local + "http%3A%2F%2F127.0.0.1%3A18899"},
+		{"", "", "http://user:secret@localhost:9000/KEY?api-key=SECRET", local + "http%3A%2F%2Flocalhost%3A9000"},
+		{ClusterLocalnet, "", "http://[::1]:8999", local + "http%3A%2F%2F%5B%3A%3A1%5D%3A8999"},
+		{ClusterLocalnet, "", "https://127.0.0.2", local + "https%3A%2F%2F127.0.0.2"},
+		// Elsewhere (compose's validator, a provider) or not a URL: the
+		// fixed address, where compose publishes its validator.
+		{ClusterLocalnet, "", "http://validator:8899", local + "http%3A%2F%2F127.0.0.1%3A8899"},
+		{ClusterLocalnet, "", "https://rpc.example/KEY", local + "http%3A%2F%2F127.0.0.1%3A8899"},
+		{ClusterLocalnet, "", "ws://127.0.0.1:9000", local + "http%3A%2F%2F127.0.0.1%3A8899"},
+		{ClusterLocalnet, "", "127.0.0.1:9000", local + "http%3A%2F%2F127.0.0.1%3A8899"},
+		{ClusterDevnet, "", "http://127.0.0.1:18899", "https://explorer.solana.com/tx/" + sig + "?cluster=devnet"},
+		{ClusterLocalnet, "https://explorer.solana.com/{kind}/{id}?cluster=custom&customUrl=https%3A%2F%2Fvalidator.example", "http://127.0.0.1:18899",
 			"https://explorer.solana.com/tx/" + sig + "?cluster=custom&customUrl=https%3A%2F%2Fvalidator.example"},
-		{ClusterMainnet, "https://solscan.io/{kind}/{id}", "https://solscan.io/tx/" + sig},
+		{ClusterMainnet, "https://solscan.io/{kind}/{id}", "", "https://solscan.io/tx/" + sig},
 	}
 	for _, c := range cases {
-		e, err := NewExplorer(c.cluster, c.template)
+		e, err := NewExplorer(c.cluster, c.template, c.rpc)
 		if err != nil {
-			t.Fatalf("%q %q: %v", c.cluster, c.template, err)
+			t.Fatalf("%q %q %q: %v", c.cluster, c.template, c.rpc, err)
 		}
 		if got := e.TxURL(sig); got != c.want {
-			t.Errorf("%q %q: %s, want %s", c.cluster, c.template, got, c.want)
+			t.Errorf("%q %q %q: %s, want %s", c.cluster, c.template, c.rpc, got, c.want)
 		}
 	}
 	if got := (Explorer{Template: "https://x.example/{kind}/{id}"}).AddressURL("a/b"); got != "https://x.example/address/a%2Fb" {
@@ -240,11 +255,11 @@ func TestExplorerLinks(t *testing.T) {
 	}
 	for _, bad := range []string{"explorer.example/{kind}/{id}", "ftp://x.example/{kind}/{id}", "https://x.example/{id}",
 		"https://x.example/{kind}", "https://", "https://x.example/%zz/{kind}/{id}"} {
-		if _, err := NewExplorer(ClusterMainnet, bad); err == nil || strings.Contains(err.Error(), "x.example") {
+		if _, err := NewExplorer(ClusterMainnet, bad, ""); err == nil || strings.Contains(err.Error(), "x.example") {
 			t.Errorf("template %q: %v", bad, err)
 		}
 	}
-	if _, err := NewExplorer("mainnet", ""); err == nil {
+	if _, err := NewExplorer("mainnet", "", ""); err == nil {
 		t.Error("cluster mainnet accepted")
 	}
 }
