@@ -2,6 +2,8 @@ package admin
 
 import (
 	"context"
+	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -262,6 +264,29 @@ func TestExplorerLinks(t *testing.T) {
 	if _, err := NewExplorer("mainnet", "", ""); err == nil {
 		t.Error("cluster mainnet accepted")
 	}
+}
+
+// FuzzLocalCluster: whatever SOLANA_RPC_URL holds, a localnet link's
+// custom cluster is "" (the fixed address) or a loopback http(s) origin with
+// nothing past its port: no userinfo, path, query or fragment reaches a page.
+func FuzzLocalCluster(f *testing.F) {
+	for _, s := range []string{"http://127.0.0.1:18899", "http://user:pw@localhost:9000/KEY?api-key=K#f", "https://[::1]:8999/x",
+		"http://validator:8899", "https://rpc.example/KEY", "ws://127.0.0.1:1", "http://127.0.0.1:1@evil.example/", "http://%31%32%37.0.0.1/", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, rpc string) {
+		got := localCluster(rpc)
+		if got == "" {
+			return
+		}
+		u, err := url.Parse(got)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+			t.Fatalf("localCluster(%q) = %q: not a bare origin", rpc, got)
+		}
+		if ip, err := netip.ParseAddr(u.Hostname()); u.Hostname() != "localhost" && (err != nil || !ip.IsLoopback()) {
+			t.Fatalf("localCluster(%q) = %q: not loopback", rpc, got)
+		}
+	})
 }
 
 // TestLatestShowsDifference: a confirmed transaction that landed otherwise
