@@ -98,7 +98,7 @@ func checkWording(t *testing.T, ctx context.Context, what string) {
 // at 390 px no table is cut off.
 func TestAccessibility(t *testing.T) {
 	t.Parallel()
-	v, web, s, ctx := sampleAppEnv(t, "the accessibility test (axe)", 6*time.Minute, "RECLAIM_WEBHOOK_ALLOW_INSECURE=1")
+	v, web, s, ctx := sampleAppEnv(t, "the accessibility test (axe)", 8*time.Minute)
 	axeSource, err := os.ReadFile(filepath.Join(npmPackage(t, "axe"), "node_modules", "axe-core", "axe.min.js"))
 	if err != nil {
 		t.Fatal(err)
