@@ -3,6 +3,7 @@ package admin
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -20,20 +21,44 @@ const (
 // Explorer builds links to a block explorer. They never carry the RPC URL:
 // an RPC provider's URL holds its API key, and every tenant's console shows
 // the links. On mainnet-beta, devnet and testnet they go to the Solana
-// Explorer's public cluster; on localnet to its custom cluster at
-// LocalValidatorURL, a fixed address; with a Template, wherever the operator
-// says (another explorer, or a custom cluster at a public URL).
+// Explorer's public cluster; on localnet to its custom cluster at Local
+// (the validator the service reaches, when that is on this machine) or
+// LocalValidatorURL; with a Template, wherever the operator says (another
+// explorer, or a custom cluster at a public URL).
 type Explorer struct {
 	Cluster string
+	// Local is the custom cluster of localnet links ("": LocalValidatorURL).
+	Local string
 	// Template, when set, is a URL holding {kind} ("tx" or "address") and
 	// {id} (RECLAIM_EXPLORER_URL), as in
 	// https://explorer.solana.com/{kind}/{id}?cluster=custom&customUrl=https%3A%2F%2Frpc.example.
 	Template string
 }
 
-// LocalValidatorURL is the custom cluster of localnet links: where `make
-// validator` listens and the compose topology publishes the validator.
+// LocalValidatorURL is the custom cluster of localnet links when the
+// service reaches its validator elsewhere than on this machine: where the
+// compose topology publishes the validator (and `make validator` listens
+// by default).
 const LocalValidatorURL = "http://127.0.0.1:8899"
+
+// localCluster is the custom cluster for localnet links from the RPC URL
+// the service uses: its scheme, host and port alone when its host is a
+// loopback address (a validator on this machine, on whatever port it was
+// moved to), else "" (LocalValidatorURL: a validator on another host, as
+// compose's, is published there). Userinfo, path and query are never kept,
+// so a provider's key never reaches a page.
+func localCluster(rpcURL string) string {
+	u, err := url.Parse(rpcURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ""
+	}
+	host := u.Hostname()
+	ip, err := netip.ParseAddr(host)
+	if host != "localhost" && (err != nil || !ip.IsLoopback()) {
+		return ""
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host}).String()
+}
 
 // ParseCluster validates a cluster name; "" is localnet.
 func ParseCluster(s string) (string, error) {
@@ -47,22 +72,28 @@ func ParseCluster(s string) (string, error) {
 }
 
 // NewExplorer validates a cluster name and a link template ("" for none):
-// an absolute http or https URL holding {kind} and {id}. The error never
-// quotes the template, which may hold a URL the operator keeps private.
-func NewExplorer(cluster, template string) (Explorer, error) {
+// an absolute http or https URL holding {kind} and {id}. rpcURL is the
+// cluster the service uses (SOLANA_RPC_URL): localnet links go to it when
+// it is on this machine. The error never quotes the template, which may
+// hold a URL the operator keeps private.
+func NewExplorer(cluster, template, rpcURL string) (Explorer, error) {
 	c, err := ParseCluster(cluster)
 	if err != nil {
 		return Explorer{}, err
 	}
+	local := ""
+	if c == ClusterLocalnet {
+		local = localCluster(rpcURL)
+	}
 	if template == "" {
-		return Explorer{Cluster: c}, nil
+		return Explorer{Cluster: c, Local: local}, nil
 	}
 	u, err := url.Parse(strings.NewReplacer("{kind}", "tx", "{id}", "x").Replace(template))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
 		!strings.Contains(template, "{kind}") || !strings.Contains(template, "{id}") {
 		return Explorer{}, errors.New("RECLAIM_EXPLORER_URL: want an http or https URL holding {kind} and {id}, as https://explorer.solana.com/{kind}/{id}?cluster=devnet")
 	}
-	return Explorer{Cluster: c, Template: template}, nil
+	return Explorer{Cluster: c, Local: local, Template: template}, nil
 }
 
 func (e Explorer) link(kind, id string) string {
@@ -76,7 +107,11 @@ func (e Explorer) link(kind, id string) string {
 	case ClusterDevnet, ClusterTestnet:
 		return u + "?cluster=" + e.Cluster
 	default:
-		return u + "?cluster=custom&customUrl=" + url.QueryEscape(LocalValidatorURL)
+		local := e.Local
+		if local == "" {
+			local = LocalValidatorURL
+		}
+		return u + "?cluster=custom&customUrl=" + url.QueryEscape(local)
 	}
 }
 

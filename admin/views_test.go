@@ -2,6 +2,8 @@ package admin
 
 import (
 	"context"
+	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -208,31 +210,46 @@ func TestFormatting(t *testing.T) {
 	}
 }
 
-// TestExplorerLinks: links go to a public cluster, the local validator's
-// fixed address or the operator's template; never to the RPC URL, whose
-// path or query holds the provider's key (Explorer has no way to it).
+// TestExplorerLinks: links go to a public cluster, the local validator (the
+// RPC URL's scheme, host and port when it is on this machine, else the
+// fixed address) or the operator's template; never to the rest of the RPC
+// URL, whose userinfo, path or query holds a provider's key.
 func TestExplorerLinks(t *testing.T) {
 	t.Parallel()
 	const sig = "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW"
+	const local = "https://explorer.solana.com/tx/" + sig + "?cluster=custom&customUrl="
 	cases := []struct {
-		cluster, template, want string
+		cluster, template, rpc, want string
 	}{
-		{ClusterMainnet, "", "https://explorer.solana.com/tx/" + sig},
-		{ClusterDevnet, "", "https://explorer.solana.com/tx/" + sig + "?cluster=devnet"},
-		{ClusterTestnet, "", "https://explorer.solana.com/tx/" + sig + "?cluster=testnet"},
-		{ClusterLocalnet, "", "https://explorer.solana.com/tx/" + sig + "?cluster=custom&customUrl=http%3A%2F%2F127.0.0.1%3A8899"},
-		{"", "", "https://explorer.solana.com/tx/" + sig + "?cluster=custom&customUrl=http%3A%2F%2F127.0.0.1%3A8899"},
-		{ClusterLocalnet, "https://explorer.solana.com/{kind}/{id}?cluster=custom&customUrl=https%3A%2F%2Fvalidator.example",
+		{ClusterMainnet, "", "https://rpc.example/KEY", "https://explorer.solana.com/tx/" + sig},
+		{ClusterDevnet, "", "", "https://explorer.solana.com/tx/" + sig + "?cluster=devnet"},
+		{ClusterTestnet, "", "", "https://explorer.solana.com/tx/" + sig + "?cluster=testnet"},
+		{ClusterLocalnet, "", "", local + "http%3A%2F%2F127.0.0.1%3A8899"},
+		{"", "", "", local + "http%3A%2F%2F127.0.0.1%3A8899"},
+		// The validator moved: the links follow it, without what follows
+		// the port.
+		{ClusterLocalnet, "", "http://127.0.0.1:18899", local + "http%3A%2F%2F127.0.0.1%3A18899"},
+		{"", "", "http://user:secret@localhost:9000/KEY?api-key=SECRET", local + "http%3A%2F%2Flocalhost%3A9000"},
+		{ClusterLocalnet, "", "http://[::1]:8999", local + "http%3A%2F%2F%5B%3A%3A1%5D%3A8999"},
+		{ClusterLocalnet, "", "https://127.0.0.2", local + "https%3A%2F%2F127.0.0.2"},
+		// Elsewhere (compose's validator, a provider) or not a URL: the
+		// fixed address, where compose publishes its validator.
+		{ClusterLocalnet, "", "http://validator:8899", local + "http%3A%2F%2F127.0.0.1%3A8899"},
+		{ClusterLocalnet, "", "https://rpc.example/KEY", local + "http%3A%2F%2F127.0.0.1%3A8899"},
+		{ClusterLocalnet, "", "ws://127.0.0.1:9000", local + "http%3A%2F%2F127.0.0.1%3A8899"},
+		{ClusterLocalnet, "", "127.0.0.1:9000", local + "http%3A%2F%2F127.0.0.1%3A8899"},
+		{ClusterDevnet, "", "http://127.0.0.1:18899", "https://explorer.solana.com/tx/" + sig + "?cluster=devnet"},
+		{ClusterLocalnet, "https://explorer.solana.com/{kind}/{id}?cluster=custom&customUrl=https%3A%2F%2Fvalidator.example", "http://127.0.0.1:18899",
 			"https://explorer.solana.com/tx/" + sig + "?cluster=custom&customUrl=https%3A%2F%2Fvalidator.example"},
-		{ClusterMainnet, "https://solscan.io/{kind}/{id}", "https://solscan.io/tx/" + sig},
+		{ClusterMainnet, "https://solscan.io/{kind}/{id}", "", "https://solscan.io/tx/" + sig},
 	}
 	for _, c := range cases {
-		e, err := NewExplorer(c.cluster, c.template)
+		e, err := NewExplorer(c.cluster, c.template, c.rpc)
 		if err != nil {
-			t.Fatalf("%q %q: %v", c.cluster, c.template, err)
+			t.Fatalf("%q %q %q: %v", c.cluster, c.template, c.rpc, err)
 		}
 		if got := e.TxURL(sig); got != c.want {
-			t.Errorf("%q %q: %s, want %s", c.cluster, c.template, got, c.want)
+			t.Errorf("%q %q %q: %s, want %s", c.cluster, c.template, c.rpc, got, c.want)
 		}
 	}
 	if got := (Explorer{Template: "https://x.example/{kind}/{id}"}).AddressURL("a/b"); got != "https://x.example/address/a%2Fb" {
@@ -240,13 +257,36 @@ func TestExplorerLinks(t *testing.T) {
 	}
 	for _, bad := range []string{"explorer.example/{kind}/{id}", "ftp://x.example/{kind}/{id}", "https://x.example/{id}",
 		"https://x.example/{kind}", "https://", "https://x.example/%zz/{kind}/{id}"} {
-		if _, err := NewExplorer(ClusterMainnet, bad); err == nil || strings.Contains(err.Error(), "x.example") {
+		if _, err := NewExplorer(ClusterMainnet, bad, ""); err == nil || strings.Contains(err.Error(), "x.example") {
 			t.Errorf("template %q: %v", bad, err)
 		}
 	}
-	if _, err := NewExplorer("mainnet", ""); err == nil {
+	if _, err := NewExplorer("mainnet", "", ""); err == nil {
 		t.Error("cluster mainnet accepted")
 	}
+}
+
+// FuzzLocalCluster: whatever SOLANA_RPC_URL holds, a localnet link's
+// custom cluster is "" (the fixed address) or a loopback http(s) origin with
+// nothing past its port: no userinfo, path, query or fragment reaches a page.
+func FuzzLocalCluster(f *testing.F) {
+	for _, s := range []string{"http://127.0.0.1:18899", "http://user:pw@localhost:9000/KEY?api-key=K#f", "https://[::1]:8999/x",
+		"http://validator:8899", "https://rpc.example/KEY", "ws://127.0.0.1:1", "http://127.0.0.1:1@evil.example/", "http://%31%32%37.0.0.1/", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, rpc string) {
+		got := localCluster(rpc)
+		if got == "" {
+			return
+		}
+		u, err := url.Parse(got)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+			t.Fatalf("localCluster(%q) = %q: not a bare origin", rpc, got)
+		}
+		if ip, err := netip.ParseAddr(u.Hostname()); u.Hostname() != "localhost" && (err != nil || !ip.IsLoopback()) {
+			t.Fatalf("localCluster(%q) = %q: not loopback", rpc, got)
+		}
+	})
 }
 
 // TestLatestShowsDifference: a confirmed transaction that landed otherwise

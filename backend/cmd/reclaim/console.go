@@ -28,7 +28,7 @@ func newConsole(cfg config.Config, e *env, log *slog.Logger) (http.Handler, erro
 }
 
 func newConsoleFor(cfg config.Config, e *env, log *slog.Logger, cluster string) (http.Handler, error) {
-	explorer, err := admin.NewExplorer(cluster, cfg.ExplorerURL)
+	explorer, err := admin.NewExplorer(cluster, cfg.ExplorerURL, cfg.SolanaRPCURL)
 	if err != nil {
 		return nil, err
 	}

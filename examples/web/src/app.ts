@@ -21,7 +21,7 @@ import type { BuildTransactionsRequestSchema, BuildTransactionsResponse, GetSumm
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
-  $, actionName, addLanded, allConfirmed, connectWallet, el, fail, follow, loadConfig, maxItemsPerBuild, noneLanded, offerWallets, paging,
+  $, actionName, addLanded, allConfirmed, connectWallet, el, fail, follow, loadConfig, maxItemsPerBuild, noneLanded, offerWallets, paging, plural,
   showLanded, showResults, showStats, showTotals, short, signAndSubmit, sol, status, typeName, type Config, type Connected, type Landed,
 } from "./common";
 
@@ -74,17 +74,20 @@ async function list(s: Session) {
   s.items = listing.items;
   $("items").replaceChildren(...listing.items.map((it) => {
     const action = it.actions[0];
-    const box = el("input", { type: "checkbox", "data-testid": "select", "aria-label": `Select ${it.name || typeName(it.type)}` });
+    // The Name column names the item (its metadata, else its mint's symbol
+    // or address); the Type column says what it is, never twice.
+    const name = it.name || it.symbol || (it.mint ? `Mint ${short(it.mint, 4)}` : "");
+    const box = el("input", { type: "checkbox", "data-testid": "select", "aria-label": `Select ${name || typeName(it.type)} (${short(it.address, 4)})` });
     if (!action) box.setAttribute("disabled", "");
     return el("tr", { "data-testid": "item", "data-address": it.address, "data-type": it.type },
       el("td", {}, box),
-      el("td", { class: "name" }, it.name || typeName(it.type)),
+      name ? el("td", { class: "name" }, name) : el("td", { class: "name muted" }, "no name"),
       el("td", { "data-testid": "item-type" }, typeName(it.type)),
       el("td", { class: "mono", title: it.address }, short(it.address, 4)),
       el("td", { class: "num", "data-testid": "item-rebate", "data-lamports": String(it.lamports ?? 0n) }, sol(it.lamports ?? 0n)),
       el("td", {}, actionName(action)));
   }));
-  status(listing.items.length === 0 ? "Nothing left to reclaim in this wallet." : `${listing.items.length} items; select the ones to reclaim.`);
+  status(listing.items.length === 0 ? "Nothing left to reclaim in this wallet." : `${plural(listing.items.length, "item")} listed below; select the ones to reclaim.`);
 }
 
 // build builds the selected items and shows the quote, or, when they are
@@ -126,7 +129,8 @@ function showSummary(sum: GetSummaryResponse) {
   $("summary").replaceChildren(...types,
     el("tr", {}, el("th", {}, "Reclaim all safe items"), el("td", {
       class: "num wrap", "data-testid": "summary-net", "data-lamports": String(t.netRebate), "data-transactions": String(sum.transactionCount),
-    }, `${t.itemCount} items, ${sol(t.netRebate)} to you in ${sum.transactionCount} transactions`)));
+    }, t.itemCount === 0 ? "None: nothing here is safe to reclaim without a burn"
+      : `${plural(t.itemCount, "item")}, ${sol(t.netRebate)} to you in ${plural(sum.transactionCount, "transaction")}`)));
   $<HTMLButtonElement>("reclaim-all").disabled = sum.transactionCount === 0;
 }
 
@@ -149,7 +153,7 @@ function showPlan(s: Session, plan: Plan) {
     showTotals(b);
     const more = !plan.items && b.totals!.itemCount >= maxItemsPerBuild ? " Once they land, the next safe items are built and signed in the same way." : "";
     const slices = Math.ceil(b.transactions.length / transactionsPerSign);
-    status(`${b.transactions.length} transactions to sign${slices > 1 ? ` in ${slices} wallet requests` : ""}.${more}`);
+    status(`${plural(b.transactions.length, "transaction")} to sign${slices > 1 ? ` in ${slices} wallet requests` : ""}.${more}`);
     return;
   }
   const items = plan.items!;
@@ -158,9 +162,9 @@ function showPlan(s: Session, plan: Plan) {
   const listed = items.reduce((sum, it) => sum + (lamports.get(it.address) ?? 0n), 0n);
   $("quote").replaceChildren(
     el("tr", {}, el("th", {}, "Items"), el("td", { class: "num", "data-testid": "plan-items" }, String(items.length))),
-    el("tr", {}, el("th", {}, "Pages"), el("td", { class: "num", "data-testid": "plan-pages" }, `${pages} of at most ${itemsPerBuild} items`)),
+    el("tr", {}, el("th", {}, "Pages"), el("td", { class: "num", "data-testid": "plan-pages" }, `${pages} of at most ${plural(itemsPerBuild, "item")}`)),
     el("tr", {}, el("th", {}, "Listed rebate (before fees)"), el("td", { class: "num", "data-lamports": String(listed) }, sol(listed))));
-  status(`${items.length} items: ${pages} pages. Each page is built just before the wallet signs it, at most ${transactionsPerSign} transactions a wallet request.`);
+  status(`${plural(items.length, "item")}: ${plural(pages, "page")}. Each page is built just before the wallet signs it, at most ${plural(transactionsPerSign, "transaction")} a wallet request.`);
 }
 
 // submit reclaims the plan page by page: build (but the first page when it
@@ -255,14 +259,15 @@ async function submit(s: Session) {
   }
   $("quote").replaceChildren();
   progress(failed ? "stopped" : "done");
-  const what = `${landed.transactions} transactions landed (${landed.items} items, ${sol(landed.netRebate)} to the wallet)`;
+  const what = landed.transactions === 0 ? "nothing landed"
+    : `${plural(landed.transactions, "transaction")} landed (${plural(landed.items, "item")}, ${sol(landed.netRebate)} to the wallet)`;
   if (failed) {
     fail(`page ${page}`, failed);
-    status(`Stopped at page ${page}: ${what}. ${left.size > 0 ? `The ${left.size} items left are still selected: Build goes on with them.` : ""}`);
+    status(`Stopped at page ${page}: ${what}. ${left.size > 0 ? `${left.size === 1 ? "The item left is" : `The ${left.size} items left are`} still selected: Build goes on with ${left.size === 1 ? "it" : "them"}.` : ""}`);
     return;
   }
-  status(final ? `Confirmed: ${what}. The list above is the wallet now.`
-    : `Submitted; not all confirmed: ${what}. The list above is the wallet now${left.size > 0 ? `; the ${left.size} items that did not land are still selected` : ""}.`);
+  status(final ? `Confirmed: ${what}. The list below is the wallet now.`
+    : `Submitted; not all confirmed: ${what}. The list below is the wallet now${left.size > 0 ? `; ${left.size === 1 ? "the item that did not land is" : `the ${left.size} items that did not land are`} still selected` : ""}.`);
 }
 
 // showProgress says where a reclaim in pages is: the page (of how many,
@@ -270,7 +275,7 @@ async function submit(s: Session) {
 function showProgress(page: number, pages: number | undefined, landed: Landed, state: "building" | "signing" | "following" | "done" | "stopped") {
   const p = $("progress");
   Object.assign(p.dataset, { page: String(page), pages: String(pages ?? ""), state, items: String(landed.items), lamports: String(landed.netRebate) });
-  p.textContent = `Page ${page}${pages ? ` of ${pages}` : ""}: ${state}; ${landed.items} items landed so far, ${sol(landed.netRebate)} to the wallet.`;
+  p.textContent = `Page ${page}${pages ? ` of ${pages}` : ""}: ${state}; ${plural(landed.items, "item")} landed so far, ${sol(landed.netRebate)} to the wallet.`;
 }
 
 function chunks<T>(all: T[], size: number): T[][] {

@@ -138,6 +138,11 @@ export function actionName(action: string | undefined): string {
   return action.replaceAll("_", " ").replace(/^./, (c) => c.toUpperCase());
 }
 
+/** A count with its noun: "1 item", "2 items" (many is one + "s" unless given). */
+export function plural(n: number, one: string, many = one + "s"): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 /** The first and last characters of a long id. */
 export function short(id: string, n = 6): string {
   return id.length > 2 * n + 1 ? `${id.slice(0, n)}…${id.slice(-n)}` : id;
@@ -330,13 +335,13 @@ export async function signAndSubmit(
   let txs = built.transactions;
   for (let done = 0; txs.length > 0; done += perSign) {
     if (Date.now() - builtAt > freshFor) {
-      status(`The build is over ${freshFor / 1000} s old: building the ${txs.length} unsigned transactions again…`);
+      status(`The build is over ${freshFor / 1000} s old: building the ${plural(txs.length, "unsigned transaction")} again…`);
       txs = (await rebuild(txs.flatMap((tx) => tx.includes))).transactions;
       builtAt = Date.now();
     }
     const slice = txs.slice(0, perSign);
     txs = txs.slice(perSign);
-    status(`Waiting for the wallet (${slice.length} transactions${txs.length > 0 || done > 0 ? `, ${txs.length} after these` : ""})…`);
+    status(`Waiting for the wallet (${plural(slice.length, "transaction")}${txs.length > 0 || done > 0 ? `, ${txs.length} after these` : ""})…`);
     const { signed, sentBy } = await signAll(c, slice);
     status("Submitting…");
     const { results } = await c.wallets.submitTransactions({ address: c.account.address, signed });
@@ -375,7 +380,7 @@ export function showLanded(l: Landed) {
     el("tr", {}, el("th", {}, label), el("td", { class: "num", "data-testid": id, "data-lamports": String(v) }, sol(v)));
   $("landed").replaceChildren(
     el("tr", {}, el("th", {}, "Landed"), el("td", { class: "num", "data-testid": "landed-items", "data-items": String(l.items), "data-transactions": String(l.transactions) },
-      `${l.items} items in ${l.transactions} transactions`)),
+      l.transactions === 0 ? "Nothing yet" : `${plural(l.items, "item")} in ${plural(l.transactions, "transaction")}`)),
     line("Reclaimed (gross)", "landed-gross", l.grossRebate),
     line("Fees", "landed-fees", l.fees),
     line("Donated", "landed-donation", l.donationAmount),

@@ -8,7 +8,7 @@ import type { BuildTransactionsRequest, BuildTransactionsResponse } from "@recla
 import { BuildTransactionsRequestSchema, BuildTransactionsResponseSchema } from "@reclaim-sol/client";
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import {
-  $, allConfirmed, connectWallet, el, fail, follow, loadConfig, offerWallets, paging, showResults, showStats, showTotals, signAndSubmit, status, typeName,
+  $, allConfirmed, connectWallet, el, fail, follow, loadConfig, offerWallets, paging, plural, showResults, showStats, showTotals, signAndSubmit, status, typeName,
 } from "./common";
 
 /** What GET /mcp/builds/{id} answers. */
@@ -61,7 +61,7 @@ async function main() {
         status("Submitted: following each transaction until it is final…");
         const ok = allConfirmed(await follow(c, signatures));
         await showStats(c);
-        status(ok ? `Confirmed: ${signatures.length} transactions landed.` : "Submitted; not every one is confirmed: see each line.");
+        status(ok ? `Confirmed: ${plural(signatures.length, "transaction")} landed.` : "Submitted; not every one is confirmed: see each line.");
       } catch (err) {
         fail("sign and submit", err);
       }
