@@ -750,7 +750,7 @@ export interface components {
     };
     parameters: {
         /** @description A key unique to this request (such as a UUID), to send it again safely: the same key with the same request from the same credential (an API key, or the sessions of one API key for one wallet) within 24 hours gets the first answer again (`Idempotent-Replayed: true`), without doing the work twice. Answers to requests the server refused (4xx) are kept too; failures a retry may cure (429, 5xx) are not. 1 to 255 printable ASCII characters without spaces, or a structured-field string ("..."). */
-        IdempotencyKey: string | unknown | unknown;
+        IdempotencyKey: string;
     };
     requestBodies: never;
     headers: {
