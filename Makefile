@@ -71,11 +71,27 @@ breaking: ## buf breaking: proto/ against the main branch
 		go tool buf breaking --against ".git#ref=$$ref"
 
 .PHONY: test
-test: gen/ts/node_modules/.package-lock.json e2e/validator/node_modules/.package-lock.json ## run every test: unit, storage (SQLite + Postgres), Redis, the TypeScript client, the local validator's own, e2e (Docker), browsers
+test: gen/ts/node_modules/.package-lock.json e2e/validator/node_modules/.package-lock.json chart ## run every test: the Helm chart, unit, storage (SQLite + Postgres), Redis, the TypeScript client, the local validator's own, e2e (Docker), browsers
 	cd gen/ts && npm test
 	cd e2e/validator && npm test
 	eval "$$(scripts/testdb.sh)" && eval "$$(scripts/testredis.sh)" && \
 		go test $(GO_TEST_FLAGS) ./...
+
+# The Helm chart, checked without a cluster. Helm and the strict decoder live in
+# a module of their own (deploy/helm/check/go.mod: client-go stays out of the
+# service's); the first run builds them (minutes), later ones take seconds.
+HELM := go tool -modfile=deploy/helm/check/go.mod helm
+CHART_KUBE := --kube-version 1.30.0
+
+.PHONY: chart
+chart: ## the Helm chart: helm lint --strict and helm template of every values file, each object decoded strictly, bad values refused
+	@for f in "" deploy/helm/reclaim/values-*.yaml deploy/helm/reclaim/ci/*-values.yaml; do \
+		[ -z "$$f" ] || [ -f "$$f" ] || continue; \
+		echo "helm lint --strict / template $${f:-(defaults)}"; \
+		$(HELM) lint --strict --quiet $(CHART_KUBE) $${f:+-f $$f} deploy/helm/reclaim && \
+		$(HELM) template reclaim deploy/helm/reclaim $(CHART_KUBE) $${f:+-f $$f} | go run -C deploy/helm/check . || exit 1; \
+	done
+	cd deploy/helm/check && go test -count=1 ./...
 
 .PHONY: fuzz
 fuzz: ## run every Go fuzz target for FUZZTIME (10s unless set) each (go test runs their seeds on every run)

@@ -21,6 +21,11 @@ type Storage struct {
 	// AttemptsRetention is how long the submission log keeps a line: the
 	// confirmation tracker prunes older ones. Zero keeps every line.
 	AttemptsRetention time.Duration
+	// SkipMigrations makes serve check the schema instead of migrating it:
+	// it refuses to start while a migration it needs is not applied, so
+	// that one job (`reclaim migrate`, the Helm chart's hook) migrates per
+	// release rather than every instance as it starts.
+	SkipMigrations bool
 }
 
 func defaultStorage() Storage {
@@ -50,6 +55,13 @@ func (s *Storage) load(getenv func(string) string) []string {
 			errs = append(errs, "RECLAIM_ATTEMPTS_RETENTION="+strconv.Quote(v)+": "+err.Error())
 		}
 		s.AttemptsRetention = d
+	}
+	if v := strings.TrimSpace(getenv("RECLAIM_SKIP_MIGRATIONS")); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("RECLAIM_SKIP_MIGRATIONS=%q: want true or false", v))
+		}
+		s.SkipMigrations = b
 	}
 	return errs
 }

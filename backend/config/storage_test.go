@@ -24,6 +24,8 @@ func TestStorage(t *testing.T) {
 		// The deprecated bound still works: 0 ranks in SQL, as it did.
 		{map[string]string{"RECLAIM_RANKING_MAX_ROWS": "0"}, config.Storage{RankingMaxBytes: 512 << 20, AttemptsRetention: 30 * 24 * time.Hour}},
 		{map[string]string{"RECLAIM_RANKING_MAX_ROWS": "20000000", "RECLAIM_RANKING_MAX_BYTES": "64M"}, config.Storage{RankingMaxBytes: 64 << 20, RankingMaxRows: 20_000_000, AttemptsRetention: 30 * 24 * time.Hour}},
+		{map[string]string{"RECLAIM_SKIP_MIGRATIONS": "true"}, config.Storage{RankingMaxBytes: 512 << 20, RankingMaxRows: -1, AttemptsRetention: 30 * 24 * time.Hour, SkipMigrations: true}},
+		{map[string]string{"RECLAIM_SKIP_MIGRATIONS": "0"}, config.Storage{RankingMaxBytes: 512 << 20, RankingMaxRows: -1, AttemptsRetention: 30 * 24 * time.Hour}},
 	}
 	for _, c := range cases {
 		got, err := config.Load(env(c.env))
@@ -37,7 +39,7 @@ func TestStorage(t *testing.T) {
 	}
 	for name, v := range map[string]string{
 		"RECLAIM_RANKING_MAX_BYTES": "lots", "RECLAIM_RANKING_MAX_ROWS": "-1",
-		"RECLAIM_ATTEMPTS_RETENTION": "30m",
+		"RECLAIM_ATTEMPTS_RETENTION": "30m", "RECLAIM_SKIP_MIGRATIONS": "sometimes",
 	} {
 		if _, err := config.Load(env(map[string]string{name: v})); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s=%s: %v, want an error naming it", name, v, err)

@@ -76,8 +76,37 @@ func (s *Store) Migrate(ctx context.Context) error {
 	return nil
 }
 
+// CheckSchema returns an error unless every migration this version needs
+// is applied: what serve does instead of migrating when one job migrates
+// per release (RECLAIM_SKIP_MIGRATIONS). It writes nothing.
+func (s *Store) CheckSchema(ctx context.Context) error {
+	const run = "run `reclaim migrate` (the chart's migration job) with this version first"
+	m := migrate.NewMigrator(s.db, s.migrations(schema))
+	status, err := m.MigrationsWithStatus(ctx)
+	if err != nil {
+		return fmt.Errorf("storage: no migration can be read as applied (%v): %s", err, run)
+	}
+	if missing := status.Unapplied(); len(missing) > 0 {
+		return fmt.Errorf("storage: the schema is older than this version needs: %d of its %d migrations are not applied (the first: %s %s); %s",
+			len(missing), len(schema), missing[0].Name, missing[0].Comment, run)
+	}
+	return nil
+}
+
 // applySchema applies the migrations not applied yet.
 func (s *Store) applySchema(ctx context.Context, migrations []migration) error {
+	// Mark a migration applied only once it succeeded: bun's default marks it
+	// first, so a failed migration would never be retried.
+	m := migrate.NewMigrator(s.db, s.migrations(migrations), migrate.WithMarkAppliedOnSuccess(true))
+	if err := m.Init(ctx); err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	_, err := m.Migrate(ctx)
+	return err
+}
+
+// migrations are bun's for ours.
+func (s *Store) migrations(migrations []migration) *migrate.Migrations {
 	ms := migrate.NewMigrations()
 	for _, m := range migrations {
 		up, after := m.up, m.after
@@ -95,14 +124,7 @@ func (s *Store) applySchema(ctx context.Context, migrations []migration) error {
 			},
 		})
 	}
-	// Mark a migration applied only once it succeeded: bun's default marks it
-	// first, so a failed migration would never be retried.
-	m := migrate.NewMigrator(s.db, ms, migrate.WithMarkAppliedOnSuccess(true))
-	if err := m.Init(ctx); err != nil {
-		return fmt.Errorf("init: %w", err)
-	}
-	_, err := m.Migrate(ctx)
-	return err
+	return ms
 }
 
 // pgMigrationLock is the Postgres advisory lock key held while migrating.

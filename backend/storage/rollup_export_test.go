@@ -192,3 +192,6 @@ func AddToProjectTotals(ctx context.Context, s *Store, projectID string, n int64
 	_, err := s.db.ExecContext(ctx, "UPDATE reclaim_project_totals SET transaction_count = transaction_count + ? WHERE project_id = ?", n, projectID)
 	return err
 }
+
+// LatestMigration names the newest migration.
+func LatestMigration() string { return schema[len(schema)-1].name }

@@ -216,3 +216,46 @@ func TestNewID(t *testing.T) {
 		seen[id] = true
 	}
 }
+
+// CheckSchema, which serve runs instead of migrating under
+// RECLAIM_SKIP_MIGRATIONS, refuses an empty database and one an older
+// version migrated, writes nothing, and passes once Migrate ran.
+func TestCheckSchema(t *testing.T) {
+	t.Parallel()
+	backends := []struct {
+		name string
+		open func(t *testing.T) (url, dir string)
+	}{
+		{name: "sqlite", open: func(t *testing.T) (string, string) { return "", t.TempDir() }},
+		{name: "postgres", open: func(t *testing.T) (string, string) { return storagetest.NewPostgresDatabase(t), "" }},
+	}
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := ctxT(t)
+			dbURL, dir := b.open(t)
+			s, err := storage.Open(ctx, dbURL, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			for range 2 { // the first check created nothing
+				if err := s.CheckSchema(ctx); err == nil || !strings.Contains(err.Error(), "reclaim migrate") {
+					t.Fatalf("empty database: %v; want a refusal naming reclaim migrate", err)
+				}
+			}
+			if err := storage.MigrateBefore(ctx, s, storage.LatestMigration()); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.CheckSchema(ctx); err == nil || !strings.Contains(err.Error(), "1 of its") {
+				t.Fatalf("one migration behind: %v; want a refusal counting it", err)
+			}
+			if err := s.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.CheckSchema(ctx); err != nil {
+				t.Fatalf("migrated: %v", err)
+			}
+		})
+	}
+}

@@ -444,7 +444,7 @@ type env struct {
 	refusals *project.RefusalCounter
 }
 
-// open opens storage (migrated) and the secrets, and builds the domain
+// open opens storage (migrated, or checked with RECLAIM_SKIP_MIGRATIONS) and the secrets, and builds the domain
 // services; log receives what they report after the fact, such as an audit
 // entry not written (nil for the management commands, which write none).
 func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*env, error) {
@@ -453,7 +453,14 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*env, error
 		return nil, err
 	}
 	applyStorage(store, cfg.Storage, log)
-	if err := store.Migrate(ctx); err != nil {
+	if cfg.SkipMigrations {
+		// One job migrates per release (the Helm chart's hook): refuse a
+		// schema older than this version rather than serve on it.
+		if err := store.CheckSchema(ctx); err != nil {
+			store.Close()
+			return nil, err
+		}
+	} else if err := store.Migrate(ctx); err != nil {
 		store.Close()
 		return nil, fmt.Errorf("migrate: %w", err)
 	}

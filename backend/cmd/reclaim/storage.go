@@ -25,6 +25,7 @@ func storageFlags(fs *flag.FlagSet, s *config.Storage) {
 		s.AttemptsRetention = d
 		return err
 	})
+	fs.BoolVar(&s.SkipMigrations, "skip-migrations", s.SkipMigrations, "check the schema instead of migrating it: refuse to start while a migration is not applied (reclaim migrate applies them) (RECLAIM_SKIP_MIGRATIONS)")
 }
 
 func days(d time.Duration) string {
