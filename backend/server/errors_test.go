@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A cluster that accepts the connection and never answers gives 503 within
@@ -19,7 +20,7 @@ func TestClusterThatDoesNotAnswerGives503(t *testing.T) {
 	}))
 	t.Cleanup(hang.Close)
 	t.Cleanup(func() { close(release) })
-	e := newEnv(t, withRPC(hang.URL))
+	e := newEnv(t, withRPC(hang.URL), withRPCTimeout(300*time.Millisecond))
 	wallet := newWallet()
 	for _, call := range walletCalls(wallet) {
 		if call.name == "submit" {

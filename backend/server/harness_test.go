@@ -90,7 +90,9 @@ type options struct {
 	// ipLimiter holds the client addresses' buckets (generous unless set).
 	ipLimiter ratelimit.Limiter
 	rpcURL    string
-	// rpcTimeout is the server's RPCTimeout (300 ms unless set).
+	// rpcTimeout is the server's RPCTimeout (10 s unless set: a fake
+	// cluster that answers must never be cut short by a busy machine; a
+	// test of the timeout itself sets it short).
 	rpcTimeout time.Duration
 	keyTTL     time.Duration
 	store      *storage.Store
@@ -181,7 +183,7 @@ func newEnv(t testing.TB, opts ...option) *env {
 		quotas:     server.Quotas{Default: ratelimit.Limits{RPS: 1000, Burst: 1000}},
 		ipLimiter:  ratelimit.NewMemory(10000, 10000),
 		keyTTL:     2 * time.Second,
-		rpcTimeout: 300 * time.Millisecond,
+		rpcTimeout: 10 * time.Second,
 	}
 	for _, f := range opts {
 		f(&o)
