@@ -84,7 +84,7 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 	m := migrate.NewMigrator(s.db, s.migrations(schema))
 	status, err := m.MigrationsWithStatus(ctx)
 	if err != nil {
-		return fmt.Errorf("storage: no migration can be read as applied (%v): %s", err, run)
+		return fmt.Errorf("storage: no migration can be read as applied (%w): %s", err, run)
 	}
 	if missing := status.Unapplied(); len(missing) > 0 {
 		return fmt.Errorf("storage: the schema is older than this version needs: %d of its %d migrations are not applied (the first: %s %s); %s",
