@@ -340,6 +340,7 @@ func (r *ranking) page(from, to int64, typ string, offset, limit int, b *budget)
 	}
 	base := r.base
 	p1, p2 := base.lowerBound(from), base.lowerBound(to)
+	p2 = max(p1, p2) // a range that ends before it starts holds no row
 	if len(base.gross) == 0 || p2-p1 <= base.every {
 		s.addRows(base.rows[p1:p2], 1)
 	} else {
