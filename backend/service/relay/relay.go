@@ -189,7 +189,11 @@ const concurrency = 8
 
 // request is what the entries of one submit request share.
 type request struct {
-	projectID, wallet string
+	projectID string
+	// wallet is the path's wallet, decoded once by the face; payer is its
+	// base58, as the ledger and the tickets hold it.
+	wallet solana.PublicKey
+	payer  string
 	// sendBy ends the request's sends (SendTimeout from its start); an
 	// entry is sent while minLeft of it is left.
 	sendBy  time.Time
@@ -208,8 +212,8 @@ type request struct {
 // fail their signature check: those the request holds share one line
 // (their count and the first one's reason), so a request of forged tickets
 // costs one write, not one per ticket.
-func (r *Relay) Submit(ctx context.Context, projectID, wallet string, entries []Signed) ([]Result, error) {
-	req := &request{projectID: projectID, wallet: wallet, sendBy: time.Now().Add(r.SendTimeout), minLeft: min(minSend, r.SendTimeout/4)}
+func (r *Relay) Submit(ctx context.Context, projectID string, wallet solana.PublicKey, entries []Signed) ([]Result, error) {
+	req := &request{projectID: projectID, wallet: wallet, payer: wallet.String(), sendBy: time.Now().Add(r.SendTimeout), minLeft: min(minSend, r.SendTimeout/4)}
 	out := make([]Result, len(entries))
 	errs := make([]error, len(entries))
 	forged, first := 0, -1
@@ -243,7 +247,7 @@ func (r *Relay) Submit(ctx context.Context, projectID, wallet string, entries []
 		}
 	}
 	if forged > 0 {
-		if _, err := r.log(ctx, projectID, wallet, ticket.Claims{}, forged, out[first]); err != nil {
+		if _, err := r.log(ctx, projectID, req.payer, ticket.Claims{}, forged, out[first]); err != nil {
 			return nil, err
 		}
 	}
@@ -260,18 +264,18 @@ func fail(code Code, format string, args ...any) Result {
 
 func (r *Relay) one(ctx context.Context, req *request, c ticket.Claims, e Signed) (Result, error) {
 	if c.Project != req.projectID {
-		return r.log(ctx, req.projectID, req.wallet, ticket.Claims{}, 1, fail(CodeInvalidTicket, "the submission ticket was issued to another project"))
+		return r.log(ctx, req.projectID, req.payer, ticket.Claims{}, 1, fail(CodeInvalidTicket, "the submission ticket was issued to another project"))
 	}
 	res := r.check(ctx, req, c, e)
 	res.Includes = c.Includes
-	return r.log(ctx, req.projectID, req.wallet, c, 1, res)
+	return r.log(ctx, req.projectID, req.payer, c, 1, res)
 }
 
 // check runs the steps after the ticket's signature; errors from the ledger
 // come back as a Result with code "" and are turned into ErrStore by log.
 func (r *Relay) check(ctx context.Context, req *request, c ticket.Claims, e Signed) Result {
-	if c.Wallet != req.wallet {
-		return fail(CodeWalletMismatch, "the submission ticket is for wallet %s, not %s", c.Wallet, req.wallet)
+	if c.Wallet != req.payer {
+		return fail(CodeWalletMismatch, "the submission ticket is for wallet %s, not %s", c.Wallet, req.payer)
 	}
 	if prior, err := r.store.EntryByTicketJTI(ctx, c.ID); err == nil {
 		if res, done := r.answerPrior(ctx, req, prior, e); done {
@@ -297,12 +301,11 @@ func (r *Relay) check(ctx context.Context, req *request, c ticket.Claims, e Sign
 	if err != nil {
 		return fail(CodeInvalidTransaction, "transactionBase64 is not a serialized VersionedTransaction: %v; send the bytes of the transaction the wallet signed", err)
 	}
-	walletKey := solana.MustPublicKeyFromBase58(req.wallet)
-	if reason, ok := matches(c, walletKey, msg); !ok {
+	if reason, ok := matches(c, req.wallet, msg); !ok {
 		return fail(CodeHashMismatch, "the signed message differs from the one built for this ticket beyond the guards and compute budget a wallet may add: %s", reason)
 	}
-	if len(tx.Signatures) != 1 || !ed25519.Verify(ed25519.PublicKey(walletKey[:]), msg, tx.Signatures[0][:]) {
-		return fail(CodeSignatureInvalid, "the transaction is not signed by wallet %s", req.wallet)
+	if len(tx.Signatures) != 1 || !ed25519.Verify(ed25519.PublicKey(req.wallet[:]), msg, tx.Signatures[0][:]) {
+		return fail(CodeSignatureInvalid, "the transaction is not signed by wallet %s", req.payer)
 	}
 	if !req.canSend() {
 		return outOfTime()
@@ -320,7 +323,7 @@ func (r *Relay) check(ctx context.Context, req *request, c ticket.Claims, e Sign
 // with the ticket's promise.
 func (r *Relay) claimOf(req *request, c ticket.Claims, sig string) ledger.Entry {
 	claim := ledger.Entry{
-		ProjectID: c.Project, Payer: req.wallet, Type: c.Type, ItemCount: len(c.Includes),
+		ProjectID: c.Project, Payer: req.payer, Type: c.Type, ItemCount: len(c.Includes),
 		Signature: sig, TicketJTI: c.ID, CreatedAt: r.now().UTC(), LastValidBlockHeight: int64(c.LastValidBlockHeight),
 		DonationWallet: c.Summary.DonationWallet, Treasury: c.Summary.Treasury, Includes: c.Includes,
 	}

@@ -145,7 +145,7 @@ func TestSendIsBounded(t *testing.T) {
 	f.relay = relay.New(hanging, f.store, f.issuer, func() time.Time { return f.now })
 	f.relay.SendTimeout = 500 * time.Millisecond
 	start := time.Now()
-	res, err := f.relay.Submit(context.Background(), f.project.ID, f.wallet.PublicKey().String(), entries)
+	res, err := f.relay.Submit(context.Background(), f.project.ID, f.wallet.PublicKey(), entries)
 	took := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +184,7 @@ func TestSendOutlivesTheClient(t *testing.T) {
 	tx, tok := f.build(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-hanging.started; cancel() }()
-	res, err := f.relay.Submit(ctx, f.project.ID, f.wallet.PublicKey().String(), []relay.Signed{{TransactionBase64: sign(t, tx, f.wallet), Ticket: tok}})
+	res, err := f.relay.Submit(ctx, f.project.ID, f.wallet.PublicKey(), []relay.Signed{{TransactionBase64: sign(t, tx, f.wallet), Ticket: tok}})
 	if err != nil || res[0].Status != relay.StatusSubmitted {
 		t.Fatalf("%+v %v", res, err)
 	}

@@ -3,6 +3,7 @@ package wallet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -112,7 +113,12 @@ func (s *Service) params(ctx context.Context, projectID string, wallet solana.Pu
 		params.PriorityLevel = string(*level)
 	}
 	if p.DonationWallet != "" {
-		dw := solana.MustPublicKeyFromBase58(p.DonationWallet)
+		dw, err := solana.PublicKeyFromBase58(p.DonationWallet)
+		if err != nil {
+			// The console checks the address it stores: one that does not
+			// decode is the store's fault, not the caller's.
+			return txbuild.Params{}, fmt.Errorf("project %s: stored donation wallet %q does not decode: %w", p.ID, p.DonationWallet, err)
+		}
 		params.DonationWallet = &dw
 	}
 	return params, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -439,5 +440,26 @@ func TestWithArticle(t *testing.T) {
 		if got := withArticle(typ); got != want[typ] {
 			t.Errorf("%s: %q, want %q", typ, got, want[typ])
 		}
+	}
+}
+
+// A donation wallet the store holds that does not decode (a row edited by
+// hand) fails the build with an error, not a panic on the request path, and
+// nothing is asked of the chain.
+func TestBuildStoredDonationWalletBroken(t *testing.T) {
+	t.Parallel()
+	f := newFakes()
+	f.project = func(_ context.Context, id string) (project.Project, error) {
+		return project.Project{ID: id, DonationWallet: "not-an-address"}, nil
+	}
+	_, err := f.service().Build(context.Background(), buildOf(sel("empty", assets.TypeEmptyAccount, assets.ActionClose)))
+	if err == nil || !strings.Contains(err.Error(), "stored donation wallet") {
+		t.Fatalf("got %v, want the stored donation wallet's error", err)
+	}
+	if _, ok := fault.As(err, fault.KindInvalid); ok {
+		t.Errorf("the caller is blamed for the store's row: %v", err)
+	}
+	if n := f.called("Resolve", "Prefetch", "BuildWith"); n != 0 {
+		t.Errorf("asked the chain %d times", n)
 	}
 }
