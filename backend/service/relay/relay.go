@@ -213,7 +213,7 @@ type request struct {
 // (their count and the first one's reason), so a request of forged tickets
 // costs one write, not one per ticket.
 func (r *Relay) Submit(ctx context.Context, projectID string, wallet solana.PublicKey, entries []Signed) ([]Result, error) {
-	req := &request{projectID: projectID, wallet: wallet, payer: wallet.String(), sendBy: time.Now().Add(r.SendTimeout), minLeft: min(minSend, r.SendTimeout/4)}
+	req := &request{projectID: projectID, wallet: wallet, payer: wallet.String(), sendBy: r.now().Add(r.SendTimeout), minLeft: min(minSend, r.SendTimeout/4)}
 	out := make([]Result, len(entries))
 	errs := make([]error, len(entries))
 	forged, first := 0, -1
@@ -307,7 +307,7 @@ func (r *Relay) check(ctx context.Context, req *request, c ticket.Claims, e Sign
 	if len(tx.Signatures) != 1 || !ed25519.Verify(ed25519.PublicKey(req.wallet[:]), msg, tx.Signatures[0][:]) {
 		return fail(CodeSignatureInvalid, "the transaction is not signed by wallet %s", req.payer)
 	}
-	if !req.canSend() {
+	if !r.canSend(req) {
 		return outOfTime()
 	}
 	sig := tx.Signatures[0].String()
@@ -381,8 +381,14 @@ func matches(c ticket.Claims, wallet solana.PublicKey, msg []byte) (string, bool
 const minSend = time.Second
 
 // canSend reports whether the request has time left to send another entry.
-func (req *request) canSend() bool {
-	return time.Until(req.sendBy) >= req.minLeft
+func (r *Relay) canSend(req *request) bool {
+	return r.left(req) >= req.minLeft
+}
+
+// left is how long the request's sends may still take, by the relay's
+// clock.
+func (r *Relay) left(req *request) time.Duration {
+	return req.sendBy.Sub(r.now())
 }
 
 // outOfTime answers an entry left unsent because the request's other sends

@@ -3,7 +3,6 @@ package relay
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
@@ -49,11 +48,7 @@ func (r *Relay) report(ctx context.Context, req *request, c ticket.Claims, sig s
 // (not landed yet, the cluster failing or slow) passes: the tracker checks
 // it when it lands.
 func (r *Relay) landedMatches(ctx context.Context, req *request, e ledger.Entry, sig solana.Signature) (string, bool) {
-	deadline := time.Now().Add(checkTimeout)
-	if req.sendBy.Before(deadline) {
-		deadline = req.sendBy
-	}
-	ctx, cancel := context.WithDeadline(ctx, deadline)
+	ctx, cancel := context.WithTimeout(ctx, min(checkTimeout, r.left(req)))
 	defer cancel()
 	version := uint64(0)
 	res, err := r.rpc.GetTransaction(ctx, sig, &rpc.GetTransactionOpts{

@@ -55,7 +55,7 @@ func (r *Relay) send(ctx context.Context, req *request, claim ledger.Entry) Resu
 // the request's SendTimeout whatever the request's own context: a client
 // that gives up must not cut a send whose answer decides the claim.
 func (r *Relay) sendOnce(ctx context.Context, req *request, raw []byte) sendResult {
-	ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), req.sendBy)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.left(req))
 	defer cancel()
 	_, err := r.rpc.SendRawTransactionWithOpts(ctx, raw, firstSend)
 	return classify(err)
@@ -184,7 +184,7 @@ func (r *Relay) again(ctx context.Context, req *request, prior ledger.Entry, e S
 		return expiredResult(prior)
 	}
 	raw := sameTransaction(prior, e)
-	if raw == nil || late || !req.canSend() {
+	if raw == nil || late || !r.canSend(req) {
 		if orphan {
 			return fail(CodeInFlight, "an earlier submission of this ticket was interrupted; retry to learn its outcome")
 		}
