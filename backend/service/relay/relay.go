@@ -132,8 +132,6 @@ type Result struct {
 	Includes  []ticket.Item
 	Code      Code
 	Message   string
-	// cause is the ledger's error of a result that could not be decided.
-	cause error
 }
 
 // DefaultSendTimeout is how long the sends of one submit request take at
@@ -266,55 +264,59 @@ func (r *Relay) one(ctx context.Context, req *request, c ticket.Claims, e Signed
 	if c.Project != req.projectID {
 		return r.log(ctx, req.projectID, req.payer, ticket.Claims{}, 1, fail(CodeInvalidTicket, "the submission ticket was issued to another project"))
 	}
-	res := r.check(ctx, req, c, e)
+	res, err := r.check(ctx, req, c, e)
+	if err != nil {
+		return Result{}, storeError(err)
+	}
 	res.Includes = c.Includes
 	return r.log(ctx, req.projectID, req.payer, c, 1, res)
 }
 
-// check runs the steps after the ticket's signature; errors from the ledger
-// come back as a Result with code "" and are turned into ErrStore by log.
-func (r *Relay) check(ctx context.Context, req *request, c ticket.Claims, e Signed) Result {
+// check runs the steps after the ticket's signature; an error is the
+// ledger's (or the request's context while waiting on it), which one turns
+// into ErrStore.
+func (r *Relay) check(ctx context.Context, req *request, c ticket.Claims, e Signed) (Result, error) {
 	if c.Wallet != req.payer {
-		return fail(CodeWalletMismatch, "the submission ticket is for wallet %s, not %s", c.Wallet, req.payer)
+		return fail(CodeWalletMismatch, "the submission ticket is for wallet %s, not %s", c.Wallet, req.payer), nil
 	}
 	if prior, err := r.store.EntryByTicketJTI(ctx, c.ID); err == nil {
-		if res, done := r.answerPrior(ctx, req, prior, e); done {
-			return res
+		if res, done, err := r.answerPrior(ctx, req, prior, e); done || err != nil {
+			return res, err
 		}
 		// Another submit is sending it: its outcome is this one's, whether
 		// or not the ticket expired meanwhile.
 		return r.waitForOther(ctx, c.ID)
 	} else if !errors.Is(err, ledger.ErrNotFound) {
-		return storeFailure(err)
+		return Result{}, err
 	}
 	if c.Expired(r.now()) {
-		return fail(CodeTicketExpired, "the submission ticket expired at %s; rebuild the transactions", time.Unix(c.ExpiresAt, 0).UTC().Format(time.RFC3339))
+		return fail(CodeTicketExpired, "the submission ticket expired at %s; rebuild the transactions", time.Unix(c.ExpiresAt, 0).UTC().Format(time.RFC3339)), nil
 	}
 	if e.Signature != "" {
 		return r.report(ctx, req, c, e.Signature)
 	}
 	raw, err := base64.StdEncoding.DecodeString(e.TransactionBase64)
 	if err != nil {
-		return fail(CodeInvalidTransaction, "transactionBase64 is not standard base64")
+		return fail(CodeInvalidTransaction, "transactionBase64 is not standard base64"), nil
 	}
 	tx, msg, err := decode(raw)
 	if err != nil {
-		return fail(CodeInvalidTransaction, "transactionBase64 is not a serialized VersionedTransaction: %v; send the bytes of the transaction the wallet signed", err)
+		return fail(CodeInvalidTransaction, "transactionBase64 is not a serialized VersionedTransaction: %v; send the bytes of the transaction the wallet signed", err), nil
 	}
 	if reason, ok := matches(c, req.wallet, msg); !ok {
-		return fail(CodeHashMismatch, "the signed message differs from the one built for this ticket beyond the guards and compute budget a wallet may add: %s", reason)
+		return fail(CodeHashMismatch, "the signed message differs from the one built for this ticket beyond the guards and compute budget a wallet may add: %s", reason), nil
 	}
 	if len(tx.Signatures) != 1 || !ed25519.Verify(ed25519.PublicKey(req.wallet[:]), msg, tx.Signatures[0][:]) {
-		return fail(CodeSignatureInvalid, "the transaction is not signed by wallet %s", req.payer)
+		return fail(CodeSignatureInvalid, "the transaction is not signed by wallet %s", req.payer), nil
 	}
 	if !r.canSend(req) {
-		return outOfTime()
+		return outOfTime(), nil
 	}
 	sig := tx.Signatures[0].String()
 	claim := r.claimOf(req, c, sig)
 	claim.Raw = raw
-	if res, ok := r.claim(ctx, c, claim); !ok {
-		return res
+	if res, claimed, err := r.claim(ctx, c, claim); !claimed || err != nil {
+		return res, err
 	}
 	return r.send(ctx, req, claim)
 }
@@ -339,23 +341,25 @@ func (r *Relay) claimOf(req *request, c ticket.Claims, sig string) ledger.Entry 
 	return claim
 }
 
-// claim claims ticket c with entry e; when another submit claimed it (or
-// the same signature under another ticket) first, it answers with that
-// submit's outcome and false.
-func (r *Relay) claim(ctx context.Context, c ticket.Claims, e ledger.Entry) (Result, bool) {
+// claim claims ticket c with entry e and reports whether it did; when
+// another submit claimed it (or the same signature under another ticket)
+// first, it answers with that submit's outcome.
+func (r *Relay) claim(ctx context.Context, c ticket.Claims, e ledger.Entry) (res Result, claimed bool, err error) {
 	switch err := r.store.ClaimTicket(ctx, e); {
 	case errors.Is(err, ledger.ErrDuplicate):
 		prior, err := r.store.EntryBySignature(ctx, e.Signature)
 		if err == nil && prior.TicketJTI != c.ID {
 			// Another ticket of the very same transaction (built twice
 			// within one blockhash): it was sent once; this is a duplicate.
-			return r.waitForOther(ctx, prior.TicketJTI), false
+			res, err := r.waitForOther(ctx, prior.TicketJTI)
+			return res, false, err
 		}
-		return r.waitForOther(ctx, c.ID), false
+		res, err := r.waitForOther(ctx, c.ID)
+		return res, false, err
 	case err != nil:
-		return storeFailure(err), false
+		return Result{}, false, err
 	}
-	return Result{}, true
+	return Result{}, true, nil
 }
 
 // matches reports whether msg is the message ticket c describes: the exact
@@ -416,7 +420,7 @@ func (r *Relay) orphaned(e ledger.Entry) bool {
 // cluster's answer: duplicate if it was accepted, the entry's failure if it
 // failed or expired meanwhile; if it was refused, the claim is gone and
 // this submit may try itself, once, by answering the caller to retry.
-func (r *Relay) waitForOther(ctx context.Context, jti string) Result {
+func (r *Relay) waitForOther(ctx context.Context, jti string) (Result, error) {
 	deadline := r.now().Add(r.inFlightWait)
 	t := time.NewTicker(r.poll)
 	defer t.Stop()
@@ -424,31 +428,25 @@ func (r *Relay) waitForOther(ctx context.Context, jti string) Result {
 		prior, err := r.store.EntryByTicketJTI(ctx, jti)
 		switch {
 		case errors.Is(err, ledger.ErrNotFound):
-			return fail(CodeRPCError, "a concurrent submission of this ticket was refused by the cluster; see its result")
+			return fail(CodeRPCError, "a concurrent submission of this ticket was refused by the cluster; see its result"), nil
 		case err != nil:
-			return storeFailure(err)
+			return Result{}, err
 		}
 		if prior.Status != ledger.StatusSending {
 			if res, failed := Failure(prior); failed {
-				return res
+				return res, nil
 			}
-			return Result{Status: StatusDuplicate, Signature: prior.Signature}
+			return Result{Status: StatusDuplicate, Signature: prior.Signature}, nil
 		}
 		if r.now().After(deadline) {
-			return fail(CodeInFlight, "another submission of this ticket is still in flight; retry to learn its outcome")
+			return fail(CodeInFlight, "another submission of this ticket is still in flight; retry to learn its outcome"), nil
 		}
 		select {
 		case <-ctx.Done():
-			return storeFailure(ctx.Err())
+			return Result{}, ctx.Err()
 		case <-t.C:
 		}
 	}
-}
-
-// storeFailure marks a result that could not be decided for want of the
-// ledger; log turns it into ErrStore.
-func storeFailure(err error) Result {
-	return Result{Status: "", Message: err.Error(), cause: err}
 }
 
 // storeError is ErrStore for what the ledger failed to do. The store's
@@ -467,9 +465,6 @@ func storeError(err error) error {
 // log records the result of tickets tickets (one, or a request's forged
 // ones) in the submission log and returns it.
 func (r *Relay) log(ctx context.Context, projectID, wallet string, c ticket.Claims, tickets int, res Result) (Result, error) {
-	if res.Status == "" {
-		return Result{}, storeError(res.cause)
-	}
 	err := r.store.LogAttempt(context.WithoutCancel(ctx), ledger.Attempt{
 		ProjectID: projectID, Payer: wallet, TicketJTI: c.ID, Signature: res.Signature, Status: string(res.Status),
 		Code: string(res.Code), Message: res.Message, Tickets: tickets, CreatedAt: r.now().UTC(),
