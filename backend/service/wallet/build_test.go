@@ -307,17 +307,17 @@ func TestBuildDependencyFailures(t *testing.T) {
 		}, param: "items", want: "items: " + key("x").String() + ": account not found"},
 		{name: "refused for the request", fake: func(f *fakes) {
 			f.build = func(context.Context, txbuild.Params) (txbuild.Result, error) {
-				return txbuild.Result{}, &txbuild.Error{Message: "the donation wallet is the wallet itself"}
+				return txbuild.Result{}, &assets.ItemError{Reason: "the donation wallet is the wallet itself"}
 			}
 		}, param: "items", want: "items: the donation wallet is the wallet itself"},
 		{name: "refused for an item", fake: func(f *fakes) {
 			f.build = func(context.Context, txbuild.Params) (txbuild.Result, error) {
-				return txbuild.Result{}, fmt.Errorf("wrapped: %w", &txbuild.Error{Address: key("token").String(), Index: 1, Message: "is frozen"})
+				return txbuild.Result{}, fmt.Errorf("wrapped: %w", &assets.ItemError{Address: key("token").String(), Index: 1, Reason: "is frozen"})
 			}
 		}, param: "items[1]", want: "items[1]: " + key("token").String() + ": is frozen"},
 		{name: "refused for an item out of range", fake: func(f *fakes) {
 			f.build = func(context.Context, txbuild.Params) (txbuild.Result, error) {
-				return txbuild.Result{}, &txbuild.Error{Address: key("x").String(), Index: 7, Message: "is odd"}
+				return txbuild.Result{}, &assets.ItemError{Address: key("x").String(), Index: 7, Reason: "is odd"}
 			}
 		}, param: "items", want: "items: " + key("x").String() + ": is odd"},
 		{name: "indexer down", fake: func(f *fakes) {
