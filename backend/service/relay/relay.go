@@ -297,7 +297,7 @@ func (r *Relay) check(ctx context.Context, req *request, c ticket.Claims, e Sign
 	}
 	raw, err := base64.StdEncoding.DecodeString(e.TransactionBase64)
 	if err != nil {
-		return fail(CodeInvalidTransaction, "transactionBase64 is not standard base64"), nil
+		return fail(CodeInvalidTransaction, "transactionBase64 is not standard base64"), nil //nolint:nilerr // the client's mistake is this entry's answer, not the request's failure
 	}
 	tx, msg, err := decode(raw)
 	if err != nil {

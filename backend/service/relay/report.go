@@ -26,7 +26,7 @@ import (
 func (r *Relay) report(ctx context.Context, req *request, c ticket.Claims, sig string) (Result, error) {
 	s, err := solana.SignatureFromBase58(sig)
 	if err != nil {
-		return fail(CodeInvalidTransaction, "signature is not a transaction signature (64 bytes in base58)"), nil
+		return fail(CodeInvalidTransaction, "signature is not a transaction signature (64 bytes in base58)"), nil //nolint:nilerr // the client's mistake is this entry's answer, not the request's failure
 	}
 	claim := r.claimOf(req, c, sig)
 	claim.Reported = &c

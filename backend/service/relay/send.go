@@ -171,7 +171,7 @@ func (r *Relay) again(ctx context.Context, req *request, prior ledger.Entry, e S
 	case err != nil && orphan:
 		return fail(CodeInFlight, "an earlier submission of this ticket was interrupted and the cluster cannot say whether it has the transaction; retry to learn its outcome"), nil
 	case err != nil:
-		return Result{Status: StatusDuplicate, Signature: prior.Signature}, nil
+		return Result{Status: StatusDuplicate, Signature: prior.Signature}, nil //nolint:nilerr // a cluster that cannot say leaves the entry in flight: a duplicate, as before the send
 	case seen:
 		if orphan {
 			if _, err := r.store.MarkSubmitted(context.WithoutCancel(ctx), prior.TicketJTI); err != nil {
