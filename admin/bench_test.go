@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reclaim-sol/reclaim/admin"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/backend/service/owner"
 	"github.com/reclaim-sol/reclaim/backend/storage"
@@ -64,7 +65,7 @@ func benchOverview(b *testing.B, database, benchProject string) {
 	if err := s.WarmRanking(ctx, benchProject); err != nil {
 		b.Fatal(err)
 	}
-	clk := &clock{t: time.Date(2025, 12, 31, 12, 0, 0, 0, time.UTC)} // the chart's 30 days end on the last day of the seeded year
+	clk := clocktest.New(time.Date(2025, 12, 31, 12, 0, 0, 0, time.UTC)) // the chart's 30 days end on the last day of the seeded year
 	h := &harness{store: s, hasher: auth.NewHasher(make([]byte, 32)), clock: clk}
 	d := h.deps(owner.Options{})
 	o, err := h.owners.CreateOwner(ctx, "bench@example.com", password)

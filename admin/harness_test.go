@@ -9,7 +9,6 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/backend/service/owner"
 	"github.com/reclaim-sol/reclaim/backend/storage"
@@ -30,26 +30,13 @@ var cheap = owner.Passwords{Time: 1, MemoryKiB: 64, Threads: 1}
 
 const password = "correct horse battery staple"
 
-// clock is a settable time source.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // harness is a console on a fresh SQLite store, served over HTTP.
 type harness struct {
 	t      testing.TB
 	store  *storage.Store
 	hasher *auth.Hasher
 	owners *owner.Service
-	clock  *clock
+	clock  *clocktest.Clock
 	srv    *httptest.Server
 }
 
@@ -64,7 +51,7 @@ func newHarnessWith(t testing.TB, opts owner.Options, allowSignup bool, edits ..
 	t.Helper()
 	h := &harness{
 		t: t, store: storagetest.SQLite(t), hasher: auth.NewHasher([]byte(strings.Repeat("p", 32))),
-		clock: &clock{t: time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)},
+		clock: clocktest.New(time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)),
 	}
 	d := h.deps(opts)
 	d.Explorer = admin.Explorer{Cluster: admin.ClusterLocalnet}

@@ -181,9 +181,9 @@ func TestTxBuildEdgeCases(t *testing.T) {
 		Wallet: owner, Items: selectAll(t, v, owner, []solana.PublicKey{f.Empty}), DonationPercentage: 0.1, DonationWallet: &missing,
 		PriorityLevel: txbuild.PriorityNone,
 	})
-	var te *txbuild.Error
-	if !errors.As(err, &te) || !strings.Contains(te.Message, "rent-exempt minimum") {
-		t.Errorf("donation to a missing account: %v, want *txbuild.Error about the rent-exempt minimum", err)
+	var te *assets.ItemError
+	if !errors.As(err, &te) || !strings.Contains(te.Reason, "rent-exempt minimum") {
+		t.Errorf("donation to a missing account: %v, want *assets.ItemError about the rent-exempt minimum", err)
 	}
 	t.Logf("donation to a missing account: %v", err)
 

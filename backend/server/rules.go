@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/reclaim-sol/reclaim/backend/domain/address"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
@@ -273,7 +274,7 @@ func addressMistake(x violation, param string) error {
 			return err
 		}
 	}
-	if _, err := auth.ParseAddress(s); err != nil {
+	if _, err := address.Parse(s); err != nil {
 		if s == "" {
 			return fault.InvalidField(param, "is required")
 		}

@@ -7,17 +7,11 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 )
 
-type clock struct{ t atomic.Int64 }
-
-func (c *clock) now() time.Time      { return time.Unix(0, c.t.Load()) }
-func (c *clock) add(d time.Duration) { c.t.Add(int64(d)) }
-func newClock() *clock {
-	c := &clock{}
-	c.t.Store(time.Date(2026, 5, 21, 0, 0, 0, 0, time.UTC).UnixNano())
-	return c
-}
+func newClock() *clocktest.Clock { return clocktest.New(time.Date(2026, 5, 21, 0, 0, 0, 0, time.UTC)) }
 func request(key, body string) Request {
 	return Request{ProjectID: "prj_1", Scope: Scope("key_1", ""), Key: key, Fingerprint: Fingerprint("/build", []byte(body))}
 }
@@ -52,7 +46,7 @@ func TestDo(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			clk := newClock()
-			s := NewService(newMemStore(), slog.New(slog.DiscardHandler), clk.now)
+			s := NewService(newMemStore(), slog.New(slog.DiscardHandler), clk.Now)
 			n := 0
 			first := Answer{Code: 3, Message: "items: empty", Param: "items"}
 			if c.keep {
@@ -62,7 +56,7 @@ func TestDo(t *testing.T) {
 			if err != nil || replayed || !sameAnswer(a, first) {
 				t.Fatalf("first: %+v %v %v", a, replayed, err)
 			}
-			clk.add(c.advance)
+			clk.Advance(c.advance)
 			a, replayed, err = s.Do(ctx, c.second, runs(&n, answerOf("second"), true))
 			if !errors.Is(err, c.wantErr) || replayed != c.wantReplayed || n != c.wantRuns {
 				t.Fatalf("second: %+v replayed %v, %v, %d runs; want replayed %v, %v, %d runs", a, replayed, err, n, c.wantReplayed, c.wantErr, c.wantRuns)
@@ -77,7 +71,7 @@ func TestDo(t *testing.T) {
 // A stored refusal (a 4xx) is replayed as it was.
 func TestDoReplaysARefusal(t *testing.T) {
 	t.Parallel()
-	s := NewService(newMemStore(), slog.New(slog.DiscardHandler), newClock().now)
+	s := NewService(newMemStore(), slog.New(slog.DiscardHandler), newClock().Now)
 	n := 0
 	refusal := Answer{Code: 3, Message: "items[0].address: not a base58 address", Param: "items[0].address"}
 	_, _, _ = s.Do(context.Background(), request("k", "a"), runs(&n, refusal, true))
@@ -91,7 +85,7 @@ func TestDoReplaysARefusal(t *testing.T) {
 func TestDoReleasesOnError(t *testing.T) {
 	t.Parallel()
 	st := newMemStore()
-	s := NewService(st, slog.New(slog.DiscardHandler), newClock().now)
+	s := NewService(st, slog.New(slog.DiscardHandler), newClock().Now)
 	boom := errors.New("boom")
 	if _, _, err := s.Do(context.Background(), request("k", "a"), func(context.Context) (Answer, bool, error) { return Answer{}, true, boom }); !errors.Is(err, boom) {
 		t.Fatal(err)
@@ -152,10 +146,10 @@ func TestDoInUseThenLeaseOver(t *testing.T) {
 	t.Parallel()
 	clk := newClock()
 	st := newMemStore()
-	s := NewService(st, slog.New(slog.DiscardHandler), clk.now)
+	s := NewService(st, slog.New(slog.DiscardHandler), clk.Now)
 	s.Wait = 0
 	// A claim left by a dead instance.
-	now := clk.now()
+	now := clk.Now()
 	_, _, _ = st.ClaimKey(context.Background(), Record{
 		ProjectID: "prj_1", KeyHash: Hash(Scope("key_1", ""), "k"), Fingerprint: request("k", "a").Fingerprint,
 		Token: "dead", CreatedAt: now, LeaseUntil: now.Add(s.Lease),
@@ -167,7 +161,7 @@ func TestDoInUseThenLeaseOver(t *testing.T) {
 	if _, _, err := s.Do(context.Background(), request("k", "b"), runs(&n, answerOf("x"), true)); !errors.Is(err, ErrKeyReused) {
 		t.Fatalf("in flight, other body: %v", err)
 	}
-	clk.add(s.Lease)
+	clk.Advance(s.Lease)
 	a, replayed, err := s.Do(context.Background(), request("k", "a"), runs(&n, answerOf("x"), true))
 	if err != nil || replayed || n != 1 || string(a.Body) != "x" {
 		t.Fatalf("after the lease: %q %v %v %d", a.Body, replayed, err, n)
@@ -220,7 +214,7 @@ func TestDoRequestLease(t *testing.T) {
 	for _, lease := range []time.Duration{0, 30 * time.Second} {
 		clk := newClock()
 		st := newMemStore()
-		s := NewService(st, slog.New(slog.DiscardHandler), clk.now)
+		s := NewService(st, slog.New(slog.DiscardHandler), clk.Now)
 		s.Wait = 0
 		r := request("k", "a")
 		r.Lease = lease
@@ -228,7 +222,7 @@ func TestDoRequestLease(t *testing.T) {
 		if want == 0 {
 			want = s.Lease
 		}
-		start := clk.now()
+		start := clk.Now()
 		rec := Record{ProjectID: r.ProjectID, KeyHash: Hash(r.Scope, r.Key), Fingerprint: r.Fingerprint, Token: "dead", CreatedAt: start}
 		n := 0
 		_, _, _ = s.Do(context.Background(), r, func(context.Context) (Answer, bool, error) {
@@ -240,11 +234,11 @@ func TestDoRequestLease(t *testing.T) {
 			t.Fatalf("lease %s: the claim was leased %s, want %s", lease, got, want)
 		}
 		_, _, _ = st.ClaimKey(context.Background(), rec, start) // left by an instance that died
-		clk.add(want - time.Millisecond)
+		clk.Advance(want - time.Millisecond)
 		if _, _, err := s.Do(context.Background(), r, runs(&n, answerOf("y"), true)); !errors.Is(err, ErrKeyInUse) || n != 0 {
 			t.Fatalf("lease %s: within it: %v, %d runs", lease, err, n)
 		}
-		clk.add(time.Millisecond)
+		clk.Advance(time.Millisecond)
 		if a, replayed, err := s.Do(context.Background(), r, runs(&n, answerOf("y"), true)); err != nil || replayed || n != 1 || string(a.Body) != "y" {
 			t.Fatalf("lease %s: after it: %q %v %v, %d runs", lease, a.Body, replayed, err, n)
 		}

@@ -116,19 +116,32 @@ type Listing struct {
 	Counts map[ItemType]int
 }
 
-// ItemError names the first address Resolve cannot build for.
+// ItemError is the engine's one error for a request it cannot serve as
+// asked, the caller's fault and not the cluster's or an indexer's: the
+// first address Resolve cannot build for, a cNFT the wallet cannot burn
+// (cnft), an item that cannot take its action or money that does not add
+// up (txbuild). Its Reason is safe to show to the client.
 type ItemError struct {
+	// Address is the item at fault (base58; a cNFT's asset id); "" when it
+	// is not one item.
 	Address string
-	// Index is the address's position in the addresses Resolve was given.
+	// Index is the item's position in the request (the addresses Resolve
+	// was given, txbuild's Params.Items) when Address names one.
 	Index int
 	// Reason is a sentence for the client, e.g. "account not found".
 	Reason string
 }
 
-// Error implements error: the address and the reason.
-func (e *ItemError) Error() string { return fmt.Sprintf("%s: %s", e.Address, e.Reason) }
+// Error implements error: the address, when there is one, and the reason.
+func (e *ItemError) Error() string {
+	if e.Address == "" {
+		return e.Reason
+	}
+	return fmt.Sprintf("%s: %s", e.Address, e.Reason)
+}
 
-// Item is the address of the item at fault (base58).
+// Item is the address of the item at fault (base58); "" when it is not one
+// item.
 func (e *ItemError) Item() string { return e.Address }
 
 // The reasons of ItemError.

@@ -21,6 +21,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/chain/bubblegum"
+	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/upstream/das"
 )
 
@@ -47,22 +48,8 @@ func NewPlanner(indexer Indexer, rpc AccountReader) *Planner {
 	return &Planner{indexer: indexer, rpc: rpc}
 }
 
-// Error is a cNFT selection the wallet cannot burn: the caller's fault, not
-// the indexer's or the cluster's.
-type Error struct {
-	// Asset is the selection's asset id (base58).
-	Asset string
-	// Reason is a sentence for the client, e.g. ReasonFrozen.
-	Reason string
-}
-
-// Error implements error: the asset id and the reason.
-func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Asset, e.Reason) }
-
-// Item is the address of the item at fault: the asset id.
-func (e *Error) Item() string { return e.Asset }
-
-// Reasons of the *Error BurnInstruction returns.
+// Reasons of the *assets.ItemError BurnInstruction returns (a cNFT
+// selection the wallet cannot burn; its Address is the asset id).
 const (
 	ReasonNotFound    = "asset not found"
 	ReasonNotCNFT     = "not a compressed NFT"
@@ -74,7 +61,7 @@ const (
 // BurnInstruction builds the burn of wallet's cNFT assetID: `burn` for a
 // leaf of a V1 tree (owned by SPL Account Compression), `burn_v2` for one of
 // a V2 tree (MPL Account Compression). A selection the wallet cannot burn
-// (unknown, not compressed, burnt, another wallet's, frozen) is an *Error;
+// (unknown, not compressed, burnt, another wallet's, frozen) is an *assets.ItemError;
 // an indexer or cluster failing, or an indexer whose leaf does not fit the
 // tree, is any other error. The proof is only as fresh as the indexer: a
 // leaf changed since makes the program refuse the root when the tree's
@@ -85,7 +72,7 @@ func (p *Planner) BurnInstruction(ctx context.Context, wallet, assetID solana.Pu
 		return nil, err
 	}
 	if reason := refuse(asset, wallet); reason != "" {
-		return nil, &Error{Asset: assetID.String(), Reason: reason}
+		return nil, &assets.ItemError{Address: assetID.String(), Reason: reason}
 	}
 	b, err := burnOf(asset, proof, wallet)
 	if err != nil {
@@ -93,9 +80,9 @@ func (p *Planner) BurnInstruction(ctx context.Context, wallet, assetID solana.Pu
 	}
 	tree, err := p.tree(ctx, b.MerkleTree)
 	if err != nil {
-		var e *Error
+		var e *assets.ItemError
 		if errors.As(err, &e) {
-			e.Asset = assetID.String()
+			e.Address = assetID.String()
 		}
 		return nil, err
 	}
@@ -140,7 +127,7 @@ func (p *Planner) read(ctx context.Context, id string) (*das.Asset, *das.AssetPr
 		err = pr.err
 	}
 	if errors.Is(err, das.ErrNotFound) {
-		return nil, nil, &Error{Asset: id, Reason: ReasonNotFound}
+		return nil, nil, &assets.ItemError{Address: id, Reason: ReasonNotFound}
 	}
 	if err != nil {
 		return nil, nil, err
@@ -209,7 +196,7 @@ func (p *Planner) tree(ctx context.Context, key solana.PublicKey) (bubblegum.Tre
 		DataSlice: &rpc.DataSlice{Offset: new(uint64), Length: &length}}
 	res, err := p.rpc.GetAccountInfoWithOpts(ctx, key, opts)
 	if errors.Is(err, rpc.ErrNotFound) || (err == nil && (res == nil || res.Value == nil)) {
-		return bubblegum.Tree{}, &Error{Reason: fmt.Sprintf("merkle tree %s not found", key)}
+		return bubblegum.Tree{}, &assets.ItemError{Reason: fmt.Sprintf("merkle tree %s not found", key)}
 	}
 	if err != nil {
 		return bubblegum.Tree{}, fmt.Errorf("read merkle tree %s: %w", key, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/chain/bubblegum"
+	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/upstream/das"
 )
 
@@ -153,7 +154,7 @@ func TestBubblegumPlannerRefusals(t *testing.T) {
 		name   string
 		edit   func(f *fakeIndexer)
 		tree   func(solana.PublicKey, *rpc.GetAccountInfoOpts) (*rpc.GetAccountInfoResult, error)
-		reason string // "" for an error that is not an *Error
+		reason string // "" for an error that is not an *assets.ItemError
 	}{
 		{"unknown to the indexer", func(f *fakeIndexer) {
 			f.err = &das.RPCError{Method: "getAsset", Code: -32000, Message: "Asset Not Found"}
@@ -195,11 +196,11 @@ func TestBubblegumPlannerRefusals(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			var ie *Error
+			var ie *assets.ItemError
 			isItem := errors.As(err, &ie)
 			if tc.reason == "" {
 				if isItem {
-					t.Errorf("err = %v, an *Error", err)
+					t.Errorf("err = %v, an *assets.ItemError", err)
 				}
 				return
 			}

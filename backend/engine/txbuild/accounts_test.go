@@ -162,9 +162,9 @@ func TestBuildRefusesAccountMistakes(t *testing.T) {
 		"a nonce account of the loader": nonceOfLoader, "excess of a System account": excessOfSystem, "no excess": nothing,
 	} {
 		_, err := NewBuilder(newFake()).Build(t.Context(), Params{Wallet: wallet, Items: []Selected{s}})
-		var e *Error
+		var e *assets.ItemError
 		if !errors.As(err, &e) || e.Address != s.Item.Address.String() {
-			t.Errorf("%s: %v, want an *Error naming the item", name, err)
+			t.Errorf("%s: %v, want an *assets.ItemError naming the item", name, err)
 		}
 	}
 }

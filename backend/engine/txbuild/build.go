@@ -19,7 +19,7 @@ import (
 )
 
 // Build checks p, packs its items and builds, simulates and prices each
-// transaction. An *Error names what the request got wrong; other errors come
+// transaction. An *assets.ItemError names what the request got wrong; other errors come
 // from the cluster or the configuration.
 func (b *Builder) Build(ctx context.Context, p Params) (Result, error) {
 	return b.BuildWith(ctx, p, nil)
@@ -111,7 +111,7 @@ func (b *Builder) buildAll(ctx context.Context, r *request, batches []batch, pf 
 		go func() {
 			defer wg.Done()
 			if txs[i], errs[i] = b.build(ctx, r, bt, pf.rc, fees[i], pf.latest.Blockhash, refs[i]); errs[i] != nil {
-				var e *Error
+				var e *assets.ItemError
 				if errors.As(errs[i], &e) {
 					return // a request error does not make the others fail
 				}

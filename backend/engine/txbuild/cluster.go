@@ -9,6 +9,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/pkg/rpclimit"
 )
 
@@ -92,7 +93,7 @@ func (rc rentCheck) check(r *request, m money) error {
 
 // simulate runs tx (its compute limit at the maximum) on the cluster's
 // current state, without signatures and with the latest blockhash, and
-// returns the compute units it consumed. A failing transaction is an *Error
+// returns the compute units it consumed. A failing transaction is an *assets.ItemError
 // naming the item whose instruction failed, when one did, and the reason.
 func (b *Builder) simulate(ctx context.Context, tx *solana.Transaction, owners []int, items []Selected) (uint64, error) {
 	out, err := rpclimit.Call(ctx, func(ctx context.Context) (*rpc.SimulateTransactionResponse, error) {
@@ -122,7 +123,7 @@ var plainErrors = map[string]string{
 	"BlockhashNotFound":       "the cluster has no recent blockhash to simulate with",
 }
 
-func simulationError(res *rpc.SimulateTransactionResult, owners []int, items []Selected) *Error {
+func simulationError(res *rpc.SimulateTransactionResult, owners []int, items []Selected) *assets.ItemError {
 	reason, _ := json.Marshal(res.Err)
 	msg := string(reason)
 	if s, ok := res.Err.(string); ok {
@@ -139,7 +140,7 @@ func simulationError(res *rpc.SimulateTransactionResult, owners []int, items []S
 	}
 	e := requestError("the transaction would fail: %s", msg)
 	if len(notes) > 0 {
-		e.Message += ": " + strings.Join(notes, "; ")
+		e.Reason += ": " + strings.Join(notes, "; ")
 	}
 	if i, ok := failedInstruction(res.Err); ok && i < len(owners) && owners[i] >= 0 {
 		e.Address, e.Index = items[owners[i]].Item.Address.String(), items[owners[i]].at

@@ -20,7 +20,7 @@ import (
 
 // fakePlanner is a hand-written CNFTPlanner: each asset's burn carries
 // proof[asset] distinct proof nodes (default 3) in one tree; refuse and fail
-// make it answer a *cnft.Error or another error.
+// make it answer a *assets.ItemError or another error.
 type fakePlanner struct {
 	mu     sync.Mutex
 	proof  map[solana.PublicKey]int
@@ -34,7 +34,7 @@ func (p *fakePlanner) BurnInstruction(_ context.Context, w, asset solana.PublicK
 	defer p.mu.Unlock()
 	p.asked = append(p.asked, asset)
 	if reason, ok := p.refuse[asset]; ok {
-		return nil, &cnft.Error{Asset: asset.String(), Reason: reason}
+		return nil, &assets.ItemError{Address: asset.String(), Reason: reason}
 	}
 	if err, ok := p.fail[asset]; ok {
 		return nil, err
@@ -202,13 +202,13 @@ func TestBuildCNFTMixedNetMustBePositive(t *testing.T) {
 	n.Item.Lamports = 1_000
 	_, err := NewBuilder(newFake(), WithCNFTPlanner(&fakePlanner{})).Build(context.Background(),
 		Params{Wallet: wallet, Items: []Selected{n, cnftSelected("c")}, PriorityLevel: PriorityNone})
-	var e *Error
-	if !errors.As(err, &e) || !strings.Contains(e.Message, "cost more than it returns") {
+	var e *assets.ItemError
+	if !errors.As(err, &e) || !strings.Contains(e.Reason, "cost more than it returns") {
 		t.Fatalf("err = %v, want a refusal of the negative net", err)
 	}
 }
 
-// TestBuildCNFTRefusals maps the planner's answers: a refusal is an *Error
+// TestBuildCNFTRefusals maps the planner's answers: a refusal is an *assets.ItemError
 // naming the item (the server's 400 items[i]); an indexer failing is not.
 func TestBuildCNFTRefusals(t *testing.T) {
 	t.Parallel()
@@ -216,7 +216,7 @@ func TestBuildCNFTRefusals(t *testing.T) {
 	cases := []struct {
 		name    string
 		planner CNFTPlanner
-		item    string // "-": not an *Error
+		item    string // "-": not an *assets.ItemError
 		message string
 	}{
 		{"refused", &fakePlanner{refuse: map[solana.PublicKey]string{key("c2"): cnft.ReasonFrozen}}, key("c2").String(), cnft.ReasonFrozen},
@@ -234,7 +234,7 @@ func TestBuildCNFTRefusals(t *testing.T) {
 			}
 			f := newFake()
 			_, err := NewBuilder(f, opts...).Build(context.Background(), fullParams([]Selected{cnftSelected("c1"), cnftSelected("c2")}, 0))
-			var e *Error
+			var e *assets.ItemError
 			if err == nil || errors.As(err, &e) != (tc.item != "-") {
 				t.Fatalf("err = %T %v", err, err)
 			}

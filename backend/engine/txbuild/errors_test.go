@@ -12,7 +12,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 )
 
-// TestBuildErrors: the request's mistakes are *Error (400), naming the item when
+// TestBuildErrors: the request's mistakes are *assets.ItemError (400), naming the item when
 // one is at fault; configuration and cluster failures are other errors (503).
 func TestBuildErrors(t *testing.T) {
 	t.Parallel()
@@ -22,7 +22,7 @@ func TestBuildErrors(t *testing.T) {
 		name    string
 		params  func() Params
 		fake    func(*fakeRPC)
-		item    string // the *Error's Item; "-" when the error is not an *Error
+		item    string // the *assets.ItemError's Item; "-" when the error is not an *assets.ItemError
 		message string // a substring of the message
 	}{
 		{name: "no items", params: func() Params { return fullParams(nil, 0) }, message: "no items"},
@@ -127,7 +127,7 @@ func TestBuildErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("built")
 			}
-			var e *Error
+			var e *assets.ItemError
 			if isErr := errors.As(err, &e); isErr != (tc.item != "-") {
 				t.Fatalf("%T %v: *Error %v, want %v", err, err, isErr, tc.item != "-")
 			}
@@ -167,7 +167,7 @@ func TestBuildReportsTheFirstFailure(t *testing.T) {
 			}}, nil
 		}
 		_, err := NewBuilder(f).Build(context.Background(), fullParams(items, 0))
-		var e *Error
+		var e *assets.ItemError
 		if !errors.As(err, &e) || e.Item() != second.String() {
 			t.Fatalf("error %v, want one naming the first item of the second transaction", err)
 		}

@@ -7,10 +7,11 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/engine/cnft"
 )
 
-// TestErrorsNameTheItemsPosition: an *Error about one item carries its
+// TestErrorsNameTheItemsPosition: an *assets.ItemError about one item carries its
 // position in Params.Items, from every stage that can refuse one (the
 // checks, cNFT planning, packing, the money, the simulation), so a caller
 // names the selection without looking its address up.
@@ -57,15 +58,15 @@ func TestErrorsNameTheItemsPosition(t *testing.T) {
 				opts = append(opts, WithCNFTPlanner(tc.planner))
 			}
 			_, err := NewBuilder(f, opts...).Build(context.Background(), fullParams(tc.items, 0))
-			var e *Error
+			var e *assets.ItemError
 			if !errors.As(err, &e) || e.Item() != tc.item.String() || e.Index != tc.index {
-				t.Fatalf("err = %v (index %d), want an *Error naming %s at index %d", err, indexOf(e), tc.item, tc.index)
+				t.Fatalf("err = %v (index %d), want an *assets.ItemError naming %s at index %d", err, indexOf(e), tc.item, tc.index)
 			}
 		})
 	}
 }
 
-func indexOf(e *Error) int {
+func indexOf(e *assets.ItemError) int {
 	if e == nil {
 		return -1
 	}

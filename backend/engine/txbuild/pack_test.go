@@ -9,6 +9,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/chain/metaplex"
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 )
 
 // fullParams has every instruction a transaction can carry: a price and both
@@ -199,9 +200,9 @@ func TestPackComputeBudget(t *testing.T) {
 func TestPackItemTooLarge(t *testing.T) {
 	t.Parallel()
 	_, err := mustCheck(t, fullParams(empties(1), 1000)).pack(defaultLimits(1000))
-	var e *Error
+	var e *assets.ItemError
 	if !errors.As(err, &e) || e.Item() != key("empty 0").String() {
-		t.Fatalf("pack = %v, want an *Error naming the item", err)
+		t.Fatalf("pack = %v, want an *assets.ItemError naming the item", err)
 	}
 }
 
@@ -236,8 +237,8 @@ func TestPackPrintsSharingAMarker(t *testing.T) {
 		many[i] = printed(fmt.Sprintf("p%d", i), "one marker")
 	}
 	_, err := mustCheck(t, fullParams(many, 0)).pack(defaultLimits(0))
-	var e *Error
+	var e *assets.ItemError
 	if !errors.As(err, &e) || e.Address != many[11].Item.Address.String() {
-		t.Fatalf("err = %v, want an *Error naming the last print", err)
+		t.Fatalf("err = %v, want an *assets.ItemError naming the last print", err)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
 	"github.com/reclaim-sol/reclaim/backend/chain/stake"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
-	"github.com/reclaim-sol/reclaim/backend/engine/cnft"
 	"github.com/reclaim-sol/reclaim/backend/pkg/rpclimit"
 )
 
@@ -89,8 +88,8 @@ var ErrCNFTPlanner = errors.New("txbuild: planning a compressed NFT burn failed"
 // at once, each in a slot of ctx's rpclimit.Limit (one planning is a few
 // calls in a row, to the indexer and the cluster), and stores it with the
 // item. The error returned is that of the
-// first failing item in request order; a refusal (*cnft.Error) becomes
-// an *Error naming the item, anything else stops the rest.
+// first failing item in request order; a refusal (*assets.ItemError) becomes
+// an *assets.ItemError naming the item, anything else stops the rest.
 func (b *Builder) planCNFTs(ctx context.Context, r *request) error {
 	var idx []int
 	for i, s := range r.Items {
@@ -117,7 +116,7 @@ func (b *Builder) planCNFTs(ctx context.Context, r *request) error {
 			ix, err := rpclimit.Call(ctx, func(ctx context.Context) (*solana.GenericInstruction, error) {
 				return b.cnft.BurnInstruction(ctx, r.Wallet, addr)
 			})
-			var ie *cnft.Error
+			var ie *assets.ItemError
 			switch {
 			case errors.As(err, &ie):
 				errs[k] = itemError(items[i], "%s", ie.Reason)

@@ -63,7 +63,7 @@
 // one of them must reach the rent-exempt minimum of an empty account, in every
 // transaction on its own, or the build is refused.
 //
-// Errors: *Error is a mistake or impossibility in the request (the server
+// Errors: *assets.ItemError is a mistake or impossibility in the request (the server
 // answers 400); anything else is the cluster or the configuration failing
 // (503).
 package txbuild
@@ -226,36 +226,15 @@ func (r Result) Totals() Totals {
 	return t
 }
 
-// Error is a request that cannot be built as asked: an item that cannot take
-// its action, money that does not add up, a transfer the cluster would
-// refuse. Its Message is safe to show to the client.
-type Error struct {
-	// Address is the item at fault (base58); "" when it is not one item.
-	Address string
-	// Index is the position in Params.Items of the item at fault, when
-	// Address names one.
-	Index int
-	// Message says what is wrong.
-	Message string
+// itemError is a request that cannot be built as asked because of item s
+// (an *assets.ItemError naming it); requestError one that is not one
+// item's: money that does not add up, a transfer the cluster would refuse.
+func itemError(s Selected, format string, args ...any) *assets.ItemError {
+	return &assets.ItemError{Address: s.Item.Address.String(), Index: s.at, Reason: fmt.Sprintf(format, args...)}
 }
 
-// Error returns the message, prefixed by the item when there is one.
-func (e *Error) Error() string {
-	if e.Address == "" {
-		return "txbuild: " + e.Message
-	}
-	return fmt.Sprintf("txbuild: item %s: %s", e.Address, e.Message)
-}
-
-// Item is the address of the item at fault; "" when it is not one item.
-func (e *Error) Item() string { return e.Address }
-
-func itemError(s Selected, format string, args ...any) *Error {
-	return &Error{Address: s.Item.Address.String(), Index: s.at, Message: fmt.Sprintf(format, args...)}
-}
-
-func requestError(format string, args ...any) *Error {
-	return &Error{Message: fmt.Sprintf(format, args...)}
+func requestError(format string, args ...any) *assets.ItemError {
+	return &assets.ItemError{Reason: fmt.Sprintf(format, args...)}
 }
 
 // RPC is the part of the Solana JSON-RPC client (*rpc.Client) the builder
@@ -270,7 +249,7 @@ type RPC interface {
 
 // CNFTPlanner builds the burn of a compressed NFT (cNFT) from an indexer's
 // proof; *cnft.Planner is one. A selection the wallet cannot burn is a
-// *cnft.Error; an indexer or cluster failing is any other error.
+// *assets.ItemError; an indexer or cluster failing is any other error.
 type CNFTPlanner interface {
 	BurnInstruction(ctx context.Context, wallet, assetID solana.PublicKey) (*solana.GenericInstruction, error)
 }

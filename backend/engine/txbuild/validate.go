@@ -23,7 +23,7 @@ type request struct {
 	types      []ledger.Type // of each item, index-aligned with Items
 }
 
-// check validates p. Mistakes of the request are *Error; a configuration the
+// check validates p. Mistakes of the request are *assets.ItemError; a configuration the
 // server should never send (fee out of range, no treasury) is a plain error.
 func (p Params) check() (*request, error) {
 	if p.Wallet.IsZero() {

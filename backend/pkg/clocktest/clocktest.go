@@ -23,6 +23,13 @@ func (c *Clock) Now() time.Time {
 	return c.t
 }
 
+// Set sets the clock to t.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
 // Advance moves the clock d forward.
 func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()

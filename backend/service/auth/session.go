@@ -3,11 +3,11 @@ package auth
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/reclaim-sol/reclaim/backend/domain/address"
 	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/pkg/signing"
 )
@@ -67,39 +67,19 @@ func NewSessionRequest(wallet string, scopes []string, ttlSeconds *int64) (Sessi
 	return SessionRequest{Wallet: wallet, Scopes: sc, TTL: ttl}, nil
 }
 
-// ValidateWallet checks that s is a wallet address: base58 of a 32-byte
-// Ed25519 public key on the curve (a program-derived address cannot sign,
-// so it cannot be a wallet).
+// ValidateWallet checks that s is a wallet address (address.Wallet).
 func ValidateWallet(s string) error {
-	_, err := ParseWallet(s)
+	_, err := address.Wallet(s)
 	return err
 }
 
 // ParseWallet decodes s as ValidateWallet checks it, once.
-func ParseWallet(s string) (solana.PublicKey, error) {
-	key, err := ParseAddress(s)
-	if err != nil {
-		return key, err
-	}
-	if !key.IsOnCurve() {
-		return solana.PublicKey{}, fmt.Errorf("%q is not an Ed25519 public key (it is off the curve, like a program-derived address): a wallet must be able to sign", s)
-	}
-	return key, nil
-}
+func ParseWallet(s string) (solana.PublicKey, error) { return address.Wallet(s) }
 
-// ValidateAddress checks that s is the base58 of 32 bytes.
+// ValidateAddress checks that s is the base58 of 32 bytes (address.Parse).
 func ValidateAddress(s string) error {
-	_, err := ParseAddress(s)
+	_, err := address.Parse(s)
 	return err
-}
-
-// ParseAddress decodes s as ValidateAddress checks it, once.
-func ParseAddress(s string) (solana.PublicKey, error) {
-	key, err := solana.PublicKeyFromBase58(s)
-	if err != nil {
-		return key, fmt.Errorf("%q is not a Solana address (base58 of 32 bytes)", s)
-	}
-	return key, nil
 }
 
 // Issuer mints session tokens.

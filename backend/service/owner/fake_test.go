@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/service/owner"
 )
@@ -234,20 +235,14 @@ func (p *fakeProjects) Revoke(_ context.Context, projectID, keyID string) (proje
 	return project.APIKey{ID: keyID, ProjectID: projectID, Name: "backend", Prefix: "ak_live_secr"}, !already, nil
 }
 
-// clock is a settable time source.
-type clock struct{ t time.Time }
-
-func (c *clock) Now() time.Time          { return c.t }
-func (c *clock) Advance(d time.Duration) { c.t = c.t.Add(d) }
-
 // cheap keeps argon2id fast in tests; the parameters travel in the hash.
 var cheap = owner.Passwords{Time: 1, MemoryKiB: 64, Threads: 1}
 
 // newService returns a service over a fresh fake store and projects, at a
 // fixed time.
-func newService() (*owner.Service, *fakeStore, *fakeProjects, *clock) {
+func newService() (*owner.Service, *fakeStore, *fakeProjects, *clocktest.Clock) {
 	store, projects := newFakeStore(), &fakeProjects{}
-	clk := &clock{t: time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)}
+	clk := clocktest.New(time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC))
 	return owner.NewService(store, projects, owner.Options{Passwords: cheap, Now: clk.Now}), store, projects, clk
 }
 

@@ -58,7 +58,7 @@ func TestForgedTicketsShareOneLine(t *testing.T) {
 			entries[i].Ticket = "not-a-ticket"
 		}
 	}
-	res, err := f.relay.Submit(context.Background(), f.project.ID, f.wallet.PublicKey().String(), entries)
+	res, err := f.relay.Submit(context.Background(), f.project.ID, f.wallet.PublicKey(), entries)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestForgedTicketsShareOneLine(t *testing.T) {
 
 	log.lines = nil
 	mixed := []relay.Signed{entries[0], {TransactionBase64: good, Ticket: tok}, entries[1], {TransactionBase64: good, Ticket: foreign}}
-	res, err = f.relay.Submit(context.Background(), f.project.ID, f.wallet.PublicKey().String(), mixed)
+	res, err = f.relay.Submit(context.Background(), f.project.ID, f.wallet.PublicKey(), mixed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func TestFrontRunReportIsNotCredited(t *testing.T) {
 			sig := victimTx.Signatures[0].String()
 			report := func(projectID, tok string) relay.Result {
 				t.Helper()
-				res, err := f.relay.Submit(ctx, projectID, wallet.String(), []relay.Signed{{Ticket: tok, Signature: sig}})
+				res, err := f.relay.Submit(ctx, projectID, wallet, []relay.Signed{{Ticket: tok, Signature: sig}})
 				if err != nil {
 					t.Fatal(err)
 				}

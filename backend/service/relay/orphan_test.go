@@ -37,7 +37,7 @@ func orphan(t *testing.T, f *fixture, second func(raw []byte) error) (signed, to
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		_, _ = f.relay.Submit(context.Background(), f.project.ID, f.wallet.PublicKey().String(), []relay.Signed{{TransactionBase64: signed, Ticket: tok}})
+		_, _ = f.relay.Submit(context.Background(), f.project.ID, f.wallet.PublicKey(), []relay.Signed{{TransactionBase64: signed, Ticket: tok}})
 	}()
 	<-started
 	return signed, tok, func() { close(stopped); wg.Wait() }

@@ -18,6 +18,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
@@ -204,17 +205,17 @@ func TestTrackersShareTheRebroadcasts(t *testing.T) {
 	t.Parallel()
 	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
 		const entries, slots = 40, 8
-		clk := newClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
-		p := submitted(t, s, 0, clk.now())
+		clk := clocktest.New(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+		p := submitted(t, s, 0, clk.Now())
 		for i := range entries {
-			inFlight(t, s, p.ID, solana.Signature{byte(i), 9}, ledger.StatusSubmitted, 100_000, []byte(fmt.Sprint("tx ", i)), clk.now())
+			inFlight(t, s, p.ID, solana.Signature{byte(i), 9}, ledger.StatusSubmitted, 100_000, []byte(fmt.Sprint("tx ", i)), clk.Now())
 		}
 		cluster := &silentCluster{fakeCluster: fakeCluster{height: 1000}, sends: map[string]int{}}
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
-		trackers := []*relay.Tracker{relay.NewTracker(cluster, s, log, clk.now), relay.NewTracker(cluster, s, log, clk.now)}
+		trackers := []*relay.Tracker{relay.NewTracker(cluster, s, log, clk.Now), relay.NewTracker(cluster, s, log, clk.Now)}
 		var ran [2]atomic.Int32
 		for range slots {
-			clk.add(time.Second)
+			clk.Advance(time.Second)
 			var wg sync.WaitGroup
 			for i, tr := range trackers {
 				wg.Add(1)

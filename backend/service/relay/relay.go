@@ -132,8 +132,6 @@ type Result struct {
 	Includes  []ticket.Item
 	Code      Code
 	Message   string
-	// cause is the ledger's error of a result that could not be decided.
-	cause error
 }
 
 // DefaultSendTimeout is how long the sends of one submit request take at
@@ -189,7 +187,11 @@ const concurrency = 8
 
 // request is what the entries of one submit request share.
 type request struct {
-	projectID, wallet string
+	projectID string
+	// wallet is the path's wallet, decoded once by the face; payer is its
+	// base58, as the ledger and the tickets hold it.
+	wallet solana.PublicKey
+	payer  string
 	// sendBy ends the request's sends (SendTimeout from its start); an
 	// entry is sent while minLeft of it is left.
 	sendBy  time.Time
@@ -208,8 +210,8 @@ type request struct {
 // fail their signature check: those the request holds share one line
 // (their count and the first one's reason), so a request of forged tickets
 // costs one write, not one per ticket.
-func (r *Relay) Submit(ctx context.Context, projectID, wallet string, entries []Signed) ([]Result, error) {
-	req := &request{projectID: projectID, wallet: wallet, sendBy: time.Now().Add(r.SendTimeout), minLeft: min(minSend, r.SendTimeout/4)}
+func (r *Relay) Submit(ctx context.Context, projectID string, wallet solana.PublicKey, entries []Signed) ([]Result, error) {
+	req := &request{projectID: projectID, wallet: wallet, payer: wallet.String(), sendBy: r.now().Add(r.SendTimeout), minLeft: min(minSend, r.SendTimeout/4)}
 	out := make([]Result, len(entries))
 	errs := make([]error, len(entries))
 	forged, first := 0, -1
@@ -243,7 +245,7 @@ func (r *Relay) Submit(ctx context.Context, projectID, wallet string, entries []
 		}
 	}
 	if forged > 0 {
-		if _, err := r.log(ctx, projectID, wallet, ticket.Claims{}, forged, out[first]); err != nil {
+		if _, err := r.log(ctx, projectID, req.payer, ticket.Claims{}, forged, out[first]); err != nil {
 			return nil, err
 		}
 	}
@@ -260,58 +262,61 @@ func fail(code Code, format string, args ...any) Result {
 
 func (r *Relay) one(ctx context.Context, req *request, c ticket.Claims, e Signed) (Result, error) {
 	if c.Project != req.projectID {
-		return r.log(ctx, req.projectID, req.wallet, ticket.Claims{}, 1, fail(CodeInvalidTicket, "the submission ticket was issued to another project"))
+		return r.log(ctx, req.projectID, req.payer, ticket.Claims{}, 1, fail(CodeInvalidTicket, "the submission ticket was issued to another project"))
 	}
-	res := r.check(ctx, req, c, e)
+	res, err := r.check(ctx, req, c, e)
+	if err != nil {
+		return Result{}, storeError(err)
+	}
 	res.Includes = c.Includes
-	return r.log(ctx, req.projectID, req.wallet, c, 1, res)
+	return r.log(ctx, req.projectID, req.payer, c, 1, res)
 }
 
-// check runs the steps after the ticket's signature; errors from the ledger
-// come back as a Result with code "" and are turned into ErrStore by log.
-func (r *Relay) check(ctx context.Context, req *request, c ticket.Claims, e Signed) Result {
-	if c.Wallet != req.wallet {
-		return fail(CodeWalletMismatch, "the submission ticket is for wallet %s, not %s", c.Wallet, req.wallet)
+// check runs the steps after the ticket's signature; an error is the
+// ledger's (or the request's context while waiting on it), which one turns
+// into ErrStore.
+func (r *Relay) check(ctx context.Context, req *request, c ticket.Claims, e Signed) (Result, error) {
+	if c.Wallet != req.payer {
+		return fail(CodeWalletMismatch, "the submission ticket is for wallet %s, not %s", c.Wallet, req.payer), nil
 	}
 	if prior, err := r.store.EntryByTicketJTI(ctx, c.ID); err == nil {
-		if res, done := r.answerPrior(ctx, req, prior, e); done {
-			return res
+		if res, done, err := r.answerPrior(ctx, req, prior, e); done || err != nil {
+			return res, err
 		}
 		// Another submit is sending it: its outcome is this one's, whether
 		// or not the ticket expired meanwhile.
 		return r.waitForOther(ctx, c.ID)
 	} else if !errors.Is(err, ledger.ErrNotFound) {
-		return storeFailure(err)
+		return Result{}, err
 	}
 	if c.Expired(r.now()) {
-		return fail(CodeTicketExpired, "the submission ticket expired at %s; rebuild the transactions", time.Unix(c.ExpiresAt, 0).UTC().Format(time.RFC3339))
+		return fail(CodeTicketExpired, "the submission ticket expired at %s; rebuild the transactions", time.Unix(c.ExpiresAt, 0).UTC().Format(time.RFC3339)), nil
 	}
 	if e.Signature != "" {
 		return r.report(ctx, req, c, e.Signature)
 	}
 	raw, err := base64.StdEncoding.DecodeString(e.TransactionBase64)
 	if err != nil {
-		return fail(CodeInvalidTransaction, "transactionBase64 is not standard base64")
+		return fail(CodeInvalidTransaction, "transactionBase64 is not standard base64"), nil //nolint:nilerr // the client's mistake is this entry's answer, not the request's failure
 	}
 	tx, msg, err := decode(raw)
 	if err != nil {
-		return fail(CodeInvalidTransaction, "transactionBase64 is not a serialized VersionedTransaction: %v; send the bytes of the transaction the wallet signed", err)
+		return fail(CodeInvalidTransaction, "transactionBase64 is not a serialized VersionedTransaction: %v; send the bytes of the transaction the wallet signed", err), nil
 	}
-	walletKey := solana.MustPublicKeyFromBase58(req.wallet)
-	if reason, ok := matches(c, walletKey, msg); !ok {
-		return fail(CodeHashMismatch, "the signed message differs from the one built for this ticket beyond the guards and compute budget a wallet may add: %s", reason)
+	if reason, ok := matches(c, req.wallet, msg); !ok {
+		return fail(CodeHashMismatch, "the signed message differs from the one built for this ticket beyond the guards and compute budget a wallet may add: %s", reason), nil
 	}
-	if len(tx.Signatures) != 1 || !ed25519.Verify(ed25519.PublicKey(walletKey[:]), msg, tx.Signatures[0][:]) {
-		return fail(CodeSignatureInvalid, "the transaction is not signed by wallet %s", req.wallet)
+	if len(tx.Signatures) != 1 || !ed25519.Verify(ed25519.PublicKey(req.wallet[:]), msg, tx.Signatures[0][:]) {
+		return fail(CodeSignatureInvalid, "the transaction is not signed by wallet %s", req.payer), nil
 	}
-	if !req.canSend() {
-		return outOfTime()
+	if !r.canSend(req) {
+		return outOfTime(), nil
 	}
 	sig := tx.Signatures[0].String()
 	claim := r.claimOf(req, c, sig)
 	claim.Raw = raw
-	if res, ok := r.claim(ctx, c, claim); !ok {
-		return res
+	if res, claimed, err := r.claim(ctx, c, claim); !claimed || err != nil {
+		return res, err
 	}
 	return r.send(ctx, req, claim)
 }
@@ -320,7 +325,7 @@ func (r *Relay) check(ctx context.Context, req *request, c ticket.Claims, e Sign
 // with the ticket's promise.
 func (r *Relay) claimOf(req *request, c ticket.Claims, sig string) ledger.Entry {
 	claim := ledger.Entry{
-		ProjectID: c.Project, Payer: req.wallet, Type: c.Type, ItemCount: len(c.Includes),
+		ProjectID: c.Project, Payer: req.payer, Type: c.Type, ItemCount: len(c.Includes),
 		Signature: sig, TicketJTI: c.ID, CreatedAt: r.now().UTC(), LastValidBlockHeight: int64(c.LastValidBlockHeight),
 		DonationWallet: c.Summary.DonationWallet, Treasury: c.Summary.Treasury, Includes: c.Includes,
 	}
@@ -336,23 +341,25 @@ func (r *Relay) claimOf(req *request, c ticket.Claims, sig string) ledger.Entry 
 	return claim
 }
 
-// claim claims ticket c with entry e; when another submit claimed it (or
-// the same signature under another ticket) first, it answers with that
-// submit's outcome and false.
-func (r *Relay) claim(ctx context.Context, c ticket.Claims, e ledger.Entry) (Result, bool) {
+// claim claims ticket c with entry e and reports whether it did; when
+// another submit claimed it (or the same signature under another ticket)
+// first, it answers with that submit's outcome.
+func (r *Relay) claim(ctx context.Context, c ticket.Claims, e ledger.Entry) (res Result, claimed bool, err error) {
 	switch err := r.store.ClaimTicket(ctx, e); {
 	case errors.Is(err, ledger.ErrDuplicate):
 		prior, err := r.store.EntryBySignature(ctx, e.Signature)
 		if err == nil && prior.TicketJTI != c.ID {
 			// Another ticket of the very same transaction (built twice
 			// within one blockhash): it was sent once; this is a duplicate.
-			return r.waitForOther(ctx, prior.TicketJTI), false
+			res, err := r.waitForOther(ctx, prior.TicketJTI)
+			return res, false, err
 		}
-		return r.waitForOther(ctx, c.ID), false
+		res, err := r.waitForOther(ctx, c.ID)
+		return res, false, err
 	case err != nil:
-		return storeFailure(err), false
+		return Result{}, false, err
 	}
-	return Result{}, true
+	return Result{}, true, nil
 }
 
 // matches reports whether msg is the message ticket c describes: the exact
@@ -378,8 +385,14 @@ func matches(c ticket.Claims, wallet solana.PublicKey, msg []byte) (string, bool
 const minSend = time.Second
 
 // canSend reports whether the request has time left to send another entry.
-func (req *request) canSend() bool {
-	return time.Until(req.sendBy) >= req.minLeft
+func (r *Relay) canSend(req *request) bool {
+	return r.left(req) >= req.minLeft
+}
+
+// left is how long the request's sends may still take, by the relay's
+// clock.
+func (r *Relay) left(req *request) time.Duration {
+	return req.sendBy.Sub(r.now())
 }
 
 // outOfTime answers an entry left unsent because the request's other sends
@@ -407,7 +420,7 @@ func (r *Relay) orphaned(e ledger.Entry) bool {
 // cluster's answer: duplicate if it was accepted, the entry's failure if it
 // failed or expired meanwhile; if it was refused, the claim is gone and
 // this submit may try itself, once, by answering the caller to retry.
-func (r *Relay) waitForOther(ctx context.Context, jti string) Result {
+func (r *Relay) waitForOther(ctx context.Context, jti string) (Result, error) {
 	deadline := r.now().Add(r.inFlightWait)
 	t := time.NewTicker(r.poll)
 	defer t.Stop()
@@ -415,31 +428,25 @@ func (r *Relay) waitForOther(ctx context.Context, jti string) Result {
 		prior, err := r.store.EntryByTicketJTI(ctx, jti)
 		switch {
 		case errors.Is(err, ledger.ErrNotFound):
-			return fail(CodeRPCError, "a concurrent submission of this ticket was refused by the cluster; see its result")
+			return fail(CodeRPCError, "a concurrent submission of this ticket was refused by the cluster; see its result"), nil
 		case err != nil:
-			return storeFailure(err)
+			return Result{}, err
 		}
 		if prior.Status != ledger.StatusSending {
 			if res, failed := Failure(prior); failed {
-				return res
+				return res, nil
 			}
-			return Result{Status: StatusDuplicate, Signature: prior.Signature}
+			return Result{Status: StatusDuplicate, Signature: prior.Signature}, nil
 		}
 		if r.now().After(deadline) {
-			return fail(CodeInFlight, "another submission of this ticket is still in flight; retry to learn its outcome")
+			return fail(CodeInFlight, "another submission of this ticket is still in flight; retry to learn its outcome"), nil
 		}
 		select {
 		case <-ctx.Done():
-			return storeFailure(ctx.Err())
+			return Result{}, ctx.Err()
 		case <-t.C:
 		}
 	}
-}
-
-// storeFailure marks a result that could not be decided for want of the
-// ledger; log turns it into ErrStore.
-func storeFailure(err error) Result {
-	return Result{Status: "", Message: err.Error(), cause: err}
 }
 
 // storeError is ErrStore for what the ledger failed to do. The store's
@@ -458,9 +465,6 @@ func storeError(err error) error {
 // log records the result of tickets tickets (one, or a request's forged
 // ones) in the submission log and returns it.
 func (r *Relay) log(ctx context.Context, projectID, wallet string, c ticket.Claims, tickets int, res Result) (Result, error) {
-	if res.Status == "" {
-		return Result{}, storeError(res.cause)
-	}
 	err := r.store.LogAttempt(context.WithoutCancel(ctx), ledger.Attempt{
 		ProjectID: projectID, Payer: wallet, TicketJTI: c.ID, Signature: res.Signature, Status: string(res.Status),
 		Code: string(res.Code), Message: res.Message, Tickets: tickets, CreatedAt: r.now().UTC(),

@@ -195,7 +195,7 @@ func sign(t *testing.T, tx *solana.Transaction, key solana.PrivateKey) string {
 
 func (f *fixture) submit(t *testing.T, tx, tok string) relay.Result {
 	t.Helper()
-	res, err := f.relay.Submit(context.Background(), f.project.ID, f.wallet.PublicKey().String(), []relay.Signed{{TransactionBase64: tx, Ticket: tok}})
+	res, err := f.relay.Submit(context.Background(), f.project.ID, f.wallet.PublicKey(), []relay.Signed{{TransactionBase64: tx, Ticket: tok}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestSubmitFailures(t *testing.T) {
 		})
 	}
 	t.Run("wallet mismatch", func(t *testing.T) {
-		res, err := f.relay.Submit(context.Background(), f.project.ID, other.PublicKey().String(), []relay.Signed{{TransactionBase64: good, Ticket: tok}})
+		res, err := f.relay.Submit(context.Background(), f.project.ID, other.PublicKey(), []relay.Signed{{TransactionBase64: good, Ticket: tok}})
 		if err != nil || res[0].Code != relay.CodeWalletMismatch {
 			t.Fatalf("%+v %v", res, err)
 		}

@@ -3,7 +3,6 @@ package relay
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
@@ -24,23 +23,23 @@ import (
 // holds its signature only once confirmed, so reports with other tickets
 // (another project's front-run) never block this one (storage's
 // signature_claims).
-func (r *Relay) report(ctx context.Context, req *request, c ticket.Claims, sig string) Result {
+func (r *Relay) report(ctx context.Context, req *request, c ticket.Claims, sig string) (Result, error) {
 	s, err := solana.SignatureFromBase58(sig)
 	if err != nil {
-		return fail(CodeInvalidTransaction, "signature is not a transaction signature (64 bytes in base58)")
+		return fail(CodeInvalidTransaction, "signature is not a transaction signature (64 bytes in base58)"), nil //nolint:nilerr // the client's mistake is this entry's answer, not the request's failure
 	}
 	claim := r.claimOf(req, c, sig)
 	claim.Reported = &c
 	if reason, ok := r.landedMatches(ctx, req, claim, s); !ok {
-		return fail(CodeHashMismatch, "the transaction %s on the cluster differs from the one built for this ticket beyond the guards and compute budget a wallet may add, so it is not counted: %s", sig, reason)
+		return fail(CodeHashMismatch, "the transaction %s on the cluster differs from the one built for this ticket beyond the guards and compute budget a wallet may add, so it is not counted: %s", sig, reason), nil
 	}
-	if res, ok := r.claim(ctx, c, claim); !ok {
-		return res
+	if res, claimed, err := r.claim(ctx, c, claim); !claimed || err != nil {
+		return res, err
 	}
 	if _, err := r.store.MarkSubmitted(context.WithoutCancel(ctx), c.ID); err != nil {
-		return storeFailure(err)
+		return Result{}, err
 	}
-	return Result{Status: StatusSubmitted, Signature: sig}
+	return Result{Status: StatusSubmitted, Signature: sig}, nil
 }
 
 // landedMatches reads the reported transaction sig from the cluster (at
@@ -49,11 +48,7 @@ func (r *Relay) report(ctx context.Context, req *request, c ticket.Claims, sig s
 // (not landed yet, the cluster failing or slow) passes: the tracker checks
 // it when it lands.
 func (r *Relay) landedMatches(ctx context.Context, req *request, e ledger.Entry, sig solana.Signature) (string, bool) {
-	deadline := time.Now().Add(checkTimeout)
-	if req.sendBy.Before(deadline) {
-		deadline = req.sendBy
-	}
-	ctx, cancel := context.WithDeadline(ctx, deadline)
+	ctx, cancel := context.WithTimeout(ctx, min(checkTimeout, r.left(req)))
 	defer cancel()
 	version := uint64(0)
 	res, err := r.rpc.GetTransaction(ctx, sig, &rpc.GetTransactionOpts{

@@ -34,7 +34,7 @@ func TestReportedTransactions(t *testing.T) {
 	}
 	report := func(tok, sig string) relay.Result {
 		t.Helper()
-		res, err := f.relay.Submit(ctx, f.project.ID, wallet.String(), []relay.Signed{{Ticket: tok, Signature: sig}})
+		res, err := f.relay.Submit(ctx, f.project.ID, wallet, []relay.Signed{{Ticket: tok, Signature: sig}})
 		if err != nil {
 			t.Fatal(err)
 		}

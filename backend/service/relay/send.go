@@ -34,28 +34,28 @@ const checkTimeout = 3 * time.Second
 // the entry submitted; refused by the node, or never sent, the claim is
 // released unless the cluster knows the signature (an earlier send, the
 // wallet's own, landed it): the ticket was not consumed.
-func (r *Relay) send(ctx context.Context, req *request, claim ledger.Entry) Result {
+func (r *Relay) send(ctx context.Context, req *request, claim ledger.Entry) (Result, error) {
 	res := r.sendOnce(ctx, req, claim.Raw)
 	if res.outcome == refused || res.outcome == notProcessed {
 		if seen, err := r.seen(ctx, claim.Signature); err != nil || !seen {
 			if err := r.store.ReleaseClaim(context.WithoutCancel(ctx), claim.TicketJTI); err != nil {
-				return storeFailure(err)
+				return Result{}, err
 			}
-			return fail(CodeRPCError, "%s", res.reason)
+			return fail(CodeRPCError, "%s", res.reason), nil
 		}
 	}
 	if _, err := r.store.MarkSubmitted(context.WithoutCancel(ctx), claim.TicketJTI); err != nil {
-		return storeFailure(err)
+		return Result{}, err
 	}
 	r.fanOut(ctx, claim.Raw)
-	return Result{Status: StatusSubmitted, Signature: claim.Signature}
+	return Result{Status: StatusSubmitted, Signature: claim.Signature}, nil
 }
 
 // sendOnce sends raw to the cluster's RPC with firstSend's options, within
 // the request's SendTimeout whatever the request's own context: a client
 // that gives up must not cut a send whose answer decides the claim.
 func (r *Relay) sendOnce(ctx context.Context, req *request, raw []byte) sendResult {
-	ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), req.sendBy)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.left(req))
 	defer cancel()
 	_, err := r.rpc.SendRawTransactionWithOpts(ctx, raw, firstSend)
 	return classify(err)
@@ -141,17 +141,18 @@ func expiredResult(e ledger.Entry) Result {
 // submit that died) is sent again if the cluster does not know it while its
 // blockhash lives (again). A claim another submit is still sending is not
 // answered here: that submit's outcome is waited for.
-func (r *Relay) answerPrior(ctx context.Context, req *request, prior ledger.Entry, e Signed) (Result, bool) {
+func (r *Relay) answerPrior(ctx context.Context, req *request, prior ledger.Entry, e Signed) (res Result, answered bool, err error) {
 	switch {
 	case prior.Status == ledger.StatusConfirmed:
-		return Result{Status: StatusDuplicate, Signature: prior.Signature}, true
+		return Result{Status: StatusDuplicate, Signature: prior.Signature}, true, nil
 	case prior.Status == ledger.StatusSubmitted, r.orphaned(prior):
-		return r.again(ctx, req, prior, e), true
+		res, err := r.again(ctx, req, prior, e)
+		return res, true, err
 	case prior.Status == ledger.StatusSending:
-		return Result{}, false
+		return Result{}, false, nil
 	}
-	res, _ := Failure(prior)
-	return res, true
+	res, _ = Failure(prior)
+	return res, true, nil
 }
 
 // again answers a resubmitted ticket whose transaction is in flight. The
@@ -163,50 +164,50 @@ func (r *Relay) answerPrior(ctx context.Context, req *request, prior ledger.Entr
 // entry the cluster accepted before stays with the tracker (IN_FLIGHT),
 // while an orphaned claim, never accepted and unknown to the cluster, is
 // released so that the ticket may be submitted again.
-func (r *Relay) again(ctx context.Context, req *request, prior ledger.Entry, e Signed) Result {
+func (r *Relay) again(ctx context.Context, req *request, prior ledger.Entry, e Signed) (Result, error) {
 	orphan := prior.Status == ledger.StatusSending
 	seen, err := r.seen(ctx, prior.Signature)
 	switch {
 	case err != nil && orphan:
-		return fail(CodeInFlight, "an earlier submission of this ticket was interrupted and the cluster cannot say whether it has the transaction; retry to learn its outcome")
+		return fail(CodeInFlight, "an earlier submission of this ticket was interrupted and the cluster cannot say whether it has the transaction; retry to learn its outcome"), nil
 	case err != nil:
-		return Result{Status: StatusDuplicate, Signature: prior.Signature}
+		return Result{Status: StatusDuplicate, Signature: prior.Signature}, nil //nolint:nilerr // a cluster that cannot say leaves the entry in flight: a duplicate, as before the send
 	case seen:
 		if orphan {
 			if _, err := r.store.MarkSubmitted(context.WithoutCancel(ctx), prior.TicketJTI); err != nil {
-				return storeFailure(err)
+				return Result{}, err
 			}
 		}
-		return Result{Status: StatusDuplicate, Signature: prior.Signature}
+		return Result{Status: StatusDuplicate, Signature: prior.Signature}, nil
 	}
 	expired, late := r.life(ctx, prior)
 	if expired {
-		return expiredResult(prior)
+		return expiredResult(prior), nil
 	}
 	raw := sameTransaction(prior, e)
-	if raw == nil || late || !req.canSend() {
+	if raw == nil || late || !r.canSend(req) {
 		if orphan {
-			return fail(CodeInFlight, "an earlier submission of this ticket was interrupted; retry to learn its outcome")
+			return fail(CodeInFlight, "an earlier submission of this ticket was interrupted; retry to learn its outcome"), nil
 		}
-		return Result{Status: StatusDuplicate, Signature: prior.Signature}
+		return Result{Status: StatusDuplicate, Signature: prior.Signature}, nil
 	}
 	res := r.sendOnce(ctx, req, raw)
 	switch {
 	case res.outcome == accepted || res.outcome == unknown:
 		if orphan {
 			if _, err := r.store.MarkSubmitted(context.WithoutCancel(ctx), prior.TicketJTI); err != nil {
-				return storeFailure(err)
+				return Result{}, err
 			}
 		}
 		r.fanOut(ctx, raw)
-		return Result{Status: StatusSubmitted, Signature: prior.Signature}
+		return Result{Status: StatusSubmitted, Signature: prior.Signature}, nil
 	case orphan:
 		if err := r.store.ReleaseClaim(context.WithoutCancel(ctx), prior.TicketJTI); err != nil {
-			return storeFailure(err)
+			return Result{}, err
 		}
-		return fail(CodeRPCError, "%s", res.reason)
+		return fail(CodeRPCError, "%s", res.reason), nil
 	}
-	return fail(CodeInFlight, "the cluster accepted this ticket's transaction before and refused it now (%s); it is followed until it lands or its blockhash expires, retry to learn its outcome", res.reason)
+	return fail(CodeInFlight, "the cluster accepted this ticket's transaction before and refused it now (%s); it is followed until it lands or its blockhash expires, retry to learn its outcome", res.reason), nil
 }
 
 // sameTransaction is the signed transaction of prior: the bytes stored with

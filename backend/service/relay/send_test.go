@@ -19,6 +19,8 @@ import (
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
 )
 
@@ -142,10 +144,10 @@ func TestSendIsBounded(t *testing.T) {
 		tx, tok := f.build(t)
 		entries = append(entries, relay.Signed{TransactionBase64: sign(t, tx, f.wallet), Ticket: tok})
 	}
-	f.relay = relay.New(hanging, f.store, f.issuer, func() time.Time { return f.now })
+	f.relay = relay.New(hanging, f.store, f.issuer, running(f.now)) // the bound is real time
 	f.relay.SendTimeout = 500 * time.Millisecond
 	start := time.Now()
-	res, err := f.relay.Submit(context.Background(), f.project.ID, f.wallet.PublicKey().String(), entries)
+	res, err := f.relay.Submit(context.Background(), f.project.ID, f.wallet.PublicKey(), entries)
 	took := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
@@ -179,12 +181,12 @@ func TestSendOutlivesTheClient(t *testing.T) {
 	f := newFixture(t)
 	hanging := newHangingRPC(f.rpc)
 	defer close(hanging.hang)
-	f.relay = relay.New(hanging, f.store, f.issuer, func() time.Time { return f.now })
+	f.relay = relay.New(hanging, f.store, f.issuer, running(f.now)) // the bound is real time
 	f.relay.SendTimeout = 300 * time.Millisecond
 	tx, tok := f.build(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-hanging.started; cancel() }()
-	res, err := f.relay.Submit(ctx, f.project.ID, f.wallet.PublicKey().String(), []relay.Signed{{TransactionBase64: sign(t, tx, f.wallet), Ticket: tok}})
+	res, err := f.relay.Submit(ctx, f.project.ID, f.wallet.PublicKey(), []relay.Signed{{TransactionBase64: sign(t, tx, f.wallet), Ticket: tok}})
 	if err != nil || res[0].Status != relay.StatusSubmitted {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -194,6 +196,13 @@ func TestSendOutlivesTheClient(t *testing.T) {
 	if e, err := f.store.EntryByTicketJTI(context.Background(), mustJTI(t, f, tok)); err != nil || e.Status != ledger.StatusSubmitted || len(e.Raw) == 0 {
 		t.Fatalf("entry %+v %v", e, err)
 	}
+}
+
+// running is a clock that reads start and moves with real time: what a test
+// of a real time bound gives the relay (its sends are timed by its clock).
+func running(start time.Time) func() time.Time {
+	t0 := time.Now()
+	return func() time.Time { return start.Add(time.Since(t0)) }
 }
 
 // hangingRPC never answers a send: it waits for its context, and reports
@@ -321,4 +330,42 @@ func mustSettle(f *fixture, jti string, status ledger.Status, msg string) {
 	if err != nil {
 		panic(err)
 	}
+}
+
+// TestSendTimedByTheRelaysClock: the request's SendTimeout runs on the
+// clock the relay is given, as every other time of the relay: a request
+// whose time ran out by that clock before its entry's turn does not send
+// it, whatever the machine's clock says.
+func TestSendTimedByTheRelaysClock(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	clock := clocktest.New(f.now)
+	tx, tok := f.build(t)
+	// The request's time runs out as its ticket is checked, before its
+	// entry's turn.
+	slow := slowTickets{f.issuer, func() { clock.Advance(relay.DefaultSendTimeout) }}
+	f.relay = relay.New(f.rpc, f.store, slow, clock.Now)
+	res, err := f.relay.Submit(context.Background(), f.project.ID, f.wallet.PublicKey(), []relay.Signed{{TransactionBase64: sign(t, tx, f.wallet), Ticket: tok}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Status != relay.StatusFailed || res[0].Code != relay.CodeRPCError || !strings.HasPrefix(res[0].Message, "not sent:") {
+		t.Fatalf("%+v, want not sent: the request's time ran out by the relay's clock", res[0])
+	}
+	if n := f.rpc.sends.Load(); n != 0 {
+		t.Fatalf("%d sends", n)
+	}
+}
+
+// slowTickets verifies with Tickets and then calls took: the time a
+// verification took, on a test's clock.
+type slowTickets struct {
+	relay.Tickets
+	took func()
+}
+
+func (s slowTickets) Verify(token string) (ticket.Claims, error) {
+	c, err := s.Tickets.Verify(token)
+	s.took()
+	return c, err
 }

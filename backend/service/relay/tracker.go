@@ -2,12 +2,9 @@ package relay
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync/atomic"
 	"time"
 
@@ -15,6 +12,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/pkg/lease"
 )
 
 // TrackerRPC is what the tracker needs of the cluster: statuses, block
@@ -119,17 +117,8 @@ const passName = "confirmations"
 func NewTracker(r TrackerRPC, s TrackerStore, log *slog.Logger, now func() time.Time) *Tracker {
 	return &Tracker{
 		rpc: r, store: s, log: log, now: now, Interval: time.Second, Lease: 30 * time.Second,
-		Retention: DefaultRetention, RebroadcastInterval: DefaultRebroadcastInterval, owner: newOwner(), grace: SendGrace,
+		Retention: DefaultRetention, RebroadcastInterval: DefaultRebroadcastInterval, owner: lease.Owner(), grace: SendGrace,
 	}
-}
-
-// newOwner names a tracker: the host (the container, under Docker) and a
-// random suffix, unique across restarts.
-func newOwner() string {
-	host, _ := os.Hostname()
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return host + "-" + hex.EncodeToString(b[:])
 }
 
 // stopGrace bounds how long a pass under way when Run's context ends may
@@ -142,9 +131,8 @@ const stopGrace = 10 * time.Second
 // at most stopGrace more), so a stopping process leaves no batch
 // half-settled.
 func (t *Tracker) Run(ctx context.Context) {
-	passCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	defer context.AfterFunc(ctx, func() { time.AfterFunc(stopGrace, cancel) })()
+	passCtx, done := lease.Graceful(ctx, stopGrace)
+	defer done()
 	for {
 		if _, err := t.Tick(passCtx); err != nil && passCtx.Err() == nil {
 			t.log.WarnContext(ctx, "confirmation tracker pass failed", "err", err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
@@ -88,18 +89,6 @@ func (c *countingCluster) GetTransaction(context.Context, solana.Signature, *rpc
 	return nil, errors.New("not expected: these entries are confirmed with their promise")
 }
 
-// clock is a settable time shared by trackers, in Unix nanoseconds.
-type clock struct{ ns atomic.Int64 }
-
-func newClock(t time.Time) *clock {
-	c := &clock{}
-	c.ns.Store(t.UnixNano())
-	return c
-}
-
-func (c *clock) now() time.Time      { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *clock) add(d time.Duration) { c.ns.Add(int64(d)) }
-
 // submitted records n submitted entries in s, in flight until the cluster
 // finalizes them. Their promise has a donation but no recipient recorded,
 // so confirming one needs no getTransaction.
@@ -134,18 +123,18 @@ func TestTrackersShareTheWork(t *testing.T) {
 	t.Parallel()
 	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
 		const entries, slots = 300, 10 // two getSignatureStatuses batches per pass
-		clk := newClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
-		p := submitted(t, s, entries, clk.now())
+		clk := clocktest.New(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+		p := submitted(t, s, entries, clk.Now())
 		cluster := newCountingCluster()
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
 		var trackers []*relay.Tracker
 		for range 3 {
-			trackers = append(trackers, relay.NewTracker(cluster, s, log, clk.now))
+			trackers = append(trackers, relay.NewTracker(cluster, s, log, clk.Now))
 		}
 		// tick advances the clock one interval and has the first n trackers
 		// tick at once; it returns how many ran a pass.
 		tick := func(n int) int {
-			clk.add(trackers[0].Interval)
+			clk.Advance(trackers[0].Interval)
 			var wg sync.WaitGroup
 			var ran atomic.Int32
 			for _, tr := range trackers[:n] {
@@ -202,13 +191,13 @@ func TestTrackerLeaseOutlivesADeadInstance(t *testing.T) {
 	t.Parallel()
 	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
 		const entries = 5
-		clk := newClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
-		p := submitted(t, s, entries, clk.now())
+		clk := clocktest.New(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+		p := submitted(t, s, entries, clk.Now())
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
 		stuck := newCountingCluster()
 		stuck.hold, stuck.held = make(chan struct{}), make(chan struct{})
 		stuck.final.Store(true)
-		dead := relay.NewTracker(stuck, s, log, clk.now)
+		dead := relay.NewTracker(stuck, s, log, clk.Now)
 		done := make(chan error, 1)
 		go func() {
 			_, err := dead.Pass(context.Background())
@@ -218,12 +207,12 @@ func TestTrackerLeaseOutlivesADeadInstance(t *testing.T) {
 
 		live := newCountingCluster()
 		live.final.Store(true)
-		other := relay.NewTracker(live, s, log, clk.now)
-		clk.add(other.Lease - time.Millisecond)
+		other := relay.NewTracker(live, s, log, clk.Now)
+		clk.Advance(other.Lease - time.Millisecond)
 		if moved, err := other.Pass(t.Context()); err != nil || moved != 0 || len(live.take()) != 0 {
 			t.Fatalf("within the lease: moved %d %v", moved, err)
 		}
-		clk.add(time.Millisecond)
+		clk.Advance(time.Millisecond)
 		if moved, err := other.Pass(t.Context()); err != nil || moved != entries {
 			t.Fatalf("past the lease: moved %d %v", moved, err)
 		}

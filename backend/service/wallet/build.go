@@ -3,6 +3,7 @@ package wallet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -112,7 +113,12 @@ func (s *Service) params(ctx context.Context, projectID string, wallet solana.Pu
 		params.PriorityLevel = string(*level)
 	}
 	if p.DonationWallet != "" {
-		dw := solana.MustPublicKeyFromBase58(p.DonationWallet)
+		dw, err := solana.PublicKeyFromBase58(p.DonationWallet)
+		if err != nil {
+			// The console checks the address it stores: one that does not
+			// decode is the store's fault, not the caller's.
+			return txbuild.Params{}, fmt.Errorf("project %s: stored donation wallet %q does not decode: %w", p.ID, p.DonationWallet, err)
+		}
 		params.DonationWallet = &dw
 	}
 	return params, nil
@@ -122,13 +128,13 @@ func (s *Service) params(ctx context.Context, projectID string, wallet solana.Pu
 // names the item at fault by field (its position in Params.Items), the
 // indexer or the cluster failing is unavailable.
 func (s *Service) buildFailed(err error, field func(i int) string) error {
-	var berr *txbuild.Error
+	var berr *assets.ItemError
 	switch {
 	case errors.As(err, &berr):
 		if berr.Item() == "" {
-			return invalidf(field(-1), "%s", berr.Message)
+			return invalidf(field(-1), "%s", berr.Reason)
 		}
-		return invalidf(field(berr.Index), "%s: %s", berr.Item(), berr.Message)
+		return invalidf(field(berr.Index), "%s: %s", berr.Item(), berr.Reason)
 	case errors.Is(err, txbuild.ErrCNFTPlanner):
 		return fault.Unavailable("the DAS indexer (or the cluster, reading a merkle tree) failed or did not answer while planning a compressed NFT burn; retry shortly", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -306,17 +307,17 @@ func TestBuildDependencyFailures(t *testing.T) {
 		}, param: "items", want: "items: " + key("x").String() + ": account not found"},
 		{name: "refused for the request", fake: func(f *fakes) {
 			f.build = func(context.Context, txbuild.Params) (txbuild.Result, error) {
-				return txbuild.Result{}, &txbuild.Error{Message: "the donation wallet is the wallet itself"}
+				return txbuild.Result{}, &assets.ItemError{Reason: "the donation wallet is the wallet itself"}
 			}
 		}, param: "items", want: "items: the donation wallet is the wallet itself"},
 		{name: "refused for an item", fake: func(f *fakes) {
 			f.build = func(context.Context, txbuild.Params) (txbuild.Result, error) {
-				return txbuild.Result{}, fmt.Errorf("wrapped: %w", &txbuild.Error{Address: key("token").String(), Index: 1, Message: "is frozen"})
+				return txbuild.Result{}, fmt.Errorf("wrapped: %w", &assets.ItemError{Address: key("token").String(), Index: 1, Reason: "is frozen"})
 			}
 		}, param: "items[1]", want: "items[1]: " + key("token").String() + ": is frozen"},
 		{name: "refused for an item out of range", fake: func(f *fakes) {
 			f.build = func(context.Context, txbuild.Params) (txbuild.Result, error) {
-				return txbuild.Result{}, &txbuild.Error{Address: key("x").String(), Index: 7, Message: "is odd"}
+				return txbuild.Result{}, &assets.ItemError{Address: key("x").String(), Index: 7, Reason: "is odd"}
 			}
 		}, param: "items", want: "items: " + key("x").String() + ": is odd"},
 		{name: "indexer down", fake: func(f *fakes) {
@@ -439,5 +440,26 @@ func TestWithArticle(t *testing.T) {
 		if got := withArticle(typ); got != want[typ] {
 			t.Errorf("%s: %q, want %q", typ, got, want[typ])
 		}
+	}
+}
+
+// A donation wallet the store holds that does not decode (a row edited by
+// hand) fails the build with an error, not a panic on the request path, and
+// nothing is asked of the chain.
+func TestBuildStoredDonationWalletBroken(t *testing.T) {
+	t.Parallel()
+	f := newFakes()
+	f.project = func(_ context.Context, id string) (project.Project, error) {
+		return project.Project{ID: id, DonationWallet: "not-an-address"}, nil
+	}
+	_, err := f.service().Build(context.Background(), buildOf(sel("empty", assets.TypeEmptyAccount, assets.ActionClose)))
+	if err == nil || !strings.Contains(err.Error(), "stored donation wallet") {
+		t.Fatalf("got %v, want the stored donation wallet's error", err)
+	}
+	if _, ok := fault.As(err, fault.KindInvalid); ok {
+		t.Errorf("the caller is blamed for the store's row: %v", err)
+	}
+	if n := f.called("Resolve", "Prefetch", "BuildWith"); n != 0 {
+		t.Errorf("asked the chain %d times", n)
 	}
 }

@@ -41,7 +41,7 @@ type fakes struct {
 	issue  func(c ticket.Claims, now time.Time, ttl time.Duration) (string, ticket.Claims, error)
 	issued []ticket.Claims
 
-	submit func(ctx context.Context, projectID, wallet string, entries []relay.Signed) ([]relay.Result, error)
+	submit func(ctx context.Context, projectID string, wallet solana.PublicKey, entries []relay.Signed) ([]relay.Result, error)
 	// submissions answers every signature unknown unless a test sets it.
 	submissions func(ctx context.Context, projectID, wallet string, sigs []string, wait time.Duration) ([]relay.Submission, error)
 
@@ -94,7 +94,7 @@ func newFakes() *fakes {
 	f.issue = func(c ticket.Claims, _ time.Time, _ time.Duration) (string, ticket.Claims, error) {
 		return fmt.Sprintf("ticket-%d", len(f.issued)), c, nil
 	}
-	f.submit = func(_ context.Context, _, _ string, entries []relay.Signed) ([]relay.Result, error) {
+	f.submit = func(_ context.Context, _ string, _ solana.PublicKey, entries []relay.Signed) ([]relay.Result, error) {
 		out := make([]relay.Result, len(entries))
 		for i := range entries {
 			out[i] = relay.Result{Status: relay.StatusSubmitted, Signature: fmt.Sprintf("sig-%d", i)}
@@ -185,7 +185,7 @@ func (t fakeTickets) Issue(c ticket.Claims, now time.Time, ttl time.Duration) (s
 
 type fakeRelay struct{ f *fakes }
 
-func (r fakeRelay) Submit(ctx context.Context, projectID, wallet string, entries []relay.Signed) ([]relay.Result, error) {
+func (r fakeRelay) Submit(ctx context.Context, projectID string, wallet solana.PublicKey, entries []relay.Signed) ([]relay.Result, error) {
 	defer r.f.count("Submit")()
 	return r.f.submit(ctx, projectID, wallet, entries)
 }

@@ -23,7 +23,7 @@ func (s *Service) Submit(ctx context.Context, projectID string, wallet solana.Pu
 	if err := validateSubmit(signed); err != nil {
 		return nil, err
 	}
-	results, err := s.d.Relay.Submit(ctx, projectID, wallet.String(), signed)
+	results, err := s.d.Relay.Submit(ctx, projectID, wallet, signed)
 	if err != nil {
 		return nil, fault.Unavailable(ledgerUnavailable(err), err)
 	}

@@ -74,8 +74,8 @@ func TestSubmitOutcomes(t *testing.T) {
 		t.Run(fmt.Sprintf("%s %s", want.Status, want.Code), func(t *testing.T) {
 			t.Parallel()
 			f := newFakes()
-			f.submit = func(_ context.Context, projectID, wallet string, entries []relay.Signed) ([]relay.Result, error) {
-				if projectID != "prj_test" || wallet != owner.String() || len(entries) != 3 || entries[1].Ticket != "t1" {
+			f.submit = func(_ context.Context, projectID string, wallet solana.PublicKey, entries []relay.Signed) ([]relay.Result, error) {
+				if projectID != "prj_test" || wallet != owner || len(entries) != 3 || entries[1].Ticket != "t1" {
 					t.Errorf("relayed %s %s %+v", projectID, wallet, entries)
 				}
 				out := make([]relay.Result, len(entries))
@@ -116,7 +116,9 @@ func TestSubmitLedgerUnavailable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFakes()
-			f.submit = func(context.Context, string, string, []relay.Signed) ([]relay.Result, error) { return nil, tc.err }
+			f.submit = func(context.Context, string, solana.PublicKey, []relay.Signed) ([]relay.Result, error) {
+				return nil, tc.err
+			}
 			_, err := f.service().Submit(context.Background(), "prj_test", owner, []Signed{{TransactionBase64: "AQID", Ticket: "t"}})
 			wantUnavailable(t, err, tc.want)
 			if err.Error() != tc.want || !errors.Is(err, tc.err) {

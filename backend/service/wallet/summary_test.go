@@ -115,7 +115,7 @@ func TestBuildSelectAllRefusals(t *testing.T) {
 			return assets.Listing{}, errors.New("connection refused")
 		}, nil, func(t *testing.T, err error) { wantUnavailable(t, err, "the Solana cluster did not answer") }},
 		{"the builder refuses an item", BuildRequest{Wallet: owner, SelectAll: true}, nil, func(context.Context, txbuild.Params) (txbuild.Result, error) {
-			return txbuild.Result{}, &txbuild.Error{Address: key("excess").String(), Index: 1, Message: "the fees exceed its rebate"}
+			return txbuild.Result{}, &assets.ItemError{Address: key("excess").String(), Index: 1, Reason: "the fees exceed its rebate"}
 		}, func(t *testing.T, err error) {
 			wantInvalid(t, err, "selectAll", "selectAll: "+key("excess").String()+": the fees exceed its rebate")
 		}},

@@ -9,9 +9,9 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/reclaim-sol/reclaim/backend/domain/address"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/engine/txbuild"
-	"github.com/reclaim-sol/reclaim/backend/service/auth"
 )
 
 // Limits of one request (docs/decisions.md).
@@ -36,11 +36,11 @@ func (l PriorityLevel) Known() bool { return slices.Contains(priorityLevels, l) 
 // ParseAddress decodes the path's wallet of a listing or a stream: any
 // 32-byte address. The faces call it as they convert the request, so that
 // the address is decoded once.
-func ParseAddress(address string) (solana.PublicKey, error) {
-	if address == "" {
+func ParseAddress(s string) (solana.PublicKey, error) {
+	if s == "" {
 		return solana.PublicKey{}, invalidf("address", "the wallet address in the path is required")
 	}
-	key, err := auth.ParseAddress(address)
+	key, err := address.Parse(s)
 	if err != nil {
 		return key, invalidf("address", "%s", err.Error())
 	}
@@ -49,11 +49,11 @@ func ParseAddress(address string) (solana.PublicKey, error) {
 
 // ParseSigner decodes the path's wallet of a build or a submit: it must be
 // able to sign (on the Ed25519 curve).
-func ParseSigner(address string) (solana.PublicKey, error) {
-	if address == "" {
+func ParseSigner(s string) (solana.PublicKey, error) {
+	if s == "" {
 		return solana.PublicKey{}, invalidf("address", "the wallet address in the path is required")
 	}
-	key, err := auth.ParseWallet(address)
+	key, err := address.Wallet(s)
 	if err != nil {
 		return key, invalidf("address", "%s", err.Error())
 	}
@@ -66,10 +66,10 @@ func ParseSigner(address string) (solana.PublicKey, error) {
 // items[i].address in its turn among the request's checks, so that a
 // request with several mistakes is told the same first one whatever the
 // face.
-func SelectionOf(t assets.ItemType, address string, a assets.Action) Selection {
+func SelectionOf(t assets.ItemType, addr string, a assets.Action) Selection {
 	s := Selection{Type: t, Action: a}
-	switch key, err := auth.ParseAddress(address); {
-	case address == "":
+	switch key, err := address.Parse(addr); {
+	case addr == "":
 		s.badAddress = errors.New("is required")
 	case err != nil:
 		s.badAddress = err

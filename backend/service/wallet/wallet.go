@@ -65,7 +65,7 @@ type Tickets interface {
 // Relay checks signed transactions against their tickets and sends them
 // (*relay.Relay).
 type Relay interface {
-	Submit(ctx context.Context, projectID, wallet string, entries []relay.Signed) ([]relay.Result, error)
+	Submit(ctx context.Context, projectID string, wallet solana.PublicKey, entries []relay.Signed) ([]relay.Result, error)
 	SubmissionsUntil(ctx context.Context, projectID, wallet string, sigs []string, wait time.Duration, final bool) ([]relay.Submission, error)
 }
 

@@ -2,19 +2,17 @@ package webhook
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"maps"
 	mrand "math/rand/v2"
-	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/webhook"
+	"github.com/reclaim-sol/reclaim/backend/pkg/lease"
 	"github.com/reclaim-sol/reclaim/backend/pkg/redact"
 	"github.com/reclaim-sol/reclaim/backend/upstream/receiver"
 )
@@ -109,17 +107,8 @@ func NewDispatcher(o Outbox, p Poster, s Signer, log *slog.Logger, now func() ti
 		Timeout: webhook.Timeout, Lease: 6 * webhook.Timeout, Poll: time.Second, Batch: 64, Concurrency: DefaultConcurrency,
 		PerEndpoint: webhook.DefaultPerEndpoint, PerProject: webhook.DefaultPerProject, PerRun: webhook.DefaultRun,
 		RetryFor: webhook.DefaultRetryFor, DisableAfter: webhook.DefaultDisableAfter,
-		owner: newOwner(), nudge: make(chan struct{}, 1), rand: mrand.Float64,
+		owner: lease.Owner(), nudge: make(chan struct{}, 1), rand: mrand.Float64,
 	}
-}
-
-// newOwner names a dispatcher in its leases: the host and a random suffix,
-// unique across restarts.
-func newOwner() string {
-	host, _ := os.Hostname()
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return host + "-" + hex.EncodeToString(b[:])
 }
 
 // Nudge has the dispatcher look at the outbox now (storage calls it once a
@@ -140,9 +129,8 @@ const stopGrace = 15 * time.Second
 // project's share too), and at least every Poll. Attempts under way when
 // ctx ends are finished and recorded (for at most stopGrace).
 func (d *Dispatcher) Run(ctx context.Context) {
-	work, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	defer context.AfterFunc(ctx, func() { time.AfterFunc(stopGrace, cancel) })()
+	work, done := lease.Graceful(ctx, stopGrace)
+	defer done()
 	var workers sync.WaitGroup
 	defer workers.Wait()
 	ended := make(chan struct{}, d.Concurrency) // never full: one value per worker

@@ -10,13 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	"github.com/reclaim-sol/reclaim/backend/domain/webhook"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 	service "github.com/reclaim-sol/reclaim/backend/service/webhook"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
@@ -71,13 +71,6 @@ func (h *hook) requests() []received {
 	defer h.mu.Unlock()
 	return append([]received(nil), h.got...)
 }
-
-// clock is a test's time, moved by hand.
-type clock struct{ ns atomic.Int64 }
-
-func newClock(t time.Time) *clock { c := &clock{}; c.ns.Store(t.UnixNano()); return c }
-func (c *clock) now() time.Time   { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *clock) set(t time.Time)  { c.ns.Store(t.UnixNano()) }
 
 type env struct {
 	store *storage.Store
@@ -138,8 +131,8 @@ func TestDispatcherRetriesUntilDelivered(t *testing.T) {
 	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
 		t.Parallel()
 		t0 := time.Date(2026, 5, 21, 10, 0, 0, 0, time.UTC)
-		clk := newClock(t0)
-		e := newEnv(t, s, clk.now)
+		clk := clocktest.New(t0)
+		e := newEnv(t, s, clk.Now)
 		h := newHook(t, 500, 500, 200)
 		ctx := ctxT(t)
 		ep, secret, err := e.svc.Add(ctx, e.proj.ID, h.srv.URL+"/hook", []string{webhook.TypeSubmissionConfirmed})
@@ -147,10 +140,10 @@ func TestDispatcherRetriesUntilDelivered(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.settle(t, "j1", "W1", ledger.StatusConfirmed, t0)
-		d := e.dispatcher(clk.now, 2*time.Second)
+		d := e.dispatcher(clk.Now, 2*time.Second)
 		pass := func(at time.Duration, wantLeased int) {
 			t.Helper()
-			clk.set(t0.Add(at))
+			clk.Set(t0.Add(at))
 			n, err := d.Pass(ctx)
 			if err != nil || n != wantLeased {
 				t.Fatalf("pass at +%s: leased %d, %v; want %d", at, n, err, wantLeased)
@@ -234,23 +227,23 @@ func TestDispatcherAfterAnInstanceDied(t *testing.T) {
 	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
 		t.Parallel()
 		t0 := time.Date(2026, 5, 21, 10, 0, 0, 0, time.UTC)
-		clk := newClock(t0)
-		e := newEnv(t, s, clk.now)
+		clk := clocktest.New(t0)
+		e := newEnv(t, s, clk.Now)
 		h := newHook(t)
 		ctx := ctxT(t)
 		if _, _, err := e.svc.Add(ctx, e.proj.ID, h.srv.URL, nil); err != nil {
 			t.Fatal(err)
 		}
 		e.settle(t, "j1", "W1", ledger.StatusFailed, t0)
-		d := e.dispatcher(clk.now, 2*time.Second)
+		d := e.dispatcher(clk.Now, 2*time.Second)
 		if got, _ := s.LeaseWebhookDeliveries(ctx, "dead-instance", webhook.Share{Limit: 10, PerEndpoint: 2, PerProject: 8, Run: 10}, t0, t0.Add(d.Lease)); len(got) != 1 {
 			t.Fatal("the dead instance leased nothing")
 		}
-		clk.set(t0.Add(d.Lease - time.Millisecond))
+		clk.Set(t0.Add(d.Lease - time.Millisecond))
 		if n, _ := d.Pass(ctx); n != 0 || len(h.requests()) != 0 {
 			t.Fatal("delivered under another's lease")
 		}
-		clk.set(t0.Add(d.Lease))
+		clk.Set(t0.Add(d.Lease))
 		if n, err := d.Pass(ctx); n != 1 || err != nil || len(h.requests()) != 1 {
 			t.Fatalf("after the lease: %d, %v, %d requests", n, err, len(h.requests()))
 		}

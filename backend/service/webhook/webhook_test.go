@@ -11,6 +11,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	"github.com/reclaim-sol/reclaim/backend/domain/webhook"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/pkg/seal"
 	service "github.com/reclaim-sol/reclaim/backend/service/webhook"
@@ -192,8 +193,8 @@ func TestManualSendsThrottledPerEndpoint(t *testing.T) {
 	ctx := ctxT(t)
 	a, _ := s.CreateProject(ctx, project.Project{Name: "a"})
 	b, _ := s.CreateProject(ctx, project.Project{Name: "b"})
-	clk := newClock(time.Date(2026, 5, 21, 10, 0, 0, 0, time.UTC))
-	svc := newService(t, s, clk.now)
+	clk := clocktest.New(time.Date(2026, 5, 21, 10, 0, 0, 0, time.UTC))
+	svc := newService(t, s, clk.Now)
 	ep, _, err := svc.Add(ctx, a.ID, "https://hooks.example.com/a", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +226,7 @@ func TestManualSendsThrottledPerEndpoint(t *testing.T) {
 	if err := svc.Redeliver(ctx, a.ID, ep.ID, id); !errors.As(err, &throttled) {
 		t.Fatalf("redelivery over the throttle: %v", err)
 	}
-	clk.set(clk.now().Add(webhook.ManualEvery))
+	clk.Set(clk.Now().Add(webhook.ManualEvery))
 	if err := svc.Redeliver(ctx, a.ID, ep.ID, id); err != nil {
 		t.Fatalf("redelivery 12 s later: %v", err)
 	}

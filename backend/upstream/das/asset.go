@@ -142,7 +142,7 @@ type byOwnerParams struct {
 // is an error rather than a silently partial list.
 func (c *Client) AssetsByOwner(ctx context.Context, owner string) ([]Asset, error) {
 	var all []Asset
-	for page := 1; page <= c.opts.MaxPages; page++ {
+	for page := 1; page <= c.ep.MaxPages; page++ {
 		var p AssetPage
 		params := byOwnerParams{
 			OwnerAddress: owner, Page: page, Limit: PageLimit,
@@ -156,7 +156,7 @@ func (c *Client) AssetsByOwner(ctx context.Context, owner string) ([]Asset, erro
 			return all, nil
 		}
 	}
-	return nil, fmt.Errorf("das getAssetsByOwner: more than %d pages of %d assets", c.opts.MaxPages, PageLimit)
+	return nil, fmt.Errorf("das getAssetsByOwner: more than %d pages of %d assets", c.ep.MaxPages, PageLimit)
 }
 
 // Asset reads one asset by id.

@@ -58,42 +58,23 @@ func (e *RPCError) Is(target error) bool {
 }
 
 // Options tune a Client; zero values take the defaults.
-type Options struct {
-	Timeout  time.Duration
-	MaxBody  int64
-	MaxPages int
-}
+type Options = jsonrpc.Options
 
 // Client calls a DAS JSON-RPC endpoint.
 type Client struct {
-	url  string
-	http *http.Client
-	opts Options
+	ep jsonrpc.Indexer
 }
 
 // New returns a Client for the endpoint url (e.g. https://mainnet.helius-rpc.com/?api-key=...)
 // using httpClient (nil: http.DefaultClient).
 func New(url string, httpClient *http.Client, opts Options) *Client {
-	if httpClient == nil {
-		httpClient = http.DefaultClient
-	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultTimeout
-	}
-	if opts.MaxBody <= 0 {
-		opts.MaxBody = DefaultMaxBody
-	}
-	if opts.MaxPages <= 0 {
-		opts.MaxPages = DefaultMaxPages
-	}
-	return &Client{url: url, http: httpClient, opts: opts}
+	return &Client{ep: jsonrpc.NewIndexer("das", url, httpClient, opts, Options{Timeout: DefaultTimeout, MaxBody: DefaultMaxBody, MaxPages: DefaultMaxPages})}
 }
 
 // call posts one JSON-RPC request and decodes its result into out; the URL
 // (which carries an API key) never appears in errors.
 func (c *Client) call(ctx context.Context, method string, params, out any) error {
-	ep := jsonrpc.Endpoint{Name: "das", URL: c.url, HTTP: c.http, Timeout: c.opts.Timeout, MaxBody: c.opts.MaxBody}
-	err := ep.Call(ctx, method, params, out)
+	err := c.ep.Call(ctx, method, params, out)
 	var re *jsonrpc.RemoteError
 	if errors.As(err, &re) {
 		return &RPCError{Method: method, Code: re.Code, Message: re.Message}

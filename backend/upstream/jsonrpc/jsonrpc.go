@@ -86,3 +86,40 @@ func (e Endpoint) Call(ctx context.Context, method string, params, out any) erro
 	}
 	return nil
 }
+
+// Options tune an indexer's client (das, photon); zero values take the
+// client's defaults.
+type Options struct {
+	Timeout  time.Duration
+	MaxBody  int64
+	MaxPages int
+}
+
+// Indexer is an indexer's endpoint with its options settled.
+type Indexer struct {
+	Endpoint
+	// MaxPages bounds the pages one listing reads.
+	MaxPages int
+}
+
+// NewIndexer returns the endpoint name at url, called with httpClient (nil:
+// http.DefaultClient) under opts, each zero (or negative) value of which
+// takes defaults'.
+func NewIndexer(name, url string, httpClient *http.Client, opts, defaults Options) Indexer {
+	if httpClient == nil {
+		httpClient = http.DefaultClient
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = defaults.Timeout
+	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = defaults.MaxBody
+	}
+	if opts.MaxPages <= 0 {
+		opts.MaxPages = defaults.MaxPages
+	}
+	return Indexer{
+		Endpoint: Endpoint{Name: name, URL: url, HTTP: httpClient, Timeout: opts.Timeout, MaxBody: opts.MaxBody},
+		MaxPages: opts.MaxPages,
+	}
+}

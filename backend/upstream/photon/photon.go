@@ -39,34 +39,16 @@ func (e *RPCError) Error() string {
 }
 
 // Options tune a Client; zero values take the defaults.
-type Options struct {
-	Timeout  time.Duration
-	MaxBody  int64
-	MaxPages int
-}
+type Options = jsonrpc.Options
 
 // Client calls a Photon JSON-RPC endpoint.
 type Client struct {
-	url  string
-	http *http.Client
-	opts Options
+	ep jsonrpc.Indexer
 }
 
 // New returns a Client for url using httpClient (nil: http.DefaultClient).
 func New(url string, httpClient *http.Client, opts Options) *Client {
-	if httpClient == nil {
-		httpClient = http.DefaultClient
-	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultTimeout
-	}
-	if opts.MaxBody <= 0 {
-		opts.MaxBody = DefaultMaxBody
-	}
-	if opts.MaxPages <= 0 {
-		opts.MaxPages = DefaultMaxPages
-	}
-	return &Client{url: url, http: httpClient, opts: opts}
+	return &Client{ep: jsonrpc.NewIndexer("photon", url, httpClient, opts, Options{Timeout: DefaultTimeout, MaxBody: DefaultMaxBody, MaxPages: DefaultMaxPages})}
 }
 
 // TokenAccount is one compressed token account.
@@ -109,7 +91,7 @@ func (c *Client) TokenAccountsByOwner(ctx context.Context, owner string) ([]Toke
 	var all []TokenAccount
 	var cursor *string
 	seen := map[string]bool{}
-	for n := 1; n <= c.opts.MaxPages; n++ {
+	for n := 1; n <= c.ep.MaxPages; n++ {
 		var p page
 		if err := c.call(ctx, "getCompressedTokenAccountsByOwner", byOwnerParams{Owner: owner, Cursor: cursor, Limit: PageLimit}, &p); err != nil {
 			return nil, fmt.Errorf("page %d: %w", n, err)
@@ -124,14 +106,13 @@ func (c *Client) TokenAccountsByOwner(ctx context.Context, owner string) ([]Toke
 		}
 		seen[*cursor] = true
 	}
-	return nil, fmt.Errorf("photon getCompressedTokenAccountsByOwner: more than %d pages", c.opts.MaxPages)
+	return nil, fmt.Errorf("photon getCompressedTokenAccountsByOwner: more than %d pages", c.ep.MaxPages)
 }
 
 // call posts one JSON-RPC request and decodes its result into out; the URL
 // (which carries an API key) never appears in errors.
 func (c *Client) call(ctx context.Context, method string, params, out any) error {
-	ep := jsonrpc.Endpoint{Name: "photon", URL: c.url, HTTP: c.http, Timeout: c.opts.Timeout, MaxBody: c.opts.MaxBody}
-	err := ep.Call(ctx, method, params, out)
+	err := c.ep.Call(ctx, method, params, out)
 	var re *jsonrpc.RemoteError
 	if errors.As(err, &re) {
 		return &RPCError{Method: method, Code: re.Code, Message: re.Message}
