@@ -50,6 +50,8 @@ const FAUCET_LAMPORTS = 500_000_000n * 1_000_000_000n;
 const SYSTEM_PROGRAM = Buffer.alloc(32);
 const LOOKUP_TABLE_META_SIZE = 56;
 const LOOKUP_TABLE_PROGRAM = 'AddressLookupTab1e1111111111111111111111111';
+// SlotHashes holds at most 512 entries (solana-slot-hashes MAX_ENTRIES).
+const SLOT_HASHES_MAX_ENTRIES = 512;
 
 // TxFailure is a transaction the bank refused before execution (it does not land).
 class TxFailure extends Error {
@@ -177,6 +179,26 @@ class Chain extends EventEmitter {
     const block = { slot: this.slot, blockHeight: this.blockHeight, blockhash, blockTime: Number(clock.unixTimestamp), prio: [] };
     this.blocks[this.blockHeight] = block;
     this.blockhashes.set(blockhash, this.blockHeight);
+    this.updateSlotHashes(block);
+  }
+
+  // updateSlotHashes sets the SlotHashes sysvar to the chain's own blocks:
+  // the open one and those before it of the last 512 slots, newest first,
+  // each with its blockhash. LiteSVM's default holds one entry at its own
+  // genesis slot (447,552,000), so without this a lookup table created at a
+  // slot getSlot answered was refused ("is not a recent slot"). The open
+  // block is listed because a transaction lands in it here (a node's leader
+  // lands it in a later block, whose SlotHashes holds the slot the client
+  // read), so every slot getSlot answers, at any commitment and right after
+  // a warp, is a recent slot. A warp passes slots without blocks: blocks more
+  // than 512 slots back leave the window, as they have on a cluster that
+  // produced those slots, so a lookup table deactivated before a warp of 512
+  // slots or more is closable after it.
+  updateSlotHashes(block) {
+    const floor = block.slot - SLOT_HASHES_MAX_ENTRIES;
+    const kept = (this.slotHashes ?? []).filter((e) => Number(e.slot) > floor);
+    this.slotHashes = [{ slot: BigInt(block.slot), hash: block.blockhash }, ...kept].slice(0, SLOT_HASHES_MAX_ENTRIES);
+    this.svm.setSlotHashes(this.slotHashes);
   }
 
   // advance closes the current slot and opens the next one.
