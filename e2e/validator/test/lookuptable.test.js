@@ -60,25 +60,38 @@ const lut = {
   close: (table, authority, recipient) => ({ programId: PROGRAM, keys: [w(table), r(authority, true), w(recipient)], data: u32(4) }),
 };
 
+// slotHashes reads the SlotHashes sysvar as a client does: getAccountInfo,
+// then its bincode (a u64 count, then slot u64 and hash per entry).
+async function slotHashes(client) {
+  const { value } = await client.call('getAccountInfo', ['SysvarS1otHashes111111111111111111111111111', { encoding: 'base64', commitment: 'processed' }]);
+  const data = Buffer.from(value.data[0], 'base64');
+  assert.strictEqual(data.length, 8 + 512 * 40);
+  return Array.from({ length: Number(data.readBigUInt64LE(0)) }, (_, i) => ({
+    slot: Number(data.readBigUInt64LE(8 + i * 40)), hash: bs58.encode(data.subarray(16 + i * 40, 48 + i * 40)),
+  }));
+}
+
 test('SlotHashes lists the chain\'s own blocks: the slot getSlot answers at each commitment, the newest first, 512 at most', async (t) => {
   const { chain, client, advance } = await testChain(t);
   advance(600);
-  const hashes = chain.svm.getSlotHashes();
+  const hashes = await slotHashes(client);
   assert.strictEqual(hashes.length, 512);
-  assert.strictEqual(hashes[0].slot, BigInt(chain.slot));
-  assert.strictEqual(hashes[0].hash, chain.block('processed').blockhash);
+  assert.deepStrictEqual(hashes[0], { slot: chain.slot, hash: chain.block('processed').blockhash });
+  assert.deepStrictEqual(hashes[511], { slot: chain.slot - 511, hash: chain.blocks[chain.blockHeight - 511].blockhash });
   for (const commitment of ['processed', 'confirmed', 'finalized']) {
     const slot = await client.call('getSlot', [{ commitment }]);
-    assert.ok(hashes.some((h) => h.slot === BigInt(slot)), `${commitment} slot ${slot} is a recent slot`);
+    assert.ok(hashes.some((h) => h.slot === slot), `${commitment} slot ${slot} is a recent slot`);
   }
+  assert.deepStrictEqual(chain.svm.getSlotHashes().map((h) => Number(h.slot)), hashes.map((h) => h.slot), 'what programs see');
   await client.call('validator_warpSlot', [{ slot: chain.slot + 100 }]);
-  assert.strictEqual(chain.svm.getSlotHashes()[0].slot, BigInt(await client.call('getSlot', [])), 'after a warp');
-  assert.strictEqual(chain.svm.getSlotHashes().length, 512 - 99, 'the 99 slots passed over have no block; the window is 512 slots');
+  const warped = await slotHashes(client);
+  assert.strictEqual(warped[0].slot, await client.call('getSlot', []), 'after a warp');
+  assert.strictEqual(warped.length, 512 - 99, 'the 99 slots passed over have no block; the window is 512 slots');
   await client.call('validator_warpEpochs', [{ epochs: 1 }]);
-  assert.deepStrictEqual(chain.svm.getSlotHashes().map((h) => h.slot), [BigInt(chain.slot)], 'a warp of an epoch leaves only its own block');
+  assert.deepStrictEqual((await slotHashes(client)).map((h) => h.slot), [chain.slot], 'a warp of an epoch leaves only its own block');
 });
 
-test('a lookup table created at getSlot() lands, is extended, deactivated, and closed once the cluster is 512 slots past its deactivation', async (t) => {
+test('a lookup table created at getSlot() lands, is extended, deactivated, and closed once the cluster is 512 slots past its deactivation, not a slot before', async (t) => {
   const { chain, fx, client, land, advance } = await testChain(t);
   const authority = fx.wallet(10_000_000_000);
   const balance = async (a) => (await client.call('getBalance', [a, { commitment: 'processed' }])).value;
@@ -105,14 +118,16 @@ test('a lookup table created at getSlot() lands, is extended, deactivated, and c
   const deactivated = chain.slot - 1; // land opens the next block
   assert.strictEqual(Buffer.from(chain.account(table).data()).readBigUInt64LE(4), BigInt(deactivated), 'deactivation slot');
 
-  // Still in the window: the close fails, as on a cluster.
+  // At slot D + 511 the deactivation slot is still in the window: the close
+  // fails, as on a cluster; a slot later it lands.
   const recipient = keypair().address;
-  advance(100);
+  await client.call('validator_warpSlot', [{ slot: deactivated + 511 }]);
   const early = await rpcError(client.send(require('./fixtures').transaction([authority], [lut.close(table, authority.address, recipient)], chain.svm.latestBlockhash()), { preflightCommitment: 'processed' }));
   assert.strictEqual(early.code, -32002);
   assert.ok(early.data.logs.some((l) => l.includes('cannot be closed until it\'s fully deactivated')), early.data.logs.join('\n'));
 
-  await client.call('validator_warpSlot', [{ slot: deactivated + 512 }]);
+  advance();
+  assert.strictEqual(chain.slot, deactivated + 512);
   const rent = (await client.call('getAccountInfo', [table, { encoding: 'base64', commitment: 'processed' }])).value.lamports;
   await landed([lut.close(table, authority.address, recipient)]);
   assert.strictEqual(await balance(recipient), rent, 'the table\'s lamports, to the lamport');
