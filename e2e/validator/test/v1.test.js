@@ -147,8 +147,10 @@ test('the refusal matters: LiteSVM 1.5.0 given a lone fee bit ends the process i
     chain.svm.sendVersionedTransaction(tx);
     console.log('survived');
   `;
-  const out = spawnSync(process.execPath, ['-e', script], { cwd: require('path').join(__dirname, '..'), encoding: 'utf8', timeout: 60_000 });
-  assert.notStrictEqual(out.status, 0, `exit ${out.status} ${out.signal}`);
+  // Through sh, to leave no core file (ulimit -c 0) where the abort happens.
+  const out = spawnSync('/bin/sh', ['-c', 'ulimit -c 0; exec "$0" -e "$1"', process.execPath, script], { cwd: require('path').join(__dirname, '..'), encoding: 'utf8', timeout: 60_000 });
+  assert.ok(out.status !== 0 || out.signal !== null, `exit ${out.status} ${out.signal}`);
+  assert.ok(out.stderr.includes('panicked'), out.stderr);
   assert.ok(!out.stdout.includes('survived'), out.stdout);
 });
 
@@ -177,5 +179,6 @@ test('fuzz: 400 seeded mutations of a v1 transaction\'s header, mask, counts and
     codes.set(code, (codes.get(code) ?? 0) + 1);
   }
   assert.strictEqual(await client.call('getHealth', []), 'ok');
-  assert.ok((codes.get(-32602) ?? 0) > 100, JSON.stringify([...codes]));
+  // 175 refused, 225 taken to LiteSVM's own decoder (which panics on what it cannot read).
+  assert.ok((codes.get(-32602) ?? 0) > 100 && (codes.get('ok') ?? 0) > 100, JSON.stringify([...codes]));
 });
