@@ -50,6 +50,10 @@ const FAUCET_LAMPORTS = 500_000_000n * 1_000_000_000n;
 const SYSTEM_PROGRAM = Buffer.alloc(32);
 const LOOKUP_TABLE_META_SIZE = 56;
 const LOOKUP_TABLE_PROGRAM = 'AddressLookupTab1e1111111111111111111111111';
+// SlotHashes holds at most 512 entries (solana-slot-hashes MAX_ENTRIES).
+const SLOT_HASHES_MAX_ENTRIES = 512;
+const SLOT_HASHES_SIZE = 8 + SLOT_HASHES_MAX_ENTRIES * 40;
+const SLOT_HASHES_ID = bs58.decodePubkey('SysvarS1otHashes111111111111111111111111111');
 
 // TxFailure is a transaction the bank refused before execution (it does not land).
 class TxFailure extends Error {
@@ -177,6 +181,50 @@ class Chain extends EventEmitter {
     const block = { slot: this.slot, blockHeight: this.blockHeight, blockhash, blockTime: Number(clock.unixTimestamp), prio: [] };
     this.blocks[this.blockHeight] = block;
     this.blockhashes.set(blockhash, this.blockHeight);
+    this.updateSlotHashes(block);
+  }
+
+  // updateSlotHashes keeps the SlotHashes sysvar's entries: the chain's own
+  // blocks, the open one and those before it of the last 512 slots, newest
+  // first, each with its blockhash. LiteSVM's default holds one entry at its
+  // own genesis slot (447,552,000), so without this a lookup table created
+  // at a slot getSlot answered was refused ("is not a recent slot"). The
+  // open block is listed because a transaction lands in it here (a node's
+  // leader lands it in a later block, whose SlotHashes holds the slot the
+  // client read), so every slot getSlot answers, at any commitment and right
+  // after a warp, is a recent slot. A warp passes slots without blocks:
+  // blocks more than 512 slots back leave the window, as they have on a
+  // cluster that produced those slots, so a lookup table deactivated at slot
+  // D is closable from slot D + 512, after a warp as after 512 blocks.
+  // The account is written when something reads it (flushSlotHashes).
+  updateSlotHashes(block) {
+    const floor = block.slot - SLOT_HASHES_MAX_ENTRIES;
+    this.slotHashes ??= [];
+    while (this.slotHashes.length > 0 && this.slotHashes[this.slotHashes.length - 1].slot <= floor) this.slotHashes.pop();
+    this.slotHashes.unshift({ slot: block.slot, hash: bs58.decodePubkey(block.blockhash) });
+    this.slotHashes.length = Math.min(this.slotHashes.length, SLOT_HASHES_MAX_ENTRIES);
+    this.slotHashesStale = true;
+  }
+
+  // flushSlotHashes writes the SlotHashes sysvar's account, if a block has
+  // opened since it was last written, before a transaction runs and before
+  // an RPC call is answered (Rpc.call): its bincode (a u64 count, then slot u64 and hash per entry,
+  // zero-padded to the size of 512), from which LiteSVM refreshes its sysvar
+  // cache. Written at every block it cost 0.9 ms a block by setSlotHashes,
+  // 0.25 ms as an account (the copy of 20 KB into LiteSVM), ten times what a
+  // block costs without it; a block no transaction touches costs nothing.
+  flushSlotHashes() {
+    if (!this.slotHashesStale) return;
+    this.slotHashesStale = false;
+    const data = Buffer.alloc(SLOT_HASHES_SIZE);
+    data.writeBigUInt64LE(BigInt(this.slotHashes.length), 0);
+    this.slotHashes.forEach(({ slot, hash }, i) => {
+      data.writeBigUInt64LE(BigInt(slot), 8 + i * 40);
+      hash.copy(data, 16 + i * 40);
+    });
+    this.slotHashesAccount ??= this.svm.getAccount(SLOT_HASHES_ID);
+    const a = this.slotHashesAccount;
+    this.svm.setAccount(SLOT_HASHES_ID, new Account(a.lamports(), data, a.owner(), false, a.rentEpoch()));
   }
 
   // advance closes the current slot and opens the next one.
@@ -390,6 +438,7 @@ class Chain extends EventEmitter {
     const preBalances = simulate ? null : this.balances(keys);
     const preTokenBalances = simulate ? null : this.tokenBalances(keys);
 
+    this.flushSlotHashes();
     const previousSigverify = this.svm.getSigverify();
     this.svm.setSigverify(sigVerify);
     let res;

@@ -23,10 +23,15 @@ const API_VERSION = VERSION['solana-core'];
 const MAX_MULTIPLE_ACCOUNTS = 100;
 const MAX_SIGNATURE_STATUSES = 256;
 // A transaction's wire size limit and its encoded forms' (Agave rpc.rs
-// decode_and_deserialize: PACKET_DATA_SIZE, MAX_BASE58_SIZE, MAX_BASE64_SIZE).
+// decode_and_deserialize: PACKET_DATA_SIZE, MAX_BASE58_SIZE; its MAX_BASE64_SIZE was 1,644).
+// A v1 transaction may be 4,096 bytes (SIMD-0296), so base64 goes to 5,464
+// characters, the encoded size of 4,096 bytes, and the decoded size is then
+// checked against the transaction's own limit; base58 keeps its limit (a
+// node's base58 decoding is too slow to take larger ones).
 const PACKET_DATA_SIZE = 1232;
+const V1_TRANSACTION_SIZE = 4096;
 const MAX_BASE58_SIZE = 1683;
-const MAX_BASE64_SIZE = 1644;
+const MAX_BASE64_V1_SIZE = Math.ceil(V1_TRANSACTION_SIZE / 3) * 4;
 const TX_TYPE = 'solana_transaction::versioned::VersionedTransaction';
 const MAX_WARP_EPOCHS = 512;
 const MAX_RECENT_BLOCKHASHES = 300;
@@ -54,13 +59,15 @@ function signatureParam(v) {
 
 // decodeTx decodes and parses a transaction param (wire.parseTransaction: its
 // bytes are tx.bytes), refusing what a node refuses before reading it: more
-// than a packet (1232 bytes) or its encoded size.
+// than its size limit (a packet, 1,232 bytes; 4,096 for v1) or its encoded
+// size's.
 function decodeTx(encoded, encoding = 'base58') {
   if (typeof encoded !== 'string') throw invalidParams('Invalid params: invalid type: expected a string.');
-  const limit = { base58: MAX_BASE58_SIZE, base64: MAX_BASE64_SIZE }[encoding];
+  const limit = { base58: MAX_BASE58_SIZE, base64: MAX_BASE64_V1_SIZE }[encoding];
   if (limit === undefined) throw invalidParams(`unsupported encoding: ${encoding}. Supported encodings: base58, base64`);
   if (encoded.length > limit) {
-    throw invalidParams(`${encoding} encoded ${TX_TYPE} too large: ${encoded.length} bytes (max: encoded/raw ${limit}/${PACKET_DATA_SIZE})`);
+    const raw = encoding === 'base58' ? PACKET_DATA_SIZE : V1_TRANSACTION_SIZE;
+    throw invalidParams(`${encoding} encoded ${TX_TYPE} too large: ${encoded.length} bytes (max: encoded/raw ${limit}/${raw})`);
   }
   let bytes;
   try {
@@ -68,13 +75,14 @@ function decodeTx(encoded, encoding = 'base58') {
   } catch (e) {
     throw invalidParams(`invalid ${encoding} encoding: ${e.message}`);
   }
-  if (bytes.length > PACKET_DATA_SIZE) {
-    throw invalidParams(`decoded ${TX_TYPE} too large: ${bytes.length} bytes (max: ${PACKET_DATA_SIZE} bytes)`);
+  const max = wire.isV1(bytes) ? V1_TRANSACTION_SIZE : PACKET_DATA_SIZE;
+  if (bytes.length > max) {
+    throw invalidParams(`decoded ${TX_TYPE} too large: ${bytes.length} bytes (max: ${max} bytes)`);
   }
   try {
     return wire.parseTransaction(bytes);
   } catch (e) {
-    throw invalidParams(`failed to deserialize solana_transaction::versioned::VersionedTransaction: ${e.message}`);
+    throw invalidParams(`failed to deserialize ${TX_TYPE}: ${e.message}`);
   }
 }
 
@@ -223,6 +231,7 @@ class Rpc {
   async call(method, params) {
     const fn = this[`m_${method}`];
     if (typeof fn !== 'function') throw new RpcError(-32601, 'Method not found');
+    this.chain.flushSlotHashes(); // the sysvar as the open block has it
     // validator_* methods take one object, by position or by name.
     if (method.startsWith('validator_')) return fn.call(this, params);
     if (params !== undefined && !Array.isArray(params)) throw invalidParams('Invalid params: expected an array');
@@ -732,7 +741,7 @@ class Rpc {
     const { message } = rec.tx;
     if (message.version !== 'legacy') {
       if (config.maxSupportedTransactionVersion === undefined || config.maxSupportedTransactionVersion < message.version) {
-        throw new RpcError(-32015, `Transaction version (${message.version}) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0`);
+        throw new RpcError(-32015, `Transaction version (${message.version}) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": ${message.version}`);
       }
     }
     const encoding = config.encoding ?? 'json';

@@ -45,9 +45,10 @@ function u32(n) {
 
 const shortvec = encodeShortvec;
 
-// compile is a legacy message of instructions ({ programId, keys: [{ pubkey, signer,
-// writable }], data }) paid by payer, keys ordered as the runtime wants them.
-function compile(payer, instructions, blockhash) {
+// orderKeys lists the keys of instructions ({ programId, keys: [{ pubkey,
+// signer, writable }], data }) paid by payer, ordered as the runtime wants
+// them, with the message header and each key's index.
+function orderKeys(payer, instructions) {
   const metas = new Map([[payer, { signer: true, writable: true }]]);
   const meta = (pubkey, signer, writable) => {
     const m = metas.get(pubkey) ?? { signer: false, writable: false };
@@ -65,11 +66,45 @@ function compile(payer, instructions, blockhash) {
     keys.filter(([, m]) => m.signer && !m.writable).length,
     keys.filter(([, m]) => !m.signer && !m.writable).length,
   ]);
+  return { keys, index, header, signers: keys.filter(([, m]) => m.signer).map(([k]) => k) };
+}
+
+// compile is a legacy message of instructions paid by payer.
+function compile(payer, instructions, blockhash) {
+  const { keys, index, header, signers } = orderKeys(payer, instructions);
   const parts = [header, shortvec(keys.length), ...keys.map(([k]) => bs58.decodePubkey(k)), bs58.decodePubkey(blockhash), shortvec(instructions.length)];
   for (const ix of instructions) {
     parts.push(Buffer.from([index.get(ix.programId)]), shortvec(ix.keys.length), Buffer.from(ix.keys.map((k) => index.get(k.pubkey))), shortvec(ix.data.length), ix.data);
   }
-  return { message: Buffer.concat(parts), signers: keys.filter(([, m]) => m.signer).map(([k]) => k) };
+  return { message: Buffer.concat(parts), signers };
+}
+
+// compileV1 is a v1 message (SIMD-0385; lib/wire.js gives the layout) of
+// instructions paid by payer, with config's values in its mask
+// ({ priorityFee, computeUnitLimit, loadedAccountsDataSizeLimit, heapSize }).
+function compileV1(payer, instructions, blockhash, config = {}) {
+  const { keys, index, header, signers } = orderKeys(payer, instructions);
+  let mask = 0;
+  const values = [];
+  if (config.priorityFee !== undefined) { mask |= 0b11; values.push(u64(config.priorityFee)); }
+  [['computeUnitLimit', 0b100], ['loadedAccountsDataSizeLimit', 0b1000], ['heapSize', 0b10000]].forEach(([k, bit]) => {
+    if (config[k] !== undefined) { mask |= bit; values.push(u32(config[k])); }
+  });
+  const u16 = (n) => { const b = Buffer.alloc(2); b.writeUInt16LE(n); return b; };
+  const message = Buffer.concat([
+    Buffer.from([0x81]), header, u32(mask), bs58.decodePubkey(blockhash), Buffer.from([instructions.length, keys.length]),
+    ...keys.map(([k]) => bs58.decodePubkey(k)), ...values,
+    ...instructions.map((i) => Buffer.concat([Buffer.from([index.get(i.programId), i.keys.length]), u16(i.data.length)])),
+    ...instructions.map((i) => Buffer.concat([Buffer.from(i.keys.map((k) => index.get(k.pubkey))), i.data])),
+  ]);
+  return { message, signers };
+}
+
+// transactionV1 signs a v1 transaction: the message, then its signatures.
+function transactionV1(signers, instructions, blockhash, config) {
+  const { message, signers: needed } = compileV1(signers[0].address, instructions, blockhash, config);
+  const byAddress = new Map(signers.map((s) => [s.address, s]));
+  return Buffer.concat([message, ...needed.map((a) => crypto.sign(null, message, byAddress.get(a).privateKey))]);
 }
 
 // transaction signs a legacy transaction; signers are keypairs, the payer first.
@@ -196,6 +231,6 @@ class Fixtures {
 }
 
 module.exports = {
-  Fixtures, keypair, transaction, ix, TOKEN_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_ACCOUNT_SIZE, MINT_SIZE,
+  Fixtures, keypair, transaction, transactionV1, compileV1, ix, TOKEN_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_ACCOUNT_SIZE, MINT_SIZE,
   NONCE_SIZE, STAKE_SIZE, BUFFER_METADATA_SIZE, SYSTEM, LOADER, STAKE, SYSVAR,
 };

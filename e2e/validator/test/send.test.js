@@ -267,8 +267,8 @@ test('what a node refuses before preflight is refused with skipPreflight too: mo
   assert.deepStrictEqual(await rpcError(client.send(big, { skipPreflight: true })), {
     code: -32602, message: 'decoded solana_transaction::versioned::VersionedTransaction too large: 1233 bytes (max: 1232 bytes)',
   });
-  assert.strictEqual((await rpcError(client.call('sendTransaction', ['A'.repeat(1645), { encoding: 'base64' }]))).message,
-    'base64 encoded solana_transaction::versioned::VersionedTransaction too large: 1645 bytes (max: encoded/raw 1644/1232)');
+  assert.strictEqual((await rpcError(client.call('sendTransaction', ['A'.repeat(5465), { encoding: 'base64' }]))).message,
+    'base64 encoded solana_transaction::versioned::VersionedTransaction too large: 5465 bytes (max: encoded/raw 5464/4096)');
   // The transfer's first account index (after the 12 bytes of data, their
   // length and the two indices) now points past the keys.
   const tx = Buffer.from(transfer());
