@@ -2,6 +2,7 @@ package assets
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -101,21 +102,14 @@ func TestAssetsClassifyOffersOnlyTableActions(t *testing.T) {
 	}
 }
 
-// TestAssetsDocsAgreeWithActions reads docs/decisions.md: the build row of
-// "Validation and limits" must state the table, and the rows on wrapped SOL,
-// fungible assets and ZK-compressed tokens must agree with it.
+// TestAssetsDocsAgreeWithActions reads the decisions (docs/decisions.md and,
+// where a row is shortened, its whole text under the same heading in
+// docs/decisions/*.md): the build decision of "Validation and limits" must
+// state the table, and those on wrapped SOL, fungible assets and
+// ZK-compressed tokens must agree with it.
 func TestAssetsDocsAgreeWithActions(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile("../../../docs/decisions.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := map[string]string{}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if cells := strings.Split(line, "|"); len(cells) >= 4 && strings.HasPrefix(line, "|") {
-			rows[strings.TrimSpace(cells[1])] = line
-		}
-	}
+	rows := decisions(t)
 
 	build := regexp.MustCompile("`action` allowed for the type \\(([^)]*)\\)").FindStringSubmatch(rows["build"])
 	if build == nil {
@@ -163,4 +157,36 @@ func TestAssetsDocsAgreeWithActions(t *testing.T) {
 			t.Errorf("docs: the %s row and the table (%v) disagree: %q", row, ActionsFor(typ), rows[row])
 		}
 	}
+}
+
+// decisions maps each decision's topic to its text: the row of
+// docs/decisions.md, or the paragraph under the topic's heading in a
+// docs/decisions/*.md file, which holds the whole text of a shortened row.
+func decisions(t *testing.T) map[string]string {
+	t.Helper()
+	raw, err := os.ReadFile("../../../docs/decisions.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if cells := strings.Split(line, "|"); len(cells) >= 4 && strings.HasPrefix(line, "|") {
+			rows[strings.TrimSpace(cells[1])] = line
+		}
+	}
+	topics, err := filepath.Glob("../../../docs/decisions/*.md")
+	if err != nil || len(topics) == 0 {
+		t.Fatalf("docs/decisions/*.md: %v (%d files)", err, len(topics))
+	}
+	for _, name := range topics {
+		raw, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, section := range strings.Split(string(raw), "\n## ")[1:] {
+			heading, body, _ := strings.Cut(section, "\n")
+			rows[strings.TrimSpace(heading)] = strings.TrimSpace(body)
+		}
+	}
+	return rows
 }
