@@ -221,7 +221,8 @@ func burnsOf(items []Selected) []Burn {
 		it := s.Item
 		b := Burn{Mint: it.Mint, Amount: it.Amount, Decimals: it.Decimals, Name: it.Name, Symbol: it.Symbol, Type: it.Type, Address: it.Address}
 		if it.Type == assets.TypeCNFT || it.Core != nil {
-			b.Amount, b.Decimals = 1, 0
+			// One asset, named by its own id.
+			b.Amount, b.Decimals, b.Mint = 1, 0, it.Address
 		}
 		out = append(out, b)
 	}
