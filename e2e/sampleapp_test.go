@@ -234,7 +234,7 @@ func TestSampleApp(t *testing.T) {
 			chromedp.WaitVisible(tid("net-rebate"), chromedp.ByQuery),
 			measure("built"),
 			chromedp.Click(tid("submit"), chromedp.ByQuery),
-			chromedp.Poll(`document.querySelector('[data-testid="status"]').textContent.startsWith("Confirmed")`, nil, chromedp.WithPollingTimeout(90*time.Second)),
+			confirmBurns(t, `document.querySelector('[data-testid="status"]').textContent.startsWith("Confirmed")`, nil),
 			measure("confirmed"),
 			chromedp.EmulateViewport(1280, 1000),
 		)
@@ -305,6 +305,63 @@ func TestSampleApp(t *testing.T) {
 	})
 }
 
+// confirmBurns, once Sign and submit is clicked, answers every confirmation
+// of burns the page asks for until done (a JavaScript condition) holds:
+// each time, the wallet has not been asked to sign since the click, the
+// button that signs is disabled until the box is ticked; then it ticks and
+// confirms. shown, when set, gets the burns each confirmation listed.
+func confirmBurns(t *testing.T, done string, shown *[]string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		var before int
+		if err := chromedp.Evaluate(`window.testWallet.requests.length`, &before).Do(ctx); err != nil {
+			return err
+		}
+		for {
+			if err := chromedp.Poll(`(`+done+`) || document.querySelector('[data-testid="confirm-burns"]') !== null`, nil,
+				chromedp.WithPollingTimeout(90*time.Second)).Do(ctx); err != nil {
+				return err
+			}
+			var asked struct {
+				Open     bool
+				Requests int
+				Disabled bool
+				Burns    []string
+			}
+			if err := chromedp.Evaluate(`({
+				Open: document.querySelector('[data-testid="confirm-burns"]') !== null,
+				Requests: window.testWallet.requests.length,
+				Disabled: document.querySelector('[data-testid="confirm-burns-button"]')?.disabled ?? false,
+				Burns: [...document.querySelectorAll('[data-testid="confirm-burn"]')].map(e => e.textContent),
+			})`, &asked).Do(ctx); err != nil {
+				return err
+			}
+			if !asked.Open {
+				return nil
+			}
+			if asked.Requests != before || !asked.Disabled || len(asked.Burns) == 0 {
+				t.Errorf("asked to confirm burns %q with the wallet asked %d times since (want none) and the sign button disabled %v (want true)",
+					asked.Burns, asked.Requests-before, asked.Disabled)
+			}
+			if shown != nil {
+				*shown = append(*shown, asked.Burns...)
+			}
+			if err := chromedp.Run(ctx, chromedp.Click(tid("confirm-burns"), chromedp.ByQuery), chromedp.Click(tid("confirm-burns-button"), chromedp.ByQuery),
+				chromedp.WaitNotPresent(tid("confirm-burns"), chromedp.ByQuery)); err != nil {
+				return err
+			}
+			// The wallet is asked now: the next confirmation (a later slice
+			// or page) must come before its own request.
+			if err := chromedp.Poll(`(`+done+`) || window.testWallet.requests.length > `+strconv.Itoa(asked.Requests), nil,
+				chromedp.WithPollingTimeout(90*time.Second)).Do(ctx); err != nil {
+				return err
+			}
+			if err := chromedp.Evaluate(`window.testWallet.requests.length`, &before).Do(ctx); err != nil {
+				return err
+			}
+		}
+	})
+}
+
 // r2sig is a result's signature.
 func r2sig(r []string) string { return r[1] }
 
@@ -341,11 +398,19 @@ func reclaimInBrowser(t *testing.T, ctx context.Context, v *harness.Validator, o
 		)
 		build = []chromedp.Action{chromedp.Click(tid("reclaim-all"), chromedp.ByQuery)}
 	}
+	var burnsShown []string
 	run("select and build", append(build,
 		chromedp.WaitVisible(tid("net-rebate"), chromedp.ByQuery),
 		chromedp.AttributeValue(tid("net-rebate"), "data-lamports", &net, &netOK, chromedp.ByQuery),
 		chromedp.Text(tid("transaction-count"), &count, chromedp.ByQuery),
+		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="tx-burns"]')].map(e => e.textContent)`, &burnsShown),
 	)...)
+	// Select-all ticks the fixture's 1.5 tokens and its NFT for burning:
+	// the quote says so in the mint's units, per transaction.
+	if !safe && (!slices.ContainsFunc(burnsShown, func(s string) bool { return strings.Contains(s, "burns 1.5 tokens of mint") }) ||
+		!slices.ContainsFunc(burnsShown, func(s string) bool { return strings.Contains(s, "burns NFT") })) {
+		t.Errorf("the quote shows burns %q; want the 1.5 tokens and the NFT", burnsShown)
+	}
 	if safe && (net != summaryNet || count != summaryTxs) {
 		t.Errorf("reclaim all built %s lamports in %s transactions; the summary showed %s in %s", net, count, summaryNet, summaryTxs)
 	}
@@ -357,9 +422,10 @@ func reclaimInBrowser(t *testing.T, ctx context.Context, v *harness.Validator, o
 	var statsBefore int
 	run("stats before", chromedp.Evaluate(`Number(document.querySelector('[data-testid="stat-transactions"]').textContent)`, &statsBefore))
 	var results [][]string
+	var confirmed []string
 	run("sign and submit",
 		chromedp.Click(tid("submit"), chromedp.ByQuery),
-		chromedp.Poll(`document.querySelectorAll('[data-testid="result"]').length == `+count, nil, chromedp.WithPollingTimeout(60*time.Second)),
+		confirmBurns(t, `document.querySelectorAll('[data-testid="result"]').length == `+count, &confirmed),
 		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="result"]')].map(e => [e.dataset.status, e.dataset.signature, e.textContent])`, &results),
 	)
 	wctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -377,6 +443,9 @@ func reclaimInBrowser(t *testing.T, ctx context.Context, v *harness.Validator, o
 			t.Fatalf("%s: %v", sig, err)
 		}
 		sigs = append(sigs, sig)
+	}
+	if len(burnsShown) > 0 && len(confirmed) == 0 {
+		t.Errorf("the build burns %q, and the page signed without asking", burnsShown)
 	}
 	after := v.Balance(t, owner.PublicKey())
 	if got := int64(after) - int64(before); got != netRebate {

@@ -170,6 +170,14 @@ type builtTx struct {
 	DonationAmount     uint64
 	ComputeUnitsNeeded uint64
 	SubmissionTicket   string
+	Destructive        bool
+	Burns              []builtBurn
+}
+
+// builtBurn is what a built transaction says it destroys.
+type builtBurn struct {
+	Mint, Amount, Name, Symbol, Type, Address string
+	Decimals                                  uint8
 }
 
 type built struct {

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,9 +38,12 @@ type toolExtra struct {
 // page.
 var toolExtras = map[string]toolExtra{
 	reclaimv1connect.WalletServiceBuildTransactionsProcedure: {
-		extra: (*mcpFace).signLink,
+		extra: (*mcpFace).buildAnswer,
 		output: func(s map[string]any) map[string]any {
 			props := maps.Clone(s["properties"].(map[string]any))
+			props["destructive"] = map[string]any{"type": "boolean", "description": "true when any transaction burns tokens or NFTs: show the person burnSummary before they sign"}
+			props["burnSummary"] = map[string]any{"type": "array", "items": map[string]any{"type": "string"},
+				"description": "one line per burn: the transaction (from 1), the human amount and the token, e.g. \"transaction 1 burns 1.5 USDC (mint ...)\"; empty when nothing burns"}
 			props["signUrl"] = map[string]any{"type": "string", "description": "a page where the wallet's owner signs and submits these transactions in a browser wallet; present when the server has one (RECLAIM_SIGN_URL)"}
 			props["signUrlExpiresAt"] = map[string]any{"type": "string", "description": "when the signUrl stops working (ISO 8601)"}
 			props["signing"] = map[string]any{"type": "string", "description": "who signs: always the wallet's owner, never this server"}
@@ -234,6 +238,75 @@ func (m *mcpFace) bind(procedure string, call func(context.Context, proto.Messag
 		}
 		return out, nil
 	}
+}
+
+// buildAnswer adds to a build's answer whether it destroys anything, who
+// signs, and the signing page's link.
+func (m *mcpFace) buildAnswer(ctx context.Context, req proto.Message, body json.RawMessage, out map[string]any) {
+	markBurns(out)
+	m.signLink(ctx, req, body, out)
+}
+
+// markBurns states at the top of a build's answer whether any of its
+// transactions burns, and each burn as a line a person reads.
+func markBurns(out map[string]any) {
+	lines := []string{}
+	txs, _ := out["transactions"].([]any)
+	for i, t := range txs {
+		tx, _ := t.(map[string]any)
+		burns, _ := tx["burns"].([]any)
+		for _, b := range burns {
+			burn, _ := b.(map[string]any)
+			lines = append(lines, fmt.Sprintf("transaction %d burns %s", i+1, burnLine(burn)))
+		}
+	}
+	out["destructive"] = len(lines) > 0
+	out["burnSummary"] = lines
+}
+
+// burnLine is one burn of a build's REST answer for a person: "1.5 USDC
+// (mint M)", "NFT 'Name' (mint M)".
+func burnLine(b map[string]any) string {
+	str := func(k string) string { s, _ := b[k].(string); return s }
+	mint, name, symbol := str("mint"), str("name"), str("symbol")
+	if t := str("type"); t == "nft" || t == "cnft" {
+		label := "NFT"
+		if t == "cnft" {
+			label = "compressed NFT"
+		}
+		if name != "" {
+			return fmt.Sprintf("%s %q (mint %s)", label, name, mint)
+		}
+		return fmt.Sprintf("%s (mint %s)", label, mint)
+	}
+	raw, _ := strconv.ParseUint(str("amount"), 10, 64)
+	n, _ := b["decimals"].(json.Number)
+	dec, _ := n.Int64()
+	token := symbol
+	if token == "" {
+		token = name
+	}
+	if token == "" {
+		token = "tokens"
+	}
+	return fmt.Sprintf("%s %s (mint %s)", humanAmount(raw, uint8(dec)), token, mint)
+}
+
+// humanAmount is raw / 10^decimals exactly, without trailing zeros.
+func humanAmount(raw uint64, decimals uint8) string {
+	s := strconv.FormatUint(raw, 10)
+	d := int(decimals)
+	if d == 0 {
+		return s
+	}
+	if len(s) <= d {
+		s = strings.Repeat("0", d-len(s)+1) + s
+	}
+	whole, frac := s[:len(s)-d], strings.TrimRight(s[len(s)-d:], "0")
+	if frac == "" {
+		return whole
+	}
+	return whole + "." + frac
 }
 
 // signLink adds to a build's answer who signs, and the signing page's link

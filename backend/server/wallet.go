@@ -125,10 +125,22 @@ func (s *walletServer) BuildTransactions(ctx context.Context, req *connect.Reque
 			TransactionBase64: tx.Base64, Includes: includes, GrossRebate: tx.GrossRebate, NetRebate: tx.NetRebate,
 			DonationAmount: tx.DonationAmount, ComputeUnitsNeeded: tx.ComputeUnits, SubmissionTicket: built.Tickets[i],
 			RentRebate: tx.RentRebate, OwnBalanceRebate: tx.OwnBalance(),
+			Destructive: tx.Destructive(), Burns: burnsOf(tx.Burns),
 		}
 	}
 	out.Totals = totals(built.Totals())
 	return connect.NewResponse(out), nil
+}
+
+// burnsOf states what a transaction destroys; amounts are decimal strings
+// (a u64 outgrows a JSON number's exact integers).
+func burnsOf(bs []txbuild.Burn) []*reclaimv1.Burn {
+	out := make([]*reclaimv1.Burn, len(bs))
+	for i, b := range bs {
+		out[i] = &reclaimv1.Burn{Mint: b.Mint.String(), Amount: strconv.FormatUint(b.Amount, 10), Decimals: uint32(b.Decimals),
+			Name: b.Name, Symbol: b.Symbol, Type: string(b.Type), Address: b.Address.String()}
+	}
+	return out
 }
 
 func totals(t txbuild.Totals) *reclaimv1.Totals {

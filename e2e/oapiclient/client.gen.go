@@ -309,8 +309,14 @@ type ReclaimV1BuildTransactionsResponse struct {
 
 // ReclaimV1BuiltTransaction BuiltTransaction is one unsigned transaction and its accounting.
 type ReclaimV1BuiltTransaction struct {
+	// Burns burns are the tokens the transaction destroys, one per burned item, in the order of includes; empty when it only closes or withdraws.
+	Burns []ReclaimV1Burn `json:"burns"`
+
 	// ComputeUnitsNeeded compute_units_needed is the compute unit limit the transaction sets.
 	ComputeUnitsNeeded int `json:"computeUnitsNeeded"`
+
+	// Destructive destructive is true when the transaction burns anything: one entry or more in burns. Show what it destroys before the wallet signs it.
+	Destructive bool `json:"destructive"`
 
 	// DonationAmount donation_amount is routed to the project's donation wallet, in lamports.
 	DonationAmount int64 `json:"donationAmount"`
@@ -335,6 +341,30 @@ type ReclaimV1BuiltTransaction struct {
 
 	// TransactionBase64 transaction_base64 is an unsigned VersionedTransaction.
 	TransactionBase64 string `json:"transactionBase64"`
+}
+
+// ReclaimV1Burn Burn is one item a transaction destroys.
+type ReclaimV1Burn struct {
+	// Address address is the item burned (as in includes): the token account, or the compressed NFT's or Core asset's id.
+	Address string `json:"address"`
+
+	// Amount amount is the raw amount burned, in the mint's smallest unit, as a decimal string: a u64 can exceed what a JSON number holds exactly (as Solana's RPC sends tokenAmount.amount). "1" for an NFT.
+	Amount string `json:"amount"`
+
+	// Decimals decimals of the mint: the human amount is amount / 10^decimals.
+	Decimals int `json:"decimals"`
+
+	// Mint mint of the tokens burned (base58); for a compressed NFT or an MPL Core asset, the asset's own address.
+	Mint string `json:"mint"`
+
+	// Name name from the item's metadata; empty when unknown.
+	Name string `json:"name"`
+
+	// Symbol symbol from the item's metadata; empty when unknown.
+	Symbol string `json:"symbol"`
+
+	// Type type is the burned item's type: token, nft or cnft.
+	Type string `json:"type"`
 }
 
 // ReclaimV1Collection Collection names an NFT's collection.

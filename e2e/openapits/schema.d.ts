@@ -243,8 +243,12 @@ export interface components {
          * @description BuiltTransaction is one unsigned transaction and its accounting.
          */
         "reclaim.v1.BuiltTransaction": {
+            /** @description burns are the tokens the transaction destroys, one per burned item, in the order of includes; empty when it only closes or withdraws. */
+            burns: components["schemas"]["reclaim.v1.Burn"][];
             /** @description compute_units_needed is the compute unit limit the transaction sets. */
             computeUnitsNeeded: number;
+            /** @description destructive is true when the transaction burns anything: one entry or more in burns. Show what it destroys before the wallet signs it. */
+            destructive: boolean;
             /**
              * Format: int64
              * @description donation_amount is routed to the project's donation wallet, in lamports.
@@ -276,6 +280,26 @@ export interface components {
             submissionTicket: string;
             /** @description transaction_base64 is an unsigned VersionedTransaction. */
             transactionBase64: string;
+        };
+        /**
+         * Burn
+         * @description Burn is one item a transaction destroys.
+         */
+        "reclaim.v1.Burn": {
+            /** @description address is the item burned (as in includes): the token account, or the compressed NFT's or Core asset's id. */
+            address: string;
+            /** @description amount is the raw amount burned, in the mint's smallest unit, as a decimal string: a u64 can exceed what a JSON number holds exactly (as Solana's RPC sends tokenAmount.amount). "1" for an NFT. */
+            amount: string;
+            /** @description decimals of the mint: the human amount is amount / 10^decimals. */
+            decimals: number;
+            /** @description mint of the tokens burned (base58); for a compressed NFT or an MPL Core asset, the asset's own address. */
+            mint: string;
+            /** @description name from the item's metadata; empty when unknown. */
+            name: string;
+            /** @description symbol from the item's metadata; empty when unknown. */
+            symbol: string;
+            /** @description type is the burned item's type: token, nft or cnft. */
+            type: string;
         };
         /**
          * Collection

@@ -180,6 +180,7 @@ func (b *Builder) build(ctx context.Context, r *request, bt batch, rc rentCheck,
 	out := Tx{
 		Transaction:      tx,
 		Includes:         bt.items,
+		Burns:            burnsOf(bt.items),
 		LedgerType:       bt.ledgerType,
 		GrossRebate:      m.gross,
 		RentRebate:       m.rent,

@@ -184,6 +184,49 @@ type Tx struct {
 	// Summary is what its ticket states about it beyond the money: the digest
 	// of its instructions and the recipients of its transfers.
 	Summary ticket.TxSummary
+	// Burns are the tokens the transaction destroys, one per burned item in
+	// Includes' order; nil when it burns nothing.
+	Burns []Burn
+}
+
+// Burn is one item a transaction destroys: what a wallet holder must see
+// before signing it.
+type Burn struct {
+	// Mint of the tokens burned; a Core asset's or a cNFT's own address.
+	Mint solana.PublicKey
+	// Amount is the raw amount burned: the token account's whole balance; 1
+	// for a compressed NFT or a Core asset.
+	Amount uint64
+	// Decimals of the mint; 0 for a compressed NFT or a Core asset.
+	Decimals uint8
+	// Name and Symbol come from the item's metadata; "" when unknown.
+	Name, Symbol string
+	// Type is the item's type: token, nft or cnft.
+	Type assets.ItemType
+	// Address is the item burned: the token account, or the cNFT's or Core
+	// asset's id.
+	Address solana.PublicKey
+}
+
+// Destructive reports whether the transaction burns anything.
+func (t Tx) Destructive() bool { return len(t.Burns) > 0 }
+
+// burnsOf lists what the items selected for burning destroy.
+func burnsOf(items []Selected) []Burn {
+	var out []Burn
+	for _, s := range items {
+		if s.Action != assets.ActionBurn {
+			continue
+		}
+		it := s.Item
+		b := Burn{Mint: it.Mint, Amount: it.Amount, Decimals: it.Decimals, Name: it.Name, Symbol: it.Symbol, Type: it.Type, Address: it.Address}
+		if it.Type == assets.TypeCNFT || it.Core != nil {
+			// One asset, named by its own id.
+			b.Amount, b.Decimals, b.Mint = 1, 0, it.Address
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 // OwnBalance is the wallet's own SOL that comes back with the rent:

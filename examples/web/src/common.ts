@@ -4,7 +4,7 @@ import { ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import {
-  ProjectService, SignedTransactionSchema, type BuildTransactionsResponse, type ItemSelection, WalletService, sessionToken, type GetStatsResponse,
+  ProjectService, SignedTransactionSchema, type BuildTransactionsResponse, type BuiltTransaction, type Burn, type ItemSelection, WalletService, sessionToken, type GetStatsResponse,
   type SubmissionResult, type SubmissionStatus,
 } from "@reclaim-sol/client";
 import { getBase58Decoder } from "@solana/kit";
@@ -287,6 +287,70 @@ export function showTotals(b: BuildTransactionsResponse) {
     line("Donation", "donation-amount", t.donationAmount),
     line("You receive", "net-rebate", t.netRebate),
     el("tr", {}, el("th", {}, "Transactions"), el("td", { class: "num", "data-testid": "transaction-count" }, String(b.transactions.length))));
+  showBurns(b);
+}
+
+/** A raw token amount (a u64 as a decimal string) in its mint's units, exactly: "1500000", 6 is "1.5". */
+export function tokenAmount(raw: string, decimals: number): string {
+  const digits = raw.replace(/^0+(?=\d)/, "");
+  if (decimals === 0) return digits;
+  const padded = digits.padStart(decimals + 1, "0");
+  const whole = padded.slice(0, padded.length - decimals);
+  const frac = padded.slice(padded.length - decimals).replace(/0+$/, "");
+  return frac ? `${whole}.${frac}` : whole;
+}
+
+/** What a burn destroys, as a person reads it: "burns 1.5 USDC", "burns NFT 'Name'". */
+export function burnText(b: Burn): string {
+  if (b.type === "nft" || b.type === "cnft") {
+    const what = b.type === "cnft" ? "compressed NFT" : "NFT";
+    return b.name ? `burns ${what} '${b.name}'` : `burns ${what} ${short(b.mint)}`;
+  }
+  return `burns ${tokenAmount(b.amount, b.decimals)} ${b.symbol || b.name || `tokens of mint ${short(b.mint)}`}`;
+}
+
+/**
+ * Shows, under a build's totals, what each of its transactions burns and how
+ * many items they burn in all ("Burns nothing" for closes alone).
+ */
+function showBurns(b: BuildTransactionsResponse) {
+  const rows = b.transactions.flatMap((tx, i) => tx.destructive
+    ? [el("tr", { "data-testid": "tx-burns", "data-transaction": String(i + 1) }, el("th", {}, `Transaction ${i + 1}`),
+      el("td", { class: "burns" }, tx.burns.map(burnText).join("; ")))]
+    : []);
+  const count = b.transactions.reduce((n, tx) => n + tx.burns.length, 0);
+  $("quote").append(
+    el("tr", {}, el("th", {}, "Destroys"), el("td", { "data-testid": "burns", "data-count": String(count), class: count ? "burns" : "" },
+      count ? `${plural(count, "item")} burned for good` : "Burns nothing")),
+    ...rows);
+}
+
+/**
+ * Asks the person, in the page, to confirm the burns of txs before the
+ * wallet is asked to sign them: it resolves once they tick the box and
+ * press Burn and sign, and fails if they cancel. Transactions without a
+ * burn need no confirmation.
+ */
+export function confirmBurns(txs: BuiltTransaction[]): Promise<void> {
+  const burns = txs.flatMap((tx) => tx.burns);
+  if (burns.length === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const box = el("input", { type: "checkbox", "data-testid": "confirm-burns" });
+    const go = el("button", { type: "button", "data-testid": "confirm-burns-button", disabled: "" }, "Burn and sign");
+    const cancel = el("button", { type: "button", "data-testid": "cancel-burns" }, "Cancel");
+    box.onchange = () => { go.disabled = !box.checked; };
+    const done = (ok: boolean) => {
+      $("burn-confirm").replaceChildren();
+      if (ok) resolve(); else reject(new Error("the burns were not confirmed: nothing was signed"));
+    };
+    go.onclick = () => done(box.checked);
+    cancel.onclick = () => done(false);
+    $("burn-confirm").replaceChildren(
+      el("p", { class: "error" }, `${plural(burns.length, "item")} will be destroyed; this cannot be undone:`),
+      el("ul", {}, ...burns.map((b) => el("li", { "data-testid": "confirm-burn" }, burnText(b)))),
+      el("label", {}, box, " I understand these tokens and NFTs are burned for good"), " ", go, " ", cancel);
+    status("Confirm the burns below: the wallet signs nothing until you do.");
+  });
 }
 
 /**
@@ -323,7 +387,8 @@ export const freshFor = 45_000;
  * request each) and submits each slice as soon as it is signed; onSubmitted
  * gets each slice's results. Transactions whose build is older than
  * freshFor when their turn comes are built again first, from their items
- * (rebuild), so their tickets and blockhash are fresh. A refusal of the
+ * (rebuild), so their tickets and blockhash are fresh. A slice that burns
+ * anything waits for the person to confirm its burns (confirmBurns). A refusal of the
  * wallet or a failed call ends it: what was submitted before stays
  * submitted.
  */
@@ -340,6 +405,12 @@ export async function signAndSubmit(
       builtAt = Date.now();
     }
     const slice = txs.slice(0, perSign);
+    await confirmBurns(slice);
+    if (Date.now() - builtAt > freshFor) {
+      // Confirmed after the tickets' life: built again, and asked again.
+      done -= perSign;
+      continue;
+    }
     txs = txs.slice(perSign);
     status(`Waiting for the wallet (${plural(slice.length, "transaction")}${txs.length > 0 || done > 0 ? `, ${txs.length} after these` : ""})…`);
     const { signed, sentBy } = await signAll(c, slice);

@@ -581,8 +581,14 @@ type BuiltTransaction struct {
 	// rent, in lamports: wrapped SOL, a stake account's principal, a nonce or
 	// buffer balance above its rent. gross_rebate minus rent_rebate.
 	OwnBalanceRebate uint64 `protobuf:"varint,9,opt,name=own_balance_rebate,json=ownBalanceRebate,proto3" json:"own_balance_rebate,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// destructive is true when the transaction burns anything: one entry or
+	// more in burns. Show what it destroys before the wallet signs it.
+	Destructive bool `protobuf:"varint,10,opt,name=destructive,proto3" json:"destructive,omitempty"`
+	// burns are the tokens the transaction destroys, one per burned item, in
+	// the order of includes; empty when it only closes or withdraws.
+	Burns         []*Burn `protobuf:"bytes,11,rep,name=burns,proto3" json:"burns,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *BuiltTransaction) Reset() {
@@ -678,6 +684,124 @@ func (x *BuiltTransaction) GetOwnBalanceRebate() uint64 {
 	return 0
 }
 
+func (x *BuiltTransaction) GetDestructive() bool {
+	if x != nil {
+		return x.Destructive
+	}
+	return false
+}
+
+func (x *BuiltTransaction) GetBurns() []*Burn {
+	if x != nil {
+		return x.Burns
+	}
+	return nil
+}
+
+// Burn is one item a transaction destroys.
+type Burn struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// mint of the tokens burned (base58); for a compressed NFT or an MPL Core
+	// asset, the asset's own address.
+	Mint string `protobuf:"bytes,1,opt,name=mint,proto3" json:"mint,omitempty"`
+	// amount is the raw amount burned, in the mint's smallest unit, as a
+	// decimal string: a u64 can exceed what a JSON number holds exactly (as
+	// Solana's RPC sends tokenAmount.amount). "1" for an NFT.
+	Amount string `protobuf:"bytes,2,opt,name=amount,proto3" json:"amount,omitempty"`
+	// decimals of the mint: the human amount is amount / 10^decimals.
+	Decimals uint32 `protobuf:"varint,3,opt,name=decimals,proto3" json:"decimals,omitempty"`
+	// name from the item's metadata; empty when unknown.
+	Name string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	// symbol from the item's metadata; empty when unknown.
+	Symbol string `protobuf:"bytes,5,opt,name=symbol,proto3" json:"symbol,omitempty"`
+	// type is the burned item's type: token, nft or cnft.
+	Type string `protobuf:"bytes,6,opt,name=type,proto3" json:"type,omitempty"`
+	// address is the item burned (as in includes): the token account, or the
+	// compressed NFT's or Core asset's id.
+	Address       string `protobuf:"bytes,7,opt,name=address,proto3" json:"address,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Burn) Reset() {
+	*x = Burn{}
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Burn) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Burn) ProtoMessage() {}
+
+func (x *Burn) ProtoReflect() protoreflect.Message {
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Burn.ProtoReflect.Descriptor instead.
+func (*Burn) Descriptor() ([]byte, []int) {
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Burn) GetMint() string {
+	if x != nil {
+		return x.Mint
+	}
+	return ""
+}
+
+func (x *Burn) GetAmount() string {
+	if x != nil {
+		return x.Amount
+	}
+	return ""
+}
+
+func (x *Burn) GetDecimals() uint32 {
+	if x != nil {
+		return x.Decimals
+	}
+	return 0
+}
+
+func (x *Burn) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Burn) GetSymbol() string {
+	if x != nil {
+		return x.Symbol
+	}
+	return ""
+}
+
+func (x *Burn) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *Burn) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
 // Totals adds up the accounting of all built transactions.
 type Totals struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -704,7 +828,7 @@ type Totals struct {
 
 func (x *Totals) Reset() {
 	*x = Totals{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[7]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -716,7 +840,7 @@ func (x *Totals) String() string {
 func (*Totals) ProtoMessage() {}
 
 func (x *Totals) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[7]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -729,7 +853,7 @@ func (x *Totals) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Totals.ProtoReflect.Descriptor instead.
 func (*Totals) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{7}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Totals) GetItemCount() uint32 {
@@ -798,7 +922,7 @@ type BuildTransactionsResponse struct {
 
 func (x *BuildTransactionsResponse) Reset() {
 	*x = BuildTransactionsResponse{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[8]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -810,7 +934,7 @@ func (x *BuildTransactionsResponse) String() string {
 func (*BuildTransactionsResponse) ProtoMessage() {}
 
 func (x *BuildTransactionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[8]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -823,7 +947,7 @@ func (x *BuildTransactionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BuildTransactionsResponse.ProtoReflect.Descriptor instead.
 func (*BuildTransactionsResponse) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{8}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *BuildTransactionsResponse) GetTransactions() []*BuiltTransaction {
@@ -877,7 +1001,7 @@ type SignedTransaction struct {
 
 func (x *SignedTransaction) Reset() {
 	*x = SignedTransaction{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[9]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -889,7 +1013,7 @@ func (x *SignedTransaction) String() string {
 func (*SignedTransaction) ProtoMessage() {}
 
 func (x *SignedTransaction) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[9]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -902,7 +1026,7 @@ func (x *SignedTransaction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignedTransaction.ProtoReflect.Descriptor instead.
 func (*SignedTransaction) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{9}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SignedTransaction) GetTransactionBase64() string {
@@ -939,7 +1063,7 @@ type SubmitTransactionsRequest struct {
 
 func (x *SubmitTransactionsRequest) Reset() {
 	*x = SubmitTransactionsRequest{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[10]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -951,7 +1075,7 @@ func (x *SubmitTransactionsRequest) String() string {
 func (*SubmitTransactionsRequest) ProtoMessage() {}
 
 func (x *SubmitTransactionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[10]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -964,7 +1088,7 @@ func (x *SubmitTransactionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitTransactionsRequest.ProtoReflect.Descriptor instead.
 func (*SubmitTransactionsRequest) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{10}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *SubmitTransactionsRequest) GetAddress() string {
@@ -994,7 +1118,7 @@ type SubmissionError struct {
 
 func (x *SubmissionError) Reset() {
 	*x = SubmissionError{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[11]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1006,7 +1130,7 @@ func (x *SubmissionError) String() string {
 func (*SubmissionError) ProtoMessage() {}
 
 func (x *SubmissionError) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[11]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1019,7 +1143,7 @@ func (x *SubmissionError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmissionError.ProtoReflect.Descriptor instead.
 func (*SubmissionError) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{11}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SubmissionError) GetCode() string {
@@ -1053,7 +1177,7 @@ type SubmissionResult struct {
 
 func (x *SubmissionResult) Reset() {
 	*x = SubmissionResult{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[12]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1065,7 +1189,7 @@ func (x *SubmissionResult) String() string {
 func (*SubmissionResult) ProtoMessage() {}
 
 func (x *SubmissionResult) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[12]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1078,7 +1202,7 @@ func (x *SubmissionResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmissionResult.ProtoReflect.Descriptor instead.
 func (*SubmissionResult) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{12}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SubmissionResult) GetSignature() string {
@@ -1121,7 +1245,7 @@ type SubmitTransactionsResponse struct {
 
 func (x *SubmitTransactionsResponse) Reset() {
 	*x = SubmitTransactionsResponse{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[13]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1133,7 +1257,7 @@ func (x *SubmitTransactionsResponse) String() string {
 func (*SubmitTransactionsResponse) ProtoMessage() {}
 
 func (x *SubmitTransactionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[13]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1146,7 +1270,7 @@ func (x *SubmitTransactionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitTransactionsResponse.ProtoReflect.Descriptor instead.
 func (*SubmitTransactionsResponse) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{13}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *SubmitTransactionsResponse) GetResults() []*SubmissionResult {
@@ -1169,7 +1293,7 @@ type StreamWalletAssetsRequest struct {
 
 func (x *StreamWalletAssetsRequest) Reset() {
 	*x = StreamWalletAssetsRequest{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[14]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1181,7 +1305,7 @@ func (x *StreamWalletAssetsRequest) String() string {
 func (*StreamWalletAssetsRequest) ProtoMessage() {}
 
 func (x *StreamWalletAssetsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[14]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1194,7 +1318,7 @@ func (x *StreamWalletAssetsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamWalletAssetsRequest.ProtoReflect.Descriptor instead.
 func (*StreamWalletAssetsRequest) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{14}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *StreamWalletAssetsRequest) GetAddress() string {
@@ -1241,7 +1365,7 @@ type StreamWalletAssetsResponse struct {
 
 func (x *StreamWalletAssetsResponse) Reset() {
 	*x = StreamWalletAssetsResponse{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[15]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1253,7 +1377,7 @@ func (x *StreamWalletAssetsResponse) String() string {
 func (*StreamWalletAssetsResponse) ProtoMessage() {}
 
 func (x *StreamWalletAssetsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[15]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1266,7 +1390,7 @@ func (x *StreamWalletAssetsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamWalletAssetsResponse.ProtoReflect.Descriptor instead.
 func (*StreamWalletAssetsResponse) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{15}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *StreamWalletAssetsResponse) GetWalletAddress() string {
@@ -1333,7 +1457,7 @@ type GetSubmissionsRequest struct {
 
 func (x *GetSubmissionsRequest) Reset() {
 	*x = GetSubmissionsRequest{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[16]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1345,7 +1469,7 @@ func (x *GetSubmissionsRequest) String() string {
 func (*GetSubmissionsRequest) ProtoMessage() {}
 
 func (x *GetSubmissionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[16]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1358,7 +1482,7 @@ func (x *GetSubmissionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubmissionsRequest.ProtoReflect.Descriptor instead.
 func (*GetSubmissionsRequest) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{16}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GetSubmissionsRequest) GetAddress() string {
@@ -1401,7 +1525,7 @@ type GetSubmissionsResponse struct {
 
 func (x *GetSubmissionsResponse) Reset() {
 	*x = GetSubmissionsResponse{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[17]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1413,7 +1537,7 @@ func (x *GetSubmissionsResponse) String() string {
 func (*GetSubmissionsResponse) ProtoMessage() {}
 
 func (x *GetSubmissionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[17]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1426,7 +1550,7 @@ func (x *GetSubmissionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubmissionsResponse.ProtoReflect.Descriptor instead.
 func (*GetSubmissionsResponse) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{17}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GetSubmissionsResponse) GetSubmissions() []*SubmissionStatus {
@@ -1469,7 +1593,7 @@ type SubmissionStatus struct {
 
 func (x *SubmissionStatus) Reset() {
 	*x = SubmissionStatus{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[18]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1481,7 +1605,7 @@ func (x *SubmissionStatus) String() string {
 func (*SubmissionStatus) ProtoMessage() {}
 
 func (x *SubmissionStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[18]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1494,7 +1618,7 @@ func (x *SubmissionStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmissionStatus.ProtoReflect.Descriptor instead.
 func (*SubmissionStatus) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{18}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *SubmissionStatus) GetSignature() string {
@@ -1573,7 +1697,7 @@ type LandedFigures struct {
 
 func (x *LandedFigures) Reset() {
 	*x = LandedFigures{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[19]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1585,7 +1709,7 @@ func (x *LandedFigures) String() string {
 func (*LandedFigures) ProtoMessage() {}
 
 func (x *LandedFigures) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[19]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1598,7 +1722,7 @@ func (x *LandedFigures) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LandedFigures.ProtoReflect.Descriptor instead.
 func (*LandedFigures) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{19}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *LandedFigures) GetFee() uint64 {
@@ -1659,7 +1783,7 @@ type GetSummaryRequest struct {
 
 func (x *GetSummaryRequest) Reset() {
 	*x = GetSummaryRequest{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[20]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1671,7 +1795,7 @@ func (x *GetSummaryRequest) String() string {
 func (*GetSummaryRequest) ProtoMessage() {}
 
 func (x *GetSummaryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[20]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1684,7 +1808,7 @@ func (x *GetSummaryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSummaryRequest.ProtoReflect.Descriptor instead.
 func (*GetSummaryRequest) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{20}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetSummaryRequest) GetAddress() string {
@@ -1724,7 +1848,7 @@ type TypeSummary struct {
 
 func (x *TypeSummary) Reset() {
 	*x = TypeSummary{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[21]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1736,7 +1860,7 @@ func (x *TypeSummary) String() string {
 func (*TypeSummary) ProtoMessage() {}
 
 func (x *TypeSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[21]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1749,7 +1873,7 @@ func (x *TypeSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TypeSummary.ProtoReflect.Descriptor instead.
 func (*TypeSummary) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{21}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *TypeSummary) GetCount() uint32 {
@@ -1793,7 +1917,7 @@ type GetSummaryResponse struct {
 
 func (x *GetSummaryResponse) Reset() {
 	*x = GetSummaryResponse{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[22]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1805,7 +1929,7 @@ func (x *GetSummaryResponse) String() string {
 func (*GetSummaryResponse) ProtoMessage() {}
 
 func (x *GetSummaryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[22]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1818,7 +1942,7 @@ func (x *GetSummaryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSummaryResponse.ProtoReflect.Descriptor instead.
 func (*GetSummaryResponse) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{22}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *GetSummaryResponse) GetWalletAddress() string {
@@ -1922,7 +2046,7 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\x1abuild.items_and_select_all\x12(give either items or selectAll, not both\x1a*!(this.select_all && size(this.items) > 0)\x1a|\n" +
 	"\x19build.items_or_select_all\x126at least one item is required, unless selectAll is set\x1a'this.select_all || size(this.items) > 0B\x16\n" +
 	"\x14_donation_percentageB\x15\n" +
-	"\x13_priority_fee_level\"\x91\x03\n" +
+	"\x13_priority_fee_level\"\xdb\x03\n" +
 	"\x10BuiltTransaction\x12-\n" +
 	"\x12transaction_base64\x18\x01 \x01(\tR\x11transactionBase64\x125\n" +
 	"\bincludes\x18\x02 \x03(\v2\x19.reclaim.v1.ItemSelectionR\bincludes\x12!\n" +
@@ -1934,7 +2058,18 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\x11submission_ticket\x18\a \x01(\tR\x10submissionTicket\x12\x1f\n" +
 	"\vrent_rebate\x18\b \x01(\x04R\n" +
 	"rentRebate\x12,\n" +
-	"\x12own_balance_rebate\x18\t \x01(\x04R\x10ownBalanceRebate\"\xf5\x01\n" +
+	"\x12own_balance_rebate\x18\t \x01(\x04R\x10ownBalanceRebate\x12 \n" +
+	"\vdestructive\x18\n" +
+	" \x01(\bR\vdestructive\x12&\n" +
+	"\x05burns\x18\v \x03(\v2\x10.reclaim.v1.BurnR\x05burns\"\xa8\x01\n" +
+	"\x04Burn\x12\x12\n" +
+	"\x04mint\x18\x01 \x01(\tR\x04mint\x12\x16\n" +
+	"\x06amount\x18\x02 \x01(\tR\x06amount\x12\x1a\n" +
+	"\bdecimals\x18\x03 \x01(\rR\bdecimals\x12\x12\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12\x16\n" +
+	"\x06symbol\x18\x05 \x01(\tR\x06symbol\x12\x12\n" +
+	"\x04type\x18\x06 \x01(\tR\x04type\x12\x18\n" +
+	"\aaddress\x18\a \x01(\tR\aaddress\"\xf5\x01\n" +
 	"\x06Totals\x12\x1d\n" +
 	"\n" +
 	"item_count\x18\x01 \x01(\rR\titemCount\x12!\n" +
@@ -2044,13 +2179,16 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\n" +
 	"TypesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12-\n" +
-	"\x05value\x18\x02 \x01(\v2\x17.reclaim.v1.TypeSummaryR\x05value:\x028\x012\xad%\n" +
+	"\x05value\x18\x02 \x01(\v2\x17.reclaim.v1.TypeSummaryR\x05value:\x028\x012\xd6'\n" +
 	"\rWalletService\x12\xe5\x04\n" +
 	"\n" +
 	"ListAssets\x12\x1d.reclaim.v1.ListAssetsRequest\x1a\x1e.reclaim.v1.ListAssetsResponse\"\x97\x04\xd2\xf3\x18\xef\x03\b\x01\x10\x01\x1a\vwallet:read \x01:\xd9\x03\n" +
-	"\x11list_wallet_items\x12!List a wallet's reclaimable items\x1a\x9a\x03List the items of a Solana wallet whose rent can be reclaimed: empty token accounts (action close), token balances and NFTs (action burn), and the other kinds the server knows. Each item says its type, address, the lamports it returns (lamports) and the actions it allows; counts gives the number of items of each type. Pass the chosen items as {type, address, action} to build_reclaim_transactions. Read-only. \x01(\x01@\x01\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/wallet/{address}/assets\x12\xdc\t\n" +
-	"\x11BuildTransactions\x12$.reclaim.v1.BuildTransactionsRequest\x1a%.reclaim.v1.BuildTransactionsResponse\"\xf9\b\xd2\xf3\x18\xc8\b\b\x01\x10\x01\x1a\x12transactions:build \x01(\x01:\xa9\b\n" +
-	"\x1abuild_reclaim_transactions\x12#Build unsigned reclaim transactions\x1a\xdf\aBuild the transactions that reclaim the selected items' rent (items: {type, address, action} from list_wallet_items, or selectAll: true instead of items for every safe item, as summarize_wallet counts them; donationPercentage: the share of the rent reclaimed donated to the project, 0 to 1, never of the wallet's own SOL; priorityFeeLevel: none, low, medium or high). The transactions are UNSIGNED: this tool never signs and cannot (the server holds no wallet key). The wallet's owner signs each transactionBase64 (a v0 VersionedTransaction) in their wallet, then submit_signed_transactions sends each signed transaction with its submissionTicket. Tickets and the blockhash live about 60 seconds: build again if they expired. When the answer has a signUrl, give it to the person: it opens these transactions in a browser wallet to sign and submit. totals gives the gross rebate (rentRebate plus ownBalanceRebate), the fees, the donation and what the wallet receives (netRebate), in lamports. \x038\x01@\x01\x82\xd3\xe4\x93\x02&:\x01*\"!/v1/wallet/{address}/transactions\x12\x9b\x06\n" +
+	"\x11list_wallet_items\x12!List a wallet's reclaimable items\x1a\x9a\x03List the items of a Solana wallet whose rent can be reclaimed: empty token accounts (action close), token balances and NFTs (action burn), and the other kinds the server knows. Each item says its type, address, the lamports it returns (lamports) and the actions it allows; counts gives the number of items of each type. Pass the chosen items as {type, address, action} to build_reclaim_transactions. Read-only. \x01(\x01@\x01\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/wallet/{address}/assets\x12\x85\f\n" +
+	"\x11BuildTransactions\x12$.reclaim.v1.BuildTransactionsRequest\x1a%.reclaim.v1.BuildTransactionsResponse\"\xa2\v\xd2\xf3\x18\xf1\n" +
+	"\b\x01\x10\x01\x1a\x12transactions:build \x01(\x01:\xd2\n" +
+	"\n" +
+	"\x1abuild_reclaim_transactions\x12#Build unsigned reclaim transactions\x1a\x88\n" +
+	"Build the transactions that reclaim the selected items' rent (items: {type, address, action} from list_wallet_items, or selectAll: true instead of items for every safe item, as summarize_wallet counts them; donationPercentage: the share of the rent reclaimed donated to the project, 0 to 1, never of the wallet's own SOL; priorityFeeLevel: none, low, medium or high). The transactions are UNSIGNED: this tool never signs and cannot (the server holds no wallet key). The wallet's owner signs each transactionBase64 (a v0 VersionedTransaction) in their wallet, then submit_signed_transactions sends each signed transaction with its submissionTicket. Tickets and the blockhash live about 60 seconds: build again if they expired. When the answer has a signUrl, give it to the person: it opens these transactions in a browser wallet to sign and submit. totals gives the gross rebate (rentRebate plus ownBalanceRebate), the fees, the donation and what the wallet receives (netRebate), in lamports. A build may BURN tokens and NFTs (action burn, or selectAll's token balances and NFTs): each transaction's destructive is true when it burns anything, and its burns list what it destroys (mint, raw amount as a decimal string, decimals, name); tell the person what will be burned before they sign. \x038\x01@\x01\x82\xd3\xe4\x93\x02&:\x01*\"!/v1/wallet/{address}/transactions\x12\x9b\x06\n" +
 	"\x12SubmitTransactions\x12%.reclaim.v1.SubmitTransactionsRequest\x1a&.reclaim.v1.SubmitTransactionsResponse\"\xb5\x05\xd2\xf3\x18\xfd\x04\b\x01\x10\x01\x1a\x13transactions:submit \x01(\x010\x1e:\xdb\x04\n" +
 	"\x1asubmit_signed_transactions\x12\"Submit signed reclaim transactions\x1a\x90\x04Send the transactions the wallet signed to the cluster: signed is a list of {transactionBase64: the signed transaction, submissionTicket: the ticket build_reclaim_transactions gave with it}, or {signature, submissionTicket} for one the wallet sent itself. Each result is submitted (sent: its signature follows), duplicate (that ticket was submitted before) or failed (error.code and error.message say why); a submitted transaction is confirmed on chain a few seconds later. This sends real transactions: it burns what they burn. \x040\x018\x01@\x01\x82\xd3\xe4\x93\x02-:\x01*\"(/v1/wallet/{address}/transactions/submit\x12~\n" +
 	"\x12StreamWalletAssets\x12%.reclaim.v1.StreamWalletAssetsRequest\x1a&.reclaim.v1.StreamWalletAssetsResponse\"\x17\xd2\xf3\x18\x13\x10\x01\x1a\rwallet:stream \x010\x01\x12\xf1\a\n" +
@@ -2075,7 +2213,7 @@ func file_reclaim_v1_wallet_proto_rawDescGZIP() []byte {
 	return file_reclaim_v1_wallet_proto_rawDescData
 }
 
-var file_reclaim_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_reclaim_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_reclaim_v1_wallet_proto_goTypes = []any{
 	(*ListAssetsRequest)(nil),          // 0: reclaim.v1.ListAssetsRequest
 	(*ListAssetsResponse)(nil),         // 1: reclaim.v1.ListAssetsResponse
@@ -2084,65 +2222,67 @@ var file_reclaim_v1_wallet_proto_goTypes = []any{
 	(*ItemSelection)(nil),              // 4: reclaim.v1.ItemSelection
 	(*BuildTransactionsRequest)(nil),   // 5: reclaim.v1.BuildTransactionsRequest
 	(*BuiltTransaction)(nil),           // 6: reclaim.v1.BuiltTransaction
-	(*Totals)(nil),                     // 7: reclaim.v1.Totals
-	(*BuildTransactionsResponse)(nil),  // 8: reclaim.v1.BuildTransactionsResponse
-	(*SignedTransaction)(nil),          // 9: reclaim.v1.SignedTransaction
-	(*SubmitTransactionsRequest)(nil),  // 10: reclaim.v1.SubmitTransactionsRequest
-	(*SubmissionError)(nil),            // 11: reclaim.v1.SubmissionError
-	(*SubmissionResult)(nil),           // 12: reclaim.v1.SubmissionResult
-	(*SubmitTransactionsResponse)(nil), // 13: reclaim.v1.SubmitTransactionsResponse
-	(*StreamWalletAssetsRequest)(nil),  // 14: reclaim.v1.StreamWalletAssetsRequest
-	(*StreamWalletAssetsResponse)(nil), // 15: reclaim.v1.StreamWalletAssetsResponse
-	(*GetSubmissionsRequest)(nil),      // 16: reclaim.v1.GetSubmissionsRequest
-	(*GetSubmissionsResponse)(nil),     // 17: reclaim.v1.GetSubmissionsResponse
-	(*SubmissionStatus)(nil),           // 18: reclaim.v1.SubmissionStatus
-	(*LandedFigures)(nil),              // 19: reclaim.v1.LandedFigures
-	(*GetSummaryRequest)(nil),          // 20: reclaim.v1.GetSummaryRequest
-	(*TypeSummary)(nil),                // 21: reclaim.v1.TypeSummary
-	(*GetSummaryResponse)(nil),         // 22: reclaim.v1.GetSummaryResponse
-	nil,                                // 23: reclaim.v1.ListAssetsResponse.CountsEntry
-	nil,                                // 24: reclaim.v1.StreamWalletAssetsResponse.CountsEntry
-	nil,                                // 25: reclaim.v1.GetSummaryResponse.TypesEntry
+	(*Burn)(nil),                       // 7: reclaim.v1.Burn
+	(*Totals)(nil),                     // 8: reclaim.v1.Totals
+	(*BuildTransactionsResponse)(nil),  // 9: reclaim.v1.BuildTransactionsResponse
+	(*SignedTransaction)(nil),          // 10: reclaim.v1.SignedTransaction
+	(*SubmitTransactionsRequest)(nil),  // 11: reclaim.v1.SubmitTransactionsRequest
+	(*SubmissionError)(nil),            // 12: reclaim.v1.SubmissionError
+	(*SubmissionResult)(nil),           // 13: reclaim.v1.SubmissionResult
+	(*SubmitTransactionsResponse)(nil), // 14: reclaim.v1.SubmitTransactionsResponse
+	(*StreamWalletAssetsRequest)(nil),  // 15: reclaim.v1.StreamWalletAssetsRequest
+	(*StreamWalletAssetsResponse)(nil), // 16: reclaim.v1.StreamWalletAssetsResponse
+	(*GetSubmissionsRequest)(nil),      // 17: reclaim.v1.GetSubmissionsRequest
+	(*GetSubmissionsResponse)(nil),     // 18: reclaim.v1.GetSubmissionsResponse
+	(*SubmissionStatus)(nil),           // 19: reclaim.v1.SubmissionStatus
+	(*LandedFigures)(nil),              // 20: reclaim.v1.LandedFigures
+	(*GetSummaryRequest)(nil),          // 21: reclaim.v1.GetSummaryRequest
+	(*TypeSummary)(nil),                // 22: reclaim.v1.TypeSummary
+	(*GetSummaryResponse)(nil),         // 23: reclaim.v1.GetSummaryResponse
+	nil,                                // 24: reclaim.v1.ListAssetsResponse.CountsEntry
+	nil,                                // 25: reclaim.v1.StreamWalletAssetsResponse.CountsEntry
+	nil,                                // 26: reclaim.v1.GetSummaryResponse.TypesEntry
 }
 var file_reclaim_v1_wallet_proto_depIdxs = []int32{
 	2,  // 0: reclaim.v1.ListAssetsResponse.items:type_name -> reclaim.v1.WalletItem
-	23, // 1: reclaim.v1.ListAssetsResponse.counts:type_name -> reclaim.v1.ListAssetsResponse.CountsEntry
+	24, // 1: reclaim.v1.ListAssetsResponse.counts:type_name -> reclaim.v1.ListAssetsResponse.CountsEntry
 	3,  // 2: reclaim.v1.WalletItem.collection:type_name -> reclaim.v1.Collection
 	4,  // 3: reclaim.v1.BuildTransactionsRequest.items:type_name -> reclaim.v1.ItemSelection
 	4,  // 4: reclaim.v1.BuiltTransaction.includes:type_name -> reclaim.v1.ItemSelection
-	6,  // 5: reclaim.v1.BuildTransactionsResponse.transactions:type_name -> reclaim.v1.BuiltTransaction
-	7,  // 6: reclaim.v1.BuildTransactionsResponse.totals:type_name -> reclaim.v1.Totals
-	9,  // 7: reclaim.v1.SubmitTransactionsRequest.signed:type_name -> reclaim.v1.SignedTransaction
-	4,  // 8: reclaim.v1.SubmissionResult.includes:type_name -> reclaim.v1.ItemSelection
-	11, // 9: reclaim.v1.SubmissionResult.error:type_name -> reclaim.v1.SubmissionError
-	12, // 10: reclaim.v1.SubmitTransactionsResponse.results:type_name -> reclaim.v1.SubmissionResult
-	2,  // 11: reclaim.v1.StreamWalletAssetsResponse.items:type_name -> reclaim.v1.WalletItem
-	24, // 12: reclaim.v1.StreamWalletAssetsResponse.counts:type_name -> reclaim.v1.StreamWalletAssetsResponse.CountsEntry
-	2,  // 13: reclaim.v1.StreamWalletAssetsResponse.early_items:type_name -> reclaim.v1.WalletItem
-	18, // 14: reclaim.v1.GetSubmissionsResponse.submissions:type_name -> reclaim.v1.SubmissionStatus
-	4,  // 15: reclaim.v1.SubmissionStatus.includes:type_name -> reclaim.v1.ItemSelection
-	11, // 16: reclaim.v1.SubmissionStatus.error:type_name -> reclaim.v1.SubmissionError
-	19, // 17: reclaim.v1.SubmissionStatus.landed:type_name -> reclaim.v1.LandedFigures
-	25, // 18: reclaim.v1.GetSummaryResponse.types:type_name -> reclaim.v1.GetSummaryResponse.TypesEntry
-	7,  // 19: reclaim.v1.GetSummaryResponse.totals:type_name -> reclaim.v1.Totals
-	21, // 20: reclaim.v1.GetSummaryResponse.TypesEntry.value:type_name -> reclaim.v1.TypeSummary
-	0,  // 21: reclaim.v1.WalletService.ListAssets:input_type -> reclaim.v1.ListAssetsRequest
-	5,  // 22: reclaim.v1.WalletService.BuildTransactions:input_type -> reclaim.v1.BuildTransactionsRequest
-	10, // 23: reclaim.v1.WalletService.SubmitTransactions:input_type -> reclaim.v1.SubmitTransactionsRequest
-	14, // 24: reclaim.v1.WalletService.StreamWalletAssets:input_type -> reclaim.v1.StreamWalletAssetsRequest
-	16, // 25: reclaim.v1.WalletService.GetSubmissions:input_type -> reclaim.v1.GetSubmissionsRequest
-	20, // 26: reclaim.v1.WalletService.GetSummary:input_type -> reclaim.v1.GetSummaryRequest
-	1,  // 27: reclaim.v1.WalletService.ListAssets:output_type -> reclaim.v1.ListAssetsResponse
-	8,  // 28: reclaim.v1.WalletService.BuildTransactions:output_type -> reclaim.v1.BuildTransactionsResponse
-	13, // 29: reclaim.v1.WalletService.SubmitTransactions:output_type -> reclaim.v1.SubmitTransactionsResponse
-	15, // 30: reclaim.v1.WalletService.StreamWalletAssets:output_type -> reclaim.v1.StreamWalletAssetsResponse
-	17, // 31: reclaim.v1.WalletService.GetSubmissions:output_type -> reclaim.v1.GetSubmissionsResponse
-	22, // 32: reclaim.v1.WalletService.GetSummary:output_type -> reclaim.v1.GetSummaryResponse
-	27, // [27:33] is the sub-list for method output_type
-	21, // [21:27] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	7,  // 5: reclaim.v1.BuiltTransaction.burns:type_name -> reclaim.v1.Burn
+	6,  // 6: reclaim.v1.BuildTransactionsResponse.transactions:type_name -> reclaim.v1.BuiltTransaction
+	8,  // 7: reclaim.v1.BuildTransactionsResponse.totals:type_name -> reclaim.v1.Totals
+	10, // 8: reclaim.v1.SubmitTransactionsRequest.signed:type_name -> reclaim.v1.SignedTransaction
+	4,  // 9: reclaim.v1.SubmissionResult.includes:type_name -> reclaim.v1.ItemSelection
+	12, // 10: reclaim.v1.SubmissionResult.error:type_name -> reclaim.v1.SubmissionError
+	13, // 11: reclaim.v1.SubmitTransactionsResponse.results:type_name -> reclaim.v1.SubmissionResult
+	2,  // 12: reclaim.v1.StreamWalletAssetsResponse.items:type_name -> reclaim.v1.WalletItem
+	25, // 13: reclaim.v1.StreamWalletAssetsResponse.counts:type_name -> reclaim.v1.StreamWalletAssetsResponse.CountsEntry
+	2,  // 14: reclaim.v1.StreamWalletAssetsResponse.early_items:type_name -> reclaim.v1.WalletItem
+	19, // 15: reclaim.v1.GetSubmissionsResponse.submissions:type_name -> reclaim.v1.SubmissionStatus
+	4,  // 16: reclaim.v1.SubmissionStatus.includes:type_name -> reclaim.v1.ItemSelection
+	12, // 17: reclaim.v1.SubmissionStatus.error:type_name -> reclaim.v1.SubmissionError
+	20, // 18: reclaim.v1.SubmissionStatus.landed:type_name -> reclaim.v1.LandedFigures
+	26, // 19: reclaim.v1.GetSummaryResponse.types:type_name -> reclaim.v1.GetSummaryResponse.TypesEntry
+	8,  // 20: reclaim.v1.GetSummaryResponse.totals:type_name -> reclaim.v1.Totals
+	22, // 21: reclaim.v1.GetSummaryResponse.TypesEntry.value:type_name -> reclaim.v1.TypeSummary
+	0,  // 22: reclaim.v1.WalletService.ListAssets:input_type -> reclaim.v1.ListAssetsRequest
+	5,  // 23: reclaim.v1.WalletService.BuildTransactions:input_type -> reclaim.v1.BuildTransactionsRequest
+	11, // 24: reclaim.v1.WalletService.SubmitTransactions:input_type -> reclaim.v1.SubmitTransactionsRequest
+	15, // 25: reclaim.v1.WalletService.StreamWalletAssets:input_type -> reclaim.v1.StreamWalletAssetsRequest
+	17, // 26: reclaim.v1.WalletService.GetSubmissions:input_type -> reclaim.v1.GetSubmissionsRequest
+	21, // 27: reclaim.v1.WalletService.GetSummary:input_type -> reclaim.v1.GetSummaryRequest
+	1,  // 28: reclaim.v1.WalletService.ListAssets:output_type -> reclaim.v1.ListAssetsResponse
+	9,  // 29: reclaim.v1.WalletService.BuildTransactions:output_type -> reclaim.v1.BuildTransactionsResponse
+	14, // 30: reclaim.v1.WalletService.SubmitTransactions:output_type -> reclaim.v1.SubmitTransactionsResponse
+	16, // 31: reclaim.v1.WalletService.StreamWalletAssets:output_type -> reclaim.v1.StreamWalletAssetsResponse
+	18, // 32: reclaim.v1.WalletService.GetSubmissions:output_type -> reclaim.v1.GetSubmissionsResponse
+	23, // 33: reclaim.v1.WalletService.GetSummary:output_type -> reclaim.v1.GetSummaryResponse
+	28, // [28:34] is the sub-list for method output_type
+	22, // [22:28] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_reclaim_v1_wallet_proto_init() }
@@ -2155,19 +2295,19 @@ func file_reclaim_v1_wallet_proto_init() {
 	file_reclaim_v1_wallet_proto_msgTypes[1].OneofWrappers = []any{}
 	file_reclaim_v1_wallet_proto_msgTypes[2].OneofWrappers = []any{}
 	file_reclaim_v1_wallet_proto_msgTypes[5].OneofWrappers = []any{}
-	file_reclaim_v1_wallet_proto_msgTypes[9].OneofWrappers = []any{}
-	file_reclaim_v1_wallet_proto_msgTypes[12].OneofWrappers = []any{}
-	file_reclaim_v1_wallet_proto_msgTypes[14].OneofWrappers = []any{}
-	file_reclaim_v1_wallet_proto_msgTypes[16].OneofWrappers = []any{}
-	file_reclaim_v1_wallet_proto_msgTypes[18].OneofWrappers = []any{}
-	file_reclaim_v1_wallet_proto_msgTypes[20].OneofWrappers = []any{}
+	file_reclaim_v1_wallet_proto_msgTypes[10].OneofWrappers = []any{}
+	file_reclaim_v1_wallet_proto_msgTypes[13].OneofWrappers = []any{}
+	file_reclaim_v1_wallet_proto_msgTypes[15].OneofWrappers = []any{}
+	file_reclaim_v1_wallet_proto_msgTypes[17].OneofWrappers = []any{}
+	file_reclaim_v1_wallet_proto_msgTypes[19].OneofWrappers = []any{}
+	file_reclaim_v1_wallet_proto_msgTypes[21].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_reclaim_v1_wallet_proto_rawDesc), len(file_reclaim_v1_wallet_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   26,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

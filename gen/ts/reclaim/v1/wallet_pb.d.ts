@@ -407,6 +407,22 @@ export declare type BuiltTransaction = Message<"reclaim.v1.BuiltTransaction"> & 
    * @generated from field: uint64 own_balance_rebate = 9;
    */
   ownBalanceRebate: bigint;
+
+  /**
+   * destructive is true when the transaction burns anything: one entry or
+   * more in burns. Show what it destroys before the wallet signs it.
+   *
+   * @generated from field: bool destructive = 10;
+   */
+  destructive: boolean;
+
+  /**
+   * burns are the tokens the transaction destroys, one per burned item, in
+   * the order of includes; empty when it only closes or withdraws.
+   *
+   * @generated from field: repeated reclaim.v1.Burn burns = 11;
+   */
+  burns: Burn[];
 };
 
 /**
@@ -414,6 +430,72 @@ export declare type BuiltTransaction = Message<"reclaim.v1.BuiltTransaction"> & 
  * Use `create(BuiltTransactionSchema)` to create a new message.
  */
 export declare const BuiltTransactionSchema: GenMessage<BuiltTransaction>;
+
+/**
+ * Burn is one item a transaction destroys.
+ *
+ * @generated from message reclaim.v1.Burn
+ */
+export declare type Burn = Message<"reclaim.v1.Burn"> & {
+  /**
+   * mint of the tokens burned (base58); for a compressed NFT or an MPL Core
+   * asset, the asset's own address.
+   *
+   * @generated from field: string mint = 1;
+   */
+  mint: string;
+
+  /**
+   * amount is the raw amount burned, in the mint's smallest unit, as a
+   * decimal string: a u64 can exceed what a JSON number holds exactly (as
+   * Solana's RPC sends tokenAmount.amount). "1" for an NFT.
+   *
+   * @generated from field: string amount = 2;
+   */
+  amount: string;
+
+  /**
+   * decimals of the mint: the human amount is amount / 10^decimals.
+   *
+   * @generated from field: uint32 decimals = 3;
+   */
+  decimals: number;
+
+  /**
+   * name from the item's metadata; empty when unknown.
+   *
+   * @generated from field: string name = 4;
+   */
+  name: string;
+
+  /**
+   * symbol from the item's metadata; empty when unknown.
+   *
+   * @generated from field: string symbol = 5;
+   */
+  symbol: string;
+
+  /**
+   * type is the burned item's type: token, nft or cnft.
+   *
+   * @generated from field: string type = 6;
+   */
+  type: string;
+
+  /**
+   * address is the item burned (as in includes): the token account, or the
+   * compressed NFT's or Core asset's id.
+   *
+   * @generated from field: string address = 7;
+   */
+  address: string;
+};
+
+/**
+ * Describes the message reclaim.v1.Burn.
+ * Use `create(BurnSchema)` to create a new message.
+ */
+export declare const BurnSchema: GenMessage<Burn>;
 
 /**
  * Totals adds up the accounting of all built transactions.
