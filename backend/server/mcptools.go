@@ -281,7 +281,7 @@ func burnLine(b map[string]any) string {
 	}
 	raw, _ := strconv.ParseUint(str("amount"), 10, 64)
 	n, _ := b["decimals"].(json.Number)
-	dec, _ := n.Int64()
+	dec, _ := strconv.ParseUint(n.String(), 10, 8) // a mint's decimals are a u8
 	token := symbol
 	if token == "" {
 		token = name
