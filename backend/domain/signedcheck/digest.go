@@ -55,9 +55,6 @@ func DigestOf(msg []byte) (Digest, error) {
 	if err := m.checkIndexes(); err != nil {
 		return Digest{}, fmt.Errorf("signedcheck: digest: %w", err)
 	}
-	if m.v1() && m.v1BudgetInstruction() >= 0 {
-		return Digest{}, fmt.Errorf("signedcheck: digest: a v1 message sets its compute budget in its config mask, not with Compute Budget instructions")
-	}
 	own := m.own()
 	b := m.budget()
 	d := Digest{Blockhash: m.blockhash.String(), Sum: m.sum(own), Instructions: make([]string, len(own)),

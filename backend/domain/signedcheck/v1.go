@@ -6,8 +6,6 @@ import (
 	"math"
 	"math/bits"
 
-	"github.com/gagliardetto/solana-go"
-
 	"github.com/reclaim-sol/reclaim/backend/chain/txv1"
 )
 
@@ -22,9 +20,11 @@ import (
 //   - the loaded accounts data size limit and the heap size are never the
 //     wallet's, as SetLoadedAccountsDataSizeLimit and RequestHeapFrame are
 //     never accepted in v0: their bits and values stay as built (V1Config);
-//   - a Compute Budget instruction in a v1 message is refused: the mask is
-//     the budget there, and what such an instruction does beside it is not
-//     a budget the bounds describe;
+//   - a Compute Budget instruction in a v1 message is an instruction like
+//     any other: one the build put there is covered by the digest, one a
+//     wallet adds is refused as added (the mask is the budget there, and
+//     what such an instruction does beside it is no budget the bounds
+//     describe);
 //   - the version itself stays: a ticket built v0 takes no v1 message, and
 //     the other way round.
 
@@ -77,17 +77,6 @@ func parseV1(b []byte) (*message, error) {
 	return m, nil
 }
 
-// v1BudgetInstruction returns the index of the first Compute Budget
-// instruction of a v1 message, or -1.
-func (m *message) v1BudgetInstruction() int {
-	for i, ix := range m.instructions {
-		if m.keys[ix.program].Equals(solana.ComputeBudget) {
-			return i
-		}
-	}
-	return -1
-}
-
 // versionName names a message's version as a person reads it.
 func (m *message) versionName() string {
 	switch {
@@ -100,8 +89,7 @@ func (m *message) versionName() string {
 }
 
 // checkV1 refuses a message whose version is not the built one, and a v1
-// message whose fixed config values differ from the built ones or that
-// carries a Compute Budget instruction.
+// message whose fixed config values differ from the built ones.
 func (d Digest) checkV1(m *message) error {
 	switch {
 	case d.V1 != nil && !m.v1():
@@ -110,9 +98,6 @@ func (d Digest) checkV1(m *message) error {
 		return refuse("the signed message is a v1 transaction but the transaction was built as v0; sign the transaction as built")
 	case d.V1 == nil:
 		return nil
-	}
-	if i := m.v1BudgetInstruction(); i >= 0 {
-		return refuse("instruction %d is a %s; in a v1 transaction the compute budget is the config mask, so Compute Budget instructions are not accepted", i, describe(solana.ComputeBudget, m.instructions[i].data))
 	}
 	got, want := fixedOf(m.config), *d.V1
 	bit := func(b txv1.ConfigMask) bool { return uint32(b)&got.Mask != uint32(b)&want.Mask }
