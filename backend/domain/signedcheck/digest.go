@@ -88,7 +88,8 @@ func (m *message) sum(ixs []instruction) string {
 	h.Write(m.keys[0][:])
 	h.Write(m.blockhash[:])
 	if m.v1() {
-		m.writeV1(h)
+		form := m.v1Form()
+		h.Write(form[:])
 	}
 	h.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(ixs))))
 	for _, ix := range ixs {

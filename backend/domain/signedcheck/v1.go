@@ -2,7 +2,6 @@ package signedcheck
 
 import (
 	"encoding/binary"
-	"hash"
 	"math"
 	"math/bits"
 
@@ -120,15 +119,17 @@ func maskValue(mask uint32, bit txv1.ConfigMask, v uint32) string {
 	return group(uint64(v)) + " bytes"
 }
 
-// writeV1 adds a v1 message's version and fixed config values to the
-// canonical form, so that a sum never matches across versions.
-func (m *message) writeV1(h hash.Hash) {
+// v1Form is what a v1 message adds to the canonical form: its version
+// byte and fixed config values, so that a sum never matches across
+// versions. (An array, so that sum's hash stays on the stack.)
+func (m *message) v1Form() [13]byte {
 	f := fixedOf(m.config)
-	b := []byte{txv1.VersionByte}
-	b = binary.LittleEndian.AppendUint32(b, f.Mask)
-	b = binary.LittleEndian.AppendUint32(b, f.LoadedAccountsDataSizeLimit)
-	b = binary.LittleEndian.AppendUint32(b, f.HeapSize)
-	h.Write(b)
+	var b [13]byte
+	b[0] = txv1.VersionByte
+	binary.LittleEndian.PutUint32(b[1:], f.Mask)
+	binary.LittleEndian.PutUint32(b[5:], f.LoadedAccountsDataSizeLimit)
+	binary.LittleEndian.PutUint32(b[9:], f.HeapSize)
+	return b
 }
 
 // v1Budget is a v1 message's compute budget from its config mask.

@@ -2,6 +2,7 @@ package signedcheck
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -179,5 +180,30 @@ func TestPricePerUnit(t *testing.T) {
 		if c.units > 0 && c.want != ^uint64(0) && PriorityFee(c.want, c.units) < c.fee {
 			t.Errorf("PriorityFee(pricePerUnit(%d, %d)) is below the fee", c.fee, c.units)
 		}
+	}
+}
+
+// BenchmarkCheckV1 is submit's check of a v1 message a wallet guarded:
+// the fixture's, and a full one of 55 closes (2,3xx bytes).
+func BenchmarkCheckV1(b *testing.B) {
+	ixs, c := builtV1()
+	var closes []solana.Instruction
+	for i := range 55 {
+		closes = append(closes, closeAccount(key(fmt.Sprint("account ", i))))
+	}
+	for _, bc := range []struct {
+		name string
+		ixs  []solana.Instruction
+	}{{"fixture", ixs}, {"55 closes", append(closes, ixs[1:]...)}} {
+		b.Run(bc.name, func(b *testing.B) {
+			d := allowed(b, compileV1(b, c, bc.ixs...), fixtureNet)
+			msg := compileV1(b, c, append(append([]solana.Instruction{}, bc.ixs...), assertSystemOwned(wallet))...)
+			b.SetBytes(int64(len(msg)))
+			for b.Loop() {
+				if _, err := Check(d, wallet, msg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
