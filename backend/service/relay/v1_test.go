@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/programs/system"
@@ -121,6 +122,8 @@ func TestSubmitV1(t *testing.T) {
 	}
 
 	f := newFixture(t)
+	log := &attemptLog{Store: f.store}
+	f.relay = relay.New(f.rpc, log, f.issuer, func() time.Time { return f.now })
 	b := f.buildV1(t, donation)
 	stranger := solana.NewWallet().PrivateKey
 	tampered := system.NewTransferInstruction(203_927, f.wallet.PublicKey(), donation).Build()
@@ -156,6 +159,20 @@ func TestSubmitV1(t *testing.T) {
 	// The ticket was not consumed: the transaction as built lands.
 	if res := f.submit(t, base64.StdEncoding.EncodeToString(asBuilt), b.ticket); res.Status != relay.StatusSubmitted {
 		t.Fatalf("as built after the refusals: %+v", res)
+	}
+	// The submission log has a line per entry, with its code, and the sent
+	// one's signature is the one after the message.
+	jti := mustJTI(t, f, b.ticket)
+	if len(log.lines) != len(refused)+1 {
+		t.Fatalf("%d lines in the submission log, want %d", len(log.lines), len(refused)+1)
+	}
+	for i, l := range log.lines[:len(refused)] {
+		if l.Code != string(refused[i].code) || l.TicketJTI != jti || l.Signature != "" {
+			t.Fatalf("line %d: %+v", i, l)
+		}
+	}
+	if l := log.lines[len(refused)]; l.Status != string(relay.StatusSubmitted) || l.Signature != solana.SignatureFromBytes(asBuilt[len(asBuilt)-64:]).String() {
+		t.Fatalf("the sent entry's line: %+v", l)
 	}
 }
 
