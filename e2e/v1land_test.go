@@ -175,7 +175,7 @@ func TestV1LandsThroughRelay(t *testing.T) {
 		t.Errorf("the wallet's balance moved %d, the ledger's net rebate is %d", int64(after)-int64(before), f.NetRebate)
 	}
 	if f.NetworkFee != 5_000+2_000 {
-		t.Logf("the validator charged %d lamports for a 2,000-lamport priority fee", f.NetworkFee)
+		t.Errorf("fee %d: a v1 transaction pays 5,000 a signature and the mask's total priority fee, 2,000 as signed", f.NetworkFee)
 	}
 	subs, err := r.Submissions(ctx, p.ID, w.String(), []string{sig.String()}, 0)
 	if err != nil || len(subs) != 1 || subs[0].State != relay.StateConfirmed || subs[0].Landed != f || subs[0].Rent != int64(gross) {
