@@ -115,13 +115,23 @@ func maxPriceFor(fee uint64, units uint32) uint64 {
 type budget struct {
 	units uint32
 	price uint64
-	// explicit is false when no SetComputeUnitLimit sets units.
+	// fee is the priority fee in lamports: PriorityFee(price, units), or a
+	// v1 message's total.
+	fee uint64
+	// explicit is false when no SetComputeUnitLimit (or v1 mask bit) sets
+	// units.
 	explicit bool
+	// total is true for a v1 message: its fee is a total in lamports, and
+	// price only what it comes to per unit.
+	total bool
 }
 
 // budget reads m's compute unit limit and price (sort has refused a second
-// of either).
+// of either), or a v1 message's limit and total fee.
 func (m *message) budget() budget {
+	if m.v1() {
+		return m.v1Budget()
+	}
 	var b budget
 	others := 0
 	for _, ix := range m.instructions {
@@ -137,6 +147,7 @@ func (m *message) budget() budget {
 	if !b.explicit {
 		b.units = uint32(min(uint64(others)*defaultUnitsPerInstruction, maxComputeUnits))
 	}
+	b.fee = PriorityFee(b.price, b.units)
 	return b
 }
 
@@ -153,11 +164,13 @@ func (bd Bounds) check(b budget) error {
 	case b.units > bd.MaxUnits:
 		return refuse("the compute unit limit %s is above the %s this transaction accepts (the built limit and the guards' headroom)",
 			group(uint64(b.units)), group(uint64(bd.MaxUnits)))
+	case b.total:
+		return bd.checkTotal(b)
 	case b.price > bd.MaxPrice:
 		return refuse("the compute unit price %s micro-lamports is above the %s this transaction accepts",
 			group(b.price), group(bd.MaxPrice))
 	}
-	if fee := PriorityFee(b.price, b.units); fee > bd.MaxPriorityFee {
+	if fee := b.fee; fee > bd.MaxPriorityFee {
 		return refuse("the compute unit price %s micro-lamports makes a priority fee of %s lamports at a limit of %s units, above the %s this transaction accepts (the built fee and at most half its net rebate): at that limit the price may be at most %s",
 			group(b.price), group(fee), group(uint64(b.units)), group(bd.MaxPriorityFee), group(maxPriceFor(bd.MaxPriorityFee, b.units)))
 	}
@@ -175,4 +188,18 @@ func group(n uint64) string {
 		out = append(out, s[i])
 	}
 	return string(out)
+}
+
+// checkTotal refuses a v1 message's total priority fee beyond the bounds:
+// above the most its limit allows at the price cap, or above the fee bound.
+func (bd Bounds) checkTotal(b budget) error {
+	if most := PriorityFee(bd.MaxPrice, b.units); b.fee > most {
+		return refuse("the config mask's priority fee of %s lamports on a limit of %s units is %s micro-lamports a unit, above the %s this transaction accepts: at that limit the fee may be at most %s lamports",
+			group(b.fee), group(uint64(b.units)), group(b.price), group(bd.MaxPrice), group(most))
+	}
+	if b.fee > bd.MaxPriorityFee {
+		return refuse("the config mask's priority fee of %s lamports is above the %s this transaction accepts (the built fee and at most half its net rebate)",
+			group(b.fee), group(bd.MaxPriorityFee))
+	}
+	return nil
 }

@@ -30,6 +30,9 @@ type Digest struct {
 	// Bounds limit the compute unit limit and price the signed message may
 	// set; a ticket issued before them has none.
 	Bounds
+	// V1 is set when the transaction was built as a v1 transaction: the
+	// config values a wallet must leave as built (v1.go).
+	V1 *V1Config `json:"v1,omitempty"`
 }
 
 // Empty reports whether d states nothing (a ticket issued before digests).
@@ -40,9 +43,10 @@ func (d Digest) Empty() bool { return d.Sum == "" }
 // former name: tickets in flight carry digests of this form.
 const digestVersion = "reclaim/walletguard/v1\x00"
 
-// DigestOf digests a built message (the bytes the wallet signs). Its bounds
-// are the built compute budget: a wallet may lower it, not raise it, until
-// Allow widens them.
+// DigestOf digests a built message (the bytes the wallet signs): legacy,
+// v0, or v1 (the message alone, without the signature slots that follow it
+// in a v1 transaction). Its bounds are the built compute budget: a wallet
+// may lower it, not raise it, until Allow widens them.
 func DigestOf(msg []byte) (Digest, error) {
 	m, err := parse(msg)
 	if err != nil {
@@ -54,7 +58,11 @@ func DigestOf(msg []byte) (Digest, error) {
 	own := m.own()
 	b := m.budget()
 	d := Digest{Blockhash: m.blockhash.String(), Sum: m.sum(own), Instructions: make([]string, len(own)),
-		Bounds: Bounds{MaxUnits: b.units, MaxPrice: b.price, MaxPriorityFee: PriorityFee(b.price, b.units)}}
+		Bounds: Bounds{MaxUnits: b.units, MaxPrice: b.price, MaxPriorityFee: b.fee}}
+	if m.v1() {
+		f := fixedOf(m.config)
+		d.V1 = &f
+	}
 	for i, ix := range own {
 		d.Instructions[i] = m.fingerprint(ix).String()
 	}
@@ -66,7 +74,7 @@ func DigestOf(msg []byte) (Digest, error) {
 func (m *message) own() []instruction {
 	var out []instruction
 	for _, ix := range m.instructions {
-		if computeBudgetKind(m.keys[ix.program], ix) == 0 {
+		if m.budgetKind(ix) == 0 {
 			out = append(out, ix)
 		}
 	}
@@ -79,6 +87,10 @@ func (m *message) sum(ixs []instruction) string {
 	h.Write([]byte(digestVersion))
 	h.Write(m.keys[0][:])
 	h.Write(m.blockhash[:])
+	if m.v1() {
+		form := m.v1Form()
+		h.Write(form[:])
+	}
 	h.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(ixs))))
 	for _, ix := range ixs {
 		h.Write(m.keys[ix.program][:])
@@ -140,6 +152,15 @@ const (
 	computeUnitLimit = 1
 	computeUnitPrice = 2
 )
+
+// budgetKind is computeBudgetKind in m: 0 for every instruction of a v1
+// message, whose compute budget is its config mask.
+func (m *message) budgetKind(ix instruction) int {
+	if m.v1() {
+		return 0
+	}
+	return computeBudgetKind(m.keys[ix.program], ix)
+}
 
 // computeBudgetKind says whether ix is a well-formed SetComputeUnitLimit (2,
 // u32) or SetComputeUnitPrice (3, u64) without accounts; 0 for any other

@@ -101,20 +101,24 @@ func FuzzCheck(f *testing.F) {
 	} {
 		f.Add(uint8(len(all)-1), signedBy(f, ixs...))
 	}
-	f.Fuzz(func(t *testing.T, which uint8, msg []byte) {
-		b := all[int(which)%len(all)]
-		_, err := Check(b.digest, b.wallet, msg)
-		if err != nil {
-			var r *MismatchError
-			if !errors.As(err, &r) || r.Reason == "" {
-				t.Fatalf("not a refusal: %v", err)
-			}
-			return
+	f.Fuzz(func(t *testing.T, which uint8, msg []byte) { fuzzOne(t, all[int(which)%len(all)], msg, sameAsBuilt) })
+}
+
+// fuzzOne checks msg against built b: a refusal is a MismatchError with a
+// reason, and what Check accepts the oracle finds the same as built.
+func fuzzOne(t *testing.T, b fuzzBuilt, msg []byte, oracle func(fuzzBuilt, []byte) string) {
+	t.Helper()
+	_, err := Check(b.digest, b.wallet, msg)
+	if err != nil {
+		var r *MismatchError
+		if !errors.As(err, &r) || r.Reason == "" {
+			t.Fatalf("not a refusal: %v", err)
 		}
-		if why := sameAsBuilt(b, msg); why != "" {
-			t.Fatalf("accepted, but %s", why)
-		}
-	})
+		return
+	}
+	if why := oracle(b, msg); why != "" {
+		t.Fatalf("accepted, but %s", why)
+	}
 }
 
 // view is an instruction as the runtime sees it.

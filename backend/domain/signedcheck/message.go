@@ -5,15 +5,20 @@ import (
 	"fmt"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/chain/txv1"
 )
 
-// message is a Solana transaction message, legacy or version 0, read
-// strictly: every index in range, no trailing bytes, canonical lengths. It is
-// read here rather than with solana-go so that the check has one exact
-// reading of the bytes the wallet signed, and never panics on any input.
+// message is a Solana transaction message, legacy, version 0 or version 1,
+// read strictly: every index in range, no trailing bytes, canonical lengths.
+// It is read here (v1 with txv1) rather than with solana-go so that the
+// check has one exact reading of the bytes the wallet signed, and never
+// panics on any input.
 type message struct {
 	versioned bool
 	version   byte
+	// config is a v1 message's config mask and values; nil for legacy and v0.
+	config *txv1.Config
 	// numSigners, numReadonlySigned and numReadonlyUnsigned are the header.
 	numSigners, numReadonlySigned, numReadonlyUnsigned int
 	keys                                               []solana.PublicKey
@@ -29,6 +34,9 @@ type instruction struct {
 	accounts []int
 	data     []byte
 }
+
+// v1 reports whether m is a v1 message.
+func (m *message) v1() bool { return m.config != nil }
 
 // signer reports whether key i signs the message.
 func (m *message) signer(i int) bool { return i < m.numSigners }
@@ -86,8 +94,12 @@ func (r *reader) length() (int, error) {
 	return 0, errors.New("length longer than 3 bytes")
 }
 
-// parse reads a message.
+// parse reads a message: v1 by its first byte (0x81), legacy or v0
+// otherwise.
 func parse(b []byte) (*message, error) {
+	if isV1(b) {
+		return parseV1(b)
+	}
 	r := &reader{b: b}
 	m := &message{}
 	first, err := r.byte()

@@ -11,7 +11,11 @@
 // differs.
 //
 // The rules, with indexes counted from 0 as the runtime counts them:
-//   - legacy, or version 0 without address lookup tables;
+//   - legacy, or version 0 without address lookup tables, or version 1
+//     (SIMD-0385, read by its first byte 0x81) when the ticket says it was
+//     built v1: its compute budget is the config mask, whose limit and
+//     total priority fee a wallet may change within the same bounds, and
+//     nothing else of it (v1.go);
 //   - exactly one required signature, the wallet's, and the wallet is the
 //     fee payer; the recent blockhash is the built one;
 //   - Lighthouse instructions whose discriminator (data[0]) is one of its
@@ -85,6 +89,9 @@ func Check(d Digest, wallet solana.PublicKey, msg []byte) (Accepted, error) {
 	if err := m.skeleton(d, wallet); err != nil {
 		return Accepted{}, err
 	}
+	if err := d.checkV1(m); err != nil {
+		return Accepted{}, err
+	}
 	own, positions, guards, err := m.sort()
 	if err != nil {
 		return Accepted{}, err
@@ -143,7 +150,7 @@ func (m *message) sort() (own []instruction, positions []int, guards int, err er
 			guards++
 			continue
 		}
-		if kind := computeBudgetKind(program, ix); kind != 0 {
+		if kind := m.budgetKind(ix); kind != 0 {
 			if budget[kind]++; budget[kind] > 1 {
 				return nil, nil, 0, refuse("instruction %d is a second %s; a transaction takes one", i, describe(program, ix.data))
 			}

@@ -26,7 +26,14 @@ func (f *fixture) buildGuarded(t *testing.T, donation solana.PublicKey) ([]solan
 		computeBudget(2, binary.LittleEndian.AppendUint32(nil, 20_000)), computeBudget(3, binary.LittleEndian.AppendUint64(nil, 5_000)),
 		system.NewTransferInstruction(203_928, f.wallet.PublicKey(), donation).Build(),
 	}
-	msg := f.message(t, ixs)
+	tok := f.guardedTicket(t, f.message(t, ixs), donation)
+	return ixs, tok
+}
+
+// guardedTicket is the ticket of the built message msg (v0 or v1) with the
+// digest, bounds and recipients txbuild gives it.
+func (f *fixture) guardedTicket(t *testing.T, msg []byte, donation solana.PublicKey) string {
+	t.Helper()
 	d, err := signedcheck.DigestOf(msg)
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +48,7 @@ func (f *fixture) buildGuarded(t *testing.T, donation solana.PublicKey) ([]solan
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ixs, tok
+	return tok
 }
 
 // computeBudget is a Compute Budget instruction: SetComputeUnitLimit (2) or

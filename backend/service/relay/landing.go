@@ -204,10 +204,7 @@ func (t *Tracker) landing(ctx context.Context, e ledger.Entry, sig solana.Signat
 		// Claimed before recipients were recorded: its promise is all we know.
 		return e.Promised, 0, true, nil
 	}
-	version := uint64(0)
-	res, err := t.rpc.GetTransaction(ctx, sig, &rpc.GetTransactionOpts{
-		Encoding: solana.EncodingBase64, Commitment: commitment, MaxSupportedTransactionVersion: &version,
-	})
+	res, err := t.rpc.GetTransaction(ctx, sig, readOpts(commitment))
 	switch {
 	case errors.Is(err, rpc.ErrNotFound):
 		return f, 0, false, nil
@@ -222,12 +219,12 @@ func (t *Tracker) landing(ctx context.Context, e ledger.Entry, sig solana.Signat
 			return f, 0, false, &notTheTicketError{reason: reason}
 		}
 	}
-	tx, err := res.Transaction.GetTransaction()
+	tx, err := decode(res.Transaction.GetBinary())
 	if err != nil {
 		return f, 0, false, fmt.Errorf("read transaction %s: %w", e.Signature, err)
 	}
 	var keys []string
-	for _, group := range []solana.PublicKeySlice{tx.Message.AccountKeys, res.Meta.LoadedAddresses.Writable, res.Meta.LoadedAddresses.ReadOnly} {
+	for _, group := range []solana.PublicKeySlice{tx.keys, res.Meta.LoadedAddresses.Writable, res.Meta.LoadedAddresses.ReadOnly} {
 		for _, k := range group {
 			keys = append(keys, k.String())
 		}
@@ -240,6 +237,18 @@ func (t *Tracker) landing(ctx context.Context, e ledger.Entry, sig solana.Signat
 		return e.Promised, slot, true, nil
 	}
 	return f, slot, true, nil
+}
+
+// readOpts are the options of every getTransaction the relay and the
+// tracker make: base64 and version 1. A v1 transaction is refused (-32015)
+// below maxSupportedTransactionVersion 1, and Agave encodes it only in the
+// binary encodings (json and jsonParsed of a v1 message are unimplemented
+// in its transaction-status crate), so the bytes are read here: the
+// message's addresses, in the order of meta's balances, then a v0
+// message's loaded ones.
+func readOpts(commitment rpc.CommitmentType) *rpc.GetTransactionOpts {
+	version := rpc.MaxSupportedTransactionVersion1
+	return &rpc.GetTransactionOpts{Encoding: solana.EncodingBase64, Commitment: commitment, MaxSupportedTransactionVersion: &version}
 }
 
 // notTheTicketError is a reported transaction that landed and is not the one its

@@ -299,20 +299,20 @@ func (r *Relay) check(ctx context.Context, req *request, c ticket.Claims, e Sign
 	if err != nil {
 		return fail(CodeInvalidTransaction, "transactionBase64 is not standard base64"), nil //nolint:nilerr // the client's mistake is this entry's answer, not the request's failure
 	}
-	tx, msg, err := decode(raw)
+	tx, err := decode(raw)
 	if err != nil {
 		return fail(CodeInvalidTransaction, "transactionBase64 is not a serialized VersionedTransaction: %v; send the bytes of the transaction the wallet signed", err), nil
 	}
-	if reason, ok := matches(c, req.wallet, msg); !ok {
+	if reason, ok := matches(c, req.wallet, tx.message); !ok {
 		return fail(CodeHashMismatch, "the signed message differs from the one built for this ticket beyond the guards and compute budget a wallet may add: %s", reason), nil
 	}
-	if len(tx.Signatures) != 1 || !ed25519.Verify(ed25519.PublicKey(req.wallet[:]), msg, tx.Signatures[0][:]) {
+	if len(tx.signatures) != 1 || !ed25519.Verify(ed25519.PublicKey(req.wallet[:]), tx.message, tx.signatures[0][:]) {
 		return fail(CodeSignatureInvalid, "the transaction is not signed by wallet %s", req.payer), nil
 	}
 	if !r.canSend(req) {
 		return outOfTime(), nil
 	}
-	sig := tx.Signatures[0].String()
+	sig := tx.signatures[0].String()
 	claim := r.claimOf(req, c, sig)
 	claim.Raw = raw
 	if res, claimed, err := r.claim(ctx, c, claim); !claimed || err != nil {

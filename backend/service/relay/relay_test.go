@@ -19,6 +19,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 
+	"github.com/reclaim-sol/reclaim/backend/chain/txv1"
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
@@ -56,12 +57,29 @@ func (f *fakeRPC) SendRawTransactionWithOpts(_ context.Context, raw []byte, opts
 			return solana.Signature{}, err
 		}
 	}
-	tx, err := solana.TransactionFromBytes(raw)
+	sig, err := firstSignature(raw)
 	if err != nil {
 		return solana.Signature{}, err
 	}
 	if !f.lose.Load() {
-		f.know(tx.Signatures[0])
+		f.know(sig)
+	}
+	return sig, nil
+}
+
+// firstSignature is a transaction's id as a node reads it: the first
+// signature, after the message in a v1 transaction.
+func firstSignature(raw []byte) (solana.Signature, error) {
+	if len(raw) > 0 && raw[0] == txv1.VersionByte {
+		var tx txv1.Transaction
+		if err := tx.UnmarshalBinary(raw); err != nil {
+			return solana.Signature{}, err
+		}
+		return tx.Signatures[0], nil
+	}
+	tx, err := solana.TransactionFromBytes(raw)
+	if err != nil {
+		return solana.Signature{}, err
 	}
 	return tx.Signatures[0], nil
 }

@@ -50,10 +50,7 @@ func (r *Relay) report(ctx context.Context, req *request, c ticket.Claims, sig s
 func (r *Relay) landedMatches(ctx context.Context, req *request, e ledger.Entry, sig solana.Signature) (string, bool) {
 	ctx, cancel := context.WithTimeout(ctx, min(checkTimeout, r.left(req)))
 	defer cancel()
-	version := uint64(0)
-	res, err := r.rpc.GetTransaction(ctx, sig, &rpc.GetTransactionOpts{
-		Encoding: solana.EncodingBase64, Commitment: rpc.CommitmentConfirmed, MaxSupportedTransactionVersion: &version,
-	})
+	res, err := r.rpc.GetTransaction(ctx, sig, readOpts(rpc.CommitmentConfirmed))
 	if err != nil || res == nil || res.Transaction == nil {
 		return "", true
 	}
@@ -69,18 +66,18 @@ const mismatchPrefix = string(CodeHashMismatch) + ": "
 // the message is the built one but for a wallet's guards and compute
 // budget. It returns the reason it is not.
 func checkReported(e ledger.Entry, raw []byte) (string, bool) {
-	tx, msg, err := decode(raw)
+	tx, err := decode(raw)
 	if err != nil {
 		return "the landed transaction cannot be read: " + err.Error(), false
 	}
-	if len(tx.Signatures) != 1 || tx.Signatures[0].String() != e.Signature {
+	if len(tx.signatures) != 1 || tx.signatures[0].String() != e.Signature {
 		return "the landed transaction is not signed by the wallet alone", false
 	}
 	wallet, err := solana.PublicKeyFromBase58(e.Payer)
 	if err != nil {
 		return "the entry's wallet is not an address", false
 	}
-	return matches(*e.Reported, wallet, msg)
+	return matches(*e.Reported, wallet, tx.message)
 }
 
 // reportedFailure is the Result of an entry failed with mismatchPrefix.

@@ -221,8 +221,8 @@ func sameTransaction(prior ledger.Entry, e Signed) []byte {
 	if err != nil {
 		return nil
 	}
-	tx, _, err := decode(raw)
-	if err != nil || len(tx.Signatures) == 0 || tx.Signatures[0].String() != prior.Signature {
+	tx, err := decode(raw)
+	if err != nil || len(tx.signatures) == 0 || tx.signatures[0].String() != prior.Signature {
 		return nil
 	}
 	return raw

@@ -67,7 +67,7 @@ func (f *fakeCluster) GetBlockHeight(context.Context, rpc.CommitmentType) (uint6
 
 func (f *fakeCluster) GetTransaction(_ context.Context, sig solana.Signature, opts *rpc.GetTransactionOpts) (*rpc.GetTransactionResult, error) {
 	if (opts.Commitment != rpc.CommitmentFinalized && opts.Commitment != rpc.CommitmentConfirmed) ||
-		opts.MaxSupportedTransactionVersion == nil || *opts.MaxSupportedTransactionVersion != 0 {
+		opts.MaxSupportedTransactionVersion == nil || *opts.MaxSupportedTransactionVersion != 1 || opts.Encoding != solana.EncodingBase64 {
 		return nil, fmt.Errorf("unexpected options %+v", opts)
 	}
 	if f.gate != nil {
