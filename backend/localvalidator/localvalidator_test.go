@@ -123,7 +123,7 @@ func TestStartOnATakenPort(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer held.Close()
-	port := held.Addr().(*net.TCPAddr).Port //nolint:forcetypeassert // a TCP listener's address
+	port := held.Addr().(*net.TCPAddr).Port
 	v, err := localvalidator.Start(context.Background(), ".", port, freePorts(t, 1)[0], io.Discard)
 	if err == nil {
 		v.Stop()
@@ -155,7 +155,7 @@ func freePorts(t *testing.T, n int) []int {
 			t.Fatal(err)
 		}
 		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port) //nolint:forcetypeassert // a TCP listener's address
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports
 }
