@@ -9,6 +9,10 @@ export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
 
 GO_TEST_FLAGS ?= -count=1 -timeout 45m
 
+# The local validator (LiteSVM under Node): `make validator`, `make run` (through
+# reclaim dev), the images and the e2e suite all run this folder's server.js.
+LOCAL_VALIDATOR := backend/localvalidator
+
 .PHONY: help
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -71,9 +75,9 @@ breaking: ## buf breaking: proto/ against the main branch
 		go tool buf breaking --against ".git#ref=$$ref"
 
 .PHONY: test
-test: gen/ts/node_modules/.package-lock.json e2e/validator/node_modules/.package-lock.json chart ## run every test: the Helm chart, unit, storage (SQLite + Postgres), Redis, the TypeScript client, the local validator's own, e2e (Docker), browsers
+test: gen/ts/node_modules/.package-lock.json $(LOCAL_VALIDATOR)/node_modules/.package-lock.json chart ## run every test: the Helm chart, unit, storage (SQLite + Postgres), Redis, the TypeScript client, the local validator's own, e2e (Docker), browsers
 	cd gen/ts && npm test
-	cd e2e/validator && npm test
+	cd $(LOCAL_VALIDATOR) && npm test
 	eval "$$(scripts/testdb.sh)" && eval "$$(scripts/testredis.sh)" && \
 		go test $(GO_TEST_FLAGS) ./...
 
@@ -103,7 +107,7 @@ e2e: ## run the end-to-end suite against the local validator (Docker)
 
 .PHONY: validator
 validator: ## run the local validator on 127.0.0.1:VALIDATOR_PORT (8899 unless set), PubSub on VALIDATOR_PUBSUB_PORT (the next port unless set)
-	cd e2e/validator && npm ci --no-audit --no-fund && node server.js --host 127.0.0.1 --port $${VALIDATOR_PORT:-8899} $${VALIDATOR_PUBSUB_PORT:+--ws-port $$VALIDATOR_PUBSUB_PORT}
+	cd $(LOCAL_VALIDATOR) && npm ci --no-audit --no-fund && node server.js --host 127.0.0.1 --port $${VALIDATOR_PORT:-8899} $${VALIDATOR_PUBSUB_PORT:+--ws-port $$VALIDATOR_PUBSUB_PORT}
 
 .PHONY: demo
 demo: build ## on the local validator (make validator): a wallet with reclaimable items, a project, an API key; writes data/demo.json
@@ -122,7 +126,7 @@ COMPOSE := docker-compose -f deploy/compose.yaml
 .PHONY: images
 images: ## build the deployment's images locally: reclaim (Dockerfile), HAProxy, Postgres, Redis, the validator
 	. .ci/docker.sh && deploy/env.sh && \
-		{ test -d e2e/validator/node_modules || (cd e2e/validator && npm ci --no-audit --no-fund); } && \
+		{ test -d $(LOCAL_VALIDATOR)/node_modules || (cd $(LOCAL_VALIDATOR) && npm ci --no-audit --no-fund); } && \
 		$(COMPOSE) build
 
 .PHONY: compose-up

@@ -17,7 +17,7 @@ import (
 // Wallet guards. Phantom and Solflare add Lighthouse assertions
 // (L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95) to the transactions they
 // sign. The local validator has no build of Lighthouse: it loads SPL Noop
-// under Lighthouse's id (e2e/validator/lib/chain.js, STAND_INS, from
+// under Lighthouse's id (backend/localvalidator/lib/chain.js, STAND_INS, from
 // ../shared/programs), so the guards these tests add execute, cost compute
 // units and always pass. What is tested is Reclaim's side: that it accepts
 // them, lands and counts them once, and records what the chain did; not

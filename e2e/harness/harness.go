@@ -2,7 +2,7 @@
 // testcontainers-go and hands tests a solana-go client and fixture helpers that set up
 // wallets by sending real transactions.
 //
-// By default the validator is e2e/validator (JSON-RPC over LiteSVM), built into an
+// By default the validator is backend/localvalidator (JSON-RPC over LiteSVM), built into an
 // image from a locally imported Debian base (see .ci/docker.sh); E2E_VALIDATOR_IMAGE
 // runs any solana-test-validator image instead, with no code change.
 //

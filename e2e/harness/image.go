@@ -19,6 +19,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/wait"
 
+	"github.com/reclaim-sol/reclaim/backend/localvalidator"
 	"github.com/reclaim-sol/reclaim/backend/pkg/npmci"
 )
 
@@ -31,14 +32,23 @@ const (
 	// is reused.
 	ImageRepo = "reclaim/local-validator"
 
+	// rpcPort and wsPort are the container's ports: the validator's usual
+	// ones (localvalidator.RPCPort and PubSubPort, held to them by a
+	// test), where its image starts it.
 	rpcPort = "8899/tcp"
 	wsPort  = "8900/tcp"
 )
 
-// ValidatorDir is the absolute path of e2e/validator.
-func ValidatorDir() string {
+// repoRoot is the absolute path of the repository.
+func repoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "validator")
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// ValidatorDir is the absolute path of the local validator
+// (localvalidator.Dir).
+func ValidatorDir() string {
+	return filepath.Join(repoRoot(), localvalidator.Dir)
 }
 
 func dockerAvailable() (err error) {
@@ -78,10 +88,10 @@ func Start(ctx context.Context, logw io.Writer) (*Validator, error) {
 		Files:        programs,
 		WaitingFor: wait.ForHTTP("/").WithPort(rpcPort).WithMethod("POST").
 			WithHeaders(map[string]string{"Content-Type": "application/json"}).
-			WithBody(strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"getHealth"}`)).
+			WithBody(strings.NewReader(localvalidator.HealthRequest)).
 			WithResponseMatcher(func(body io.Reader) bool {
 				b, _ := io.ReadAll(body)
-				return strings.Contains(string(b), `"result":"ok"`)
+				return strings.Contains(string(b), localvalidator.HealthyAnswer)
 			}).
 			WithPollInterval(50 * time.Millisecond).
 			WithStartupTimeout(2 * time.Minute),
@@ -135,7 +145,7 @@ func ProgramsDir() string {
 	if dir := os.Getenv(ProgramsDirEnv); dir != "" {
 		return dir
 	}
-	shared := filepath.Join(ValidatorDir(), "..", "..", "..", "shared", "programs")
+	shared := filepath.Join(repoRoot(), "..", "shared", "programs")
 	if _, err := os.Stat(shared); err == nil {
 		return filepath.Clean(shared)
 	}

@@ -22,7 +22,7 @@
 // fields and grouping.
 //
 // The encoding is pinned byte for byte against @metaplex-foundation/mpl-bubblegum
-// (e2e/bubblegumclient): testdata/burn.golden, checked against node when it
+// (the end-to-end suite's bubblegumclient): testdata/burn.golden, checked against node when it
 // is installed (and always with CI=true).
 package bubblegum
 

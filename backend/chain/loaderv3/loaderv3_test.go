@@ -18,7 +18,7 @@ func hx(k solana.PublicKey) string { return hex.EncodeToString(k[:]) }
 // (instruction.rs): bincode of UpgradeableLoaderInstruction, a u32 tag
 // first; close is close_any(buffer, recipient, Some(authority), None), the
 // authority a read-only signer. The same bytes the local validator's own
-// fixtures send (e2e/validator/test/fixtures.js) and its loader executes.
+// fixtures send (backend/localvalidator/test/fixtures.js) and its loader executes.
 func TestInstructionLayouts(t *testing.T) {
 	t.Parallel()
 	buffer, recipient, authority := key("buffer"), key("recipient"), key("authority")

@@ -45,7 +45,7 @@ func TestParse(t *testing.T) {
 // TestMinimumBalanceAfterCut: the local validator's Rent sysvar in SIMD-0194's
 // form (6,960 a byte, threshold 1.0) and after a SIMD-0437 step to 5,080: a
 // token account's minimum drops by 550,840, as validator_setRent's test
-// (e2e/validator/test/rent.test.js) has the program withdraw.
+// (backend/localvalidator/test/rent.test.js) has the program withdraw.
 func TestMinimumBalanceAfterCut(t *testing.T) {
 	t.Parallel()
 	before, after := rent.Sysvar{LamportsPerByteYear: 6960, ExemptionThreshold: 1}, rent.Sysvar{LamportsPerByteYear: 5080, ExemptionThreshold: 1}

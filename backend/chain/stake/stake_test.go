@@ -83,7 +83,7 @@ func TestParse(t *testing.T) {
 }
 
 // The local validator's cluster in its stake test
-// (e2e/validator/test/reclaimables.test.js): a bootstrap stake of 1,000,000
+// (backend/localvalidator/test/reclaimables.test.js): a bootstrap stake of 1,000,000
 // SOL, and 5 SOL delegated in epoch 0, deactivated in epoch 1.
 var (
 	boot    = uint64(1_000_000 * sol)

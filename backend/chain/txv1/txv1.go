@@ -4,7 +4,7 @@
 // limit, loaded-accounts-data-size limit, heap size and total priority fee sit
 // in a config mask instead of compute-budget instructions. solana-go has no
 // v1 support, so this is ours; its bytes are pinned to @solana/kit 8.4.0's
-// (testdata/kit.golden.json, written by e2e/txv1kit/goldens.mjs).
+// (testdata/kit.golden.json, written by the end-to-end suite's txv1kit).
 //
 // The layout, as SIMD-0385 "Transaction V1 Specification" gives it
 // (proposals/0385-transaction-v1.md of solana-foundation/

@@ -23,6 +23,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/config"
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
+	"github.com/reclaim-sol/reclaim/backend/localvalidator"
 	"github.com/reclaim-sol/reclaim/backend/service/owner"
 )
 
@@ -40,7 +41,7 @@ type devSettings struct {
 }
 
 func loadDevSettings(args []string, getenv func(string) string) (devSettings, []string, error) {
-	d := devSettings{validatorPort: 8899, validatorDir: filepath.Join("e2e", "validator")}
+	d := devSettings{validatorPort: localvalidator.RPCPort, validatorDir: localvalidator.Dir}
 	if v := strings.TrimSpace(getenv("VALIDATOR_PORT")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 65534 {
@@ -128,11 +129,11 @@ func dev(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	rpcURL := fmt.Sprintf("http://127.0.0.1:%d", ports.validator)
 	fmt.Fprintf(stderr, "starting the local validator on %s…\n", rpcURL)
-	v, err := startValidator(ctx, ds.validatorDir, ports.validator, ports.pubsub, stderr)
+	v, err := localvalidator.Start(ctx, ds.validatorDir, ports.validator, ports.pubsub, stderr)
 	if err != nil {
 		return err
 	}
-	defer v.stop()
+	defer v.Stop()
 	slog.New(slog.NewJSONHandler(stderr, nil)).Info("validator", "pid", v.Pid(), "rpc", rpcURL)
 
 	demo, items, err := seedDev(ctx, cfg, rpcURL, ds.sampleOrigin)
@@ -157,7 +158,7 @@ func dev(ctx context.Context, args []string, getenv func(string) string, stdout,
 			webhooksInsecure: env("RECLAIM_WEBHOOK_ALLOW_INSECURE") == "1",
 		})
 	})
-	v.stop()
+	v.Stop()
 	if err == nil {
 		err = context.Cause(ctx)
 		if errors.Is(err, context.Canceled) {

@@ -21,7 +21,7 @@ import (
 )
 
 // The answers of testdata/cluster were recorded from the local validator
-// (e2e/validator, LiteSVM 1.5.0, p-token active) by e2e/record_cluster_test.go:
+// (backend/localvalidator, LiteSVM 1.5.0, p-token active) by e2e/record_cluster_test.go:
 // a wallet with an SPL Token and a Token-2022 account holding tokens, an
 // empty Token-2022 account, wrapped SOL, a Token-2022 and an SPL Token mint
 // whose mint authority it is, a program buffer of 2,000 bytes, a nonce

@@ -1,6 +1,6 @@
-// Package npmci installs the pinned npm packages of a directory of JS
-// clients that tests run (e2e/mplclients, e2e/bubblegumclient, ...), once,
-// however many test binaries and tests ask at the same time.
+// Package npmci installs the pinned npm packages of a folder of JS (the
+// local validator, the JS clients the tests compare with), once, however
+// many test binaries and tests ask at the same time.
 package npmci
 
 import (

@@ -72,9 +72,11 @@ func (r *Relay) Submissions(ctx context.Context, projectID, wallet string, sigs 
 }
 
 // SubmissionsUntil is Submissions whose wait, when final, goes on until
-// every one is final: what a client that was told landed waits for.
+// every one is final: what a client that was told landed waits for. The
+// wait is timed by the relay's clock; between two reads it sleeps at most
+// StatusPoll.
 func (r *Relay) SubmissionsUntil(ctx context.Context, projectID, wallet string, sigs []string, wait time.Duration, final bool) ([]Submission, error) {
-	until := time.Now().Add(wait)
+	until := r.now().Add(wait)
 	for {
 		changed := r.changed.next() // before the read: a change after it wakes the wait
 		found, err := r.store.Submissions(ctx, projectID, wallet, sigs)
@@ -82,7 +84,7 @@ func (r *Relay) SubmissionsUntil(ctx context.Context, projectID, wallet string, 
 			return nil, storeError(err)
 		}
 		out, done := submissions(sigs, found, final)
-		left := time.Until(until)
+		left := until.Sub(r.now())
 		if done || left <= 0 {
 			return out, nil
 		}

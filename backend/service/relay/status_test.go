@@ -2,12 +2,14 @@ package relay_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 )
@@ -100,7 +102,10 @@ func TestSubmissionsWait(t *testing.T) {
 	f := newFixture(t)
 	sig, jti := f.submitted(t)
 	reads := make(chan struct{}, 100)
-	r := relay.New(f.rpc, readSignal{f.store, reads}, f.issuer, func() time.Time { return f.now })
+	// The relay's clock runs as the machine's, from the fixture's time: a
+	// wait is timed by it, and this test times real waits.
+	started := time.Now()
+	r := relay.New(f.rpc, readSignal{f.store, reads}, f.issuer, func() time.Time { return f.now.Add(time.Since(started)) })
 	wallet := f.wallet.PublicKey().String()
 	never := solana.Signature{9}.String()
 
@@ -232,4 +237,85 @@ func TestSubmissionsWaitWakesOnChange(t *testing.T) {
 	if got := <-out; got.State != relay.StateLanded {
 		t.Fatalf("woken: %+v", got)
 	}
+}
+
+// TestSubmissionsWaitTimedByTheRelaysClock: a status request's wait runs on
+// the clock the relay is given, as its other times: it ends when that
+// clock passes it, however little time the machine's clock saw, and goes on
+// while that clock stands still, however much it saw.
+func TestSubmissionsWaitTimedByTheRelaysClock(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	sig, _ := f.submitted(t)
+	wallet := f.wallet.PublicKey().String()
+	clock := clocktest.New(f.now)
+
+	// An hour by the relay's clock ends when that clock moves an hour.
+	reads := &countedReads{Store: f.store, at: 1, reached: make(chan struct{})}
+	r := relay.New(f.rpc, reads, f.issuer, clock.Now)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := make(chan []relay.Submission, 1)
+	go func() {
+		subs, err := r.Submissions(ctx, f.project.ID, wallet, []string{sig}, time.Hour)
+		if err != nil {
+			t.Error(err)
+		}
+		out <- subs
+	}()
+	<-reads.reached
+	clock.Advance(time.Hour)
+	r.Changed() // read again now rather than at the next StatusPoll
+	select {
+	case subs := <-out:
+		if subs[0].State != relay.StateSubmitted {
+			t.Errorf("%+v, want submitted at the wait's end", subs[0])
+		}
+	case <-time.After(30 * time.Second):
+		cancel()
+		<-out
+		t.Fatal("the wait went on after the relay's clock passed its hour")
+	}
+
+	// A millisecond by the relay's clock, which stands still, is not over
+	// after 20 reads, polled every millisecond of the machine's.
+	reads = &countedReads{Store: f.store, at: 20, reached: make(chan struct{})}
+	r = relay.New(f.rpc, reads, f.issuer, clock.Now)
+	relay.SetStatusPoll(r, time.Millisecond)
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		subs, err := r.Submissions(ctx, f.project.ID, wallet, []string{sig}, time.Millisecond)
+		if err != nil {
+			t.Error(err)
+		}
+		out <- subs
+	}()
+	select {
+	case <-reads.reached:
+	case subs := <-out:
+		t.Fatalf("the wait ended after %d reads (%+v) while the relay's clock stood still", reads.n.Load(), subs)
+	}
+	cancel()
+	if subs := <-out; subs[0].State != relay.StateSubmitted {
+		t.Errorf("%+v, want submitted when the request ends", subs[0])
+	}
+}
+
+// countedReads counts the status reads of a store and closes reached at
+// the at-th.
+type countedReads struct {
+	*storage.Store
+	n       atomic.Int64
+	at      int64
+	reached chan struct{}
+}
+
+func (c *countedReads) Submissions(ctx context.Context, projectID, payer string, sigs []string) ([]ledger.Entry, error) {
+	defer func() {
+		if c.n.Add(1) == c.at {
+			close(c.reached)
+		}
+	}()
+	return c.Store.Submissions(ctx, projectID, payer, sigs)
 }

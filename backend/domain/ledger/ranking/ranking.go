@@ -60,6 +60,7 @@ type Rankings struct {
 	// budget bounds what every ranking holds together, and what building,
 	// merging and paging take on top (SetBudget, size.go).
 	budget budget
+	now    func() time.Time // the owner's clock: when a failed build may be retried
 	wg     sync.WaitGroup
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -108,12 +109,25 @@ func (rs *Rankings) SetRowLimit(rows int) {
 }
 
 // New returns rankings that read rows from src, within a budget of
-// DefaultMaxBytes and no bound on rows.
-func New(src Source) *Rankings {
-	rs := &Rankings{src: src, projects: map[string]*rankingSlot{}}
+// DefaultMaxBytes and no bound on rows, on the machine's clock unless an
+// option gives another.
+func New(src Source, opts ...Option) *Rankings {
+	rs := &Rankings{src: src, projects: map[string]*rankingSlot{}, now: time.Now}
+	for _, o := range opts {
+		o(rs)
+	}
 	rs.budget.maxBytes, rs.budget.maxRows = DefaultMaxBytes, -1
 	rs.ctx, rs.cancel = context.WithCancel(context.Background())
 	return rs
+}
+
+// Option sets what New builds the rankings with.
+type Option func(*Rankings)
+
+// WithClock gives the rankings their owner's clock, which times the delay
+// before a failed build is tried again.
+func WithClock(now func() time.Time) Option {
+	return func(rs *Rankings) { rs.now = now }
 }
 
 // Tuning changes how rankings are built and used, for tests.
@@ -194,7 +208,7 @@ func (rs *Rankings) claim(projectID string, now bool) (slot *rankingSlot, r *ran
 		slot = &rankingSlot{}
 		rs.projects[projectID] = slot
 	}
-	start = slot.ready == nil && !slot.building && (now || !time.Now().Before(slot.retryAt))
+	start = slot.ready == nil && !slot.building && (now || !rs.now().Before(slot.retryAt))
 	if start {
 		slot.building = true
 	}
@@ -320,9 +334,9 @@ func (rs *Rankings) build(ctx context.Context, projectID string, slot *rankingSl
 	}
 	if err != nil {
 		rs.release(r)
-		slot.retryAt = time.Now().Add(rankingRetry)
+		slot.retryAt = rs.now().Add(rankingRetry)
 		if errors.Is(err, errRankingFull) {
-			slot.retryAt = time.Now().Add(rankingFullRetry)
+			slot.retryAt = rs.now().Add(rankingFullRetry)
 		}
 		return err
 	}

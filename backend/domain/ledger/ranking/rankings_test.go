@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 )
 
 const (
@@ -511,5 +512,52 @@ func TestRankingsMerge(t *testing.T) {
 				t.Fatalf("budget holds %d, the ranking is charged %d and holds %d", held, r.charged, r.bytes())
 			}
 		})
+	}
+}
+
+// The delay before a failed build is tried again runs on the owner's clock
+// (WithClock): a page a second before it does not build, a page once that
+// clock reaches it does, whatever the machine's clock says; a build over
+// the budget waits the longer delay by the same clock.
+func TestRankingsRetryTimedByTheOwnersClock(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := clocktest.New(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+	src := oneRow()
+	src.set(func(s *fakeSource) { s.err = errors.New("database is gone") })
+	rs := New(src, WithClock(clock.Now))
+	rs.Tune(Tuning{Inline: true})
+	t.Cleanup(rs.Stop)
+	if _, _, ok, err := rs.Page(ctx, "prj_1", 0, 100, "", 0, 10); ok || err != nil || rs.Builds() != 1 {
+		t.Fatalf("a failed build: ok %v, %v, %d builds", ok, err, rs.Builds())
+	}
+	src.set(func(s *fakeSource) { s.err = nil })
+	retriedAfter(t, rs, clock, rankingRetry)
+
+	// Over the budget: rankingFullRetry by the same clock.
+	rs = New(src, WithClock(clock.Now))
+	rs.Tune(Tuning{Inline: true})
+	t.Cleanup(rs.Stop)
+	rs.SetBudget(1)
+	if err := rs.Warm(ctx, "prj_1"); !errors.Is(err, errRankingFull) {
+		t.Fatalf("a build over the budget: %v", err)
+	}
+	rs.SetBudget(DefaultMaxBytes)
+	retriedAfter(t, rs, clock, rankingFullRetry)
+}
+
+// retriedAfter checks that prj_1's build, failed once, is not tried again
+// by a page a second before delay has passed on clock, and is by a page
+// once it has.
+func retriedAfter(t *testing.T, rs *Rankings, clock *clocktest.Clock, delay time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	clock.Advance(delay - time.Second)
+	if _, _, ok, _ := rs.Page(ctx, "prj_1", 0, 100, "", 0, 10); ok || rs.Builds() != 1 {
+		t.Fatalf("a second before %v by the owner's clock: ok %v, %d builds, want none again", delay, ok, rs.Builds())
+	}
+	clock.Advance(time.Second)
+	if _, _, ok, _ := rs.Page(ctx, "prj_1", 0, 100, "", 0, 10); !ok || rs.Builds() != 2 {
+		t.Fatalf("once the owner's clock passed %v: ok %v, %d builds, want it built and ranked", delay, ok, rs.Builds())
 	}
 }

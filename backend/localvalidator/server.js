@@ -29,7 +29,7 @@ const { RpcError } = require('./lib/accounts');
 const { stringifyParts } = require('./lib/json');
 
 // defaultProgramsDir is the shared programs directory beside the checkout
-// (e2e/validator -> ../../../shared/programs), or null.
+// (backend/localvalidator -> ../../../shared/programs), or null.
 function defaultProgramsDir() {
   const dir = require('path').join(__dirname, '..', '..', '..', 'shared', 'programs');
   return require('fs').existsSync(dir) ? dir : null;

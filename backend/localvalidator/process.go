@@ -1,4 +1,4 @@
-package main
+package localvalidator
 
 import (
 	"bufio"
@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,11 +16,10 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/pkg/npmci"
 )
 
-// validatorProcess is the local validator (e2e/validator, LiteSVM under
-// Node) that `reclaim dev` runs beside the service, in a process group of
-// its own: Ctrl-C in the terminal reaches `reclaim dev` alone, which stops
-// the group and waits for it.
-type validatorProcess struct {
+// Process is a running local validator, in a process group of its own:
+// Ctrl-C in the terminal reaches the program that started it (`reclaim
+// dev`) alone, which stops the group and waits for it.
+type Process struct {
 	cmd  *exec.Cmd
 	done chan struct{} // closed once the process has exited and been reaped
 	err  error         // how it exited, once done is closed
@@ -29,15 +27,16 @@ type validatorProcess struct {
 	stopOnce sync.Once
 }
 
-// validatorGrace is how long the validator has to exit on SIGTERM before its
-// group is killed.
-const validatorGrace = 10 * time.Second
+// grace is how long the validator has to exit on SIGTERM before its group
+// is killed.
+const grace = 10 * time.Second
 
-// startValidator installs the validator's packages when they are missing
-// (npm ci, locked), starts it on 127.0.0.1:port (PubSub on port+1) and
-// returns once it listens, or with what it said if it exits first. Its
-// later output goes to logw.
-func startValidator(ctx context.Context, dir string, port, wsPort int, logw io.Writer) (*validatorProcess, error) {
+// Start installs the validator's packages in dir (its folder, Dir from the
+// repository's root) when they are missing (npm ci, locked), starts it on
+// 127.0.0.1:port with PubSub on wsPort and returns once it listens, or with
+// what it said if it exits first. Its later output goes to logw. The caller
+// stops it (Stop).
+func Start(ctx context.Context, dir string, port, wsPort int, logw io.Writer) (*Process, error) {
 	if _, err := os.Stat(filepath.Join(dir, "server.js")); err != nil {
 		return nil, fmt.Errorf("the local validator is not at %s (run make run from the repository's root, or set SOLANA_RPC_URL to use a cluster of your own): %w", dir, err)
 	}
@@ -49,7 +48,7 @@ func startValidator(ctx context.Context, dir string, port, wsPort int, logw io.W
 	}
 	// Without the cancel: stop ends the whole process group and waits, where
 	// a cancelled context would kill node alone.
-	cmd := exec.CommandContext(context.WithoutCancel(ctx), "node", "server.js", "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--ws-port", strconv.Itoa(wsPort)) //nolint:gosec // G204: node and a script of the repository; the ports are numbers
+	cmd := exec.CommandContext(context.WithoutCancel(ctx), "node", Args("127.0.0.1", port, wsPort)...) //nolint:gosec // G204: node and a script of the repository; the ports are numbers
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stderr = logw
@@ -60,7 +59,7 @@ func startValidator(ctx context.Context, dir string, port, wsPort int, logw io.W
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the local validator (node %s/server.js): %w", dir, err)
 	}
-	v := &validatorProcess{cmd: cmd, done: make(chan struct{})}
+	v := &Process{cmd: cmd, done: make(chan struct{})}
 	ready := make(chan struct{})
 	var said strings.Builder
 	go func() {
@@ -70,7 +69,7 @@ func startValidator(ctx context.Context, dir string, port, wsPort int, logw io.W
 			line := sc.Text()
 			if !listening {
 				said.WriteString(line + "\n")
-				if strings.HasPrefix(line, "[validator] JSON-RPC ") {
+				if strings.HasPrefix(line, ReadyPrefix) {
 					listening = true
 					close(ready)
 				}
@@ -88,29 +87,30 @@ func startValidator(ctx context.Context, dir string, port, wsPort int, logw io.W
 	case <-v.done:
 		return nil, fmt.Errorf("the local validator exited before it listened on 127.0.0.1:%d or PubSub on %d (%w); is a port taken? VALIDATOR_PORT and VALIDATOR_PUBSUB_PORT move them:\n%s", port, wsPort, v.err, said.String())
 	case <-ctx.Done():
-		v.stop()
+		v.Stop()
 		return nil, ctx.Err()
 	case <-time.After(2 * time.Minute):
-		v.stop()
+		v.Stop()
 		return nil, fmt.Errorf("the local validator did not listen on 127.0.0.1:%d within 2 minutes:\n%s", port, said.String())
 	}
 }
 
 // Pid is the validator's process id, which is also its process group's.
-func (v *validatorProcess) Pid() int { return v.cmd.Process.Pid }
+func (v *Process) Pid() int { return v.cmd.Process.Pid }
 
 // Done is closed once the validator has exited.
-func (v *validatorProcess) Done() <-chan struct{} { return v.done }
+func (v *Process) Done() <-chan struct{} { return v.done }
 
-// stop ends the validator's process group (SIGTERM, then SIGKILL after
-// validatorGrace) and waits until the validator is reaped.
-func (v *validatorProcess) stop() {
+// Stop ends the validator's process group (SIGTERM, then SIGKILL after a
+// grace of 10 s) and waits until the validator is reaped. It may be called
+// more than once.
+func (v *Process) Stop() {
 	v.stopOnce.Do(func() {
 		pgid := v.cmd.Process.Pid
 		_ = syscall.Kill(-pgid, syscall.SIGTERM)
 		select {
 		case <-v.done:
-		case <-time.After(validatorGrace):
+		case <-time.After(grace):
 			_ = syscall.Kill(-pgid, syscall.SIGKILL)
 			<-v.done
 		}
