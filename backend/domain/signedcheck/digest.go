@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/chain/txv1"
 )
 
 // Digest is what a submission ticket states about the transaction as built,
@@ -43,7 +45,17 @@ const digestVersion = "reclaim/walletguard/v1\x00"
 // DigestOf digests a built message (the bytes the wallet signs). Its bounds
 // are the built compute budget: a wallet may lower it, not raise it, until
 // Allow widens them.
+//
+// A v1 message (txv1) digests the same way, its version in the canonical
+// form; its bounds are its config's limit and total priority fee (parseV1).
 func DigestOf(msg []byte) (Digest, error) {
+	if len(msg) > 0 && msg[0] == txv1.VersionByte {
+		m, b, fee, err := parseV1(msg)
+		if err != nil {
+			return Digest{}, fmt.Errorf("signedcheck: digest: %w", err)
+		}
+		return m.digest(b, fee), nil
+	}
 	m, err := parse(msg)
 	if err != nil {
 		return Digest{}, fmt.Errorf("signedcheck: digest: %w", err)
@@ -51,14 +63,20 @@ func DigestOf(msg []byte) (Digest, error) {
 	if err := m.checkIndexes(); err != nil {
 		return Digest{}, fmt.Errorf("signedcheck: digest: %w", err)
 	}
-	own := m.own()
 	b := m.budget()
+	return m.digest(b, PriorityFee(b.price, b.units)), nil
+}
+
+// digest is the Digest of m, whose compute budget is b and priority fee
+// fee.
+func (m *message) digest(b budget, fee uint64) Digest {
+	own := m.own()
 	d := Digest{Blockhash: m.blockhash.String(), Sum: m.sum(own), Instructions: make([]string, len(own)),
-		Bounds: Bounds{MaxUnits: b.units, MaxPrice: b.price, MaxPriorityFee: PriorityFee(b.price, b.units)}}
+		Bounds: Bounds{MaxUnits: b.units, MaxPrice: b.price, MaxPriorityFee: fee}}
 	for i, ix := range own {
 		d.Instructions[i] = m.fingerprint(ix).String()
 	}
-	return d, nil
+	return d
 }
 
 // own returns the instructions the canonical form covers: all but the
@@ -77,6 +95,9 @@ func (m *message) own() []instruction {
 func (m *message) sum(ixs []instruction) string {
 	h := sha256.New()
 	h.Write([]byte(digestVersion))
+	if m.version == 1 {
+		h.Write([]byte(v1Marker))
+	}
 	h.Write(m.keys[0][:])
 	h.Write(m.blockhash[:])
 	h.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(ixs))))
