@@ -1,5 +1,6 @@
-// Package txbuild builds the unsigned version-0 transactions that reclaim the
-// items a wallet selected, with exact integer money.
+// Package txbuild builds the unsigned version-0 transactions (or version-1
+// ones on request: v1.go) that reclaim the items a wallet selected, with
+// exact integer money.
 //
 // Items arrive already resolved from the chain (assets.Item). Token accounts
 // burn and close with the token programs; Metaplex NFTs burn with Token
