@@ -116,21 +116,33 @@ func (f frame) budget() []solana.Instruction {
 			ixs = append(ixs, setComputeUnitPrice(f.price))
 		}
 	}
-	if !f.ref.IsZero() {
+	if !f.ref.IsZero() && !f.refOnTransfer() {
 		ixs = append(ixs, referenceInstruction(f.ref))
 	}
 	return ixs
+}
+
+// refOnTransfer reports whether the reference key rides on the first
+// transfer, as Solana Pay's references do, read-only: in v1, where it saves
+// the Compute Budget program's address (v1.go).
+func (f frame) refOnTransfer() bool {
+	return f.v1 && !f.ref.IsZero() && (f.donation > 0 || f.fee > 0)
 }
 
 // transfers are the frame's instructions after the items: the donation and
 // the service fee, when not 0.
 func (f frame) transfers(wallet solana.PublicKey) []solana.Instruction {
 	var ixs []solana.Instruction
+	var refs []solana.PublicKey
+	if f.refOnTransfer() {
+		refs = []solana.PublicKey{f.ref}
+	}
 	if f.donation > 0 {
-		ixs = append(ixs, transfer(wallet, f.donationTo, f.donation))
+		ixs = append(ixs, transfer(wallet, f.donationTo, f.donation, refs...))
+		refs = nil
 	}
 	if f.fee > 0 {
-		ixs = append(ixs, transfer(wallet, f.treasury, f.fee))
+		ixs = append(ixs, transfer(wallet, f.treasury, f.fee, refs...))
 	}
 	return ixs
 }

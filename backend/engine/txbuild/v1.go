@@ -23,9 +23,11 @@ import (
 // with a priority level, the total priority fee in lamports:
 // ceil(price × limit / 1e6) at the price a v0 build of the same batch
 // would set, so its network fee is 5,000 per signature plus that fee, as
-// v0's. The reference key keeps its instruction, a Compute Budget
-// instruction a v1 runtime processes as a successful no-op (SIMD-0385),
-// so the ticket's digest covers it as in v0.
+// v0's. The reference key rides, read-only, on the first transfer (the
+// donation's or the service fee's), as Solana Pay's references do, which
+// saves the Compute Budget program's address; a build without transfers
+// keeps v0's reference instruction, which a v1 runtime processes as a
+// successful no-op (SIMD-0385). Either way the ticket's digest covers it.
 
 // Versions a build takes.
 const (
