@@ -9,7 +9,7 @@ import (
 )
 
 // compileV1 makes a v1 message paid by wallet with the config a build sets.
-func compileV1(t *testing.T, units uint32, fee uint64, ixs ...solana.Instruction) []byte {
+func compileV1(t testing.TB, units uint32, fee uint64, ixs ...solana.Instruction) []byte {
 	t.Helper()
 	var c txv1.Config
 	c.SetComputeUnitLimit(units)
@@ -58,4 +58,27 @@ func TestDigestOfV1(t *testing.T) {
 	if _, err := DigestOf(compileV1(t, 20_000, 100, own...)[:50]); err == nil {
 		t.Fatal("a truncated v1 message digests")
 	}
+}
+
+// FuzzDigestOfV1: any bytes opening with the v1 version byte digest without
+// panicking, and only when txv1 reads them as a message with a compute unit
+// limit; a digest is the same each time.
+func FuzzDigestOfV1(f *testing.F) {
+	f.Add(compileV1(f, 20_000, 100, built()[2:]...))
+	f.Add(compileV1(f, 0, 0, closeAccount(key("a"))))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 {
+			return
+		}
+		b[0] = txv1.VersionByte
+		d, err := DigestOf(b)
+		var m txv1.Message
+		readable := m.UnmarshalBinary(b) == nil && m.Config.Mask&txv1.MaskComputeUnitLimit != 0
+		if (err == nil) != readable {
+			t.Fatalf("DigestOf: %v; txv1 reads it with a limit: %v", err, readable)
+		}
+		if again, _ := DigestOf(b); err == nil && again.Sum != d.Sum {
+			t.Fatal("the digest changed")
+		}
+	})
 }
