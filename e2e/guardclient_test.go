@@ -52,13 +52,21 @@ func replace(at int, ix map[string]any) edit { return edit{Op: "replace", At: at
 // guardClient checks node is there and the client's modules installed.
 func guardClient(t *testing.T) string {
 	t.Helper()
+	return nodeClient(t, "guardclient", "the wallet guard tests")
+}
+
+// nodeClient checks node is there (CI=true: fails without it, naming what
+// must run; else skips) and the modules of the client in folder name
+// installed, and returns the folder's path.
+func nodeClient(t *testing.T, name, what string) string {
+	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatal("node is not installed (CI=true: the wallet guard tests must run)")
+			t.Fatalf("node is not installed (CI=true: %s must run)", what)
 		}
 		t.Skip("node is not installed")
 	}
-	dir, err := filepath.Abs("guardclient")
+	dir, err := filepath.Abs(name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -167,6 +167,9 @@ var ruleWords = map[string]func(x violation) error{
 	"*.priorityFeeLevel": func(x violation) error {
 		return fault.InvalidField("priorityFeeLevel", "unknown level %q: want one of %s", x.v.FieldValue.String(), strings.Join(inValues(x), ", "))
 	},
+	"*.transactionVersion": func(x violation) error {
+		return fault.InvalidField("transactionVersion", "transaction version %s is not one Reclaim builds: give 0 (a v0 transaction, which every wallet signs) or 1 (a v1 transaction, only when the wallet's supportedTransactionVersions has 1)", valueString(x.v.FieldValue))
+	},
 	"build.items_and_select_all": func(violation) error {
 		return fault.InvalidField("selectAll", "give either items or selectAll, not both: selectAll selects every safe item itself")
 	},

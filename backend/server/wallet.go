@@ -104,6 +104,7 @@ func (s *walletServer) BuildTransactions(ctx context.Context, req *connect.Reque
 	in := wallet.BuildRequest{
 		ProjectID: principalFrom(ctx).ProjectID, Wallet: signer, Items: make([]wallet.Selection, len(m.GetItems())),
 		SelectAll: m.GetSelectAll(), DonationPercentage: m.DonationPercentage, PriorityFeeLevel: (*wallet.PriorityLevel)(level),
+		TransactionVersion: m.GetTransactionVersion(),
 	}
 	for i, it := range m.GetItems() {
 		in.Items[i] = wallet.SelectionOf(assets.ItemType(it.GetType()), it.GetAddress(), assets.Action(it.GetAction()))
@@ -125,7 +126,7 @@ func (s *walletServer) BuildTransactions(ctx context.Context, req *connect.Reque
 			TransactionBase64: tx.Base64, Includes: includes, GrossRebate: tx.GrossRebate, NetRebate: tx.NetRebate,
 			DonationAmount: tx.DonationAmount, ComputeUnitsNeeded: tx.ComputeUnits, SubmissionTicket: built.Tickets[i],
 			RentRebate: tx.RentRebate, OwnBalanceRebate: tx.OwnBalance(),
-			Destructive: tx.Destructive(), Burns: burnsOf(tx.Burns),
+			Destructive: tx.Destructive(), Burns: burnsOf(tx.Burns), TransactionVersion: tx.Version,
 		}
 	}
 	out.Totals = totals(built.Totals())
@@ -161,6 +162,7 @@ func (s *walletServer) GetSummary(ctx context.Context, req *connect.Request[recl
 	sum, err := s.svc.Summary(ctx, wallet.SummaryRequest{
 		ProjectID: principalFrom(ctx).ProjectID, Wallet: signer,
 		DonationPercentage: m.DonationPercentage, PriorityFeeLevel: (*wallet.PriorityLevel)(level),
+		TransactionVersion: m.GetTransactionVersion(),
 	})
 	if err != nil {
 		return nil, err

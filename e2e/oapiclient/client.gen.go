@@ -339,8 +339,11 @@ type ReclaimV1BuiltTransaction struct {
 	// SubmissionTicket submission_ticket must be passed back on submit.
 	SubmissionTicket string `json:"submissionTicket"`
 
-	// TransactionBase64 transaction_base64 is an unsigned VersionedTransaction.
+	// TransactionBase64 transaction_base64 is an unsigned transaction of transaction_version: a v0 VersionedTransaction (signature slots first), or a v1 transaction (the message, then 64 zero bytes per required signature).
 	TransactionBase64 string `json:"transactionBase64"`
+
+	// TransactionVersion transaction_version is the version of transaction_base64's bytes, as the request asked: 0 or 1.
+	TransactionVersion int `json:"transactionVersion"`
 }
 
 // ReclaimV1Burn Burn is one item a transaction destroys.
@@ -763,6 +766,9 @@ type WalletServiceGetSummaryParams struct {
 
 	// PriorityFeeLevel priority_fee_level of that build: none, low, medium (default) or high.
 	PriorityFeeLevel *WalletServiceGetSummaryParamsPriorityFeeLevel `form:"priorityFeeLevel,omitempty" json:"priorityFeeLevel,omitempty"`
+
+	// TransactionVersion transaction_version of that build: 0 (default) or 1, as a build's.
+	TransactionVersion *int `form:"transactionVersion,omitempty" json:"transactionVersion,omitempty"`
 }
 
 // WalletServiceGetSummaryParamsPriorityFeeLevel defines parameters for WalletServiceGetSummary.
@@ -781,7 +787,10 @@ type WalletServiceBuildTransactionsJSONBody struct {
 
 	// SelectAll select_all, instead of items, selects every item whose action destroys nothing the wallet could still want, as listed now: empty accounts (close), excess_rent (withdraw_excess), program buffers and nonce accounts (close), stake accounts (withdraw); never a burn. At most 500 of them, in listing order.
 	SelectAll *bool `json:"selectAll,omitempty"`
-	union     json.RawMessage
+
+	// TransactionVersion transaction_version is the transaction version to build: 0 (default, a v0 VersionedTransaction of at most 1,232 bytes, which every wallet signs) or 1 (SIMD-0385: at most 4,096 bytes and 64 addresses, about three times the closes per transaction, one base fee each). Ask for 1 only when the wallet's supportedTransactionVersions has 1.
+	TransactionVersion *int `json:"transactionVersion,omitempty"`
+	union              json.RawMessage
 }
 
 // WalletServiceBuildTransactionsParams defines parameters for WalletServiceBuildTransactions.
@@ -1040,6 +1049,13 @@ func (t WalletServiceBuildTransactionsJSONBody) MarshalJSON() ([]byte, error) {
 			return nil, fmt.Errorf("error marshaling 'selectAll': %w", err)
 		}
 	}
+
+	if t.TransactionVersion != nil {
+		object["transactionVersion"], err = json.Marshal(t.TransactionVersion)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'transactionVersion': %w", err)
+		}
+	}
 	b, err = json.Marshal(object)
 	return b, err
 }
@@ -1080,6 +1096,13 @@ func (t *WalletServiceBuildTransactionsJSONBody) UnmarshalJSON(b []byte) error {
 		err = json.Unmarshal(raw, &t.SelectAll)
 		if err != nil {
 			return fmt.Errorf("error reading 'selectAll': %w", err)
+		}
+	}
+
+	if raw, found := object["transactionVersion"]; found {
+		err = json.Unmarshal(raw, &t.TransactionVersion)
+		if err != nil {
+			return fmt.Errorf("error reading 'transactionVersion': %w", err)
 		}
 	}
 
@@ -1882,6 +1905,18 @@ func NewWalletServiceGetSummaryRequest(server string, address string, params *Wa
 		if params.PriorityFeeLevel != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "priorityFeeLevel", *params.PriorityFeeLevel, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.TransactionVersion != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "transactionVersion", *params.TransactionVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

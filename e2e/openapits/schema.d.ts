@@ -278,8 +278,10 @@ export interface components {
             rentRebate: number;
             /** @description submission_ticket must be passed back on submit. */
             submissionTicket: string;
-            /** @description transaction_base64 is an unsigned VersionedTransaction. */
+            /** @description transaction_base64 is an unsigned transaction of transaction_version: a v0 VersionedTransaction (signature slots first), or a v1 transaction (the message, then 64 zero bytes per required signature). */
             transactionBase64: string;
+            /** @description transaction_version is the version of transaction_base64's bytes, as the request asked: 0 or 1. */
+            transactionVersion: number;
         };
         /**
          * Burn
@@ -965,6 +967,8 @@ export interface operations {
                 donationPercentage?: number;
                 /** @description priority_fee_level of that build: none, low, medium (default) or high. */
                 priorityFeeLevel?: "none" | "low" | "medium" | "high";
+                /** @description transaction_version of that build: 0 (default) or 1, as a build's. */
+                transactionVersion?: number;
             };
             header?: never;
             path: {
@@ -1022,6 +1026,8 @@ export interface operations {
                     priorityFeeLevel?: "none" | "low" | "medium" | "high";
                     /** @description select_all, instead of items, selects every item whose action destroys nothing the wallet could still want, as listed now: empty accounts (close), excess_rent (withdraw_excess), program buffers and nonce accounts (close), stake accounts (withdraw); never a burn. At most 500 of them, in listing order. */
                     selectAll?: boolean;
+                    /** @description transaction_version is the transaction version to build: 0 (default, a v0 VersionedTransaction of at most 1,232 bytes, which every wallet signs) or 1 (SIMD-0385: at most 4,096 bytes and 64 addresses, about three times the closes per transaction, one base fee each). Ask for 1 only when the wallet's supportedTransactionVersions has 1. */
+                    transactionVersion?: number;
                 } | {
                     items: unknown;
                     /** @constant */

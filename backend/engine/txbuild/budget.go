@@ -55,12 +55,17 @@ func setComputeUnitPrice(microLamports uint64) *solana.GenericInstruction {
 }
 
 // transfer moves lamports from a system account (the signing wallet) to any
-// account. Data: 2 as u32 LE, lamports (u64 LE). Accounts: from (w, s), to (w).
-func transfer(from, to solana.PublicKey, lamports uint64) solana.Instruction {
+// account. Data: 2 as u32 LE, lamports (u64 LE). Accounts: from (w, s), to
+// (w), then refs read-only (the System program reads the first two only).
+func transfer(from, to solana.PublicKey, lamports uint64, refs ...solana.PublicKey) solana.Instruction {
 	data := binary.LittleEndian.AppendUint32(nil, systemTransfer)
 	data = binary.LittleEndian.AppendUint64(data, lamports)
-	return solana.NewInstruction(solana.SystemProgramID, solana.AccountMetaSlice{
+	metas := solana.AccountMetaSlice{
 		solana.Meta(from).WRITE().SIGNER(),
 		solana.Meta(to).WRITE(),
-	}, data)
+	}
+	for _, r := range refs {
+		metas = append(metas, solana.Meta(r))
+	}
+	return solana.NewInstruction(solana.SystemProgramID, metas, data)
 }

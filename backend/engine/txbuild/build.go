@@ -48,7 +48,7 @@ func (b *Builder) BuildWith(ctx context.Context, p Params, pf *Prefetch) (Result
 	if err := b.planCNFTs(ctx, r); err != nil {
 		return Result{}, err
 	}
-	batches, err := r.pack(b.limits(r.HeadroomBytes))
+	batches, err := r.pack(b.limits(r))
 	if err != nil {
 		return Result{}, err
 	}
@@ -131,7 +131,7 @@ func (b *Builder) buildAll(ctx context.Context, r *request, batches []batch, pf 
 // frameOf is the frame of a transaction of money m, its compute limit at
 // the maximum and no price yet.
 func (r *request) frameOf(m money) frame {
-	f := frame{units: MaxComputeUnits, donation: m.donation, fee: m.fee}
+	f := frame{v1: r.v1(), units: MaxComputeUnits, donation: m.donation, fee: m.fee}
 	if r.DonationWallet != nil {
 		f.donationTo = *r.DonationWallet
 	}
@@ -158,7 +158,32 @@ func (b *Builder) build(ctx context.Context, r *request, bt batch, rc rentCheck,
 		}
 		f.price = price
 	}
-	sim, owners, err := assemble(r.Wallet, blockhash, bt.items, f)
+	compile := b.compileV0
+	if r.v1() {
+		compile = b.compileV1
+	}
+	out, err := compile(ctx, r, blockhash, bt.items, f)
+	if err != nil {
+		return Tx{}, err
+	}
+	out.Includes, out.Burns, out.LedgerType = bt.items, burnsOf(bt.items), bt.ledgerType
+	out.GrossRebate, out.RentRebate, out.DonationAmount, out.ServiceFee = m.gross, m.rent, m.donation, m.fee
+	out.NetworkFee = SignatureFee*uint64(out.signers()) + out.PriorityFee
+	out.Fees = out.NetworkFee + out.ServiceFee
+	if out.NetRebate, err = m.net(out.NetworkFee); err != nil {
+		return Tx{}, err
+	}
+	if err := out.serialize(r.maxSize()); err != nil {
+		return Tx{}, err
+	}
+	return out, out.describe(f, b.allowance())
+}
+
+// compileV0 compiles the v0 transaction of items within f and sets its
+// compute budget: f's price, and a limit from the compute table when it
+// knows every instruction, from a simulation otherwise.
+func (b *Builder) compileV0(ctx context.Context, r *request, blockhash solana.Hash, items []Selected, f frame) (Tx, error) {
+	sim, owners, err := assemble(r.Wallet, blockhash, items, f)
 	if err != nil {
 		return Tx{}, err
 	}
@@ -166,57 +191,47 @@ func (b *Builder) build(ctx context.Context, r *request, bt batch, rc rentCheck,
 	// otherwise the units a simulation consumed.
 	consumed, known := TableUnits(sim, b.poller.PToken())
 	if !known {
-		if consumed, err = b.simulate(ctx, sim, owners, bt.items); err != nil {
+		if consumed, err = b.simulate(ctx, sim, owners, items); err != nil {
 			return Tx{}, err
 		}
 	}
 	// The transaction compiled, with its final limit: only the data of its
 	// first instruction changes (compiling it again costs as much as the
 	// first time did).
-	f.units = b.guardedLimit(consumed)
+	units := b.guardedLimit(consumed)
 	tx := &solana.Transaction{Signatures: slices.Clone(sim.Signatures), Message: sim.Message}
 	tx.Message.Instructions = slices.Clone(sim.Message.Instructions)
-	tx.Message.Instructions[0].Data = setComputeUnitLimit(f.units).DataBytes
-	out := Tx{
-		Transaction:      tx,
-		Includes:         bt.items,
-		Burns:            burnsOf(bt.items),
-		LedgerType:       bt.ledgerType,
-		GrossRebate:      m.gross,
-		RentRebate:       m.rent,
-		DonationAmount:   m.donation,
-		ServiceFee:       m.fee,
-		ComputeUnits:     f.units,
-		ComputeUnitPrice: f.price,
-		PriorityFee:      signedcheck.PriorityFee(f.price, f.units),
-	}
-	out.NetworkFee = SignatureFee*uint64(tx.Message.Header.NumRequiredSignatures) + out.PriorityFee
-	out.Fees = out.NetworkFee + out.ServiceFee
-	if out.NetRebate, err = m.net(out.NetworkFee); err != nil {
-		return Tx{}, err
-	}
-	if err := out.serialize(MaxTransactionSize - r.HeadroomBytes); err != nil {
-		return Tx{}, err
-	}
-	return out, out.describe(f, b.allowance())
+	tx.Message.Instructions[0].Data = setComputeUnitLimit(units).DataBytes
+	return Tx{Transaction: tx, ComputeUnits: units, ComputeUnitPrice: f.price, PriorityFee: signedcheck.PriorityFee(f.price, units)}, nil
 }
 
 // serialize fills Message, MessageHash and Base64, and guards the size packing
 // promised: the final values encode to the same size as the placeholders.
 func (t *Tx) serialize(limit int) error {
-	msg, err := t.Transaction.Message.MarshalBinary()
+	msg, raw, err := t.encode()
 	if err != nil {
-		return fmt.Errorf("txbuild: serialize message: %w", err)
-	}
-	raw, err := t.Transaction.MarshalBinary()
-	if err != nil {
-		return fmt.Errorf("txbuild: serialize transaction: %w", err)
+		return err
 	}
 	if len(raw) > limit {
 		return fmt.Errorf("txbuild: built a transaction of %d bytes, over the %d packing allowed", len(raw), limit)
 	}
 	t.Message, t.MessageHash, t.Base64 = msg, sha256.Sum256(msg), base64.StdEncoding.EncodeToString(raw)
 	return nil
+}
+
+// encode is the message and the unsigned transaction of t, v0 or v1.
+func (t *Tx) encode() (msg, raw []byte, err error) {
+	if t.V1 != nil {
+		if msg, err = t.V1.Message.MarshalBinary(); err == nil {
+			raw, err = t.V1.MarshalBinary()
+		}
+	} else if msg, err = t.Transaction.Message.MarshalBinary(); err == nil {
+		raw, err = t.Transaction.MarshalBinary()
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("txbuild: serialize transaction: %w", err)
+	}
+	return msg, raw, nil
 }
 
 // money is a batch's gross rebate, the rent in it, and what goes to others

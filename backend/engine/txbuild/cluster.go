@@ -96,11 +96,19 @@ func (rc rentCheck) check(r *request, m money) error {
 // returns the compute units it consumed. A failing transaction is an *assets.ItemError
 // naming the item whose instruction failed, when one did, and the reason.
 func (b *Builder) simulate(ctx context.Context, tx *solana.Transaction, owners []int, items []Selected) (uint64, error) {
-	out, err := rpclimit.Call(ctx, func(ctx context.Context) (*rpc.SimulateTransactionResponse, error) {
-		return b.rpc.SimulateTransactionWithOpts(ctx, tx, &rpc.SimulateTransactionOpts{
-			SigVerify: false, ReplaceRecentBlockhash: true, Commitment: rpc.CommitmentProcessed,
-		})
-	})
+	return simulated(ctx, func(ctx context.Context) (*rpc.SimulateTransactionResponse, error) {
+		return b.rpc.SimulateTransactionWithOpts(ctx, tx, simulateOpts)
+	}, owners, items)
+}
+
+// simulateOpts simulate a transaction as built: unsigned, on the newest
+// blockhash, at commitment processed.
+var simulateOpts = &rpc.SimulateTransactionOpts{SigVerify: false, ReplaceRecentBlockhash: true, Commitment: rpc.CommitmentProcessed}
+
+// simulated is the units a simulation by call consumed; owners and items
+// name the item whose instruction failed.
+func simulated(ctx context.Context, call func(context.Context) (*rpc.SimulateTransactionResponse, error), owners []int, items []Selected) (uint64, error) {
+	out, err := rpclimit.Call(ctx, call)
 	if err != nil {
 		return 0, fmt.Errorf("txbuild: simulate: %w", err)
 	}

@@ -87,13 +87,22 @@ func InstructionUnits(program solana.PublicKey, tag byte, pToken bool) (uint64, 
 // of tx, on a cluster that runs p-token or not, before any margin; false
 // when one of them is not in the table.
 func TableUnits(tx *solana.Transaction, pToken bool) (uint64, bool) {
-	keys := tx.Message.AccountKeys
+	ixs := tx.Message.Instructions
+	return tableUnits(tx.Message.AccountKeys, len(ixs), func(i int) (int, []byte) {
+		return int(ixs[i].ProgramIDIndex), ixs[i].Data
+	}, pToken)
+}
+
+// tableUnits is TableUnits of n instructions over keys, instruction i's
+// program index and data given by ix.
+func tableUnits(keys []solana.PublicKey, n int, ix func(i int) (int, []byte), pToken bool) (uint64, bool) {
 	var sum uint64
-	for _, ix := range tx.Message.Instructions {
-		if int(ix.ProgramIDIndex) >= len(keys) || len(ix.Data) == 0 {
+	for i := range n {
+		program, data := ix(i)
+		if program >= len(keys) || len(data) == 0 {
 			return 0, false
 		}
-		u, ok := InstructionUnits(keys[ix.ProgramIDIndex], ix.Data[0], pToken)
+		u, ok := InstructionUnits(keys[program], data[0], pToken)
 		if !ok {
 			return 0, false
 		}

@@ -35,11 +35,15 @@ func (b *Builder) allowance() signedcheck.Allowance {
 	return signedcheck.Allowance{HeadroomUnits: b.guardUnits, MaxPrice: b.maxPrice}
 }
 
-// limits are the packing limits: the bytes less the caller's headroom, and
+// limits are the packing limits of r's transactions: the bytes less the
+// caller's headroom (and in v1 the addresses less the guards', v1.go), and
 // an estimate whose limit (computeLimit, then the guard headroom) stays
 // within the maximum.
-func (b *Builder) limits(headroomBytes int) limits {
-	l := defaultLimits(headroomBytes)
+func (b *Builder) limits(r *request) limits {
+	l := defaultLimits(r.HeadroomBytes)
+	if r.v1() {
+		l = limitsV1(r.HeadroomBytes)
+	}
 	l.units = (MaxComputeUnits-1_000-uint64(min(b.guardUnits, MaxComputeUnits-1_000)))*10/11 - 1
 	return l
 }

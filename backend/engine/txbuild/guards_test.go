@@ -103,7 +103,7 @@ func TestGuardHeadroomUnits(t *testing.T) {
 		t.Fatal("the priority fee is not charged on the guarded limit")
 	}
 	b := NewBuilder(nil, WithGuardHeadroomUnits(6_000))
-	if lim := b.limits(0); uint64(b.guardedLimit(lim.units)) > MaxComputeUnits {
+	if lim := b.limits(&request{}); uint64(b.guardedLimit(lim.units)) > MaxComputeUnits {
 		t.Fatalf("packing allows %d estimated units, whose limit %d exceeds the maximum", lim.units, b.guardedLimit(lim.units))
 	}
 	d, err := signedcheck.DigestOf(guarded.Message)

@@ -1,6 +1,7 @@
 package txbuild
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/gagliardetto/solana-go"
@@ -31,18 +32,32 @@ type batch struct {
 // limits bound one transaction while packing.
 type limits struct {
 	bytes int    // serialized signed size
+	keys  int    // distinct addresses
 	units uint64 // estimated compute units
 }
 
+// String words the limits for an item that does not fit them.
+func (l limits) String() string {
+	if l.keys < 256 {
+		return fmt.Sprintf("%d bytes, %d addresses and %d compute units", l.bytes, l.keys, l.units)
+	}
+	return fmt.Sprintf("%d bytes and %d compute units", l.bytes, l.units)
+}
+
 // defaultLimits leave room for the compute margin (10% + 1,000) on top of an
-// estimate, and for the caller's headroom bytes.
+// estimate, and for the caller's headroom bytes. A v0 transaction's keys
+// are bounded by its bytes alone (its one-byte indexes allow 256 keys, more
+// than 1,232 bytes hold).
 func defaultLimits(headroom int) limits {
-	return limits{bytes: MaxTransactionSize - headroom, units: (MaxComputeUnits-1_000)*10/11 - 1}
+	return limits{bytes: MaxTransactionSize - headroom, keys: 256, units: (MaxComputeUnits-1_000)*10/11 - 1}
 }
 
 // frame is what surrounds the items of a transaction: the compute budget
 // instructions before them, the transfers after.
 type frame struct {
+	// v1 leaves out the compute limit and price: a v1 message states them
+	// in its config (v1.go).
+	v1         bool
 	units      uint32
 	price      uint64 // micro-lamports; 0 leaves out SetComputeUnitPrice
 	donation   uint64 // 0 leaves out the donation transfer
@@ -58,8 +73,22 @@ type frame struct {
 // signature slot. owners[i] is the index in items of instruction i's item,
 // -1 for the frame's instructions.
 func assemble(wallet solana.PublicKey, blockhash solana.Hash, items []Selected, f frame) (*solana.Transaction, []int, error) {
-	ixs := f.budget()
-	owners := make([]int, len(ixs))
+	ixs, owners := instructionsOf(wallet, items, f)
+	tx, err := compile(ixs, blockhash, wallet)
+	if err != nil {
+		return nil, nil, err
+	}
+	tx.Message.SetVersion(solana.MessageVersionV0)
+	tx.Signatures = make([]solana.Signature, tx.Message.Header.NumRequiredSignatures)
+	return tx, owners, nil
+}
+
+// instructionsOf are the instructions of a transaction of items within f,
+// in order; owners[i] is the index in items of instruction i's item, -1
+// for the frame's instructions.
+func instructionsOf(wallet solana.PublicKey, items []Selected, f frame) (ixs []solana.Instruction, owners []int) {
+	ixs = f.budget()
+	owners = make([]int, len(ixs))
 	for i := range owners {
 		owners[i] = -1
 	}
@@ -73,38 +102,47 @@ func assemble(wallet solana.PublicKey, blockhash solana.Hash, items []Selected, 
 		ixs = append(ixs, ix)
 		owners = append(owners, -1)
 	}
-	tx, err := compile(ixs, blockhash, wallet)
-	if err != nil {
-		return nil, nil, err
-	}
-	tx.Message.SetVersion(solana.MessageVersionV0)
-	tx.Signatures = make([]solana.Signature, tx.Message.Header.NumRequiredSignatures)
-	return tx, owners, nil
+	return ixs, owners
 }
 
 // budget are the frame's instructions before the items: the compute limit
-// (always first), the price when not 0, and the reference key's
-// instruction.
+// (always first) and the price when not 0, both left out of v1, and the
+// reference key's instruction.
 func (f frame) budget() []solana.Instruction {
-	ixs := []solana.Instruction{setComputeUnitLimit(f.units)}
-	if f.price != 0 {
-		ixs = append(ixs, setComputeUnitPrice(f.price))
+	var ixs []solana.Instruction
+	if !f.v1 {
+		ixs = append(ixs, setComputeUnitLimit(f.units))
+		if f.price != 0 {
+			ixs = append(ixs, setComputeUnitPrice(f.price))
+		}
 	}
-	if !f.ref.IsZero() {
+	if !f.ref.IsZero() && !f.refOnTransfer() {
 		ixs = append(ixs, referenceInstruction(f.ref))
 	}
 	return ixs
+}
+
+// refOnTransfer reports whether the reference key rides on the first
+// transfer, as Solana Pay's references do, read-only: in v1, where it saves
+// the Compute Budget program's address (v1.go).
+func (f frame) refOnTransfer() bool {
+	return f.v1 && !f.ref.IsZero() && (f.donation > 0 || f.fee > 0)
 }
 
 // transfers are the frame's instructions after the items: the donation and
 // the service fee, when not 0.
 func (f frame) transfers(wallet solana.PublicKey) []solana.Instruction {
 	var ixs []solana.Instruction
+	var refs []solana.PublicKey
+	if f.refOnTransfer() {
+		refs = []solana.PublicKey{f.ref}
+	}
 	if f.donation > 0 {
-		ixs = append(ixs, transfer(wallet, f.donationTo, f.donation))
+		ixs = append(ixs, transfer(wallet, f.donationTo, f.donation, refs...))
+		refs = nil
 	}
 	if f.fee > 0 {
-		ixs = append(ixs, transfer(wallet, f.treasury, f.fee))
+		ixs = append(ixs, transfer(wallet, f.treasury, f.fee, refs...))
 	}
 	return ixs
 }
@@ -117,7 +155,7 @@ func (r *request) frameInstructions(f frame) []solana.Instruction {
 // sizingFrame has every instruction a transaction of r can have, with
 // placeholder values of the final encoded size.
 func (r *request) sizingFrame() frame {
-	f := frame{units: MaxComputeUnits, ref: sizingReference}
+	f := frame{v1: r.v1(), units: MaxComputeUnits, ref: sizingReference}
 	if r.percentile > 0 {
 		f.price = 1
 	}
@@ -177,7 +215,7 @@ func (r *request) pack(lim limits) ([]batch, error) {
 		}
 		groups[t] = append(groups[t], s)
 	}
-	frame := newSizer(r.Wallet)
+	frame := r.newSizer()
 	frame.add(r.frameInstructions(r.sizingFrame()))
 	var out []batch
 	for _, t := range order {
@@ -192,7 +230,7 @@ func (r *request) pack(lim limits) ([]batch, error) {
 				ixs = append(ixs, itemInstructions(s, r.Wallet)...)
 			}
 			if len(cur) > 0 {
-				if units+est <= lim.units && size.sizeWith(ixs) <= lim.bytes {
+				if bytes, keys := size.sizeWith(ixs); units+est <= lim.units && bytes <= lim.bytes && keys <= lim.keys {
 					cur, units = append(cur, u...), units+est
 					size.add(ixs)
 					continue
@@ -201,14 +239,14 @@ func (r *request) pack(lim limits) ([]batch, error) {
 			}
 			cur, units, size = slices.Clip(u), unitsFrame+est, frame.clone()
 			size.add(ixs)
-			if units <= lim.units && size.size() <= lim.bytes {
+			if bytes, keys := size.size(); units <= lim.units && bytes <= lim.bytes && keys <= lim.keys {
 				continue
 			}
 			if len(u) == 1 {
-				return nil, itemError(u[0], "does not fit alone in a transaction of %d bytes and %d compute units", lim.bytes, lim.units)
+				return nil, itemError(u[0], "does not fit alone in a transaction of %s", lim)
 			}
-			return nil, itemError(u[len(u)-1], "%d selected print editions share the edition marker %s, so they burn in one transaction, and they do not fit one of %d bytes and %d compute units: select fewer of them at once",
-				len(u), u[0].Item.Metaplex.EditionMarker, lim.bytes, lim.units)
+			return nil, itemError(u[len(u)-1], "%d selected print editions share the edition marker %s, so they burn in one transaction, and they do not fit one of %s: select fewer of them at once",
+				len(u), u[0].Item.Metaplex.EditionMarker, lim)
 		}
 		out = append(out, batch{ledgerType: t, items: cur})
 	}

@@ -176,7 +176,7 @@ func TestPackGroupsByType(t *testing.T) {
 func TestPackComputeBudget(t *testing.T) {
 	t.Parallel()
 	r := mustCheck(t, fullParams(empties(7), 0))
-	bs, err := r.pack(limits{bytes: MaxTransactionSize, units: unitsFrame + 3*unitsClose})
+	bs, err := r.pack(limits{bytes: MaxTransactionSize, keys: 256, units: unitsFrame + 3*unitsClose})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/reclaim-sol/reclaim/backend/chain/txv1"
 )
 
 // TestSizerMatchesCompiled: the counted size of random selections of every
@@ -55,23 +57,43 @@ func TestSizerMatchesCompiled(t *testing.T) {
 			}
 		}
 		r := &request{Params: Params{Wallet: wallet}}
-		z := newSizer(wallet)
+		f.v1 = run%2 == 1
+		if f.v1 {
+			r.Version, r.percentile = Version1, rng.IntN(2)*50
+		}
+		z := r.newSizer()
 		z.add(r.frameInstructions(f))
 		for _, s := range items {
 			z.add(itemInstructions(s, wallet))
 		}
-		tx, _, err := assemble(wallet, solana.Hash{}, items, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, err := tx.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if z.size() != len(raw) {
-			t.Fatalf("run %d: counted %d bytes, compiled %d (%d items, frame %+v)", run, z.size(), len(raw), len(items), f)
+		raw, keys := compiledSize(t, r, items, f)
+		if got, gotKeys := z.size(); got != raw || gotKeys != keys {
+			t.Fatalf("run %d: counted %d bytes and %d keys, compiled %d and %d (%d items, frame %+v)", run, got, gotKeys, raw, keys, len(items), f)
 		}
 	}
+}
+
+// compiledSize is the size and the number of keys of the transaction of
+// items within f, compiled as a build of r compiles it, v0 or v1.
+func compiledSize(t *testing.T, r *request, items []Selected, f frame) (size, keys int) {
+	t.Helper()
+	if r.v1() {
+		ixs, _ := instructionsOf(r.Wallet, items, f)
+		m, err := txv1.Compile(r.Wallet, solana.Hash{}, r.configV1(f.price, f.units), ixs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.TransactionSize(), len(m.AccountKeys)
+	}
+	tx, _, err := assemble(r.Wallet, solana.Hash{}, items, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(raw), len(tx.Message.AccountKeys)
 }
 
 // TestSizeWithCountsWithoutCopying: sizeWith is the size a copy with the
@@ -101,12 +123,16 @@ func TestSizeWithCountsWithoutCopying(t *testing.T) {
 	}
 	for n := range 1000 {
 		z := newSizer(pool[0])
+		if n%2 == 1 {
+			z = newSizerV1(pool[0], 4*rng.IntN(5))
+		}
 		z.add(random())
 		more := random()
 		c := z.clone()
 		c.add(more)
-		if got, want := z.sizeWith(more), c.size(); got != want {
-			t.Fatalf("case %d: sizeWith %d, a copy with them added %d", n, got, want)
+		got, gotKeys := z.sizeWith(more)
+		if want, wantKeys := c.size(); got != want || gotKeys != wantKeys {
+			t.Fatalf("case %d: sizeWith %d bytes and %d keys, a copy with them added %d and %d", n, got, gotKeys, want, wantKeys)
 		}
 	}
 }

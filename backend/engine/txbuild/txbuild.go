@@ -1,5 +1,6 @@
-// Package txbuild builds the unsigned version-0 transactions that reclaim the
-// items a wallet selected, with exact integer money.
+// Package txbuild builds the unsigned version-0 transactions (or version-1
+// ones on request: v1.go) that reclaim the items a wallet selected, with
+// exact integer money.
 //
 // Items arrive already resolved from the chain (assets.Item). Token accounts
 // burn and close with the token programs; Metaplex NFTs burn with Token
@@ -75,6 +76,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/reclaim-sol/reclaim/backend/chain/txv1"
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/domain/signedcheck"
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
@@ -130,12 +132,21 @@ type Params struct {
 	// HeadroomBytes are kept free in every transaction for instructions a
 	// wallet may add when signing.
 	HeadroomBytes int
+	// Version of the transactions: Version0 (v0, 1,232 bytes) or Version1
+	// (v1, 4,096 bytes and 64 addresses: v1.go).
+	Version uint32
 }
 
 // Tx is one built transaction and its money, in lamports.
 type Tx struct {
-	// Transaction is unsigned, version 0, with one zeroed signature slot.
+	// Version is the transaction's: Version0 or Version1.
+	Version uint32
+	// Transaction is unsigned, version 0, with one zeroed signature slot;
+	// nil in a v1 build.
 	Transaction *solana.Transaction
+	// V1 is unsigned, version 1, with one zeroed signature slot; nil in a
+	// v0 build.
+	V1 *txv1.Transaction
 	// Base64 is the serialized unsigned transaction.
 	Base64 string
 	// Message is the serialized message the wallet signs.
@@ -206,6 +217,14 @@ type Burn struct {
 	// Address is the item burned: the token account, or the cNFT's or Core
 	// asset's id.
 	Address solana.PublicKey
+}
+
+// signers is the number of signatures the transaction needs.
+func (t Tx) signers() uint8 {
+	if t.V1 != nil {
+		return t.V1.Message.Header.NumRequiredSignatures
+	}
+	return t.Transaction.Message.Header.NumRequiredSignatures
 }
 
 // Destructive reports whether the transaction burns anything.

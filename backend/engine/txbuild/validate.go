@@ -58,6 +58,9 @@ func (p Params) check() (*request, error) {
 	if p.HeadroomBytes < 0 || p.HeadroomBytes >= MaxTransactionSize {
 		return nil, fmt.Errorf("txbuild: headroom of %d bytes is not between 0 and %d", p.HeadroomBytes, MaxTransactionSize-1)
 	}
+	if p.Version != Version0 && p.Version != Version1 {
+		return nil, requestError("transaction version %d is not 0 or 1", p.Version)
+	}
 	if p.PriorityLevel == "" {
 		p.PriorityLevel = PriorityMedium
 	}

@@ -38,6 +38,9 @@ type BuildRequest struct {
 	SelectAll          bool
 	DonationPercentage *float64
 	PriorityFeeLevel   *PriorityLevel
+	// TransactionVersion is the version of the transactions: 0 or 1
+	// (txbuild.Version0, txbuild.Version1).
+	TransactionVersion uint32
 }
 
 // TicketedBuild is a build's transactions, each with its submission
@@ -54,7 +57,7 @@ func (s *Service) Build(ctx context.Context, req BuildRequest) (TicketedBuild, e
 	if err := validateBuild(req); err != nil {
 		return TicketedBuild{}, err
 	}
-	params, err := s.params(ctx, req.ProjectID, req.Wallet, req.DonationPercentage, req.PriorityFeeLevel)
+	params, err := s.params(ctx, req.ProjectID, req.Wallet, req.DonationPercentage, req.PriorityFeeLevel, req.TransactionVersion)
 	if err != nil {
 		return TicketedBuild{}, err
 	}
@@ -92,8 +95,9 @@ func (s *Service) Build(ctx context.Context, req BuildRequest) (TicketedBuild, e
 }
 
 // params are the build's parameters but its items: the donation (refused
-// when the project has no wallet for it), the priority, the operator's fee.
-func (s *Service) params(ctx context.Context, projectID string, wallet solana.PublicKey, donationPct *float64, level *PriorityLevel) (txbuild.Params, error) {
+// when the project has no wallet for it), the priority, the operator's fee,
+// the transaction version.
+func (s *Service) params(ctx context.Context, projectID string, wallet solana.PublicKey, donationPct *float64, level *PriorityLevel, version uint32) (txbuild.Params, error) {
 	p, err := s.project(ctx, projectID)
 	if err != nil {
 		return txbuild.Params{}, err
@@ -108,6 +112,7 @@ func (s *Service) params(ctx context.Context, projectID string, wallet solana.Pu
 	params := txbuild.Params{
 		Wallet: wallet, DonationPercentage: donation,
 		ServiceFeeBPS: s.d.ServiceFeeBPS, Treasury: s.d.Treasury, HeadroomBytes: s.d.HeadroomBytes,
+		Version: version,
 	}
 	if level != nil {
 		params.PriorityLevel = string(*level)

@@ -16,6 +16,8 @@ type SummaryRequest struct {
 	Wallet             solana.PublicKey
 	DonationPercentage *float64
 	PriorityFeeLevel   *PriorityLevel
+	// TransactionVersion of that build: 0 or 1.
+	TransactionVersion uint32
 }
 
 // TypeSummary is what a wallet holds of one type: how many items, the
@@ -42,7 +44,7 @@ type Summary struct {
 // reads), without issuing tickets: its totals are those the build returns
 // while the chain and the fee market stay as they are.
 func (s *Service) Summary(ctx context.Context, req SummaryRequest) (Summary, error) {
-	params, err := s.params(ctx, req.ProjectID, req.Wallet, req.DonationPercentage, req.PriorityFeeLevel)
+	params, err := s.params(ctx, req.ProjectID, req.Wallet, req.DonationPercentage, req.PriorityFeeLevel, req.TransactionVersion)
 	if err != nil {
 		return Summary{}, err
 	}

@@ -22,7 +22,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
   $, actionName, addLanded, allConfirmed, connectWallet, el, fail, follow, loadConfig, maxItemsPerBuild, noneLanded, offerWallets, paging, plural,
-  showLanded, showResults, showStats, showTotals, short, signAndSubmit, sol, status, typeName, type Config, type Connected, type Landed,
+  showLanded, showResults, showStats, showTotals, short, signAndSubmit, sol, status, transactionVersion, typeName, type Config, type Connected, type Landed,
 } from "./common";
 
 /** The state of one visit. */
@@ -67,7 +67,7 @@ async function list(s: Session) {
   // it stands above the buttons, which must not move once they show.
   const [listing, sum] = await Promise.all([
     s.wallets.listAssets({ address: s.account.address }),
-    s.wallets.getSummary({ address: s.account.address, donationPercentage: donation(), priorityFeeLevel: "none" })
+    s.wallets.getSummary({ address: s.account.address, donationPercentage: donation(), priorityFeeLevel: "none", transactionVersion: transactionVersion(s) })
       .catch((err) => fail("summary", err)),
   ]);
   if (sum) showSummary(sum);
@@ -110,9 +110,12 @@ async function build(s: Session) {
   showPlan(s, { items, first: { built: await buildPage(s, { items }), at: Date.now() } });
 }
 
-// buildPage builds one page with the page's donation, no priority fee.
+// buildPage builds one page with the page's donation, no priority fee, in
+// the transaction version the wallet signs.
 function buildPage(s: Session, selection: { items: Selection[] } | { selectAll: true }): Promise<BuildTransactionsResponse> {
-  const req: MessageInitShape<typeof BuildTransactionsRequestSchema> = { address: s.account.address, donationPercentage: donation(), priorityFeeLevel: "none", ...selection };
+  const req: MessageInitShape<typeof BuildTransactionsRequestSchema> = {
+    address: s.account.address, donationPercentage: donation(), priorityFeeLevel: "none", transactionVersion: transactionVersion(s), ...selection,
+  };
   return s.wallets.buildTransactions(req);
 }
 

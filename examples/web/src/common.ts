@@ -247,6 +247,21 @@ export interface Signed {
 }
 
 /**
+ * The transaction version to build for the wallet: 1 (v1, up to 4,096 bytes,
+ * so about a third as many transactions and base fees) when the feature
+ * signAll uses (signAndSendTransaction when offered, else signTransaction)
+ * lists 1 among its supportedTransactionVersions, as the Solana docs tell
+ * dapps to check; 0 otherwise. Either way the wallet signs the raw bytes of
+ * transactionBase64.
+ */
+export function transactionVersion(c: Pick<Connected, "wallet">): number {
+  const features = c.wallet.features as Partial<SolanaSignTransactionFeature & SolanaSignAndSendTransactionFeature>;
+  const used = features[SolanaSignAndSendTransaction] ?? features[SolanaSignTransaction];
+  const versions: readonly unknown[] = used?.supportedTransactionVersions ?? [];
+  return versions.includes(1) ? 1 : 0;
+}
+
+/**
  * Has the wallet sign the built transactions (base64) in one request, or sign
  * and send them when it offers signAndSendTransaction. Give it at most
  * paging().transactionsPerSign of them: signAndSubmit slices a build.

@@ -481,9 +481,15 @@ type BuildTransactionsRequest struct {
 	// (close), excess_rent (withdraw_excess), program buffers and nonce
 	// accounts (close), stake accounts (withdraw); never a burn. At most 500
 	// of them, in listing order.
-	SelectAll     bool `protobuf:"varint,5,opt,name=select_all,json=selectAll,proto3" json:"select_all,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	SelectAll bool `protobuf:"varint,5,opt,name=select_all,json=selectAll,proto3" json:"select_all,omitempty"`
+	// transaction_version is the transaction version to build: 0 (default, a
+	// v0 VersionedTransaction of at most 1,232 bytes, which every wallet
+	// signs) or 1 (SIMD-0385: at most 4,096 bytes and 64 addresses, about
+	// three times the closes per transaction, one base fee each). Ask for 1
+	// only when the wallet's supportedTransactionVersions has 1.
+	TransactionVersion uint32 `protobuf:"varint,6,opt,name=transaction_version,json=transactionVersion,proto3" json:"transaction_version,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *BuildTransactionsRequest) Reset() {
@@ -551,10 +557,19 @@ func (x *BuildTransactionsRequest) GetSelectAll() bool {
 	return false
 }
 
+func (x *BuildTransactionsRequest) GetTransactionVersion() uint32 {
+	if x != nil {
+		return x.TransactionVersion
+	}
+	return 0
+}
+
 // BuiltTransaction is one unsigned transaction and its accounting.
 type BuiltTransaction struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// transaction_base64 is an unsigned VersionedTransaction.
+	// transaction_base64 is an unsigned transaction of transaction_version:
+	// a v0 VersionedTransaction (signature slots first), or a v1 transaction
+	// (the message, then 64 zero bytes per required signature).
 	TransactionBase64 string `protobuf:"bytes,1,opt,name=transaction_base64,json=transactionBase64,proto3" json:"transaction_base64,omitempty"`
 	// includes are the items this transaction covers.
 	Includes []*ItemSelection `protobuf:"bytes,2,rep,name=includes,proto3" json:"includes,omitempty"`
@@ -586,9 +601,12 @@ type BuiltTransaction struct {
 	Destructive bool `protobuf:"varint,10,opt,name=destructive,proto3" json:"destructive,omitempty"`
 	// burns are the tokens the transaction destroys, one per burned item, in
 	// the order of includes; empty when it only closes or withdraws.
-	Burns         []*Burn `protobuf:"bytes,11,rep,name=burns,proto3" json:"burns,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Burns []*Burn `protobuf:"bytes,11,rep,name=burns,proto3" json:"burns,omitempty"`
+	// transaction_version is the version of transaction_base64's bytes, as
+	// the request asked: 0 or 1.
+	TransactionVersion uint32 `protobuf:"varint,12,opt,name=transaction_version,json=transactionVersion,proto3" json:"transaction_version,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *BuiltTransaction) Reset() {
@@ -696,6 +714,13 @@ func (x *BuiltTransaction) GetBurns() []*Burn {
 		return x.Burns
 	}
 	return nil
+}
+
+func (x *BuiltTransaction) GetTransactionVersion() uint32 {
+	if x != nil {
+		return x.TransactionVersion
+	}
+	return 0
 }
 
 // Burn is one item a transaction destroys.
@@ -1777,8 +1802,10 @@ type GetSummaryRequest struct {
 	DonationPercentage *float64 `protobuf:"fixed64,2,opt,name=donation_percentage,json=donationPercentage,proto3,oneof" json:"donation_percentage,omitempty"`
 	// priority_fee_level of that build: none, low, medium (default) or high.
 	PriorityFeeLevel *string `protobuf:"bytes,3,opt,name=priority_fee_level,json=priorityFeeLevel,proto3,oneof" json:"priority_fee_level,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// transaction_version of that build: 0 (default) or 1, as a build's.
+	TransactionVersion uint32 `protobuf:"varint,4,opt,name=transaction_version,json=transactionVersion,proto3" json:"transaction_version,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *GetSummaryRequest) Reset() {
@@ -1830,6 +1857,13 @@ func (x *GetSummaryRequest) GetPriorityFeeLevel() string {
 		return *x.PriorityFeeLevel
 	}
 	return ""
+}
+
+func (x *GetSummaryRequest) GetTransactionVersion() uint32 {
+	if x != nil {
+		return x.TransactionVersion
+	}
+	return 0
 }
 
 // TypeSummary is what a wallet holds of one item type.
@@ -2035,18 +2069,19 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\rItemSelection\x12\x9d\x01\n" +
 	"\x04type\x18\x01 \x01(\tB\x88\x01\xbaH\x84\x01r\x81\x01R\rempty_accountR\x05tokenR\x03nftR\x0efungible_assetR\x13zk_compressed_tokenR\x04cnftR\vexcess_rentR\x0eprogram_bufferR\rnonce_accountR\rstake_accountR\x04type\x12<\n" +
 	"\aaddress\x18\x02 \x01(\tB\"\xbaH\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\aaddress\x12E\n" +
-	"\x06action\x18\x03 \x01(\tB-\xbaH*r(R\x05closeR\x04burnR\x0fwithdraw_excessR\bwithdrawR\x06action\"\xfd\x04\n" +
+	"\x06action\x18\x03 \x01(\tB-\xbaH*r(R\x05closeR\x04burnR\x0fwithdraw_excessR\bwithdrawR\x06action\"\xb7\x05\n" +
 	"\x18BuildTransactionsRequest\x12<\n" +
 	"\aaddress\x18\x01 \x01(\tB\"\xbaH\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\aaddress\x12:\n" +
 	"\x05items\x18\x02 \x03(\v2\x19.reclaim.v1.ItemSelectionB\t\xbaH\x06\x92\x01\x03\x10\xf4\x03R\x05items\x12M\n" +
 	"\x13donation_percentage\x18\x03 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x00\xf0?)\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\x12donationPercentage\x88\x01\x01\x12Q\n" +
 	"\x12priority_fee_level\x18\x04 \x01(\tB\x1e\xbaH\x1br\x19R\x04noneR\x03lowR\x06mediumR\x04highH\x01R\x10priorityFeeLevel\x88\x01\x01\x12\x1d\n" +
 	"\n" +
-	"select_all\x18\x05 \x01(\bR\tselectAll:\xf6\x01\xbaH\xf2\x01\x1ar\n" +
+	"select_all\x18\x05 \x01(\bR\tselectAll\x128\n" +
+	"\x13transaction_version\x18\x06 \x01(\rB\a\xbaH\x04*\x02\x18\x01R\x12transactionVersion:\xf6\x01\xbaH\xf2\x01\x1ar\n" +
 	"\x1abuild.items_and_select_all\x12(give either items or selectAll, not both\x1a*!(this.select_all && size(this.items) > 0)\x1a|\n" +
 	"\x19build.items_or_select_all\x126at least one item is required, unless selectAll is set\x1a'this.select_all || size(this.items) > 0B\x16\n" +
 	"\x14_donation_percentageB\x15\n" +
-	"\x13_priority_fee_level\"\xdb\x03\n" +
+	"\x13_priority_fee_level\"\x8c\x04\n" +
 	"\x10BuiltTransaction\x12-\n" +
 	"\x12transaction_base64\x18\x01 \x01(\tR\x11transactionBase64\x125\n" +
 	"\bincludes\x18\x02 \x03(\v2\x19.reclaim.v1.ItemSelectionR\bincludes\x12!\n" +
@@ -2061,7 +2096,8 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\x12own_balance_rebate\x18\t \x01(\x04R\x10ownBalanceRebate\x12 \n" +
 	"\vdestructive\x18\n" +
 	" \x01(\bR\vdestructive\x12&\n" +
-	"\x05burns\x18\v \x03(\v2\x10.reclaim.v1.BurnR\x05burns\"\xa8\x01\n" +
+	"\x05burns\x18\v \x03(\v2\x10.reclaim.v1.BurnR\x05burns\x12/\n" +
+	"\x13transaction_version\x18\f \x01(\rR\x12transactionVersion\"\xa8\x01\n" +
 	"\x04Burn\x12\x12\n" +
 	"\x04mint\x18\x01 \x01(\tR\x04mint\x12\x16\n" +
 	"\x06amount\x18\x02 \x01(\tR\x06amount\x12\x1a\n" +
@@ -2160,11 +2196,12 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\x0fdonation_amount\x18\x04 \x01(\x04R\x0edonationAmount\x12\x1f\n" +
 	"\vrent_rebate\x18\x05 \x01(\x04R\n" +
 	"rentRebate\x12,\n" +
-	"\x12own_balance_rebate\x18\x06 \x01(\x04R\x10ownBalanceRebate\"\xa2\x02\n" +
+	"\x12own_balance_rebate\x18\x06 \x01(\x04R\x10ownBalanceRebate\"\xdc\x02\n" +
 	"\x11GetSummaryRequest\x12<\n" +
 	"\aaddress\x18\x01 \x01(\tB\"\xbaH\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\aaddress\x12M\n" +
 	"\x13donation_percentage\x18\x02 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x00\xf0?)\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\x12donationPercentage\x88\x01\x01\x12Q\n" +
-	"\x12priority_fee_level\x18\x03 \x01(\tB\x1e\xbaH\x1br\x19R\x04noneR\x03lowR\x06mediumR\x04highH\x01R\x10priorityFeeLevel\x88\x01\x01B\x16\n" +
+	"\x12priority_fee_level\x18\x03 \x01(\tB\x1e\xbaH\x1br\x19R\x04noneR\x03lowR\x06mediumR\x04highH\x01R\x10priorityFeeLevel\x88\x01\x01\x128\n" +
+	"\x13transaction_version\x18\x04 \x01(\rB\a\xbaH\x04*\x02\x18\x01R\x12transactionVersionB\x16\n" +
 	"\x14_donation_percentageB\x15\n" +
 	"\x13_priority_fee_level\"d\n" +
 	"\vTypeSummary\x12\x14\n" +
@@ -2179,24 +2216,21 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\n" +
 	"TypesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12-\n" +
-	"\x05value\x18\x02 \x01(\v2\x17.reclaim.v1.TypeSummaryR\x05value:\x028\x012\xd6'\n" +
+	"\x05value\x18\x02 \x01(\v2\x17.reclaim.v1.TypeSummaryR\x05value:\x028\x012\x86)\n" +
 	"\rWalletService\x12\xe5\x04\n" +
 	"\n" +
 	"ListAssets\x12\x1d.reclaim.v1.ListAssetsRequest\x1a\x1e.reclaim.v1.ListAssetsResponse\"\x97\x04\xd2\xf3\x18\xef\x03\b\x01\x10\x01\x1a\vwallet:read \x01:\xd9\x03\n" +
-	"\x11list_wallet_items\x12!List a wallet's reclaimable items\x1a\x9a\x03List the items of a Solana wallet whose rent can be reclaimed: empty token accounts (action close), token balances and NFTs (action burn), and the other kinds the server knows. Each item says its type, address, the lamports it returns (lamports) and the actions it allows; counts gives the number of items of each type. Pass the chosen items as {type, address, action} to build_reclaim_transactions. Read-only. \x01(\x01@\x01\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/wallet/{address}/assets\x12\x85\f\n" +
-	"\x11BuildTransactions\x12$.reclaim.v1.BuildTransactionsRequest\x1a%.reclaim.v1.BuildTransactionsResponse\"\xa2\v\xd2\xf3\x18\xf1\n" +
-	"\b\x01\x10\x01\x1a\x12transactions:build \x01(\x01:\xd2\n" +
-	"\n" +
-	"\x1abuild_reclaim_transactions\x12#Build unsigned reclaim transactions\x1a\x88\n" +
-	"Build the transactions that reclaim the selected items' rent (items: {type, address, action} from list_wallet_items, or selectAll: true instead of items for every safe item, as summarize_wallet counts them; donationPercentage: the share of the rent reclaimed donated to the project, 0 to 1, never of the wallet's own SOL; priorityFeeLevel: none, low, medium or high). The transactions are UNSIGNED: this tool never signs and cannot (the server holds no wallet key). The wallet's owner signs each transactionBase64 (a v0 VersionedTransaction) in their wallet, then submit_signed_transactions sends each signed transaction with its submissionTicket. Tickets and the blockhash live about 60 seconds: build again if they expired. When the answer has a signUrl, give it to the person: it opens these transactions in a browser wallet to sign and submit. totals gives the gross rebate (rentRebate plus ownBalanceRebate), the fees, the donation and what the wallet receives (netRebate), in lamports. A build may BURN tokens and NFTs (action burn, or selectAll's token balances and NFTs): each transaction's destructive is true when it burns anything, and its burns list what it destroys (mint, raw amount as a decimal string, decimals, name); tell the person what will be burned before they sign. \x038\x01@\x01\x82\xd3\xe4\x93\x02&:\x01*\"!/v1/wallet/{address}/transactions\x12\x9b\x06\n" +
+	"\x11list_wallet_items\x12!List a wallet's reclaimable items\x1a\x9a\x03List the items of a Solana wallet whose rent can be reclaimed: empty token accounts (action close), token balances and NFTs (action burn), and the other kinds the server knows. Each item says its type, address, the lamports it returns (lamports) and the actions it allows; counts gives the number of items of each type. Pass the chosen items as {type, address, action} to build_reclaim_transactions. Read-only. \x01(\x01@\x01\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/wallet/{address}/assets\x12\x98\r\n" +
+	"\x11BuildTransactions\x12$.reclaim.v1.BuildTransactionsRequest\x1a%.reclaim.v1.BuildTransactionsResponse\"\xb5\f\xd2\xf3\x18\x84\f\b\x01\x10\x01\x1a\x12transactions:build \x01(\x01:\xe5\v\n" +
+	"\x1abuild_reclaim_transactions\x12#Build unsigned reclaim transactions\x1a\x9b\vBuild the transactions that reclaim the selected items' rent (items: {type, address, action} from list_wallet_items, or selectAll: true instead of items for every safe item, as summarize_wallet counts them; donationPercentage: the share of the rent reclaimed donated to the project, 0 to 1, never of the wallet's own SOL; priorityFeeLevel: none, low, medium or high). The transactions are UNSIGNED: this tool never signs and cannot (the server holds no wallet key). The wallet's owner signs each transactionBase64 (a v0 VersionedTransaction; with transactionVersion: 1, for a wallet that signs v1, a v1 transaction of up to 4,096 bytes, so fewer of them; each says its transactionVersion) in their wallet, then submit_signed_transactions sends each signed transaction with its submissionTicket. Tickets and the blockhash live about 60 seconds: build again if they expired. When the answer has a signUrl, give it to the person: it opens these transactions in a browser wallet to sign and submit. totals gives the gross rebate (rentRebate plus ownBalanceRebate), the fees, the donation and what the wallet receives (netRebate), in lamports. A build may BURN tokens and NFTs (action burn, or selectAll's token balances and NFTs): each transaction's destructive is true when it burns anything, and its burns list what it destroys (mint, raw amount as a decimal string, decimals, name); tell the person what will be burned before they sign. \x038\x01@\x01\x82\xd3\xe4\x93\x02&:\x01*\"!/v1/wallet/{address}/transactions\x12\x9b\x06\n" +
 	"\x12SubmitTransactions\x12%.reclaim.v1.SubmitTransactionsRequest\x1a&.reclaim.v1.SubmitTransactionsResponse\"\xb5\x05\xd2\xf3\x18\xfd\x04\b\x01\x10\x01\x1a\x13transactions:submit \x01(\x010\x1e:\xdb\x04\n" +
 	"\x1asubmit_signed_transactions\x12\"Submit signed reclaim transactions\x1a\x90\x04Send the transactions the wallet signed to the cluster: signed is a list of {transactionBase64: the signed transaction, submissionTicket: the ticket build_reclaim_transactions gave with it}, or {signature, submissionTicket} for one the wallet sent itself. Each result is submitted (sent: its signature follows), duplicate (that ticket was submitted before) or failed (error.code and error.message say why); a submitted transaction is confirmed on chain a few seconds later. This sends real transactions: it burns what they burn. \x040\x018\x01@\x01\x82\xd3\xe4\x93\x02-:\x01*\"(/v1/wallet/{address}/transactions/submit\x12~\n" +
 	"\x12StreamWalletAssets\x12%.reclaim.v1.StreamWalletAssetsRequest\x1a&.reclaim.v1.StreamWalletAssetsResponse\"\x17\xd2\xf3\x18\x13\x10\x01\x1a\rwallet:stream \x010\x01\x12\xf1\a\n" +
 	"\x0eGetSubmissions\x12!.reclaim.v1.GetSubmissionsRequest\x1a\".reclaim.v1.GetSubmissionsResponse\"\x97\a\xd2\xf3\x18\xea\x06\b\x01\x10\x01\x1a\vwallet:read\x1a\x13transactions:submit \x01:\xbf\x06\n" +
-	"\x15get_submission_status\x12 Where submitted transactions are\x1a\xff\x05The status of each signature (signature: a list, from submit_signed_transactions) of this wallet, in the order asked: submitted (sent, not in a block yet), landed (in a block at confirmed commitment, usually within a second: the user can be told it worked; with slot and landed: fee, grossRebate, netRebate, donationAmount in lamports, from the chain; not final yet), confirmed (finalized and counted, with slot, confirmedAt and landed), failed or expired (error.code and error.message say why; build again after expired), or unknown (Reclaim never saw it for this wallet); treat any other status as in progress. waitSeconds (at most 30) holds the answer until every one is landed or final (waitUntil \"final\": until every one is final), or the time passes. Read-only. \x05(\x01\x82\xd3\xe4\x93\x02\"\x12 /v1/wallet/{address}/submissions\x12\xc2\a\n" +
+	"\x15get_submission_status\x12 Where submitted transactions are\x1a\xff\x05The status of each signature (signature: a list, from submit_signed_transactions) of this wallet, in the order asked: submitted (sent, not in a block yet), landed (in a block at confirmed commitment, usually within a second: the user can be told it worked; with slot and landed: fee, grossRebate, netRebate, donationAmount in lamports, from the chain; not final yet), confirmed (finalized and counted, with slot, confirmedAt and landed), failed or expired (error.code and error.message say why; build again after expired), or unknown (Reclaim never saw it for this wallet); treat any other status as in progress. waitSeconds (at most 30) holds the answer until every one is landed or final (waitUntil \"final\": until every one is final), or the time passes. Read-only. \x05(\x01\x82\xd3\xe4\x93\x02\"\x12 /v1/wallet/{address}/submissions\x12\xdf\a\n" +
 	"\n" +
-	"GetSummary\x12\x1d.reclaim.v1.GetSummaryRequest\x1a\x1e.reclaim.v1.GetSummaryResponse\"\xf4\x06\xd2\xf3\x18\xcb\x06\b\x01\x10\x01\x1a\x12transactions:build \x01:\xae\x06\n" +
-	"\x10summarize_wallet\x12#Summarise what a wallet can reclaim\x1a\xee\x05What a Solana wallet holds per item type (types: count and lamports of each) and what reclaiming every safe item would return: totals (grossRebate, split into rentRebate and ownBalanceRebate: the wallet's own SOL such as wrapped SOL or a stake's principal, on which nothing is taken; fees, donationAmount, netRebate: what the wallet receives, in lamports) and transactionCount, exactly what build_reclaim_transactions with selectAll true returns while the chain and fees stay put. Safe items are the closes of empty accounts, excess rent, program buffers, nonce and deactivated stake accounts: never a burn. Optional donationPercentage (0 to 1) and priorityFeeLevel ({in:priority_fee_level}) as a build's. Builds nothing, issues no ticket. Read-only. \x02(\x01@\x01\x82\xd3\xe4\x93\x02\x1e\x12\x1c/v1/wallet/{address}/summaryB\x9f\x01\n" +
+	"GetSummary\x12\x1d.reclaim.v1.GetSummaryRequest\x1a\x1e.reclaim.v1.GetSummaryResponse\"\x91\a\xd2\xf3\x18\xe8\x06\b\x01\x10\x01\x1a\x12transactions:build \x01:\xcb\x06\n" +
+	"\x10summarize_wallet\x12#Summarise what a wallet can reclaim\x1a\x8b\x06What a Solana wallet holds per item type (types: count and lamports of each) and what reclaiming every safe item would return: totals (grossRebate, split into rentRebate and ownBalanceRebate: the wallet's own SOL such as wrapped SOL or a stake's principal, on which nothing is taken; fees, donationAmount, netRebate: what the wallet receives, in lamports) and transactionCount, exactly what build_reclaim_transactions with selectAll true returns while the chain and fees stay put. Safe items are the closes of empty accounts, excess rent, program buffers, nonce and deactivated stake accounts: never a burn. Optional donationPercentage (0 to 1), priorityFeeLevel ({in:priority_fee_level}) and transactionVersion (0 or 1) as a build's. Builds nothing, issues no ticket. Read-only. \x02(\x01@\x01\x82\xd3\xe4\x93\x02\x1e\x12\x1c/v1/wallet/{address}/summaryB\x9f\x01\n" +
 	"\x0ecom.reclaim.v1B\vWalletProtoP\x01Z7github.com/reclaim-sol/reclaim/gen/reclaim/v1;reclaimv1\xa2\x02\x03RXX\xaa\x02\n" +
 	"Reclaim.V1\xca\x02\n" +
 	"Reclaim\\V1\xe2\x02\x16Reclaim\\V1\\GPBMetadata\xea\x02\vReclaim::V1b\x06proto3"

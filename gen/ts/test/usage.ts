@@ -19,17 +19,20 @@ export async function browser(baseUrl: string, token: string, wallet: string): P
       address: wallet,
       items: closable.map((it) => ({ type: it.type, address: it.address, action: "close" })),
       donationPercentage: 0.1,
+      // 1 when the wallet's supportedTransactionVersions has 1.
+      transactionVersion: 1,
     },
     { headers: { "Idempotency-Key": crypto.randomUUID() }, onHeader: (h) => (replayed = h.get("Idempotent-Replayed") === "true") },
   );
   if (replayed) console.log("the first build's answer");
   const first: BuiltTransaction | undefined = built.transactions[0];
+  const version: number = first?.transactionVersion ?? 0;
   const net: bigint = built.totals?.netRebate ?? 0n;
   for await (const chunk of wallets.streamWalletAssets({ address: wallet, chunkSize: 50 })) {
     if (chunk.complete) break;
   }
   const stats = await createClient(ProjectService, transport).getStats({});
-  return `${first?.submissionTicket} ${formatSol(net)} ${formatSol(stats.totalGrossRebate)}`;
+  return `${first?.submissionTicket} v${version} ${formatSol(net)} ${formatSol(stats.totalGrossRebate)}`;
 }
 
 export async function server(baseUrl: string, key: string, wallet: string): Promise<string> {

@@ -322,6 +322,17 @@ export declare type BuildTransactionsRequest = Message<"reclaim.v1.BuildTransact
    * @generated from field: bool select_all = 5;
    */
   selectAll: boolean;
+
+  /**
+   * transaction_version is the transaction version to build: 0 (default, a
+   * v0 VersionedTransaction of at most 1,232 bytes, which every wallet
+   * signs) or 1 (SIMD-0385: at most 4,096 bytes and 64 addresses, about
+   * three times the closes per transaction, one base fee each). Ask for 1
+   * only when the wallet's supportedTransactionVersions has 1.
+   *
+   * @generated from field: uint32 transaction_version = 6;
+   */
+  transactionVersion: number;
 };
 
 /**
@@ -337,7 +348,9 @@ export declare const BuildTransactionsRequestSchema: GenMessage<BuildTransaction
  */
 export declare type BuiltTransaction = Message<"reclaim.v1.BuiltTransaction"> & {
   /**
-   * transaction_base64 is an unsigned VersionedTransaction.
+   * transaction_base64 is an unsigned transaction of transaction_version:
+   * a v0 VersionedTransaction (signature slots first), or a v1 transaction
+   * (the message, then 64 zero bytes per required signature).
    *
    * @generated from field: string transaction_base64 = 1;
    */
@@ -423,6 +436,14 @@ export declare type BuiltTransaction = Message<"reclaim.v1.BuiltTransaction"> & 
    * @generated from field: repeated reclaim.v1.Burn burns = 11;
    */
   burns: Burn[];
+
+  /**
+   * transaction_version is the version of transaction_base64's bytes, as
+   * the request asked: 0 or 1.
+   *
+   * @generated from field: uint32 transaction_version = 12;
+   */
+  transactionVersion: number;
 };
 
 /**
@@ -1079,6 +1100,13 @@ export declare type GetSummaryRequest = Message<"reclaim.v1.GetSummaryRequest"> 
    * @generated from field: optional string priority_fee_level = 3;
    */
   priorityFeeLevel?: string | undefined;
+
+  /**
+   * transaction_version of that build: 0 (default) or 1, as a build's.
+   *
+   * @generated from field: uint32 transaction_version = 4;
+   */
+  transactionVersion: number;
 };
 
 /**
