@@ -233,7 +233,7 @@ func (f *flow) submitErrors(g *golden, creds badCreds) {
 		[2]string{"no ticket", submitBody(t, entry{"AQID", "t"}, entry{"AQID", ""})},
 		[2]string{"no transaction", submitBody(t, entry{"", "t"})},
 		[2]string{"a transaction not base64", submitBody(t, entry{"***", "t"})},
-		[2]string{"a transaction too long", submitBody(t, entry{strings.Repeat("A", 1648), "t"})},
+		[2]string{"a transaction too long", submitBody(t, entry{strings.Repeat("A", 5468), "t"})},
 		[2]string{"a ticket too long", submitBody(t, entry{"AQID", strings.Repeat("t", 9000)})},
 	)
 	body := submitBody(t, entry{"AQID", "t"})

@@ -200,7 +200,7 @@ var ruleWords = map[string]func(x violation) error{
 		return fault.InvalidField(x.path, "is not a ticket this service issued")
 	},
 	"SubmitTransactionsRequest.signed[].transactionBase64": func(x violation) error {
-		return fault.InvalidField(x.path, "is longer than a Solana transaction can be (1232 bytes)")
+		return fault.InvalidField(x.path, "is longer than a Solana transaction can be (4,096 bytes for v1, 1,232 for legacy and v0)")
 	},
 	"SubmitTransactionsRequest.signed[].signature": func(x violation) error {
 		return fault.InvalidField(x.path, "is not a transaction signature (64 bytes in base58)")

@@ -102,7 +102,7 @@ func TestSubmitValidation(t *testing.T) {
 		{"missing ticket", map[string]any{"signed": []any{signed("AQID", "t"), signed("AQID", "")}}, "signed[1].submissionTicket: is required"},
 		{"missing transaction", map[string]any{"signed": []any{signed("", "t")}}, "signed[0].transactionBase64: is required"},
 		{"not base64", map[string]any{"signed": []any{signed("***", "t")}}, "signed[0].transactionBase64: is not valid standard base64"},
-		{"longer than a transaction", map[string]any{"signed": []any{signed(strings.Repeat("A", 1648), "t")}}, "longer than a Solana transaction"},
+		{"longer than a transaction", map[string]any{"signed": []any{signed(strings.Repeat("A", 5468), "t")}}, "longer than a Solana transaction"},
 		{"ticket too long", map[string]any{"signed": []any{signed("AQID", strings.Repeat("t", 9000))}}, "not a ticket this service issued"},
 	}
 	for _, tc := range cases {

@@ -533,7 +533,7 @@ export interface components {
             signature?: string;
             /** @description submission_ticket from the matching BuiltTransaction. */
             submissionTicket: string;
-            /** @description transaction_base64 is the signed VersionedTransaction, for Reclaim to send; leave it out when reporting a signature. At most 1644 characters: the base64 of the largest transaction the cluster takes (1232 bytes). */
+            /** @description transaction_base64 is the signed VersionedTransaction, for Reclaim to send; leave it out when reporting a signature. At most 5464 characters: the base64 of the largest transaction the cluster takes (4,096 bytes for a v1 transaction; a legacy or v0 one stays within 1,232 bytes, which Reclaim checks once it is decoded). */
             transactionBase64?: string;
         } | {
             transactionBase64: unknown;

@@ -28,9 +28,16 @@ type signedTx struct {
 // not fit its 1,232 bytes.) What is not one is an error saying what is
 // wrong in the terms of the wire format (signature count, signatures,
 // message), never in the decoder's.
+// maxLegacySize is a legacy or v0 transaction's largest size (a packet).
+const maxLegacySize = 1232
+
 func decode(raw []byte) (signedTx, error) {
 	if len(raw) > 0 && raw[0] == txv1.VersionByte {
 		return decodeV1(raw)
+	}
+	if len(raw) > maxLegacySize {
+		return signedTx{}, fmt.Errorf("it is %d bytes, but a legacy or v0 transaction is at most %d (only a v1 one, first byte 0x81, may reach %d)",
+			len(raw), maxLegacySize, txv1.MaxTransactionSize)
 	}
 	n, size, err := shortvec(raw)
 	if err != nil {

@@ -28,6 +28,7 @@ func TestUndecodableTransactionSaysWhy(t *testing.T) {
 		{"signatures cut short", append([]byte{2}, sig...), "it declares 2 signatures of 64 bytes and a message after them, but only 64 bytes follow the signature count"},
 		{"no signature count", []byte{0x80, 0x80, 0x80, 0x80}, "it does not start with a signature count (a compact-u16)"},
 		{"message cut short", append(append([]byte{1}, sig...), 0x80, 1, 2), "its message (header, account keys, recent blockhash, instructions) is cut short or malformed"},
+		{"v0 over a packet", append(append([]byte{1}, sig...), bytes.Repeat([]byte{0x80}, 1233-65)...), "it is 1233 bytes, but a legacy or v0 transaction is at most 1232 (only a v1 one, first byte 0x81, may reach 4096)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

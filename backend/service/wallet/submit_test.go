@@ -49,7 +49,7 @@ func TestSubmitRefusesBadRequests(t *testing.T) {
 	t.Run("the largest transaction passes", func(t *testing.T) {
 		t.Parallel()
 		f := newFakes()
-		tx := strings.Repeat("A", 1644) // the rules' max_len (wallet.proto)
+		tx := strings.Repeat("A", 5464) // the rules' max_len (wallet.proto)
 		if _, err := f.service().Submit(context.Background(), "prj_test", owner, []Signed{{TransactionBase64: tx, Ticket: "t"}}); err != nil {
 			t.Fatal(err)
 		}

@@ -1008,9 +1008,10 @@ func (x *BuildTransactionsResponse) GetTotals() *Totals {
 type SignedTransaction struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// transaction_base64 is the signed VersionedTransaction, for Reclaim to
-	// send; leave it out when reporting a signature. At most 1644
+	// send; leave it out when reporting a signature. At most 5464
 	// characters: the base64 of the largest transaction the cluster takes
-	// (1232 bytes).
+	// (4,096 bytes for a v1 transaction; a legacy or v0 one stays within
+	// 1,232 bytes, which Reclaim checks once it is decoded).
 	TransactionBase64 string `protobuf:"bytes,1,opt,name=transaction_base64,json=transactionBase64,proto3" json:"transaction_base64,omitempty"`
 	// submission_ticket from the matching BuiltTransaction.
 	SubmissionTicket string `protobuf:"bytes,2,opt,name=submission_ticket,json=submissionTicket,proto3" json:"submission_ticket,omitempty"`
@@ -2123,7 +2124,7 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\x17last_valid_block_height\x18\x03 \x01(\x04R\x14lastValidBlockHeight\x12*\n" +
 	"\x06totals\x18\x04 \x01(\v2\x12.reclaim.v1.TotalsR\x06totals\"\xb2\x04\n" +
 	"\x11SignedTransaction\x127\n" +
-	"\x12transaction_base64\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xec\fR\x11transactionBase64\x127\n" +
+	"\x12transaction_base64\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xd8*R\x11transactionBase64\x127\n" +
 	"\x11submission_ticket\x18\x02 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80@R\x10submissionTicket\x12E\n" +
 	"\tsignature\x18\x03 \x01(\tB\"\xbaH\x1fr\x1d\x10@\x18X2\x17^[1-9A-HJ-NP-Za-km-z]+$H\x00R\tsignature\x88\x01\x01:\xd5\x02\xbaH\xd1\x02\x1a\xa2\x01\n" +

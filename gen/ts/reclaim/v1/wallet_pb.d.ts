@@ -633,9 +633,10 @@ export declare const BuildTransactionsResponseSchema: GenMessage<BuildTransactio
 export declare type SignedTransaction = Message<"reclaim.v1.SignedTransaction"> & {
   /**
    * transaction_base64 is the signed VersionedTransaction, for Reclaim to
-   * send; leave it out when reporting a signature. At most 1644
+   * send; leave it out when reporting a signature. At most 5464
    * characters: the base64 of the largest transaction the cluster takes
-   * (1232 bytes).
+   * (4,096 bytes for a v1 transaction; a legacy or v0 one stays within
+   * 1,232 bytes, which Reclaim checks once it is decoded).
    *
    * @generated from field: string transaction_base64 = 1;
    */
