@@ -29,7 +29,7 @@ const (
 // 1970-01-01), month (year*12 + month-1) and year, from confirmed_at.
 type bucketSQL struct{ day, month, year string }
 
-func (s *Store) buckets() bucketSQL {
+func (s *core) buckets() bucketSQL {
 	if s.postgres {
 		const utc = "(confirmed_at AT TIME ZONE 'UTC')"
 		return bucketSQL{
@@ -157,7 +157,7 @@ const rentSums = `CAST(COALESCE(SUM(CASE WHEN rent_rebate IS NULL THEN 0 WHEN re
 // addToRollups counts in the rollups the confirmed rows that cond (SQL over
 // reclaim_transactions, with args) selects, and newWallets more wallets. The
 // per-wallet totals of all time are the caller's business.
-func (s *Store) addToRollups(ctx context.Context, db bun.IDB, newWallets int, cond string, args ...any) error {
+func (s *core) addToRollups(ctx context.Context, db bun.IDB, newWallets int, cond string, args ...any) error {
 	b := s.buckets()
 	for _, q := range []string{addToRollupDays, addToRollupPeriods, addToProjectDays} {
 		if _, err := db.ExecContext(ctx, fmt.Sprintf(q, cond, b.day, b.month, b.year), args...); err != nil {
@@ -174,7 +174,7 @@ func (s *Store) addToRollups(ctx context.Context, db bun.IDB, newWallets int, co
 // countConfirmed counts the row just confirmed, r, everywhere: the
 // per-wallet totals of all time and the rollups, in the confirming
 // transaction tx.
-func (s *Store) countConfirmed(ctx context.Context, tx bun.Tx, r *transactionRow) error {
+func (s *core) countConfirmed(ctx context.Context, tx bun.Tx, r *transactionRow) error {
 	first, err := addToTotals(ctx, tx, r)
 	if err != nil {
 		return err
@@ -204,7 +204,7 @@ const recountWallets = `UPDATE reclaim_project_totals SET wallet_count = (
 // first locks their totals, which a confirmation that adds a wallet updates
 // last: one that committed before is in the count, one that did not yet adds
 // its wallet after.
-func (s *Store) countWallets(ctx context.Context, tx bun.Tx, ids []string) error {
+func (s *core) countWallets(ctx context.Context, tx bun.Tx, ids []string) error {
 	where, args := "TRUE", []any{}
 	if ids != nil {
 		if len(ids) == 0 {

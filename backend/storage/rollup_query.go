@@ -18,7 +18,7 @@ import (
 // version without rollups confirmed (during a rolling upgrade) waits for
 // catchUpRollups. Otherwise the reads fall back to the per-wallet totals and
 // the ledger rows, which are exact but cost O(rows).
-func (s *Store) rollupsUsable(ctx context.Context, projectID string) (bool, error) {
+func (s *Rankings) rollupsUsable(ctx context.Context, projectID string) (bool, error) {
 	if !s.rollupsReady.Load() {
 		var done bool
 		err := s.db.QueryRowContext(ctx, "SELECT done FROM reclaim_rollup_backfill WHERE id = 1").Scan(&done)
@@ -37,7 +37,7 @@ func (s *Store) rollupsUsable(ctx context.Context, projectID string) (bool, erro
 }
 
 // statsFromRollups reads the project's totals row.
-func (s *Store) statsFromRollups(ctx context.Context, projectID string) (ledger.Stats, error) {
+func (s *Rankings) statsFromRollups(ctx context.Context, projectID string) (ledger.Stats, error) {
 	var st ledger.Stats
 	err := s.db.NewSelect().TableExpr("reclaim_project_totals").
 		ColumnExpr("gross_rebate, net_rebate, transaction_count, wallet_count, donation_count, donation_amount").
@@ -57,7 +57,7 @@ func (s *Store) statsFromRollups(ctx context.Context, projectID string) (ledger.
 // the days with confirmed rows; one that holds every row is the totals of all
 // time, one that is a single month or year is a range of its ranking index,
 // and any other sums the pieces of its plan (planRange) per wallet.
-func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f ledger.Filter, inMemory bool) (q *bun.SelectQuery, paged bool, check *pageCheck, err error) {
+func (s *Rankings) leaderboardFromRollups(ctx context.Context, projectID string, f ledger.Filter, inMemory bool) (q *bun.SelectQuery, paged bool, check *pageCheck, err error) {
 	var first, last sql.NullInt64
 	var rows, wallets int64
 	err = s.db.NewSelect().
@@ -138,7 +138,7 @@ func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f 
 // of its wallets, and what they must be; ok is false when the project has
 // no ranking yet (or f names a payer: one wallet is summed in SQL at once),
 // and q nil when the page is empty.
-func (s *Store) fromRanking(ctx context.Context, projectID string, f ledger.Filter, from, to time.Time,
+func (s *Rankings) fromRanking(ctx context.Context, projectID string, f ledger.Filter, from, to time.Time,
 	sums func(payers []string) *bun.SelectQuery,
 ) (q *bun.SelectQuery, check *pageCheck, ok bool, err error) {
 	if f.Payer != "" {
@@ -176,13 +176,13 @@ func (c *pageCheck) holds(entries []ledger.LeaderboardEntry) bool {
 
 // summedWallets is the leaderboard rows of payers alone, summed over the
 // pieces ps.
-func (s *Store) summedWallets(projectID string, f ledger.Filter, ps []piece, payers []string) *bun.SelectQuery {
+func (s *Rankings) summedWallets(projectID string, f ledger.Filter, ps []piece, payers []string) *bun.SelectQuery {
 	return s.boardOf(projectID, f, ps, s.payerList(payers))
 }
 
 // boardOf is the leaderboard rows of the wallets whose rows meet cond,
 // summed over the pieces ps.
-func (s *Store) boardOf(projectID string, f ledger.Filter, ps []piece, cond string) *bun.SelectQuery {
+func (s *Rankings) boardOf(projectID string, f ledger.Filter, ps []piece, cond string) *bun.SelectQuery {
 	return s.db.NewSelect().
 		TableExpr("(?) AS sums", s.sumPieces(projectID, f, ps, cond)).
 		ColumnExpr("payer").
@@ -195,7 +195,7 @@ func (s *Store) boardOf(projectID string, f ledger.Filter, ps []piece, cond stri
 // range of 50,000 wallets the difference between a hash table that fits
 // in memory and one that spills to disk). The query is the page, at offset
 // 0 of its own rows.
-func (s *Store) leaderboardOfPieces(projectID string, f ledger.Filter, ps []piece) *bun.SelectQuery {
+func (s *Rankings) leaderboardOfPieces(projectID string, f ledger.Filter, ps []piece) *bun.SelectQuery {
 	var parts []string
 	var args []any
 	for _, p := range ps {
@@ -227,7 +227,7 @@ func boardColumns(of func(i int) string) []string {
 
 // sumPieces sums the pieces per wallet, as (payer, pieceColumns...), over
 // the rows that also meet cond when it is set.
-func (s *Store) sumPieces(projectID string, f ledger.Filter, ps []piece, cond string) *bun.SelectQuery {
+func (s *Rankings) sumPieces(projectID string, f ledger.Filter, ps []piece, cond string) *bun.SelectQuery {
 	var parts []string
 	var args []any
 	for _, p := range ps {
@@ -249,7 +249,7 @@ func (s *Store) sumPieces(projectID string, f ledger.Filter, ps []piece, cond st
 // the corrected wallets while reading the base in order would let the
 // planner pick a nested-loop anti-join; excluding them from that bounded
 // prefix joins by hash.)
-func (s *Store) leaderboardOverBase(projectID string, f ledger.Filter, p piece, base *bun.SelectQuery, corrections []piece) *bun.SelectQuery {
+func (s *Rankings) leaderboardOverBase(projectID string, f ledger.Filter, p piece, base *bun.SelectQuery, corrections []piece) *bun.SelectQuery {
 	periodCols := figureColumns()
 	top := base.OrderExpr("total_gross_rebate DESC").OrderExpr(s.payerOrder())
 	untouched := s.db.NewSelect().
@@ -352,7 +352,7 @@ func pieceSQL(p piece, projectID string, f ledger.Filter, rankOnly bool, cond st
 // dailyTotalsFromRollups reads the chart's days from the project's day
 // rollups, when they count every row and [from, to) is whole days; ok is
 // false otherwise.
-func (s *Store) dailyTotalsFromRollups(ctx context.Context, projectID string, from, to time.Time) (days []ledger.DailyTotal, ok bool, err error) {
+func (s *Rankings) dailyTotalsFromRollups(ctx context.Context, projectID string, from, to time.Time) (days []ledger.DailyTotal, ok bool, err error) {
 	if !dayStart(dayOf(from)).Equal(from) || !dayStart(dayOf(to)).Equal(to) {
 		return nil, false, nil
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
-	"github.com/reclaim-sol/reclaim/backend/storage"
+	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
 // submitted submits a new transaction of f's wallet and returns its
@@ -81,7 +81,7 @@ func TestSubmissionsStates(t *testing.T) {
 
 // readSignal is the ledger, telling each read of the status route.
 type readSignal struct {
-	*storage.Store
+	*storagetest.Store
 	reads chan struct{}
 }
 
