@@ -136,7 +136,7 @@ func (s *Rankings) Leaderboard(ctx context.Context, projectID string, f ledger.F
 		default:
 			entries, err = s.leaderboardPage(ctx, projectID, q, f)
 		}
-		if err != nil || check == nil || check.holds(entries) {
+		if err != nil || check == nil || check.Holds(entries) {
 			return entries, err
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/uptrace/bun"
 )
@@ -45,34 +44,6 @@ func (s *core) buckets() bucketSQL {
 		year:  "CAST(substr(confirmed_at, 1, 4) AS INTEGER)",
 	}
 }
-
-// dayOf, monthOf and yearOf are the buckets of t, as bucketSQL computes them.
-func dayOf(t time.Time) int64 {
-	d := t.Unix() / 86400
-	if t.Unix()%86400 < 0 {
-		d--
-	}
-	return d
-}
-
-func monthOf(t time.Time) int64 {
-	t = t.UTC()
-	return int64(t.Year())*12 + int64(t.Month()) - 1
-}
-
-func yearOf(t time.Time) int64 { return int64(t.UTC().Year()) }
-
-func dayStart(d int64) time.Time { return time.Unix(d*86400, 0).UTC() }
-
-func monthStart(m int64) time.Time {
-	y, mm := m/12, m%12
-	if mm < 0 {
-		y, mm = y-1, mm+12
-	}
-	return time.Date(int(y), time.Month(mm+1), 1, 0, 0, 0, 0, time.UTC)
-}
-
-func yearStart(y int64) time.Time { return time.Date(int(y), 1, 1, 0, 0, 0, 0, time.UTC) }
 
 // addedUp is the SET clause of an upsert that adds the new row's columns to
 // the existing row's.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger/ranking"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger/rollup"
 )
 
 // The row-by-row answers, as the store gave them before rollups: what the
@@ -145,7 +146,7 @@ func InsertAsBefore(ctx context.Context, s *DB, e ledger.Entry) error {
 // confirmed rows a day and the given wallets, whatever it holds (every plan
 // must give the same answers); zeros restore its own estimates.
 func PlanAs(s *Rankings, perDay, wallets float64) {
-	s.planCosts = &rollupCosts{perDay: perDay, wallets: wallets}
+	s.planCosts = &rollup.Costs{PerDay: perDay, Wallets: wallets}
 	if perDay == 0 && wallets == 0 {
 		s.planCosts = nil
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger/ranking"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger/rollup"
 )
 
 // The rooms. Each is built from the one DB with all its options, and
@@ -68,7 +69,7 @@ type Rankings struct {
 	deepOffset int
 	// planCosts, when set (by tests), replaces the estimates ranged
 	// leaderboards are planned with.
-	planCosts *rollupCosts
+	planCosts *rollup.Costs
 	// stats keeps projects' stats briefly (RankingsOptions.StatsTTL).
 	stats statsCache
 }
