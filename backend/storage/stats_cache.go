@@ -2,6 +2,7 @@ package storage
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
@@ -36,28 +37,31 @@ type statsEntry struct {
 // confirmations counts each project's confirmations committed through this
 // DB: a read of stats that began before one is not kept (it may have missed
 // the confirmation). One number a project ever confirmed since the start,
-// never cleared.
+// never cleared; read without a lock, as every cached read does.
 type confirmations struct {
-	mu   sync.Mutex
-	gens map[string]uint64
+	gens sync.Map // project ID -> *atomic.Uint64
 }
 
 // of is projectID's count.
 func (c *confirmations) of(projectID string) uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.gens[projectID]
+	if v, ok := c.gens.Load(projectID); ok {
+		if n, ok := v.(*atomic.Uint64); ok {
+			return n.Load()
+		}
+	}
+	return 0
 }
 
 // confirmed counts a confirmation of projectID: call it once it is
 // committed.
 func (c *confirmations) confirmed(projectID string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.gens == nil {
-		c.gens = map[string]uint64{}
+	v, ok := c.gens.Load(projectID)
+	if !ok {
+		v, _ = c.gens.LoadOrStore(projectID, new(atomic.Uint64))
 	}
-	c.gens[projectID]++
+	if n, ok := v.(*atomic.Uint64); ok {
+		n.Add(1)
+	}
 }
 
 // statsRead is a read of a project's stats that get did not answer: put

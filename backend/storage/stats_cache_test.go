@@ -69,3 +69,29 @@ func TestStatsCache(t *testing.T) {
 		count(102, "an entry inserted confirmed, at once")
 	})
 }
+
+// BenchmarkStatsCached is GET /v1/stats's read when its project's stats
+// are kept, from parallel callers, as serve's Rankings answers it:
+//
+//	go test -run '^$' -bench StatsCached -benchmem ./backend/storage/
+func BenchmarkStatsCached(b *testing.B) {
+	s := storagetest.SQLite(b)
+	s.Rankings = storage.NewRankings(s.DB, storage.RankingsOptions{StatsTTL: time.Hour})
+	p, err := s.CreateProject(b.Context(), project.Project{Name: "p"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Stats(b.Context(), p.ID); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := s.Stats(b.Context(), p.ID); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
