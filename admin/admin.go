@@ -120,7 +120,7 @@ type Ledger interface {
 	Leaderboard(ctx context.Context, projectID string, p ledger.FilterParams) ([]ledger.LeaderboardEntry, error)
 }
 
-// History is the overview's chart and latest transactions (storage.Store).
+// History is the overview's chart and latest transactions (storage.Rankings).
 type History interface {
 	DailyTotals(ctx context.Context, projectID string, from, to time.Time) ([]ledger.DailyTotal, error)
 	LatestEntries(ctx context.Context, projectID string, limit int) ([]ledger.Entry, error)

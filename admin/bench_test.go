@@ -48,11 +48,12 @@ func benchOverview(b *testing.B, database, benchProject string) {
 	}
 	u.Path = "/" + database
 	ctx := context.Background()
-	s, err := storage.Open(ctx, u.String(), "")
+	db, err := storage.Open(ctx, u.String(), "")
 	if err != nil {
 		b.Skipf("no benchmark database (%v): seed it with go test ./backend/storage -run '^$' -bench Stats1M -benchtime 1x", err)
 	}
-	defer s.Close()
+	defer db.Close()
+	s := storagetest.Rooms(db, storagetest.Options{})
 	if err := s.Migrate(ctx); err != nil {
 		b.Fatal(err)
 	}

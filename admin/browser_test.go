@@ -244,11 +244,12 @@ func TestBrowser(t *testing.T) {
 func seedLedger(t *testing.T, dataDir, projectID string) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := storage.Open(ctx, "", dataDir)
+	db, err := storage.Open(ctx, "", dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	defer db.Close()
+	s := storage.NewLedger(db, storage.LedgerOptions{})
 	const alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 	now := time.Now().UTC()
 	types := []string{ledger.TypeTokenAccountClosure, ledger.TypeTokenBurn, ledger.TypeNFTBurn}

@@ -21,7 +21,6 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/backend/service/owner"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
@@ -33,7 +32,7 @@ const password = "correct horse battery staple"
 // harness is a console on a fresh SQLite store, served over HTTP.
 type harness struct {
 	t      testing.TB
-	store  *storage.Store
+	store  *storagetest.Store
 	hasher *auth.Hasher
 	owners *owner.Service
 	clock  *clocktest.Clock

@@ -16,7 +16,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/backend/service/owner"
 	webhooks "github.com/reclaim-sol/reclaim/backend/service/webhook"
-	"github.com/reclaim-sol/reclaim/backend/storage"
+	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
 // hosts resolves names as a DNS server would: hooks.example is public,
@@ -37,7 +37,7 @@ func withWebhooks(d *admin.Deps) {
 	if err != nil {
 		panic(err)
 	}
-	store := d.History.(*storage.Store)
+	store := d.History.(*storagetest.Store)
 	hooks := webhooks.NewService(store, store, webhooks.Options{
 		Box: box, Resolver: hosts{"hooks.example": "93.184.216.34", "internal.example": "10.0.0.5"}, Now: d.Now,
 	})

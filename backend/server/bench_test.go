@@ -15,6 +15,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/storage"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 )
 
@@ -29,7 +30,7 @@ import (
 
 func benchEnv(b *testing.B) *env {
 	e := newEnv(b, withQuota(1e6, 1e7, 0))
-	e.store.CacheStats(time.Second, time.Now) // as serve does
+	e.store.Rankings = storage.NewRankings(e.store.DB, storage.RankingsOptions{StatsTTL: time.Second, Now: time.Now}) // as serve builds it
 	return e
 }
 

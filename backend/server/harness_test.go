@@ -57,7 +57,7 @@ func brokenCluster(t testing.TB) string {
 type env struct {
 	t       testing.TB
 	srv     *httptest.Server
-	store   *storage.Store
+	store   *storagetest.Store
 	hasher  *auth.Hasher
 	keys    *signing.Keyring
 	clock   *clocktest.Clock
@@ -95,7 +95,7 @@ type options struct {
 	// test of the timeout itself sets it short).
 	rpcTimeout time.Duration
 	keyTTL     time.Duration
-	store      *storage.Store
+	store      *storagetest.Store
 	keys       *signing.Keyring
 	hasher     *auth.Hasher
 	// dasURL, when set, is the DAS endpoint the builder plans cNFT burns
@@ -147,7 +147,7 @@ func withRelayStore(wrap func(relay.Store) relay.Store) option {
 	return func(o *options) { o.relayStore = wrap }
 }
 func withDeps(f func(*server.Deps)) option { return func(o *options) { o.deps = f } }
-func withShared(store *storage.Store, keys *signing.Keyring, hasher *auth.Hasher) option {
+func withShared(store *storagetest.Store, keys *signing.Keyring, hasher *auth.Hasher) option {
 	return func(o *options) { o.store, o.keys, o.hasher = store, keys, hasher }
 }
 
@@ -172,7 +172,7 @@ func startPoller(t testing.TB, rc *rpc.Client) *txbuild.Poller {
 }
 
 // withStore serves from store (with keys of its own).
-func withStore(store *storage.Store) option { return func(o *options) { o.store = store } }
+func withStore(store *storagetest.Store) option { return func(o *options) { o.store = store } }
 
 // newEnv starts a server on SQLite with one project ("Acme", with a donation
 // wallet) and one API key.

@@ -58,7 +58,7 @@ type Deps struct {
 	Wallet *wallet.Service
 	// Ping checks the database for /readyz: nil when it answers and can
 	// write, an error matching ledger.ErrStorageFull or ledger.ErrReadOnly
-	// when it cannot write (storage.Store.Ready).
+	// when it cannot write (storage.DB.Ready).
 	Ping func(ctx context.Context) error
 	// Idempotency runs the writes that carry an Idempotency-Key
 	// (idempotency.go; nil: the header is ignored).

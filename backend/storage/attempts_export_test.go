@@ -12,7 +12,7 @@ type AttemptLine struct {
 }
 
 // Attempts returns every line of the submission log, oldest first.
-func Attempts(ctx context.Context, s *Store) ([]AttemptLine, error) {
+func Attempts(ctx context.Context, s *DB) ([]AttemptLine, error) {
 	var rows []attemptRow
 	if err := s.db.NewSelect().Model(&rows).OrderExpr("created_at ASC").Scan(ctx); err != nil {
 		return nil, err

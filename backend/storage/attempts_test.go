@@ -15,7 +15,7 @@ import (
 // limit at a time, of every project.
 func TestPruneAttempts(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		var ids []string
@@ -36,7 +36,7 @@ func TestPruneAttempts(t *testing.T) {
 		}
 		lines := func() []storage.AttemptLine {
 			t.Helper()
-			got, err := storage.Attempts(ctx, s)
+			got, err := storage.Attempts(ctx, s.DB)
 			if err != nil {
 				t.Fatal(err)
 			}

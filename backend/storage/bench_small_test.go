@@ -21,11 +21,12 @@ func TestBenchmarkCasesSmall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	dbURL := storagetest.NewPostgresDatabase(t)
-	s, err := storage.Open(ctx, dbURL, "")
+	db, err := storage.Open(ctx, dbURL, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.Close() })
+	t.Cleanup(func() { _ = db.Close() })
+	s := storagetest.Rooms(db, storagetest.Options{})
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func TestBenchmarkCasesSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want, err := storage.StatsFromRows(ctx, s, l.project); err != nil || st != want || st.TotalWallets != 5_000 {
+	if want, err := storage.StatsFromRows(ctx, s.Rankings, l.project); err != nil || st != want || st.TotalWallets != 5_000 {
 		t.Fatalf("stats %+v, rows give %+v (%v)", st, want, err)
 	}
 	for _, c := range leaderboardCases() {
@@ -45,7 +46,7 @@ func TestBenchmarkCasesSmall(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		want, err := storage.LeaderboardFromRows(ctx, s, l.project, c.f)
+		want, err := storage.LeaderboardFromRows(ctx, s.Rankings, l.project, c.f)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -143,7 +143,7 @@ func benchPayer(i int) string {
 
 // benchStore opens the benchmark database of l, creating and seeding it the
 // first time.
-func benchStore(b *testing.B, l benchLedger) *storage.Store {
+func benchStore(b *testing.B, l benchLedger) *storagetest.Store {
 	b.Helper()
 	if l.rows > ledger1M.rows && os.Getenv("RECLAIM_BENCH_10M") != "1" {
 		b.Skip("the 10M-row ledger is benchmarked with RECLAIM_BENCH_10M=1 (seeding it takes a quarter of an hour)")
@@ -161,11 +161,12 @@ func benchStore(b *testing.B, l benchLedger) *storage.Store {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := storage.Open(ctx, dbURL, "")
+	db, err := storage.Open(ctx, dbURL, "")
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { _ = s.Close() })
+	b.Cleanup(func() { _ = db.Close() })
+	s := storagetest.Rooms(db, storagetest.Options{})
 	started := time.Now()
 	if err := s.Migrate(ctx); err != nil {
 		b.Fatal(err)
@@ -230,7 +231,7 @@ FROM (
 
 // seedBench inserts the rows of l in SQL, unless they are there already,
 // then builds the totals and rollups from them.
-func seedBench(ctx context.Context, b testing.TB, s *storage.Store, dbURL string, l benchLedger) error {
+func seedBench(ctx context.Context, b testing.TB, s *storagetest.Store, dbURL string, l benchLedger) error {
 	if _, err := s.GetProject(ctx, l.project); errors.Is(err, project.ErrNotFound) {
 		if _, err := s.CreateProject(ctx, project.Project{ID: l.project, Name: "bench"}); err != nil {
 			return err

@@ -14,7 +14,7 @@ import (
 // rollups (one row a day); otherwise it reads only the index on (project_id,
 // status, confirmed_at, gross_rebate), so its cost grows with the range, not
 // with the ledger.
-func (s *Store) DailyTotals(ctx context.Context, projectID string, from, to time.Time) ([]ledger.DailyTotal, error) {
+func (s *Rankings) DailyTotals(ctx context.Context, projectID string, from, to time.Time) ([]ledger.DailyTotal, error) {
 	if days, ok, err := s.dailyTotalsFromRollups(ctx, projectID, utc(from), utc(to)); err != nil || ok {
 		return days, err
 	}
@@ -22,7 +22,7 @@ func (s *Store) DailyTotals(ctx context.Context, projectID string, from, to time
 }
 
 // dailyTotalsFromRows aggregates the ledger rows of [from, to) by day.
-func (s *Store) dailyTotalsFromRows(ctx context.Context, projectID string, from, to time.Time) ([]ledger.DailyTotal, error) {
+func (s *Rankings) dailyTotalsFromRows(ctx context.Context, projectID string, from, to time.Time) ([]ledger.DailyTotal, error) {
 	day, group := "substr(confirmed_at, 1, 10)", "day" // SQLite keeps times as ISO 8601 text
 	if s.postgres {
 		group = "date_trunc('day', confirmed_at AT TIME ZONE 'UTC')"
@@ -61,7 +61,7 @@ func (s *Store) dailyTotalsFromRows(ctx context.Context, projectID string, from,
 
 // LatestEntries returns a project's latest limit ledger entries, whatever
 // their status, newest first (by creation time).
-func (s *Store) LatestEntries(ctx context.Context, projectID string, limit int) ([]ledger.Entry, error) {
+func (s *Rankings) LatestEntries(ctx context.Context, projectID string, limit int) ([]ledger.Entry, error) {
 	var rows []transactionRow
 	err := s.db.NewSelect().Model(&rows).
 		Where("project_id = ?", projectID).

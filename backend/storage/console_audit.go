@@ -54,7 +54,7 @@ func auditEntries(rows []auditRow) []owner.AuditEntry {
 // member columns (migration 20260521000005), an origin entry the origin
 // column (20260521000007), a webhook entry the webhook columns
 // (20260521000015).
-func (s *Store) AddAudit(ctx context.Context, e owner.AuditEntry) error {
+func (s *Console) AddAudit(ctx context.Context, e owner.AuditEntry) error {
 	row := auditRow{
 		ID: e.ID, ProjectID: e.ProjectID, OwnerID: e.OwnerID, OwnerEmail: e.OwnerEmail, Action: string(e.Action),
 		KeyID: e.Key.ID, KeyPrefix: e.Key.Prefix, KeyName: e.Key.Name,
@@ -76,7 +76,7 @@ func (s *Store) AddAudit(ctx context.Context, e owner.AuditEntry) error {
 }
 
 // AuditLog returns the latest limit entries of a project, newest first.
-func (s *Store) AuditLog(ctx context.Context, projectID string, limit int) ([]owner.AuditEntry, error) {
+func (s *Console) AuditLog(ctx context.Context, projectID string, limit int) ([]owner.AuditEntry, error) {
 	var rows []auditRow
 	err := s.db.NewSelect().Model(&rows).Where("project_id = ?", projectID).
 		OrderExpr("created_at DESC, id DESC").Limit(limit).Scan(ctx)
@@ -88,7 +88,7 @@ func (s *Store) AuditLog(ctx context.Context, projectID string, limit int) ([]ow
 
 // AuditLogActions returns the latest limit entries of a project whose action
 // is one of actions, newest first.
-func (s *Store) AuditLogActions(ctx context.Context, projectID string, actions []owner.Action, limit int) ([]owner.AuditEntry, error) {
+func (s *Console) AuditLogActions(ctx context.Context, projectID string, actions []owner.Action, limit int) ([]owner.AuditEntry, error) {
 	names := make([]string, len(actions))
 	for i, a := range actions {
 		names[i] = string(a)

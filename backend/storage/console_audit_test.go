@@ -15,7 +15,7 @@ import (
 // the key columns) read as member entries once migrated.
 func TestAuditEntryFields(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		p, err := s.CreateProject(ctx, project.Project{Name: "Acme"})
@@ -37,7 +37,7 @@ func TestAuditEntryFields(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := storage.MoveMemberAudit(ctx, s); err != nil {
+		if err := storage.MoveMemberAudit(ctx, s.DB); err != nil {
 			t.Fatal(err)
 		}
 		got, err := s.AuditLog(ctx, p.ID, 10)

@@ -11,7 +11,7 @@ import (
 )
 
 // ListMembers returns the members of projectID, owners first, then by email.
-func (s *Store) ListMembers(ctx context.Context, projectID string) ([]owner.Member, error) {
+func (s *Console) ListMembers(ctx context.Context, projectID string) ([]owner.Member, error) {
 	var rows []struct {
 		OwnerID   string    `bun:"owner_id"`
 		Email     string    `bun:"email"`
@@ -44,7 +44,7 @@ func (s *Store) ListMembers(ctx context.Context, projectID string) ([]owner.Memb
 // change returns the new role, or "" to remove the member; its error is
 // returned and nothing changes. A non-member (or an unknown project) gives
 // owner.ErrNotFound.
-func (s *Store) ChangeMembership(ctx context.Context, projectID, ownerID string, change owner.MemberChange) (owner.Membership, error) {
+func (s *Console) ChangeMembership(ctx context.Context, projectID, ownerID string, change owner.MemberChange) (owner.Membership, error) {
 	var before owner.Membership
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if s.postgres {

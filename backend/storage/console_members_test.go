@@ -9,13 +9,12 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	"github.com/reclaim-sol/reclaim/backend/service/owner"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
 func TestMembers(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		mk := func(email string) owner.Owner {
@@ -114,7 +113,7 @@ func TestMembers(t *testing.T) {
 // none: the last-owner rule holds under concurrency.
 func TestLastOwnerRuleIsAtomic(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		for round := range 10 {
@@ -165,7 +164,7 @@ func TestLastOwnerRuleIsAtomic(t *testing.T) {
 
 func TestAuditLogActions(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		p, err := s.CreateProject(ctx, project.Project{Name: "Acme"})

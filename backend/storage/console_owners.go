@@ -41,7 +41,7 @@ func (r *membershipRow) membership() owner.Membership {
 // CreateOwner stores o with its email lowercased, a new "own_" ID when o.ID
 // is empty and CreatedAt set to now when zero. A taken email gives
 // owner.ErrConflict.
-func (s *Store) CreateOwner(ctx context.Context, o owner.Owner) (owner.Owner, error) {
+func (s *Console) CreateOwner(ctx context.Context, o owner.Owner) (owner.Owner, error) {
 	row := ownerRow{ID: o.ID, Email: owner.NormalizeEmail(o.Email), PasswordHash: o.PasswordHash, CreatedAt: utc(o.CreatedAt)}
 	if row.ID == "" {
 		row.ID = NewID("own")
@@ -63,7 +63,7 @@ func (s *Store) CreateOwner(ctx context.Context, o owner.Owner) (owner.Owner, er
 
 // OwnerByEmail returns the owner with email (compared lowercased), or
 // owner.ErrNotFound.
-func (s *Store) OwnerByEmail(ctx context.Context, email string) (owner.Owner, error) {
+func (s *Console) OwnerByEmail(ctx context.Context, email string) (owner.Owner, error) {
 	var row ownerRow
 	err := s.db.NewSelect().Model(&row).Where("email = ?", owner.NormalizeEmail(email)).Scan(ctx)
 	if err != nil {
@@ -73,7 +73,7 @@ func (s *Store) OwnerByEmail(ctx context.Context, email string) (owner.Owner, er
 }
 
 // OwnerByID returns the owner with id, or owner.ErrNotFound.
-func (s *Store) OwnerByID(ctx context.Context, id string) (owner.Owner, error) {
+func (s *Console) OwnerByID(ctx context.Context, id string) (owner.Owner, error) {
 	var row ownerRow
 	err := s.db.NewSelect().Model(&row).Where("id = ?", id).Scan(ctx)
 	if err != nil {
@@ -84,7 +84,7 @@ func (s *Store) OwnerByID(ctx context.Context, id string) (owner.Owner, error) {
 
 // CreateOwnedProject stores p (as CreateProject does) and makes ownerID its
 // owner, in one transaction.
-func (s *Store) CreateOwnedProject(ctx context.Context, p project.Project, ownerID string) (project.Project, error) {
+func (s *Console) CreateOwnedProject(ctx context.Context, p project.Project, ownerID string) (project.Project, error) {
 	row := projectRow{ID: p.ID, Name: p.Name, DonationWallet: p.DonationWallet, CreatedAt: utc(p.CreatedAt)}
 	if row.ID == "" {
 		row.ID = NewID("prj")
@@ -111,11 +111,11 @@ func (s *Store) CreateOwnedProject(ctx context.Context, p project.Project, owner
 
 // AddMember gives ownerID role in projectID. An existing membership gives
 // owner.ErrConflict; an unknown project or owner gives owner.ErrNotFound.
-func (s *Store) AddMember(ctx context.Context, projectID, ownerID string, role owner.Role) error {
+func (s *Console) AddMember(ctx context.Context, projectID, ownerID string, role owner.Role) error {
 	if !owner.ValidRole(role) {
 		return fmt.Errorf("add member: unknown role %q", role)
 	}
-	if _, err := s.GetProject(ctx, projectID); err != nil {
+	if _, err := s.getProject(ctx, projectID); err != nil {
 		return fmt.Errorf("add member: %w", owner.ErrNotFound)
 	}
 	if _, err := s.OwnerByID(ctx, ownerID); err != nil {
@@ -134,7 +134,7 @@ func (s *Store) AddMember(ctx context.Context, projectID, ownerID string, role o
 // Membership returns ownerID's role in projectID, or owner.ErrNotFound when
 // the owner is not a member (or the project does not exist): the console
 // cannot tell the two apart, so a tenant learns nothing of other projects.
-func (s *Store) Membership(ctx context.Context, projectID, ownerID string) (owner.Membership, error) {
+func (s *Console) Membership(ctx context.Context, projectID, ownerID string) (owner.Membership, error) {
 	var row membershipRow
 	err := s.db.NewSelect().Model(&row).Where("project_id = ?", projectID).Where("owner_id = ?", ownerID).Scan(ctx)
 	if err != nil {
@@ -144,7 +144,7 @@ func (s *Store) Membership(ctx context.Context, projectID, ownerID string) (owne
 }
 
 // ProjectsOf returns the projects ownerID belongs to, by name.
-func (s *Store) ProjectsOf(ctx context.Context, ownerID string) ([]owner.ProjectRole, error) {
+func (s *Console) ProjectsOf(ctx context.Context, ownerID string) ([]owner.ProjectRole, error) {
 	var rows []struct {
 		projectRow `bun:",extend"`
 		Role       string `bun:"role"`
@@ -168,7 +168,7 @@ func (s *Store) ProjectsOf(ctx context.Context, ownerID string) ([]owner.Project
 
 // UpdateProject sets the name and donation wallet of project id, or gives
 // project.ErrNotFound.
-func (s *Store) UpdateProject(ctx context.Context, id, name, donationWallet string) (project.Project, error) {
+func (s *Projects) UpdateProject(ctx context.Context, id, name, donationWallet string) (project.Project, error) {
 	res, err := s.db.NewUpdate().Model((*projectRow)(nil)).
 		Set("name = ?", name).
 		Set("donation_wallet = ?", donationWallet).

@@ -24,7 +24,7 @@ type browserSessionRow struct {
 }
 
 // CreateSession stores a browser session.
-func (s *Store) CreateSession(ctx context.Context, bs owner.Session) error {
+func (s *Console) CreateSession(ctx context.Context, bs owner.Session) error {
 	row := browserSessionRow{
 		IDHash: bs.IDHash, OwnerID: bs.OwnerID, CSRFToken: bs.CSRFToken,
 		CreatedAt: utc(bs.CreatedAt), LastSeenAt: utc(bs.LastSeenAt), ExpiresAt: utc(bs.ExpiresAt),
@@ -37,7 +37,7 @@ func (s *Store) CreateSession(ctx context.Context, bs owner.Session) error {
 
 // SessionByHash returns the session whose id hashes to idHash, expired or
 // not, or owner.ErrNotFound. The caller checks the expiries.
-func (s *Store) SessionByHash(ctx context.Context, idHash []byte) (owner.Session, error) {
+func (s *Console) SessionByHash(ctx context.Context, idHash []byte) (owner.Session, error) {
 	var row browserSessionRow
 	if err := s.db.NewSelect().Model(&row).Where("id_hash = ?", idHash).Scan(ctx); err != nil {
 		return owner.Session{}, notFound(err, owner.ErrNotFound, "session")
@@ -49,7 +49,7 @@ func (s *Store) SessionByHash(ctx context.Context, idHash []byte) (owner.Session
 }
 
 // TouchSession records activity of a session at time at.
-func (s *Store) TouchSession(ctx context.Context, idHash []byte, at time.Time) error {
+func (s *Console) TouchSession(ctx context.Context, idHash []byte, at time.Time) error {
 	_, err := s.db.NewUpdate().Model((*browserSessionRow)(nil)).
 		Set("last_seen_at = ?", utc(at)).Where("id_hash = ?", idHash).Exec(ctx)
 	if err != nil {
@@ -59,7 +59,7 @@ func (s *Store) TouchSession(ctx context.Context, idHash []byte, at time.Time) e
 }
 
 // DeleteSession ends a session; an unknown one is not an error.
-func (s *Store) DeleteSession(ctx context.Context, idHash []byte) error {
+func (s *Console) DeleteSession(ctx context.Context, idHash []byte) error {
 	if _, err := s.db.NewDelete().Model((*browserSessionRow)(nil)).Where("id_hash = ?", idHash).Exec(ctx); err != nil {
 		return fmt.Errorf("delete session: %w", err)
 	}
@@ -68,7 +68,7 @@ func (s *Store) DeleteSession(ctx context.Context, idHash []byte) error {
 
 // DeleteSessionsBefore removes the sessions whose absolute expiry is before
 // t, or that were last seen before idleBefore.
-func (s *Store) DeleteSessionsBefore(ctx context.Context, t, idleBefore time.Time) error {
+func (s *Console) DeleteSessionsBefore(ctx context.Context, t, idleBefore time.Time) error {
 	_, err := s.db.NewDelete().Model((*browserSessionRow)(nil)).
 		Where("expires_at < ?", utc(t)).WhereOr("last_seen_at < ?", utc(idleBefore)).Exec(ctx)
 	if err != nil {
@@ -87,7 +87,7 @@ type signInFailuresRow struct {
 
 // SignInFailures returns the failures recorded under key; none is a zero
 // count, not an error.
-func (s *Store) SignInFailures(ctx context.Context, key string) (owner.SignInFailures, error) {
+func (s *Console) SignInFailures(ctx context.Context, key string) (owner.SignInFailures, error) {
 	var row signInFailuresRow
 	err := s.db.NewSelect().Model(&row).Where("key = ?", key).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -101,7 +101,7 @@ func (s *Store) SignInFailures(ctx context.Context, key string) (owner.SignInFai
 
 // RecordSignInFailure counts one more failure under key at time at and
 // returns the new state.
-func (s *Store) RecordSignInFailure(ctx context.Context, key string, at time.Time) (owner.SignInFailures, error) {
+func (s *Console) RecordSignInFailure(ctx context.Context, key string, at time.Time) (owner.SignInFailures, error) {
 	row := signInFailuresRow{Key: key, Failures: 1, LastAt: utc(at)}
 	_, err := s.db.NewInsert().Model(&row).
 		On("CONFLICT (key) DO UPDATE").
@@ -115,7 +115,7 @@ func (s *Store) RecordSignInFailure(ctx context.Context, key string, at time.Tim
 }
 
 // ClearSignInFailures forgets the failures under key.
-func (s *Store) ClearSignInFailures(ctx context.Context, key string) error {
+func (s *Console) ClearSignInFailures(ctx context.Context, key string) error {
 	if _, err := s.db.NewDelete().Model((*signInFailuresRow)(nil)).Where("key = ?", key).Exec(ctx); err != nil {
 		return fmt.Errorf("clear sign-in failures: %w", err)
 	}
@@ -124,7 +124,7 @@ func (s *Store) ClearSignInFailures(ctx context.Context, key string) error {
 
 // DeleteSignInFailuresBefore forgets the keys whose last failure was before
 // t.
-func (s *Store) DeleteSignInFailuresBefore(ctx context.Context, t time.Time) error {
+func (s *Console) DeleteSignInFailuresBefore(ctx context.Context, t time.Time) error {
 	if _, err := s.db.NewDelete().Model((*signInFailuresRow)(nil)).Where("last_at < ?", utc(t)).Exec(ctx); err != nil {
 		return fmt.Errorf("delete forgotten sign-in failures: %w", err)
 	}
@@ -141,7 +141,7 @@ type spentTokenRow struct {
 // SpendToken records the single-use token id as spent until expires, in
 // one statement, so that of two requests spending one token at once, one
 // only is told it was fresh.
-func (s *Store) SpendToken(ctx context.Context, id []byte, expires time.Time) (bool, error) {
+func (s *Console) SpendToken(ctx context.Context, id []byte, expires time.Time) (bool, error) {
 	res, err := s.db.NewInsert().Model(&spentTokenRow{ID: id, ExpiresAt: utc(expires)}).
 		On("CONFLICT (id) DO NOTHING").Exec(ctx)
 	if err != nil {
@@ -155,7 +155,7 @@ func (s *Store) SpendToken(ctx context.Context, id []byte, expires time.Time) (b
 }
 
 // DeleteSpentTokensBefore forgets the spent tokens that expired before t.
-func (s *Store) DeleteSpentTokensBefore(ctx context.Context, t time.Time) error {
+func (s *Console) DeleteSpentTokensBefore(ctx context.Context, t time.Time) error {
 	if _, err := s.db.NewDelete().Model((*spentTokenRow)(nil)).Where("expires_at < ?", utc(t)).Exec(ctx); err != nil {
 		return fmt.Errorf("delete expired spent tokens: %w", err)
 	}

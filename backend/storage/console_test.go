@@ -11,13 +11,12 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	"github.com/reclaim-sol/reclaim/backend/service/owner"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
 func TestOwnersAndMemberships(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		alice, err := s.CreateOwner(ctx, owner.Owner{Email: " Alice@Example.com ", PasswordHash: "h"})
@@ -97,7 +96,7 @@ func TestOwnersAndMemberships(t *testing.T) {
 
 func TestBrowserSessionsAndThrottling(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		o, err := s.CreateOwner(ctx, owner.Owner{Email: "a@example.com", PasswordHash: "h"})
@@ -173,7 +172,7 @@ func TestBrowserSessionsAndThrottling(t *testing.T) {
 // forgotten.
 func TestSpentTokens(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -213,7 +212,7 @@ func TestSpentTokens(t *testing.T) {
 
 func TestAuditDailyTotalsAndLatest(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		p, err := s.CreateProject(ctx, project.Project{Name: "p"})

@@ -61,13 +61,13 @@ func TestStorageFull(t *testing.T) {
 func TestStorageReadOnly(t *testing.T) {
 	dbURL := storagetest.NewPostgresDatabase(t)
 	ctx := ctxT(t)
-	open := func() *storage.Store {
+	open := func() *storagetest.Store {
 		s, err := storage.Open(ctx, dbURL, "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = s.Close() })
-		return s
+		return storagetest.Rooms(s, storagetest.Options{})
 	}
 	s := open()
 	if err := s.Migrate(ctx); err != nil {
@@ -149,13 +149,13 @@ func TestStorageConditions(t *testing.T) {
 			t.Fatal(err)
 		}
 		var pgErr pgdriver.Error
-		if err := storage.WriteFailed(s, full); !errors.Is(err, ledger.ErrStorageFull) || !errors.As(err, &pgErr) {
+		if err := storage.WriteFailed(s.DB, full); !errors.Is(err, ledger.ErrStorageFull) || !errors.As(err, &pgErr) {
 			t.Fatalf("write error %v", err)
 		}
 		if err := s.Ready(ctx); !errors.Is(err, ledger.ErrStorageFull) {
 			t.Fatalf("ready after a write refused for want of space: %v", err)
 		}
-		if err := storage.ConditionAt(s, time.Now().Add(storage.FullHold)); err != nil {
+		if err := storage.ConditionAt(s.DB, time.Now().Add(storage.FullHold)); err != nil {
 			t.Fatalf("still full %v later: %v", storage.FullHold, err)
 		}
 		if err := s.LogAttempt(ctx, attempt(p.ID)); err != nil {

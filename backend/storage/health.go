@@ -81,7 +81,7 @@ func condition(err error) error {
 
 // writeErr is err, from a write, marked with its condition (full,
 // read-only) when it has one; a condition is remembered for Ready.
-func (s *Store) writeErr(err error) error {
+func (s *core) writeErr(err error) error {
 	c := condition(err)
 	if c == nil {
 		return err
@@ -131,7 +131,7 @@ type probeRow struct {
 // Ready reports whether the database answers and can write:
 // ledger.ErrStorageFull or ledger.ErrReadOnly (wrapped) when it cannot
 // write, another error when it does not answer within ctx.
-func (s *Store) Ready(ctx context.Context) error {
+func (s *DB) Ready(ctx context.Context) error {
 	if !s.postgres {
 		row := probeRow{Name: "readiness", At: time.Now().UnixMicro()}
 		_, err := s.db.NewInsert().Model(&row).On("CONFLICT (name) DO UPDATE").Set("at = EXCLUDED.at").Exec(ctx)

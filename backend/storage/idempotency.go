@@ -26,7 +26,7 @@ func (r *idempotencyKeyRow) record() idempotency.Record {
 // older than idempotency.TTL or in flight with its lease over at now, in one
 // statement (the database decides between concurrent claims on every
 // instance); otherwise it returns the record that stands, and false.
-func (s *Store) ClaimKey(ctx context.Context, rec idempotency.Record, now time.Time) (idempotency.Record, bool, error) {
+func (s *IdempotencyKeys) ClaimKey(ctx context.Context, rec idempotency.Record, now time.Time) (idempotency.Record, bool, error) {
 	row := idempotencyKeyRow{
 		ProjectID: rec.ProjectID, KeyHash: rec.KeyHash, Fingerprint: rec.Fingerprint, Token: rec.Token,
 		LeaseUntil: millis(rec.LeaseUntil), CreatedAt: millis(rec.CreatedAt),
@@ -57,7 +57,7 @@ func (s *Store) ClaimKey(ctx context.Context, rec idempotency.Record, now time.T
 }
 
 // CompleteKey stores the answer of the claim token holds.
-func (s *Store) CompleteKey(ctx context.Context, projectID string, keyHash []byte, token string, a idempotency.Answer) error {
+func (s *IdempotencyKeys) CompleteKey(ctx context.Context, projectID string, keyHash []byte, token string, a idempotency.Answer) error {
 	_, err := s.db.NewUpdate().Model((*idempotencyKeyRow)(nil)).
 		Set("done = ?", true).Set("code = ?", a.Code).Set("body = ?", a.Body).
 		Set("message = ?", a.Message).Set("param = ?", a.Param).
@@ -70,7 +70,7 @@ func (s *Store) CompleteKey(ctx context.Context, projectID string, keyHash []byt
 }
 
 // ReleaseKey deletes the claim token holds, unanswered.
-func (s *Store) ReleaseKey(ctx context.Context, projectID string, keyHash []byte, token string) error {
+func (s *IdempotencyKeys) ReleaseKey(ctx context.Context, projectID string, keyHash []byte, token string) error {
 	_, err := s.db.NewDelete().Model((*idempotencyKeyRow)(nil)).
 		Where("project_id = ?", projectID).Where("key_hash = ?", keyHash).Where("token = ?", token).
 		Where("NOT done").Exec(ctx)
@@ -81,7 +81,7 @@ func (s *Store) ReleaseKey(ctx context.Context, projectID string, keyHash []byte
 }
 
 // KeyRecord returns the record of a key, and false when there is none.
-func (s *Store) KeyRecord(ctx context.Context, projectID string, keyHash []byte) (idempotency.Record, bool, error) {
+func (s *IdempotencyKeys) KeyRecord(ctx context.Context, projectID string, keyHash []byte) (idempotency.Record, bool, error) {
 	var row idempotencyKeyRow
 	err := s.db.NewSelect().Model(&row).Where("project_id = ?", projectID).Where("key_hash = ?", keyHash).Scan(ctx)
 	switch {
@@ -95,7 +95,7 @@ func (s *Store) KeyRecord(ctx context.Context, projectID string, keyHash []byte)
 
 // PruneKeys deletes up to limit records created before before, oldest
 // first, and returns how many it deleted.
-func (s *Store) PruneKeys(ctx context.Context, before time.Time, limit int) (int, error) {
+func (s *IdempotencyKeys) PruneKeys(ctx context.Context, before time.Time, limit int) (int, error) {
 	oldest := s.db.NewSelect().Model((*idempotencyKeyRow)(nil)).Column("project_id", "key_hash").
 		Where("created_at < ?", before.UnixMilli()).OrderExpr("created_at ASC").Limit(limit)
 	res, err := s.db.NewDelete().Model((*idempotencyKeyRow)(nil)).
@@ -107,4 +107,4 @@ func (s *Store) PruneKeys(ctx context.Context, before time.Time, limit int) (int
 	return int(n), err
 }
 
-var _ idempotency.Store = (*Store)(nil)
+var _ idempotency.Store = (*IdempotencyKeys)(nil)

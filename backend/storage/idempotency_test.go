@@ -8,13 +8,12 @@ import (
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/idempotency"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
 func TestIdempotencyKeys(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		now := whT0
@@ -105,7 +104,7 @@ func TestIdempotencyKeys(t *testing.T) {
 // every database, one wins.
 func TestIdempotencyClaimsConcurrently(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		hash := idempotency.Hash("scope", "k")

@@ -16,7 +16,7 @@ import (
 // stats, both leaderboard paths and the rebuilt totals count what landed.
 func TestConfirmEntryCountsLandedFigures(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		p, err := s.CreateProject(ctx, project.Project{Name: "p"})
@@ -82,7 +82,7 @@ func TestConfirmEntryCountsLandedFigures(t *testing.T) {
 // gets its own figures as its promise, so it does not count as differing.
 func TestPromiseBackfill(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		p, err := s.CreateProject(ctx, project.Project{Name: "p"})
@@ -94,13 +94,13 @@ func TestPromiseBackfill(t *testing.T) {
 		if err := s.InsertEntry(ctx, e); err != nil {
 			t.Fatal(err)
 		}
-		if err := storage.ForgetPromises(ctx, s); err != nil {
+		if err := storage.ForgetPromises(ctx, s.DB); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := s.EntryByTicketJTI(ctx, "old"); !got.Differs() {
 			t.Fatalf("without a promise the entry should differ: %+v", got)
 		}
-		if err := storage.BackfillPromises(ctx, s); err != nil {
+		if err := storage.BackfillPromises(ctx, s.DB); err != nil {
 			t.Fatal(err)
 		}
 		got, err := s.EntryByTicketJTI(ctx, "old")

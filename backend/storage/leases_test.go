@@ -8,13 +8,12 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
 // claimN claims n entries lease-0 ... lease-(n-1), each a second younger
 // than the one before, and returns the project.
-func claimN(t *testing.T, s *storage.Store, n int) project.Project {
+func claimN(t *testing.T, s *storagetest.Store, n int) project.Project {
 	t.Helper()
 	ctx := ctxT(t)
 	p, err := s.CreateProject(ctx, project.Project{Name: "p"})
@@ -44,7 +43,7 @@ func jtis(es []ledger.Entry) []string {
 // and the least recently leased go first.
 func TestLeaseInFlight(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		ctx := ctxT(t)
 		claimN(t, s, 5)
 		for _, jti := range []string{"lease-1", "lease-2"} {
@@ -92,7 +91,7 @@ func TestLeaseInFlight(t *testing.T) {
 // goes to exactly one.
 func TestLeaseInFlightConcurrently(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		ctx := ctxT(t)
 		const entries, trackers = 60, 12
 		claimN(t, s, entries)
@@ -131,7 +130,7 @@ func TestLeaseInFlightConcurrently(t *testing.T) {
 // TestClaimPass lets one claimant run each pass of a job, whoever asks.
 func TestClaimPass(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		ctx := ctxT(t)
 		const claimants = 10
 		var wg sync.WaitGroup

@@ -167,7 +167,7 @@ func validStatus(s ledger.Status) bool {
 // set to now when zero. A ticket jti or signature already recorded gives
 // ledger.ErrDuplicate: that is how concurrent submits of one ticket learn that
 // another one won.
-func (s *Store) InsertEntry(ctx context.Context, e ledger.Entry) error {
+func (s *Ledger) InsertEntry(ctx context.Context, e ledger.Entry) error {
 	if !ledger.ValidType(e.Type) {
 		return fmt.Errorf("insert ledger entry: unknown transaction type %q", e.Type)
 	}
@@ -199,14 +199,14 @@ func (s *Store) InsertEntry(ctx context.Context, e ledger.Entry) error {
 	}
 	s.health.wrote()
 	if row.Status == ledger.StatusConfirmed {
-		s.stats.confirmed(row.ProjectID)
+		s.confirms.confirmed(row.ProjectID)
 	}
 	return nil
 }
 
 // EntryByTicketJTI returns the entry recorded for a ticket, or
 // ledger.ErrNotFound.
-func (s *Store) EntryByTicketJTI(ctx context.Context, jti string) (ledger.Entry, error) {
+func (s *Ledger) EntryByTicketJTI(ctx context.Context, jti string) (ledger.Entry, error) {
 	var row transactionRow
 	err := s.db.NewSelect().Model(&row).Where("ticket_jti = ?", jti).Scan(ctx)
 	if err != nil {
@@ -221,7 +221,7 @@ func (s *Store) EntryByTicketJTI(ctx context.Context, jti string) (ledger.Entry,
 // changed: an entry already final is left alone, so a confirmation is
 // counted once however often it is reported. An unknown ticket gives
 // ledger.ErrNotFound.
-func (s *Store) SetEntryStatus(ctx context.Context, jti string, status ledger.Status, errMsg string, at time.Time) (bool, error) {
+func (s *Ledger) SetEntryStatus(ctx context.Context, jti string, status ledger.Status, errMsg string, at time.Time) (bool, error) {
 	if status == ledger.StatusSubmitted || !validStatus(status) {
 		return false, fmt.Errorf("set ledger entry status: cannot move to %q", status)
 	}
@@ -231,7 +231,7 @@ func (s *Store) SetEntryStatus(ctx context.Context, jti string, status ledger.St
 // FailEntry moves the entry of a ticket from submitted to failed, as
 // SetEntryStatus does, keeping the slot of the block that holds the failed
 // transaction (0: not known), for its event.
-func (s *Store) FailEntry(ctx context.Context, jti, errMsg string, slot int64, at time.Time) (bool, error) {
+func (s *Ledger) FailEntry(ctx context.Context, jti, errMsg string, slot int64, at time.Time) (bool, error) {
 	return s.settle(ctx, jti, ledger.StatusFailed, errMsg, at, nil, slot)
 }
 
@@ -240,11 +240,11 @@ func (s *Store) FailEntry(ctx context.Context, jti, errMsg string, slot int64, a
 // stays in the promised columns) and the slot that holds it, and counts
 // them in the totals and the rollups, in the same transaction, once, as
 // SetEntryStatus does.
-func (s *Store) ConfirmEntry(ctx context.Context, jti string, landed ledger.Figures, slot int64, at time.Time) (bool, error) {
+func (s *Ledger) ConfirmEntry(ctx context.Context, jti string, landed ledger.Figures, slot int64, at time.Time) (bool, error) {
 	return s.settle(ctx, jti, ledger.StatusConfirmed, "", at, &landed, slot)
 }
 
-func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, errMsg string, at time.Time, landed *ledger.Figures, slot int64) (bool, error) {
+func (s *Ledger) settle(ctx context.Context, jti string, status ledger.Status, errMsg string, at time.Time, landed *ledger.Figures, slot int64) (bool, error) {
 	var changed bool
 	var events int64
 	var confirmedProject string
@@ -294,7 +294,7 @@ func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, er
 	}
 	if changed {
 		if status == ledger.StatusConfirmed {
-			s.stats.confirmed(confirmedProject)
+			s.confirms.confirmed(confirmedProject)
 		}
 		if events > 0 {
 			s.notifyOutbox()
@@ -306,8 +306,6 @@ func (s *Store) settle(ctx context.Context, jti string, status ledger.Status, er
 	}
 	return false, nil
 }
-
-var _ ledger.Store = (*Store)(nil)
 
 // payerTotalRow is the running total of one wallet in one project, for one
 // transaction type, or for all of them when Type is "". Confirming an entry

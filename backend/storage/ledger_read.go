@@ -10,14 +10,14 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 )
 
-var _ ledger.Store = (*Store)(nil)
+var _ ledger.Store = (*Rankings)(nil)
 
 // Stats returns the totals of a project's confirmed entries, all zero when it
 // has none: one row of its rollups (reclaim_project_totals), or, while they
 // do not count every row (rollupsUsable), one aggregate over the per-wallet
-// totals. With CacheStats on, from memory for a short time
+// totals. With RankingsOptions.StatsTTL, from memory for a short time
 // (stats_cache.go).
-func (s *Store) Stats(ctx context.Context, projectID string) (ledger.Stats, error) {
+func (s *Rankings) Stats(ctx context.Context, projectID string) (ledger.Stats, error) {
 	st, read, ok := s.stats.get(projectID)
 	if ok {
 		return st, nil
@@ -30,7 +30,7 @@ func (s *Store) Stats(ctx context.Context, projectID string) (ledger.Stats, erro
 }
 
 // readStats reads the project's stats from the database.
-func (s *Store) readStats(ctx context.Context, projectID string) (ledger.Stats, error) {
+func (s *Rankings) readStats(ctx context.Context, projectID string) (ledger.Stats, error) {
 	ok, err := s.rollupsUsable(ctx, projectID)
 	if err != nil {
 		return ledger.Stats{}, fmt.Errorf("stats of %s: %w", projectID, err)
@@ -48,7 +48,7 @@ func (s *Store) readStats(ctx context.Context, projectID string) (ledger.Stats, 
 }
 
 // statsFromPayerTotals sums the per-wallet totals of all time.
-func (s *Store) statsFromPayerTotals(ctx context.Context, projectID string) (ledger.Stats, error) {
+func (s *Rankings) statsFromPayerTotals(ctx context.Context, projectID string) (ledger.Stats, error) {
 	var st ledger.Stats
 	err := s.db.NewSelect().
 		TableExpr("reclaim_payer_totals").
@@ -97,7 +97,7 @@ type leaderboardRow struct {
 // per-wallet totals when f has no time bounds, over the rollups otherwise
 // (leaderboardFromRollups), or over the ledger rows while the rollups do not
 // count every row (rollupsUsable).
-func (s *Store) Leaderboard(ctx context.Context, projectID string, f ledger.Filter) ([]ledger.LeaderboardEntry, error) {
+func (s *Rankings) Leaderboard(ctx context.Context, projectID string, f ledger.Filter) ([]ledger.LeaderboardEntry, error) {
 	if f.Limit <= 0 {
 		f.Limit = ledger.DefaultLimit
 	}
@@ -136,7 +136,7 @@ func (s *Store) Leaderboard(ctx context.Context, projectID string, f ledger.Filt
 		default:
 			entries, err = s.leaderboardPage(ctx, projectID, q, f)
 		}
-		if err != nil || check == nil || check.holds(entries) {
+		if err != nil || check == nil || check.Holds(entries) {
 			return entries, err
 		}
 	}
@@ -155,7 +155,7 @@ const pgSumSettings = "SELECT set_config('work_mem', '32MB', true), set_config('
 
 // summedPage is leaderboardPage for a query that sums rollups, in a
 // read-only transaction with pgSumSettings.
-func (s *Store) summedPage(ctx context.Context, projectID string, q *bun.SelectQuery, f ledger.Filter) ([]ledger.LeaderboardEntry, error) {
+func (s *Rankings) summedPage(ctx context.Context, projectID string, q *bun.SelectQuery, f ledger.Filter) ([]ledger.LeaderboardEntry, error) {
 	var entries []ledger.LeaderboardEntry
 	err := s.db.RunInTx(ctx, &sql.TxOptions{ReadOnly: true}, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.ExecContext(ctx, pgSumSettings); err != nil {
@@ -172,7 +172,7 @@ func (s *Store) summedPage(ctx context.Context, projectID string, q *bun.SelectQ
 }
 
 // leaderboardPage ranks the rows of q and returns the page f asks for.
-func (s *Store) leaderboardPage(ctx context.Context, projectID string, q *bun.SelectQuery, f ledger.Filter) ([]ledger.LeaderboardEntry, error) {
+func (s *Rankings) leaderboardPage(ctx context.Context, projectID string, q *bun.SelectQuery, f ledger.Filter) ([]ledger.LeaderboardEntry, error) {
 	var rows []leaderboardRow
 	err := q.OrderExpr("total_gross_rebate DESC").
 		OrderExpr(s.payerOrder()).
@@ -208,7 +208,7 @@ func (s *Store) leaderboardPage(ctx context.Context, projectID string, q *bun.Se
 
 // payerOrder orders payers byte-wise on both databases: a Postgres database
 // with a natural-language collation would otherwise sort them its own way.
-func (s *Store) payerOrder() string {
+func (s *Rankings) payerOrder() string {
 	if s.postgres {
 		return `payer COLLATE "C" ASC`
 	}
@@ -219,7 +219,7 @@ func (s *Store) payerOrder() string {
 // all time (reclaim_payer_totals) or of a month or year (the caller adds its
 // bucket to reclaim_rollup_periods): both are read in rank order from an
 // index, whatever the size of the ledger.
-func (s *Store) rankedTotals(table, projectID string, f ledger.Filter) *bun.SelectQuery {
+func (s *Rankings) rankedTotals(table, projectID string, f ledger.Filter) *bun.SelectQuery {
 	q := s.db.NewSelect().
 		TableExpr(table).
 		ColumnExpr("payer").
@@ -240,7 +240,7 @@ func (s *Store) rankedTotals(table, projectID string, f ledger.Filter) *bun.Sele
 }
 
 // leaderboardFromEntries aggregates the confirmed ledger rows in a time range.
-func (s *Store) leaderboardFromEntries(projectID string, f ledger.Filter) *bun.SelectQuery {
+func (s *Rankings) leaderboardFromEntries(projectID string, f ledger.Filter) *bun.SelectQuery {
 	q := s.db.NewSelect().
 		TableExpr("reclaim_transactions").
 		ColumnExpr("payer").

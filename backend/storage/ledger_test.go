@@ -10,7 +10,6 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
@@ -50,7 +49,7 @@ func entry(jti, payer, typ string, gross, donation, service int64, status ledger
 //	ata:  gross 6,000,000 net 5,365,000, 1 token_burn, donated 600,000 in 1, community 30,000
 //	tok:  gross 6,000,000 net 5,660,000, 2 closures, donated 300,000 in 1, community 30,000
 //	sys:  gross 4,000,000 net 3,975,000, 1 nft_burn, community 20,000
-func seed(t *testing.T, s *storage.Store) (projectID, otherID string) {
+func seed(t *testing.T, s *storagetest.Store) (projectID, otherID string) {
 	t.Helper()
 	ctx := ctxT(t)
 	p, err := s.CreateProject(ctx, project.Project{Name: "p"})
@@ -124,7 +123,7 @@ var (
 
 func TestStats(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		projectID, otherID := seed(t, s)
@@ -163,7 +162,7 @@ func TestStats(t *testing.T) {
 
 func TestLeaderboard(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		projectID, otherID := seed(t, s)
@@ -313,7 +312,7 @@ func showBoard(es []ledger.LeaderboardEntry) string {
 
 func TestInsertEntry(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		p, err := s.CreateProject(ctx, project.Project{Name: "p"})
@@ -385,7 +384,7 @@ func TestInsertEntry(t *testing.T) {
 
 func TestSetEntryStatus(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		p, err := s.CreateProject(ctx, project.Project{Name: "p"})
@@ -460,7 +459,7 @@ func TestSetEntryStatus(t *testing.T) {
 // leaderboard, before and after the totals are rebuilt from the rows.
 func TestLeaderboardPathsAgree(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		projectID, _ := seed(t, s)
@@ -510,7 +509,7 @@ func TestLeaderboardPathsAgree(t *testing.T) {
 // change once and count once.
 func TestConfirmRace(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		p, err := s.CreateProject(ctx, project.Project{Name: "p"})
@@ -561,7 +560,7 @@ func TestConfirmRace(t *testing.T) {
 // each type alone.
 func TestLeaderboardCountsNewTypes(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		p, err := s.CreateProject(ctx, project.Project{Name: "p"})

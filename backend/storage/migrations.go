@@ -20,7 +20,7 @@ type migration struct {
 	// work that must not hold one (building an index concurrently). It is
 	// repeated when interrupted, so it must be idempotent; the migration
 	// counts as applied only once it succeeded.
-	after func(ctx context.Context, s *Store) error
+	after func(ctx context.Context, s *core) error
 }
 
 // schema lists every migration, oldest first. Never edit one that has shipped:
@@ -56,7 +56,7 @@ var schema = []migration{
 // several processes start at once: they take turns on a lock (a Postgres
 // advisory lock, or a file lock beside the SQLite file) that the database or
 // the kernel releases if a holder dies.
-func (s *Store) Migrate(ctx context.Context) error {
+func (s *DB) Migrate(ctx context.Context) error {
 	unlock, err := s.lockMigrations(ctx)
 	if err != nil {
 		return fmt.Errorf("storage: migrate: %w", err)
@@ -79,7 +79,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 // CheckSchema returns an error unless every migration this version needs
 // is applied: what serve does instead of migrating when one job migrates
 // per release (RECLAIM_SKIP_MIGRATIONS). It writes nothing.
-func (s *Store) CheckSchema(ctx context.Context) error {
+func (s *DB) CheckSchema(ctx context.Context) error {
 	const run = "run `reclaim migrate` (the chart's migration job) with this version first"
 	m := migrate.NewMigrator(s.db, s.migrations(schema))
 	status, err := m.MigrationsWithStatus(ctx)
@@ -94,7 +94,7 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 }
 
 // applySchema applies the migrations not applied yet.
-func (s *Store) applySchema(ctx context.Context, migrations []migration) error {
+func (s *core) applySchema(ctx context.Context, migrations []migration) error {
 	// Mark a migration applied only once it succeeded: bun's default marks it
 	// first, so a failed migration would never be retried.
 	m := migrate.NewMigrator(s.db, s.migrations(migrations), migrate.WithMarkAppliedOnSuccess(true))
@@ -106,7 +106,7 @@ func (s *Store) applySchema(ctx context.Context, migrations []migration) error {
 }
 
 // migrations are bun's for ours.
-func (s *Store) migrations(migrations []migration) *migrate.Migrations {
+func (s *core) migrations(migrations []migration) *migrate.Migrations {
 	ms := migrate.NewMigrations()
 	for _, m := range migrations {
 		up, after := m.up, m.after
@@ -133,7 +133,7 @@ const pgMigrationLock = 0x7265636c61696d // "reclaim"
 // lockPoll is how often a process waiting for the migration lock retries.
 const lockPoll = 50 * time.Millisecond
 
-func (s *Store) lockMigrations(ctx context.Context) (unlock func(), err error) {
+func (s *core) lockMigrations(ctx context.Context) (unlock func(), err error) {
 	if !s.postgres {
 		return lockFile(ctx, s.lockPath)
 	}

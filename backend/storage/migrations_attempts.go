@@ -38,7 +38,7 @@ var attemptsAgeIndex = rollupIndex{name: "submission_attempts_created_idx", tabl
 
 // afterAttempts builds migration 12's index on Postgres without blocking
 // writes.
-func afterAttempts(ctx context.Context, s *Store) error {
+func afterAttempts(ctx context.Context, s *core) error {
 	if !s.postgres {
 		return nil
 	}

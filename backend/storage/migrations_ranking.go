@@ -67,7 +67,7 @@ var rankingIndexes = []rollupIndex{
 
 // afterRanking builds the indexes of migration 10 on Postgres without
 // blocking writes.
-func afterRanking(ctx context.Context, s *Store) error {
+func afterRanking(ctx context.Context, s *core) error {
 	if !s.postgres {
 		return nil
 	}

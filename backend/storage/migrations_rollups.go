@@ -202,7 +202,7 @@ func addRollupState(ctx context.Context, db bun.IDB, pg bool) error {
 // benchmark's ledgers leave 1% in flight), and on Postgres builds the indexes
 // of existing tables concurrently. Migrate then counts the legacy rows
 // (runBackfill).
-func afterRollups(ctx context.Context, s *Store) error {
+func afterRollups(ctx context.Context, s *core) error {
 	db, done := s.maintenanceDB()
 	defer done()
 	_, err := db.ExecContext(ctx, "UPDATE reclaim_transactions SET rollup_state = 0 WHERE status IN ('sending', 'submitted') AND rollup_state = 1")

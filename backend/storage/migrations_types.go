@@ -67,7 +67,7 @@ func upTypeCounts(ctx context.Context, db bun.IDB) error {
 
 // typesAfter builds the ranking indexes of migration 14 on Postgres, then
 // drops those they replace: reads keep an index all along.
-func typesAfter(ctx context.Context, s *Store) error {
+func typesAfter(ctx context.Context, s *core) error {
 	if !s.postgres {
 		return nil
 	}

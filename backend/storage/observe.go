@@ -18,16 +18,23 @@ import (
 
 // Pool is the database's connection pool, for its statistics
 // (backend/telemetry's go_sql_* metrics).
-func (s *Store) Pool() *sql.DB { return s.db.DB }
+func (s *DB) Pool() *sql.DB { return s.db.DB }
 
-// Trace records every statement made within a traced operation (a request)
-// as a span of tp: its operation, table and SQL with placeholders, never
-// the values (bun formats values into the statement; the span gets the
-// query before that), the rows it touched and the storage method that made
-// it. A transaction is its BEGIN, statements and COMMIT, each a span.
+// Option is a setting of Open.
+type Option func(*core)
+
+// WithTracing records every statement made within a traced operation (a
+// request) as a span of tp: its operation, table and SQL with placeholders,
+// never the values (bun formats values into the statement; the span gets
+// the query before that), the rows it touched and the storage method that
+// made it. A transaction is its BEGIN, statements and COMMIT, each a span.
 // Statements made outside a traced operation (the tracker's polling,
-// migrations) make none. Call it before the store is used.
-func (s *Store) Trace(tp trace.TracerProvider) {
+// migrations) make none.
+func WithTracing(tp trace.TracerProvider) Option {
+	return func(c *core) { c.trace(tp) }
+}
+
+func (s *core) trace(tp trace.TracerProvider) {
 	s.db.AddQueryHook(bunotel.NewQueryHook(
 		bunotel.WithTracerProvider(childrenOnly{tp: tp}),
 		bunotel.WithMeterProvider(noop.NewMeterProvider()), // Prometheus has the pool's metrics
@@ -61,7 +68,7 @@ func (c childTracer) Start(ctx context.Context, name string, opts ...trace.SpanS
 
 // InFlightSummary counts the ledger's entries still in flight (being sent or
 // submitted, not yet settled) and returns the claim time of the oldest.
-func (s *Store) InFlightSummary(ctx context.Context) (int, time.Time, error) {
+func (s *Ledger) InFlightSummary(ctx context.Context) (int, time.Time, error) {
 	inFlight := func(q *bun.SelectQuery) *bun.SelectQuery {
 		return q.Model((*transactionRow)(nil)).Where("status IN (?, ?)", ledger.StatusSending, ledger.StatusSubmitted)
 	}

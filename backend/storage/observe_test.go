@@ -16,7 +16,7 @@ import (
 
 func TestInFlightSummary(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		ctx := ctxT(t)
 		if n, oldest, err := s.InFlightSummary(ctx); err != nil || n != 0 || !oldest.IsZero() {
 			t.Fatalf("empty ledger: %d %v %v", n, oldest, err)
@@ -52,10 +52,17 @@ func TestInFlightSummary(t *testing.T) {
 // values were; the others make none.
 func TestTraceStatements(t *testing.T) {
 	t.Parallel()
-	s := storagetest.SQLite(t)
 	spans := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
-	s.Trace(tp)
+	db, err := storage.Open(ctxT(t), "", t.TempDir(), storage.WithTracing(tp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if err := db.Migrate(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	s := storagetest.Rooms(db, storagetest.Options{})
 	const secret = "correct horse battery staple"
 	if _, err := s.CreateProject(ctxT(t), project.Project{Name: "untraced " + secret}); err != nil {
 		t.Fatal(err)

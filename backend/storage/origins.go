@@ -25,7 +25,7 @@ func (r *originRow) origin() project.Origin {
 // AddOrigin stores a browser origin of a project (already normalized by
 // project.ValidateOrigin). An unknown project gives project.ErrNotFound, an
 // origin the project lists already project.ErrConflict.
-func (s *Store) AddOrigin(ctx context.Context, o project.Origin) error {
+func (s *Projects) AddOrigin(ctx context.Context, o project.Origin) error {
 	row := originRow{ProjectID: o.ProjectID, Origin: o.Origin, CreatedAt: utc(o.CreatedAt)}
 	if o.CreatedAt.IsZero() {
 		row.CreatedAt = now()
@@ -44,7 +44,7 @@ func (s *Store) AddOrigin(ctx context.Context, o project.Origin) error {
 
 // RemoveOrigin removes a browser origin of a project; one it does not list
 // gives project.ErrNotFound.
-func (s *Store) RemoveOrigin(ctx context.Context, projectID, origin string) error {
+func (s *Projects) RemoveOrigin(ctx context.Context, projectID, origin string) error {
 	res, err := s.db.NewDelete().Model((*originRow)(nil)).
 		Where("project_id = ?", projectID).Where("origin = ?", origin).Exec(ctx)
 	if err != nil {
@@ -57,17 +57,17 @@ func (s *Store) RemoveOrigin(ctx context.Context, projectID, origin string) erro
 }
 
 // ListOrigins returns the browser origins of a project, oldest first.
-func (s *Store) ListOrigins(ctx context.Context, projectID string) ([]project.Origin, error) {
+func (s *Projects) ListOrigins(ctx context.Context, projectID string) ([]project.Origin, error) {
 	return s.origins(ctx, func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("project_id = ?", projectID) })
 }
 
 // AllOrigins returns the browser origins of every project, by project, then
 // oldest first.
-func (s *Store) AllOrigins(ctx context.Context) ([]project.Origin, error) {
+func (s *Projects) AllOrigins(ctx context.Context) ([]project.Origin, error) {
 	return s.origins(ctx, func(q *bun.SelectQuery) *bun.SelectQuery { return q })
 }
 
-func (s *Store) origins(ctx context.Context, where func(*bun.SelectQuery) *bun.SelectQuery) ([]project.Origin, error) {
+func (s *Projects) origins(ctx context.Context, where func(*bun.SelectQuery) *bun.SelectQuery) ([]project.Origin, error) {
 	var rows []originRow
 	err := where(s.db.NewSelect().Model(&rows)).OrderExpr("project_id ASC, created_at ASC, origin ASC").Scan(ctx)
 	if err != nil {

@@ -7,13 +7,12 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	"github.com/reclaim-sol/reclaim/backend/service/owner"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
 func TestOrigins(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		a, err := s.CreateProject(ctx, project.Project{ID: "prj_a", Name: "A"})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	"github.com/reclaim-sol/reclaim/backend/storage"
+	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
 // The SQLite database holds password hashes, key HMACs and sealed webhook
@@ -25,7 +26,7 @@ func TestSQLiteFilesArePrivate(t *testing.T) { //nolint:paralleltest // it sets 
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	open := func() *storage.Store {
+	open := func() *storagetest.Store {
 		t.Helper()
 		s, err := storage.Open(ctx, "", dir)
 		if err != nil {
@@ -34,10 +35,11 @@ func TestSQLiteFilesArePrivate(t *testing.T) { //nolint:paralleltest // it sets 
 		if err := s.Migrate(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CreateProject(ctx, project.Project{Name: "p"}); err != nil {
+		rooms := storagetest.Rooms(s, storagetest.Options{})
+		if _, err := rooms.CreateProject(ctx, project.Project{Name: "p"}); err != nil {
 			t.Fatal(err)
 		}
-		return s
+		return rooms
 	}
 	files := func() map[string]os.FileMode {
 		t.Helper()

@@ -54,7 +54,7 @@ func (r *apiKeyRow) apiKey() project.APIKey {
 // CreateProject stores p and returns it as stored: with a new "prj_" ID when
 // p.ID is empty and CreatedAt set to now when zero. A taken ID gives
 // project.ErrConflict.
-func (s *Store) CreateProject(ctx context.Context, p project.Project) (project.Project, error) {
+func (s *Projects) CreateProject(ctx context.Context, p project.Project) (project.Project, error) {
 	row := projectRow{ID: p.ID, Name: p.Name, DonationWallet: p.DonationWallet, CreatedAt: utc(p.CreatedAt)}
 	if row.ID == "" {
 		row.ID = NewID("prj")
@@ -72,7 +72,11 @@ func (s *Store) CreateProject(ctx context.Context, p project.Project) (project.P
 }
 
 // GetProject returns the project with id, or project.ErrNotFound.
-func (s *Store) GetProject(ctx context.Context, id string) (project.Project, error) {
+func (s *Projects) GetProject(ctx context.Context, id string) (project.Project, error) {
+	return s.getProject(ctx, id)
+}
+
+func (s *core) getProject(ctx context.Context, id string) (project.Project, error) {
 	var row projectRow
 	err := s.db.NewSelect().Model(&row).Where("id = ?", id).Scan(ctx)
 	if err != nil {
@@ -84,7 +88,7 @@ func (s *Store) GetProject(ctx context.Context, id string) (project.Project, err
 // CreateAPIKey stores k and returns it as stored: with a new "key_" ID when
 // k.ID is empty and CreatedAt set to now when zero. An unknown project gives
 // project.ErrNotFound; a hash (or ID) already stored gives project.ErrConflict.
-func (s *Store) CreateAPIKey(ctx context.Context, k project.APIKey) (project.APIKey, error) {
+func (s *Projects) CreateAPIKey(ctx context.Context, k project.APIKey) (project.APIKey, error) {
 	if len(k.Hash) == 0 {
 		return project.APIKey{}, errors.New("create api key: empty hash")
 	}
@@ -120,7 +124,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k project.APIKey) (project.API
 
 // APIKeyByHash returns the key whose keyed hash is hash, revoked or not, or
 // project.ErrNotFound. The caller checks Revoked.
-func (s *Store) APIKeyByHash(ctx context.Context, hash []byte) (project.APIKey, error) {
+func (s *Projects) APIKeyByHash(ctx context.Context, hash []byte) (project.APIKey, error) {
 	var row apiKeyRow
 	err := s.db.NewSelect().Model(&row).Where("hash = ?", hash).Scan(ctx)
 	if err != nil {
@@ -130,7 +134,7 @@ func (s *Store) APIKeyByHash(ctx context.Context, hash []byte) (project.APIKey, 
 }
 
 // APIKeyByID returns the key with id, revoked or not, or project.ErrNotFound.
-func (s *Store) APIKeyByID(ctx context.Context, id string) (project.APIKey, error) {
+func (s *Projects) APIKeyByID(ctx context.Context, id string) (project.APIKey, error) {
 	var row apiKeyRow
 	err := s.db.NewSelect().Model(&row).Where("id = ?", id).Scan(ctx)
 	if err != nil {
@@ -141,7 +145,7 @@ func (s *Store) APIKeyByID(ctx context.Context, id string) (project.APIKey, erro
 
 // ListAPIKeys returns the keys of a project, revoked ones included, oldest
 // first.
-func (s *Store) ListAPIKeys(ctx context.Context, projectID string) ([]project.APIKey, error) {
+func (s *Projects) ListAPIKeys(ctx context.Context, projectID string) ([]project.APIKey, error) {
 	var rows []apiKeyRow
 	err := s.db.NewSelect().Model(&rows).
 		Where("project_id = ?", projectID).
@@ -160,7 +164,7 @@ func (s *Store) ListAPIKeys(ctx context.Context, projectID string) ([]project.AP
 // RevokeAPIKey revokes the key whose hash is hash at time at and returns it.
 // Revoking a revoked key changes nothing: it keeps its first RevokedAt. An
 // unknown hash gives project.ErrNotFound.
-func (s *Store) RevokeAPIKey(ctx context.Context, hash []byte, at time.Time) (project.APIKey, error) {
+func (s *Projects) RevokeAPIKey(ctx context.Context, hash []byte, at time.Time) (project.APIKey, error) {
 	_, err := s.db.NewUpdate().Model((*apiKeyRow)(nil)).
 		Set("revoked_at = ?", utc(at)).
 		Where("hash = ?", hash).
@@ -183,7 +187,7 @@ const touchInterval = time.Minute
 // TouchAPIKeyUsed records that key id was used at time at. It writes only when
 // the stored LastUsedAt is empty or older than a minute, so it is cheap to call
 // on every request; an unknown id is not an error.
-func (s *Store) TouchAPIKeyUsed(ctx context.Context, id string, at time.Time) error {
+func (s *Projects) TouchAPIKeyUsed(ctx context.Context, id string, at time.Time) error {
 	at = utc(at)
 	_, err := s.db.NewUpdate().Model((*apiKeyRow)(nil)).
 		Set("last_used_at = ?", at).

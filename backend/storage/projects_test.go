@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
@@ -15,7 +14,7 @@ var t0 = time.Date(2026, 1, 10, 12, 0, 0, 123456789, time.UTC)
 
 func TestProjects(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		created, err := s.CreateProject(ctx, project.Project{Name: "Wallet Co", DonationWallet: wsol})
@@ -69,7 +68,7 @@ func TestProjects(t *testing.T) {
 
 func TestAPIKeys(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		p, err := s.CreateProject(ctx, project.Project{Name: "p"})

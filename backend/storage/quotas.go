@@ -27,7 +27,7 @@ func (r *quotaRow) quota() project.Quota {
 
 // SetQuota stores a project's own quota, replacing the one it had; an
 // unknown project gives project.ErrNotFound.
-func (s *Store) SetQuota(ctx context.Context, q project.Quota) error {
+func (s *Projects) SetQuota(ctx context.Context, q project.Quota) error {
 	if _, err := s.GetProject(ctx, q.ProjectID); err != nil {
 		return fmt.Errorf("set quota: %w", err)
 	}
@@ -47,7 +47,7 @@ func (s *Store) SetQuota(ctx context.Context, q project.Quota) error {
 
 // ClearQuota removes a project's own quota; a project without one gives
 // project.ErrNotFound.
-func (s *Store) ClearQuota(ctx context.Context, projectID string) error {
+func (s *Projects) ClearQuota(ctx context.Context, projectID string) error {
 	res, err := s.db.NewDelete().Model((*quotaRow)(nil)).Where("project_id = ?", projectID).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("clear quota: %w", err)
@@ -59,7 +59,7 @@ func (s *Store) ClearQuota(ctx context.Context, projectID string) error {
 }
 
 // Quota returns a project's own quota, or project.ErrNotFound.
-func (s *Store) Quota(ctx context.Context, projectID string) (project.Quota, error) {
+func (s *Projects) Quota(ctx context.Context, projectID string) (project.Quota, error) {
 	var row quotaRow
 	err := s.db.NewSelect().Model(&row).Where("project_id = ?", projectID).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -72,7 +72,7 @@ func (s *Store) Quota(ctx context.Context, projectID string) (project.Quota, err
 }
 
 // Quotas returns every project's own quota.
-func (s *Store) Quotas(ctx context.Context) ([]project.Quota, error) {
+func (s *Projects) Quotas(ctx context.Context) ([]project.Quota, error) {
 	var rows []quotaRow
 	if err := s.db.NewSelect().Model(&rows).OrderExpr("project_id ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list quotas: %w", err)

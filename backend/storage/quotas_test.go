@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
@@ -14,7 +13,7 @@ import (
 // project has none, and a deleted one takes its quota with it.
 func TestQuotas(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		createProjects(t, s, "prj_a", "prj_b")
@@ -62,7 +61,7 @@ func TestQuotas(t *testing.T) {
 // project's are its own.
 func TestRefusals(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		createProjects(t, s, "prj_a", "prj_b")
@@ -95,7 +94,7 @@ func TestRefusals(t *testing.T) {
 }
 
 // createProjects stores a project of each id.
-func createProjects(t *testing.T, s *storage.Store, ids ...string) {
+func createProjects(t *testing.T, s *storagetest.Store, ids ...string) {
 	t.Helper()
 	for _, id := range ids {
 		if _, err := s.CreateProject(ctxT(t), project.Project{ID: id, Name: id}); err != nil {

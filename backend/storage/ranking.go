@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/reclaim-sol/reclaim/backend/domain/ledger/ranking"
 )
 
 // Ranged leaderboards are ranked in memory by package ranking, which reads
@@ -24,40 +22,20 @@ import (
 // is built again in the background; meanwhile, and while it is first built,
 // the leaderboard sums the rollups in SQL as before.
 
-// defaultDeepOffset is Store.deepOffset's default.
+// defaultDeepOffset is Rankings.deepOffset's default.
 const defaultDeepOffset = 5_000
-
-// initRankings gives s its in-memory rankings, reading its rows.
-func (s *Store) initRankings() {
-	s.rank = ranking.New(rankSource{s})
-	s.deepOffset = defaultDeepOffset
-}
-
-// SetRankingBudget bounds the memory the in-memory rankings of ranged
-// leaderboards hold together, in bytes: rows, checkpoints, wallets, and
-// what building, merging and ranking a page take while they run. A project
-// that would take them over it is ranked in SQL. Zero ranks every project
-// in SQL.
-func (s *Store) SetRankingBudget(bytes int64) { s.rank.SetBudget(bytes) }
-
-// SetRankingLimit bounds the confirmed rows the in-memory rankings hold
-// together, on top of SetRankingBudget; -1 sets no bound, zero ranks every
-// project in SQL. Deprecated: rows do not say how much memory they take
-// (their wallets' checkpoints and addresses do too); SetRankingBudget
-// bounds that.
-func (s *Store) SetRankingLimit(rows int) { s.rank.SetRowLimit(rows) }
 
 // WarmRanking builds projectID's in-memory ranking now, in the caller's
 // goroutine, unless it has one; ranged leaderboards otherwise build it on
 // first use, in the background, and are summed in SQL until it is ready
 // (a few seconds per million rows). It fails when the project cannot be
 // ranked in memory.
-func (s *Store) WarmRanking(ctx context.Context, projectID string) error {
+func (s *Rankings) WarmRanking(ctx context.Context, projectID string) error {
 	return s.rank.Warm(ctx, projectID)
 }
 
 // rankSource is the ranking.Source of a store: the rows of its ledger.
-type rankSource struct{ s *Store }
+type rankSource struct{ s *core }
 
 // Read implements ranking.Source in one statement (one snapshot): the
 // version and count of confirmed rows of projectID's totals
@@ -146,7 +124,7 @@ func ceilMicros(t time.Time) int64 {
 }
 
 // payerList is payers as a SQL list literal, for sumPieces's condition.
-func (s *Store) payerList(payers []string) string {
+func (s *core) payerList(payers []string) string {
 	quoted := make([]string, len(payers))
 	for i, p := range payers {
 		quoted[i] = s.db.QueryGen().FormatQuery("?", p)

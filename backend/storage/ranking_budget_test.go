@@ -30,13 +30,13 @@ const (
 // the project is ranked in SQL, with the same answers, and a project that
 // fits is still ranked in memory. Not parallel: the heap is the process's.
 func TestRankingBudget(t *testing.T) {
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		// Seeding 26,000 rows and ranking them in SQL take seconds alone,
 		// and much longer on a server busy with other tests.
 		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 		defer cancel()
-		storage.RankInline(s)
-		s.SetRankingBudget(rankingBudget)
+		s.Rankings = storage.NewRankings(s.DB, storage.RankingsOptions{Budget: &storage.RankingBudget{Bytes: rankingBudget, Rows: -1}})
+		storage.RankInline(s.Rankings)
 		var ids []string
 		for _, name := range []string{"fits", "attacker"} {
 			p, err := s.CreateProject(ctx, project.Project{Name: name})
@@ -74,7 +74,7 @@ func TestRankingBudget(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := storage.LeaderboardFromRows(ctx, s, projectID, f)
+			want, err := storage.LeaderboardFromRows(ctx, s.Rankings, projectID, f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +84,7 @@ func TestRankingBudget(t *testing.T) {
 		}
 		check := func(stage string, grew int64) {
 			t.Helper()
-			held, _ := storage.RankingHeld(s)
+			held, _ := storage.RankingHeld(s.Rankings)
 			t.Logf("%s: rankings hold %d bytes, the heap grew by %d (budget %d)", stage, held, grew, rankingBudget)
 			if held > rankingBudget || grew > rankingBudget {
 				t.Fatalf("%s: rankings hold %d bytes, the heap grew by %d: over the budget of %d", stage, held, grew, rankingBudget)
@@ -98,35 +98,35 @@ func TestRankingBudget(t *testing.T) {
 		record := func(es []ledger.Entry) time.Time {
 			t.Helper()
 			start := time.Now()
-			if err := storage.InsertCounted(ctx, s, es); err != nil {
+			if err := storage.InsertCounted(ctx, s.DB, es); err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("recorded %d rows in %v", len(es), time.Since(start))
 			return *es[len(es)/2].ConfirmedAt
 		}
 		legit := record(rows(fits, 2_000, 20))
-		served := storage.RankedInMemory(s)
+		served := storage.RankedInMemory(s.Rankings)
 		board(fits, legit)
-		if storage.RankedInMemory(s) == served {
+		if storage.RankedInMemory(s.Rankings) == served {
 			t.Fatal("a project within the budget was not ranked in memory")
 		}
 
 		// Built with its throwaway wallets: ranked in SQL.
 		junk := record(rows(attacker, throwaways, throwaways))
-		served, builds := storage.RankedInMemory(s), storage.RankingBuilds(s)
+		served, builds := storage.RankedInMemory(s.Rankings), storage.RankingBuilds(s.Rankings)
 		check("built with throwaway wallets", rankingtest.HeapGrowth(func() { board(attacker, junk) }))
-		if storage.RankingBuilds(s) != builds+1 {
+		if storage.RankingBuilds(s.Rankings) != builds+1 {
 			t.Fatal("no ranking of the project of throwaway wallets was tried")
 		}
-		if storage.RankedInMemory(s) != served {
+		if storage.RankedInMemory(s.Rankings) != served {
 			t.Error("the project of throwaway wallets was ranked in memory")
 		}
 
 		// Joined later by throwaway wallets: the ranking that fit is let go.
 		record(rows(fits, throwaways, throwaways))
-		served = storage.RankedInMemory(s)
+		served = storage.RankedInMemory(s.Rankings)
 		check("joined by throwaway wallets", rankingtest.HeapGrowth(func() { board(fits, legit) }))
-		if storage.RankedInMemory(s) != served {
+		if storage.RankedInMemory(s.Rankings) != served {
 			t.Error("the project joined by throwaway wallets was ranked in memory")
 		}
 	})

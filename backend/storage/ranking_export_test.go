@@ -12,7 +12,7 @@ import (
 // InsertCounted records es in bulk, counts them as RebuildPayerTotals
 // does, and stamps them with their project's version, as InsertEntry
 // would one by one: a ranking catches up with them.
-func InsertCounted(ctx context.Context, s *Store, es []ledger.Entry) error {
+func InsertCounted(ctx context.Context, s *DB, es []ledger.Entry) error {
 	if err := insertUncounted(ctx, s, es); err != nil {
 		return err
 	}
@@ -27,7 +27,7 @@ func InsertCounted(ctx context.Context, s *Store, es []ledger.Entry) error {
 	return err
 }
 
-func insertUncounted(ctx context.Context, s *Store, es []ledger.Entry) error {
+func insertUncounted(ctx context.Context, s *DB, es []ledger.Entry) error {
 	rows := make([]transactionRow, len(es))
 	for i, e := range es {
 		rows[i] = newTransactionRow(e, e.Status)
@@ -45,10 +45,10 @@ func insertUncounted(ctx context.Context, s *Store, es []ledger.Entry) error {
 
 // RankInline makes s build a project's ranking in the query that first
 // needs it, spaced and merged as in production.
-func RankInline(s *Store) {
+func RankInline(s *Rankings) {
 	s.rank.Tune(ranking.Tuning{Inline: true})
 	s.deepOffset = defaultDeepOffset
 }
 
 // RankingHeld is what s's rankings hold, and reserve, in bytes and rows.
-func RankingHeld(s *Store) (bytes, rows int64) { return s.rank.Held() }
+func RankingHeld(s *Rankings) (bytes, rows int64) { return s.rank.Held() }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger/ranking"
 	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
@@ -25,7 +26,7 @@ func TestRankingFollowsTheLedger(t *testing.T) {
 			g := newLedgerGen(uint64(time.Now().UnixNano()))
 			projectID, _ := g.projects(t, confirmer)
 			g.record(t, confirmer, projectID, 80, recording{})
-			storage.RankIn(ranker, true)
+			storage.RankIn(ranker.Rankings, true)
 			g.checkPlanned(t, ranker, projectID, "first ranking", true)
 
 			g.record(t, confirmer, projectID, 40, recording{})
@@ -47,7 +48,7 @@ func TestRankingFollowsTheLedger(t *testing.T) {
 			}
 			wg.Wait()
 			g.checkPlanned(t, ranker, projectID, "confirmed during queries", true)
-			if n := storage.RankingBuilds(ranker); n != 1 {
+			if n := storage.RankingBuilds(ranker.Rankings); n != 1 {
 				t.Errorf("built the ranking %d times, want once", n)
 			}
 		})
@@ -56,7 +57,7 @@ func TestRankingFollowsTheLedger(t *testing.T) {
 
 // twoProcesses opens two migrated stores on one new database, as two
 // processes of the service would.
-func twoProcesses(t *testing.T, backend string) (a, b *storage.Store) {
+func twoProcesses(t *testing.T, backend string) (a, b *storagetest.Store) {
 	t.Helper()
 	url, dir := "", ""
 	if backend == "postgres" {
@@ -64,7 +65,7 @@ func twoProcesses(t *testing.T, backend string) (a, b *storage.Store) {
 	} else {
 		dir = t.TempDir()
 	}
-	open := func() *storage.Store {
+	open := func() *storagetest.Store {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		s, err := storage.Open(ctx, url, dir)
@@ -75,7 +76,7 @@ func twoProcesses(t *testing.T, backend string) (a, b *storage.Store) {
 		if err := s.Migrate(ctx); err != nil {
 			t.Fatal(err)
 		}
-		return s
+		return storagetest.Rooms(s, storagetest.Options{})
 	}
 	return open(), open()
 }
@@ -84,7 +85,7 @@ func twoProcesses(t *testing.T, backend string) (a, b *storage.Store) {
 // over their limit is ranked in SQL, with the same answers.
 func TestRankingLimit(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		g := newLedgerGen(uint64(time.Now().UnixNano()))
 		projectID, otherID := g.projects(t, s)
@@ -94,20 +95,23 @@ func TestRankingLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		storage.RankIn(s, true)
-		s.SetRankingLimit(int(st.TotalTransactionCount)) // the other project's rows, exactly
+		limited := func(rows int) {
+			s.Rankings = storage.NewRankings(s.DB, storage.RankingsOptions{Budget: &storage.RankingBudget{Bytes: ranking.DefaultMaxBytes, Rows: rows}})
+			storage.RankIn(s.Rankings, true)
+		}
+		limited(int(st.TotalTransactionCount)) // the other project's rows, exactly
 		g.checkPlanned(t, s, otherID, "up to the limit", true)
-		served := storage.RankedInMemory(s)
+		served := storage.RankedInMemory(s.Rankings)
 		if served == 0 {
 			t.Fatal("a project within the limit was not ranked in memory")
 		}
 		g.checkPlanned(t, s, projectID, "over the limit", true)
-		if storage.RankedInMemory(s) != served {
+		if storage.RankedInMemory(s.Rankings) != served {
 			t.Error("a project over the limit was ranked in memory")
 		}
-		s.SetRankingLimit(0)
+		limited(0)
 		g.checkPlanned(t, s, otherID, "no rankings", true)
-		if storage.RankedInMemory(s) != served {
+		if storage.RankedInMemory(s.Rankings) != 0 {
 			t.Error("ranked in memory with a limit of 0")
 		}
 	})

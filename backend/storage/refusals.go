@@ -20,7 +20,7 @@ type refusalRow struct {
 
 // AddRefusals adds each count to its project's hour, in one statement,
 // and deletes the hours before keepSince.
-func (s *Store) AddRefusals(ctx context.Context, counts []project.Refusals, keepSince time.Time) error {
+func (s *Projects) AddRefusals(ctx context.Context, counts []project.Refusals, keepSince time.Time) error {
 	if len(counts) == 0 {
 		return nil
 	}
@@ -42,7 +42,7 @@ func (s *Store) AddRefusals(ctx context.Context, counts []project.Refusals, keep
 }
 
 // RefusalsSince sums a project's refusals in the hours from since.
-func (s *Store) RefusalsSince(ctx context.Context, projectID string, since time.Time) (int64, error) {
+func (s *Projects) RefusalsSince(ctx context.Context, projectID string, since time.Time) (int64, error) {
 	var sum int64
 	err := s.db.NewSelect().Model((*refusalRow)(nil)).ColumnExpr("COALESCE(SUM(refused), 0)").
 		Where("project_id = ?", projectID).Where("hour >= ?", utc(since)).Scan(ctx, &sum)

@@ -14,13 +14,13 @@ import (
 // transaction about to be relayed. The database decides between concurrent
 // claims of one ticket, on every instance: all but one get
 // ledger.ErrDuplicate.
-func (s *Store) ClaimTicket(ctx context.Context, e ledger.Entry) error {
+func (s *Ledger) ClaimTicket(ctx context.Context, e ledger.Entry) error {
 	return s.insertWithStatus(ctx, e, ledger.StatusSending)
 }
 
 // insertWithStatus inserts e with a status InsertEntry does not accept from
 // callers (sending).
-func (s *Store) insertWithStatus(ctx context.Context, e ledger.Entry, status ledger.Status) error {
+func (s *Ledger) insertWithStatus(ctx context.Context, e ledger.Entry, status ledger.Status) error {
 	if e.TicketJTI == "" || !ledger.ValidType(e.Type) {
 		return fmt.Errorf("claim ticket: incomplete entry")
 	}
@@ -39,7 +39,7 @@ func (s *Store) insertWithStatus(ctx context.Context, e ledger.Entry, status led
 // EntryBySignature returns the entry that holds a transaction signature
 // (relayed, or confirmed), else one that reported it, or
 // ledger.ErrNotFound.
-func (s *Store) EntryBySignature(ctx context.Context, sig string) (ledger.Entry, error) {
+func (s *Ledger) EntryBySignature(ctx context.Context, sig string) (ledger.Entry, error) {
 	var row transactionRow
 	err := s.db.NewSelect().Model(&row).Where("signature = ?", sig).
 		OrderExpr("CASE WHEN reported_ticket IS NULL OR status = ? THEN 0 ELSE 1 END, created_at", ledger.StatusConfirmed).
@@ -52,7 +52,7 @@ func (s *Store) EntryBySignature(ctx context.Context, sig string) (ledger.Entry,
 
 // MarkSubmitted moves a claimed entry from sending to submitted once the
 // cluster accepted its transaction. It reports whether the entry changed.
-func (s *Store) MarkSubmitted(ctx context.Context, jti string) (bool, error) {
+func (s *Ledger) MarkSubmitted(ctx context.Context, jti string) (bool, error) {
 	res, err := s.db.NewUpdate().Model((*transactionRow)(nil)).
 		Set("status = ?", ledger.StatusSubmitted).
 		Where("ticket_jti = ?", jti).
@@ -67,7 +67,7 @@ func (s *Store) MarkSubmitted(ctx context.Context, jti string) (bool, error) {
 
 // ReleaseClaim removes a claim whose transaction the cluster refused, so the
 // ticket was not consumed and may be submitted again.
-func (s *Store) ReleaseClaim(ctx context.Context, jti string) error {
+func (s *Ledger) ReleaseClaim(ctx context.Context, jti string) error {
 	_, err := s.db.NewDelete().Model((*transactionRow)(nil)).
 		Where("ticket_jti = ?", jti).
 		Where("status = ?", ledger.StatusSending).
@@ -80,7 +80,7 @@ func (s *Store) ReleaseClaim(ctx context.Context, jti string) error {
 
 // InFlight returns up to limit entries still sending or submitted, oldest
 // first: what the confirmation tracker follows.
-func (s *Store) InFlight(ctx context.Context, limit int) ([]ledger.Entry, error) {
+func (s *Ledger) InFlight(ctx context.Context, limit int) ([]ledger.Entry, error) {
 	var rows []transactionRow
 	err := s.db.NewSelect().Model(&rows).
 		Where("status IN (?, ?)", ledger.StatusSending, ledger.StatusSubmitted).
@@ -109,7 +109,7 @@ func entries(rows []transactionRow) []ledger.Entry {
 // rows are picked FOR UPDATE SKIP LOCKED, on SQLite the one statement runs
 // under the database's write lock. The least recently leased come first, so
 // a backlog larger than limit is followed in turn.
-func (s *Store) LeaseInFlight(ctx context.Context, owner string, limit int, now, until time.Time) ([]ledger.Entry, error) {
+func (s *Ledger) LeaseInFlight(ctx context.Context, owner string, limit int, now, until time.Time) ([]ledger.Entry, error) {
 	pick := s.db.NewSelect().Model((*transactionRow)(nil)).Column("id").
 		Where("status IN (?, ?)", ledger.StatusSending, ledger.StatusSubmitted).
 		Where("lease_until <= ?", now.UnixMilli()).
@@ -145,7 +145,7 @@ func (s *Store) LeaseInFlight(ctx context.Context, owner string, limit int, now,
 
 // ReleaseLeases frees the entries owner holds, as leased last at now, so
 // the next pass, on any instance, may follow them at once.
-func (s *Store) ReleaseLeases(ctx context.Context, owner string, now time.Time) error {
+func (s *Ledger) ReleaseLeases(ctx context.Context, owner string, now time.Time) error {
 	_, err := s.db.NewUpdate().Model((*transactionRow)(nil)).
 		Set("lease_owner = ''").
 		Set("lease_until = ?", now.UnixMilli()).
@@ -169,7 +169,7 @@ type passRow struct {
 // ClaimPass claims pass slot of the periodic job name for owner and reports
 // whether this caller won it: the first claim of a slot later than the last
 // one claimed wins, on every instance, so each slot runs once.
-func (s *Store) ClaimPass(ctx context.Context, name, owner string, slot int64) (bool, error) {
+func (s *Ledger) ClaimPass(ctx context.Context, name, owner string, slot int64) (bool, error) {
 	row := passRow{Name: name, Slot: slot, Owner: owner}
 	res, err := s.db.NewInsert().Model(&row).
 		On("CONFLICT (name) DO UPDATE").
@@ -202,7 +202,7 @@ type attemptRow struct {
 
 // LogAttempt records one submission result, or one line for several
 // tickets (a.Tickets; 0 counts as 1).
-func (s *Store) LogAttempt(ctx context.Context, a ledger.Attempt) error {
+func (s *Ledger) LogAttempt(ctx context.Context, a ledger.Attempt) error {
 	row := attemptRow{
 		ID: NewID("att"), ProjectID: a.ProjectID, Payer: a.Payer, TicketJTI: a.TicketJTI, Signature: a.Signature,
 		Status: a.Status, Code: a.Code, Message: a.Message, Tickets: max(a.Tickets, 1), CreatedAt: utc(a.CreatedAt),
@@ -220,7 +220,7 @@ func (s *Store) LogAttempt(ctx context.Context, a ledger.Attempt) error {
 // PruneAttempts deletes up to limit lines of the submission log written
 // before before, oldest first, in one statement, and returns how many it
 // deleted: fewer than limit when no older line is left.
-func (s *Store) PruneAttempts(ctx context.Context, before time.Time, limit int) (int, error) {
+func (s *Ledger) PruneAttempts(ctx context.Context, before time.Time, limit int) (int, error) {
 	oldest := s.db.NewSelect().Model((*attemptRow)(nil)).Column("id").
 		Where("created_at < ?", utc(before)).
 		OrderExpr("created_at ASC").
@@ -236,7 +236,7 @@ func (s *Store) PruneAttempts(ctx context.Context, before time.Time, limit int) 
 // Submissions returns the entries of project projectID paid by payer whose
 // signature is one of sigs, in no particular order: a signature that is
 // another wallet's or another project's is not among them.
-func (s *Store) Submissions(ctx context.Context, projectID, payer string, sigs []string) ([]ledger.Entry, error) {
+func (s *Ledger) Submissions(ctx context.Context, projectID, payer string, sigs []string) ([]ledger.Entry, error) {
 	if len(sigs) == 0 {
 		return nil, nil
 	}

@@ -30,7 +30,7 @@ func setLanded(q *bun.UpdateQuery, landed ledger.Figures, slot int64) *bun.Updat
 // finalized, counted nowhere); the submission.landed event is written in
 // the same transaction. It reports whether the entry changed: one already
 // landed, or no longer submitted, is left alone.
-func (s *Store) LandEntry(ctx context.Context, jti string, landed ledger.Figures, slot int64, at time.Time) (bool, error) {
+func (s *Ledger) LandEntry(ctx context.Context, jti string, landed ledger.Figures, slot int64, at time.Time) (bool, error) {
 	var events int64
 	changed := false
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -66,7 +66,7 @@ func (s *Store) LandEntry(ctx context.Context, jti string, landed ledger.Figures
 // that held it): its figures are its promise again, its slot 0, and the
 // tracker follows it as before it landed. It reports whether the entry
 // changed.
-func (s *Store) UnlandEntry(ctx context.Context, jti string) (bool, error) {
+func (s *Ledger) UnlandEntry(ctx context.Context, jti string) (bool, error) {
 	q := s.db.NewUpdate().Model((*transactionRow)(nil)).
 		Set("landed_at = 0").
 		Where("ticket_jti = ?", jti).

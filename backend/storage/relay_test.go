@@ -11,7 +11,6 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
@@ -26,7 +25,7 @@ func claimEntry(projectID, jti string) ledger.Entry {
 
 func TestClaimTicketExactlyOnce(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		ctx := ctxT(t)
 		p, err := s.CreateProject(ctx, project.Project{Name: "p"})
 		if err != nil {
@@ -109,7 +108,7 @@ func TestClaimTicketExactlyOnce(t *testing.T) {
 // and are dropped once it is settled, whatever the outcome.
 func TestRawTransactionKeptWhileInFlight(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		ctx := ctxT(t)
 		p, err := s.CreateProject(ctx, project.Project{Name: "p"})
 		if err != nil {
@@ -165,7 +164,7 @@ func TestRawTransactionKeptWhileInFlight(t *testing.T) {
 // not among them, and an entry claimed without items reads with none.
 func TestSubmissions(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		ctx := ctxT(t)
 		p, err := s.CreateProject(ctx, project.Project{Name: "p"})
 		if err != nil {
@@ -224,7 +223,7 @@ func TestSubmissions(t *testing.T) {
 // a held signature is refused (ledger.ErrDuplicate), never counted twice.
 func TestReportedClaimsHoldNoSignature(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		ctx := ctxT(t)
 		victim, err := s.CreateProject(ctx, project.Project{Name: "victim"})
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/uptrace/bun"
 )
@@ -29,7 +28,7 @@ const (
 // 1970-01-01), month (year*12 + month-1) and year, from confirmed_at.
 type bucketSQL struct{ day, month, year string }
 
-func (s *Store) buckets() bucketSQL {
+func (s *core) buckets() bucketSQL {
 	if s.postgres {
 		const utc = "(confirmed_at AT TIME ZONE 'UTC')"
 		return bucketSQL{
@@ -45,34 +44,6 @@ func (s *Store) buckets() bucketSQL {
 		year:  "CAST(substr(confirmed_at, 1, 4) AS INTEGER)",
 	}
 }
-
-// dayOf, monthOf and yearOf are the buckets of t, as bucketSQL computes them.
-func dayOf(t time.Time) int64 {
-	d := t.Unix() / 86400
-	if t.Unix()%86400 < 0 {
-		d--
-	}
-	return d
-}
-
-func monthOf(t time.Time) int64 {
-	t = t.UTC()
-	return int64(t.Year())*12 + int64(t.Month()) - 1
-}
-
-func yearOf(t time.Time) int64 { return int64(t.UTC().Year()) }
-
-func dayStart(d int64) time.Time { return time.Unix(d*86400, 0).UTC() }
-
-func monthStart(m int64) time.Time {
-	y, mm := m/12, m%12
-	if mm < 0 {
-		y, mm = y-1, mm+12
-	}
-	return time.Date(int(y), time.Month(mm+1), 1, 0, 0, 0, 0, time.UTC)
-}
-
-func yearStart(y int64) time.Time { return time.Date(int(y), 1, 1, 0, 0, 0, 0, time.UTC) }
 
 // addedUp is the SET clause of an upsert that adds the new row's columns to
 // the existing row's.
@@ -157,7 +128,7 @@ const rentSums = `CAST(COALESCE(SUM(CASE WHEN rent_rebate IS NULL THEN 0 WHEN re
 // addToRollups counts in the rollups the confirmed rows that cond (SQL over
 // reclaim_transactions, with args) selects, and newWallets more wallets. The
 // per-wallet totals of all time are the caller's business.
-func (s *Store) addToRollups(ctx context.Context, db bun.IDB, newWallets int, cond string, args ...any) error {
+func (s *core) addToRollups(ctx context.Context, db bun.IDB, newWallets int, cond string, args ...any) error {
 	b := s.buckets()
 	for _, q := range []string{addToRollupDays, addToRollupPeriods, addToProjectDays} {
 		if _, err := db.ExecContext(ctx, fmt.Sprintf(q, cond, b.day, b.month, b.year), args...); err != nil {
@@ -174,7 +145,7 @@ func (s *Store) addToRollups(ctx context.Context, db bun.IDB, newWallets int, co
 // countConfirmed counts the row just confirmed, r, everywhere: the
 // per-wallet totals of all time and the rollups, in the confirming
 // transaction tx.
-func (s *Store) countConfirmed(ctx context.Context, tx bun.Tx, r *transactionRow) error {
+func (s *core) countConfirmed(ctx context.Context, tx bun.Tx, r *transactionRow) error {
 	first, err := addToTotals(ctx, tx, r)
 	if err != nil {
 		return err
@@ -204,7 +175,7 @@ const recountWallets = `UPDATE reclaim_project_totals SET wallet_count = (
 // first locks their totals, which a confirmation that adds a wallet updates
 // last: one that committed before is in the count, one that did not yet adds
 // its wallet after.
-func (s *Store) countWallets(ctx context.Context, tx bun.Tx, ids []string) error {
+func (s *core) countWallets(ctx context.Context, tx bun.Tx, ids []string) error {
 	where, args := "TRUE", []any{}
 	if ids != nil {
 		if len(ids) == 0 {

@@ -32,7 +32,7 @@ type backfiller struct {
 // backfillForeground, then, if unfinished, in the background until it is
 // done or the store closes. An error other than running out of time is
 // returned.
-func (s *Store) runBackfill(ctx context.Context) error {
+func (s *core) runBackfill(ctx context.Context) error {
 	fg, cancel := context.WithTimeout(ctx, backfillForeground)
 	err := s.backfillRollups(fg)
 	// The driver reports the deadline as an I/O timeout, at times before the
@@ -76,7 +76,7 @@ func (s *Store) runBackfill(ctx context.Context) error {
 // migration 9, which Migrate may leave to finish in the background (the
 // reads are exact meanwhile, and as slow as before rollups), or with ctx's
 // error and the backfill's last.
-func (s *Store) WaitForRollups(ctx context.Context) error {
+func (s *DB) WaitForRollups(ctx context.Context) error {
 	s.bf.mu.Lock()
 	done := s.bf.done
 	s.bf.mu.Unlock()
@@ -96,7 +96,7 @@ func (s *Store) WaitForRollups(ctx context.Context) error {
 }
 
 // stopBackfill stops a background backfill and waits for it.
-func (s *Store) stopBackfill() {
+func (s *core) stopBackfill() {
 	s.bf.mu.Lock()
 	cancel, done := s.bf.cancel, s.bf.done
 	s.bf.mu.Unlock()
@@ -128,7 +128,7 @@ const catchUpBatch = 1000
 // turns, counting every row once: legacy rows never change, and the rows
 // confirmed meanwhile are not legacy (the confirming transaction counts them
 // itself, or catchUpRollups does).
-func (s *Store) backfillRollups(ctx context.Context) error {
+func (s *core) backfillRollups(ctx context.Context) error {
 	db, release := s.maintenanceDB()
 	defer release()
 	batch := backfillPayers
@@ -156,7 +156,7 @@ func (s *Store) backfillRollups(ctx context.Context) error {
 // backfillBatch counts the next batch of wallets, or moves the cursor to the
 // next project; done reports that the backfill is over, counted that rows
 // were counted.
-func (s *Store) backfillBatch(ctx context.Context, tx bun.Tx, batch int) (done, counted bool, err error) {
+func (s *core) backfillBatch(ctx context.Context, tx bun.Tx, batch int) (done, counted bool, err error) {
 	var project, after string
 	q := tx.NewSelect().TableExpr("reclaim_rollup_backfill").ColumnExpr("project_id, payer, done").Where("id = 1")
 	if s.postgres {
@@ -190,7 +190,7 @@ func (s *Store) backfillBatch(ctx context.Context, tx bun.Tx, batch int) (done, 
 // nextBackfillProject moves the backfill's cursor past project: to the next
 // project, or, after the last, recounts every project's wallets and marks the
 // backfill done.
-func (s *Store) nextBackfillProject(ctx context.Context, tx bun.Tx, project string) (done bool, err error) {
+func (s *core) nextBackfillProject(ctx context.Context, tx bun.Tx, project string) (done bool, err error) {
 	var next string
 	err = tx.NewSelect().TableExpr("projects").ColumnExpr("id").Where("id > ?", project).
 		OrderExpr("id ASC").Limit(1).Scan(ctx, &next)
@@ -212,7 +212,7 @@ func (s *Store) nextBackfillProject(ctx context.Context, tx bun.Tx, project stri
 // (rollup_state 0): it runs at every start, and finds none unless older
 // instances confirmed entries since the last. The per-wallet totals of all
 // time already count them: that version kept them.
-func (s *Store) catchUpRollups(ctx context.Context) error {
+func (s *core) catchUpRollups(ctx context.Context) error {
 	for {
 		var n int
 		err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -288,7 +288,7 @@ var rollupTablesByName = []string{"reclaim_payer_totals", "reclaim_rollup_days",
 // repairs them after rows were changed behind its back (a manual fix, a bulk
 // import). On Postgres it blocks writes to the ledger while it runs, which on
 // a ledger of millions of rows takes minutes, and ctx alone bounds it.
-func (s *Store) RebuildPayerTotals(ctx context.Context) error {
+func (s *DB) RebuildPayerTotals(ctx context.Context) error {
 	db, done := s.maintenanceDB()
 	defer done()
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -306,7 +306,7 @@ func (s *Store) RebuildPayerTotals(ctx context.Context) error {
 }
 
 // rebuildStatements are the statements of RebuildPayerTotals.
-func (s *Store) rebuildStatements() []string {
+func (s *core) rebuildStatements() []string {
 	var qs []string
 	if s.postgres {
 		qs = append(qs, "LOCK TABLE reclaim_transactions IN SHARE MODE")

@@ -9,13 +9,14 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger/ranking"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger/rollup"
 )
 
 // The row-by-row answers, as the store gave them before rollups: what the
 // rollups must equal.
 
 // LeaderboardFromRows aggregates the ledger rows that match f.
-func LeaderboardFromRows(ctx context.Context, s *Store, projectID string, f ledger.Filter) ([]ledger.LeaderboardEntry, error) {
+func LeaderboardFromRows(ctx context.Context, s *Rankings, projectID string, f ledger.Filter) ([]ledger.LeaderboardEntry, error) {
 	if f.Limit <= 0 {
 		f.Limit = ledger.DefaultLimit
 	}
@@ -23,7 +24,7 @@ func LeaderboardFromRows(ctx context.Context, s *Store, projectID string, f ledg
 }
 
 // StatsFromRows aggregates the project's confirmed ledger rows.
-func StatsFromRows(ctx context.Context, s *Store, projectID string) (ledger.Stats, error) {
+func StatsFromRows(ctx context.Context, s *Rankings, projectID string) (ledger.Stats, error) {
 	var st ledger.Stats
 	err := s.db.NewSelect().TableExpr("reclaim_transactions").
 		ColumnExpr("CAST(COALESCE(SUM(gross_rebate), 0) AS BIGINT)").
@@ -39,19 +40,19 @@ func StatsFromRows(ctx context.Context, s *Store, projectID string) (ledger.Stat
 }
 
 // DailyTotalsFromRows aggregates the ledger rows of [from, to) by day.
-func DailyTotalsFromRows(ctx context.Context, s *Store, projectID string, from, to time.Time) ([]ledger.DailyTotal, error) {
+func DailyTotalsFromRows(ctx context.Context, s *Rankings, projectID string, from, to time.Time) ([]ledger.DailyTotal, error) {
 	return s.dailyTotalsFromRows(ctx, projectID, from, to)
 }
 
 // RollupsUsable reports whether the store answers projectID's stats and
 // leaderboards from the rollups.
-func RollupsUsable(ctx context.Context, s *Store, projectID string) (bool, error) {
+func RollupsUsable(ctx context.Context, s *Rankings, projectID string) (bool, error) {
 	return s.rollupsUsable(ctx, projectID)
 }
 
 // ForgetRollups puts the store back as a version before migration 9 left
 // it: no rollups, every final row legacy, the backfill not started.
-func ForgetRollups(ctx context.Context, s *Store) error {
+func ForgetRollups(ctx context.Context, s *Rankings) error {
 	s.rollupsReady.Store(false)
 	s.rank.Reset() // a process that never saw them
 	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -74,14 +75,14 @@ func ForgetRollups(ctx context.Context, s *Store) error {
 
 // Undate removes the confirmation time of the entry of a ticket, as
 // InsertEntry allowed before migration 9.
-func Undate(ctx context.Context, s *Store, jti string) error {
+func Undate(ctx context.Context, s *DB, jti string) error {
 	_, err := s.db.ExecContext(ctx, "UPDATE reclaim_transactions SET confirmed_at = NULL WHERE ticket_jti = ?", jti)
 	return err
 }
 
 // ConfirmAsBefore confirms the entry of a ticket as a version without
 // rollups did: the row and the per-wallet totals, not the rollups.
-func ConfirmAsBefore(ctx context.Context, s *Store, jti string, at time.Time) error {
+func ConfirmAsBefore(ctx context.Context, s *DB, jti string, at time.Time) error {
 	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var rows []transactionRow
 		err := tx.NewUpdate().Model(&rows).Set("status = 'confirmed'").Set("confirmed_at = ?", utc(at)).
@@ -97,7 +98,7 @@ func ConfirmAsBefore(ctx context.Context, s *Store, jti string, at time.Time) er
 // BackfillSome counts up to n batches of at most size wallets of the legacy
 // rows and reports whether the backfill is done: a backfill interrupted
 // after n batches.
-func BackfillSome(ctx context.Context, s *Store, n, size int) (done bool, err error) {
+func BackfillSome(ctx context.Context, s *DB, n, size int) (done bool, err error) {
 	for range n {
 		err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 			done, _, err = s.backfillBatch(ctx, tx, size)
@@ -112,7 +113,7 @@ func BackfillSome(ctx context.Context, s *Store, n, size int) (done bool, err er
 
 // MigrateBefore applies the migrations named before name only, as an older
 // version did.
-func MigrateBefore(ctx context.Context, s *Store, name string) error {
+func MigrateBefore(ctx context.Context, s *DB, name string) error {
 	var older []migration
 	for _, m := range schema {
 		if m.name < name {
@@ -127,7 +128,7 @@ const RollupMigration = "20260521000009"
 
 // InsertAsBefore records e as a version before migration 9 did: without
 // rollup_state, counted in the per-wallet totals when confirmed.
-func InsertAsBefore(ctx context.Context, s *Store, e ledger.Entry) error {
+func InsertAsBefore(ctx context.Context, s *DB, e ledger.Entry) error {
 	row := newTransactionRow(e, e.Status)
 	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewInsert().Model(&row).ExcludeColumn("rollup_state", "rank_version", "raw_transaction", "includes", "slot", "reported_ticket", "rent_rebate", "landed_at").Exec(ctx); err != nil {
@@ -144,8 +145,8 @@ func InsertAsBefore(ctx context.Context, s *Store, e ledger.Entry) error {
 // PlanAs makes s plan ranged leaderboards as for a ledger of perDay
 // confirmed rows a day and the given wallets, whatever it holds (every plan
 // must give the same answers); zeros restore its own estimates.
-func PlanAs(s *Store, perDay, wallets float64) {
-	s.planCosts = &rollupCosts{perDay: perDay, wallets: wallets}
+func PlanAs(s *Rankings, perDay, wallets float64) {
+	s.planCosts = &rollup.Costs{PerDay: perDay, Wallets: wallets}
 	if perDay == 0 && wallets == 0 {
 		s.planCosts = nil
 	}
@@ -155,7 +156,7 @@ func PlanAs(s *Store, perDay, wallets float64) {
 // ranking in the query that first needs it, with a checkpoint every 7 rows
 // and merging every 5 new rows, and ranks pages from the fourth on of all
 // time, a month or a year in memory too (inMemory); or in SQL alone.
-func RankIn(s *Store, inMemory bool) {
+func RankIn(s *Rankings, inMemory bool) {
 	t := ranking.Tuning{Inline: inMemory, Off: !inMemory}
 	s.deepOffset = defaultDeepOffset
 	if inMemory { // and with checkpoints, and merges, however small the ledger
@@ -165,12 +166,12 @@ func RankIn(s *Store, inMemory bool) {
 }
 
 // RankedInMemory is how many pages s ranked in memory.
-func RankedInMemory(s *Store) int64 { return s.rank.Served() }
+func RankedInMemory(s *Rankings) int64 { return s.rank.Served() }
 
 // ConfirmWithoutRanking confirms the entry of a ticket as a version with
 // rollups but without migration 10 did: counted everywhere, but neither
 // stamped nor counted in the project's version.
-func ConfirmWithoutRanking(ctx context.Context, s *Store, jti string, landed ledger.Figures, at time.Time) error {
+func ConfirmWithoutRanking(ctx context.Context, s *Ledger, jti string, landed ledger.Figures, at time.Time) error {
 	if ok, err := s.ConfirmEntry(ctx, jti, landed, 0, at); err != nil || !ok {
 		return fmt.Errorf("confirm %s: %v %w", jti, ok, err)
 	}
@@ -184,11 +185,11 @@ func ConfirmWithoutRanking(ctx context.Context, s *Store, jti string, landed led
 }
 
 // RankingBuilds is how many rankings s built.
-func RankingBuilds(s *Store) int64 { return s.rank.Builds() }
+func RankingBuilds(s *Rankings) int64 { return s.rank.Builds() }
 
 // AddToProjectTotals changes a project's totals row behind the store's
 // back, as another instance's confirmation would: n more transactions.
-func AddToProjectTotals(ctx context.Context, s *Store, projectID string, n int64) error {
+func AddToProjectTotals(ctx context.Context, s *DB, projectID string, n int64) error {
 	_, err := s.db.ExecContext(ctx, "UPDATE reclaim_project_totals SET transaction_count = transaction_count + ? WHERE project_id = ?", n, projectID)
 	return err
 }

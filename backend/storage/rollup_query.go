@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/domain/ledger/rollup"
 )
 
 // rollupsUsable reports whether the rollups of projectID count every
@@ -18,7 +19,7 @@ import (
 // version without rollups confirmed (during a rolling upgrade) waits for
 // catchUpRollups. Otherwise the reads fall back to the per-wallet totals and
 // the ledger rows, which are exact but cost O(rows).
-func (s *Store) rollupsUsable(ctx context.Context, projectID string) (bool, error) {
+func (s *Rankings) rollupsUsable(ctx context.Context, projectID string) (bool, error) {
 	if !s.rollupsReady.Load() {
 		var done bool
 		err := s.db.QueryRowContext(ctx, "SELECT done FROM reclaim_rollup_backfill WHERE id = 1").Scan(&done)
@@ -37,7 +38,7 @@ func (s *Store) rollupsUsable(ctx context.Context, projectID string) (bool, erro
 }
 
 // statsFromRollups reads the project's totals row.
-func (s *Store) statsFromRollups(ctx context.Context, projectID string) (ledger.Stats, error) {
+func (s *Rankings) statsFromRollups(ctx context.Context, projectID string) (ledger.Stats, error) {
 	var st ledger.Stats
 	err := s.db.NewSelect().TableExpr("reclaim_project_totals").
 		ColumnExpr("gross_rebate, net_rebate, transaction_count, wallet_count, donation_count, donation_amount").
@@ -56,8 +57,8 @@ func (s *Store) statsFromRollups(ctx context.Context, projectID string) (ledger.
 // the page f asks for alone (its rows start at f's offset). The range is first clipped to
 // the days with confirmed rows; one that holds every row is the totals of all
 // time, one that is a single month or year is a range of its ranking index,
-// and any other sums the pieces of its plan (planRange) per wallet.
-func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f ledger.Filter, inMemory bool) (q *bun.SelectQuery, paged bool, check *pageCheck, err error) {
+// and any other sums the pieces of its plan (rollup.Plan) per wallet.
+func (s *Rankings) leaderboardFromRollups(ctx context.Context, projectID string, f ledger.Filter, inMemory bool) (q *bun.SelectQuery, paged bool, check *rollup.PageCheck, err error) {
 	var first, last sql.NullInt64
 	var rows, wallets int64
 	err = s.db.NewSelect().
@@ -72,7 +73,7 @@ func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f 
 	if !first.Valid {
 		return nil, false, nil, nil
 	}
-	from, to, all := clipRange(utcPtr(f.Start), utcPtr(f.End), first.Int64, last.Int64)
+	from, to, all := rollup.Clip(utcPtr(f.Start), utcPtr(f.End), first.Int64, last.Int64)
 	if all {
 		// Unless some confirmed row has no confirmation time (recorded so
 		// before migration 9): in the totals, it is in no range.
@@ -100,12 +101,12 @@ func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f 
 	if !from.Before(to) {
 		return nil, false, nil, nil
 	}
-	costs := rollupCosts{perDay: float64(rows) / float64(last.Int64-first.Int64+1), wallets: float64(wallets)}
+	costs := rollup.CostsOf(rows, wallets, first.Int64, last.Int64)
 	if s.planCosts != nil {
 		costs = *s.planCosts
 	}
-	ps := planRange(from, to, costs)
-	if inMemory && (len(ps) > 1 || !ps[0].isBase() || f.Offset >= s.deepOffset) {
+	ps := rollup.Plan(from, to, costs)
+	if inMemory && (len(ps) > 1 || !ps[0].IsBase() || f.Offset >= s.deepOffset) {
 		sums := func(payers []string) *bun.SelectQuery { return s.summedWallets(projectID, f, ps, payers) }
 		if q, check, ok, err := s.fromRanking(ctx, projectID, f, from, to, sums); ok || err != nil {
 			return q, true, check, err
@@ -113,21 +114,14 @@ func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f 
 	}
 	// A single month or year is a range of its ranking index; one with
 	// corrections cheaper than itself is read page by page, merged with them.
-	base, total := -1, 0.0
-	for i, p := range ps {
-		total += costs.of(p)
-		if p.isBase() && (base < 0 || costs.of(p) > costs.of(ps[base])) {
-			base = i
-		}
-	}
-	if base >= 0 && total-costs.of(ps[base]) < costs.of(ps[base]) {
+	if base := rollup.Base(ps, costs); base >= 0 {
 		p := ps[base]
 		ranked := s.rankedTotals("reclaim_rollup_periods", projectID, f).
-			Where("period = ?", periodOf(p.kind)).Where("bucket = ?", p.lo)
+			Where("period = ?", periodOf(p.Kind)).Where("bucket = ?", p.Lo)
 		if len(ps) == 1 {
 			return ranked, false, nil, nil
 		}
-		rest := append(append([]piece{}, ps[:base]...), ps[base+1:]...)
+		rest := append(append([]rollup.Piece{}, ps[:base]...), ps[base+1:]...)
 		return s.leaderboardOverBase(projectID, f, p, ranked, rest), false, nil, nil
 	}
 	return s.leaderboardOfPieces(projectID, f, ps), true, nil, nil
@@ -138,9 +132,9 @@ func (s *Store) leaderboardFromRollups(ctx context.Context, projectID string, f 
 // of its wallets, and what they must be; ok is false when the project has
 // no ranking yet (or f names a payer: one wallet is summed in SQL at once),
 // and q nil when the page is empty.
-func (s *Store) fromRanking(ctx context.Context, projectID string, f ledger.Filter, from, to time.Time,
+func (s *Rankings) fromRanking(ctx context.Context, projectID string, f ledger.Filter, from, to time.Time,
 	sums func(payers []string) *bun.SelectQuery,
-) (q *bun.SelectQuery, check *pageCheck, ok bool, err error) {
+) (q *bun.SelectQuery, check *rollup.PageCheck, ok bool, err error) {
 	if f.Payer != "" {
 		return nil, nil, false, nil
 	}
@@ -151,38 +145,18 @@ func (s *Store) fromRanking(ctx context.Context, projectID string, f ledger.Filt
 	if len(payers) == 0 {
 		return nil, nil, true, nil
 	}
-	return sums(payers), &pageCheck{payers: payers, gross: gross}, true, nil
-}
-
-// pageCheck is a page as the in-memory ranking has it: its wallets in
-// order, and their gross.
-type pageCheck struct {
-	payers []string
-	gross  []int64
-}
-
-// holds reports whether entries, summed in SQL, are the page c ranked.
-func (c *pageCheck) holds(entries []ledger.LeaderboardEntry) bool {
-	if len(entries) != len(c.payers) {
-		return false
-	}
-	for i, e := range entries {
-		if e.Payer != c.payers[i] || e.TotalGrossRebate != c.gross[i] {
-			return false
-		}
-	}
-	return true
+	return sums(payers), &rollup.PageCheck{Payers: payers, Gross: gross}, true, nil
 }
 
 // summedWallets is the leaderboard rows of payers alone, summed over the
 // pieces ps.
-func (s *Store) summedWallets(projectID string, f ledger.Filter, ps []piece, payers []string) *bun.SelectQuery {
+func (s *Rankings) summedWallets(projectID string, f ledger.Filter, ps []rollup.Piece, payers []string) *bun.SelectQuery {
 	return s.boardOf(projectID, f, ps, s.payerList(payers))
 }
 
 // boardOf is the leaderboard rows of the wallets whose rows meet cond,
 // summed over the pieces ps.
-func (s *Store) boardOf(projectID string, f ledger.Filter, ps []piece, cond string) *bun.SelectQuery {
+func (s *Rankings) boardOf(projectID string, f ledger.Filter, ps []rollup.Piece, cond string) *bun.SelectQuery {
 	return s.db.NewSelect().
 		TableExpr("(?) AS sums", s.sumPieces(projectID, f, ps, cond)).
 		ColumnExpr("payer").
@@ -195,7 +169,7 @@ func (s *Store) boardOf(projectID string, f ledger.Filter, ps []piece, cond stri
 // range of 50,000 wallets the difference between a hash table that fits
 // in memory and one that spills to disk). The query is the page, at offset
 // 0 of its own rows.
-func (s *Store) leaderboardOfPieces(projectID string, f ledger.Filter, ps []piece) *bun.SelectQuery {
+func (s *Rankings) leaderboardOfPieces(projectID string, f ledger.Filter, ps []rollup.Piece) *bun.SelectQuery {
 	var parts []string
 	var args []any
 	for _, p := range ps {
@@ -227,7 +201,7 @@ func boardColumns(of func(i int) string) []string {
 
 // sumPieces sums the pieces per wallet, as (payer, pieceColumns...), over
 // the rows that also meet cond when it is set.
-func (s *Store) sumPieces(projectID string, f ledger.Filter, ps []piece, cond string) *bun.SelectQuery {
+func (s *Rankings) sumPieces(projectID string, f ledger.Filter, ps []rollup.Piece, cond string) *bun.SelectQuery {
 	var parts []string
 	var args []any
 	for _, p := range ps {
@@ -249,7 +223,7 @@ func (s *Store) sumPieces(projectID string, f ledger.Filter, ps []piece, cond st
 // the corrected wallets while reading the base in order would let the
 // planner pick a nested-loop anti-join; excluding them from that bounded
 // prefix joins by hash.)
-func (s *Store) leaderboardOverBase(projectID string, f ledger.Filter, p piece, base *bun.SelectQuery, corrections []piece) *bun.SelectQuery {
+func (s *Rankings) leaderboardOverBase(projectID string, f ledger.Filter, p rollup.Piece, base *bun.SelectQuery, corrections []rollup.Piece) *bun.SelectQuery {
 	periodCols := figureColumns()
 	top := base.OrderExpr("total_gross_rebate DESC").OrderExpr(s.payerOrder())
 	untouched := s.db.NewSelect().
@@ -259,7 +233,7 @@ func (s *Store) leaderboardOverBase(projectID string, f ledger.Filter, p piece, 
 		Where("x.payer IS NULL")
 	corrected := s.db.NewSelect().TableExpr("corrections AS c").
 		Join("LEFT JOIN reclaim_rollup_periods AS b ON b.project_id = ? AND b.type = ? AND b.period = ? AND b.bucket = ? AND b.payer = c.payer",
-			projectID, f.Type, periodOf(p.kind), p.lo).
+			projectID, f.Type, periodOf(p.Kind), p.Lo).
 		ColumnExpr("c.payer").
 		ColumnExpr(strings.Join(boardColumns(func(i int) string {
 			return fmt.Sprintf("COALESCE(b.%s, 0) + c.%s", periodCols[i], pieceColumns[i])
@@ -270,8 +244,8 @@ func (s *Store) leaderboardOverBase(projectID string, f ledger.Filter, p piece, 
 		ColumnExpr("*")
 }
 
-func periodOf(k pieceKind) int {
-	if k == pieceYears {
+func periodOf(k rollup.Kind) int {
+	if k == rollup.Years {
 		return periodYear
 	}
 	return periodMonth
@@ -301,31 +275,31 @@ func typeCounts(n string) []string {
 // pieceSQL selects one piece's rows as (payer, pieceColumns...), negated
 // when the piece is subtracted; rankOnly selects (payer, g, c) alone, cond
 // (when set) is one more condition on the rows.
-func pieceSQL(p piece, projectID string, f ledger.Filter, rankOnly bool, cond string) (string, []any) {
+func pieceSQL(p rollup.Piece, projectID string, f ledger.Filter, rankOnly bool, cond string) (string, []any) {
 	var table, where string
 	var exprs []string
 	args := []any{projectID}
-	switch p.kind {
-	case pieceRows:
+	switch p.Kind {
+	case rollup.Rows:
 		table, where = "reclaim_transactions", "status = 'confirmed' AND confirmed_at >= ? AND confirmed_at < ?"
 		exprs = append(append([]string{"gross_rebate", "net_rebate", "1"}, typeCounts("1")...),
 			"donation_amount", "CASE WHEN donation_amount > 0 THEN 1 ELSE 0 END", "service_fee")
-		args = append(args, p.from, p.to)
-	case pieceDays:
+		args = append(args, p.From, p.To)
+	case rollup.Days:
 		table, where = "reclaim_rollup_days", "day >= ? AND day < ?"
 		exprs = append(append([]string{"gross_rebate", "net_rebate", "transaction_count"}, typeCounts("transaction_count")...),
 			"donation_amount", "donation_count", "community_amount")
-		args = append(args, p.lo, p.hi)
-		if p.hi == p.lo+1 { // as an equality, so that the day is read in payer order
+		args = append(args, p.Lo, p.Hi)
+		if p.Hi == p.Lo+1 { // as an equality, so that the day is read in payer order
 			where, args = "day = ?", args[:len(args)-1]
 		}
 	default:
 		table, where = "reclaim_rollup_periods", "type = ? AND period = ? AND bucket >= ? AND bucket < ?"
 		exprs = figureColumns()
-		args = append(args, f.Type, periodOf(p.kind), p.lo, p.hi)
+		args = append(args, f.Type, periodOf(p.Kind), p.Lo, p.Hi)
 	}
 	sign := ""
-	if p.sign < 0 {
+	if p.Sign < 0 {
 		sign = "-"
 	}
 	var cols []string
@@ -338,7 +312,7 @@ func pieceSQL(p piece, projectID string, f ledger.Filter, rankOnly bool, cond st
 	if cond != "" {
 		q += " AND " + cond
 	}
-	if f.Type != "" && p.kind <= pieceDays {
+	if f.Type != "" && p.Kind <= rollup.Days {
 		q += " AND type = ?"
 		args = append(args, f.Type)
 	}
@@ -352,8 +326,8 @@ func pieceSQL(p piece, projectID string, f ledger.Filter, rankOnly bool, cond st
 // dailyTotalsFromRollups reads the chart's days from the project's day
 // rollups, when they count every row and [from, to) is whole days; ok is
 // false otherwise.
-func (s *Store) dailyTotalsFromRollups(ctx context.Context, projectID string, from, to time.Time) (days []ledger.DailyTotal, ok bool, err error) {
-	if !dayStart(dayOf(from)).Equal(from) || !dayStart(dayOf(to)).Equal(to) {
+func (s *Rankings) dailyTotalsFromRollups(ctx context.Context, projectID string, from, to time.Time) (days []ledger.DailyTotal, ok bool, err error) {
+	if !rollup.DayStart(rollup.DayOf(from)).Equal(from) || !rollup.DayStart(rollup.DayOf(to)).Equal(to) {
 		return nil, false, nil
 	}
 	if ok, err := s.rollupsUsable(ctx, projectID); err != nil || !ok {
@@ -367,8 +341,8 @@ func (s *Store) dailyTotalsFromRollups(ctx context.Context, projectID string, fr
 	err = s.db.NewSelect().TableExpr("reclaim_project_days").
 		ColumnExpr("day, gross_rebate, transaction_count").
 		Where("project_id = ?", projectID).
-		Where("day >= ?", dayOf(from)).
-		Where("day < ?", dayOf(to)).
+		Where("day >= ?", rollup.DayOf(from)).
+		Where("day < ?", rollup.DayOf(to)).
 		OrderExpr("day ASC").
 		Scan(ctx, &rows)
 	if err != nil {
@@ -376,7 +350,7 @@ func (s *Store) dailyTotalsFromRollups(ctx context.Context, projectID string, fr
 	}
 	days = make([]ledger.DailyTotal, len(rows))
 	for i, r := range rows {
-		days[i] = ledger.DailyTotal{Day: dayStart(r.Day), GrossRebate: r.Gross, TransactionCount: r.Count}
+		days[i] = ledger.DailyTotal{Day: rollup.DayStart(r.Day), GrossRebate: r.Gross, TransactionCount: r.Count}
 	}
 	return days, true, nil
 }

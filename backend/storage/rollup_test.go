@@ -33,7 +33,7 @@ func TestRollupsEqualRows(t *testing.T) {
 	if s := os.Getenv("RECLAIM_TEST_SEED"); s != "" {
 		seed, _ = strconv.ParseUint(s, 10, 64)
 	}
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		t.Logf("RECLAIM_TEST_SEED=%d", seed)
 		// Every stage on one context: seconds alone, past ctxT's 30 s on a
@@ -50,17 +50,17 @@ func TestRollupsEqualRows(t *testing.T) {
 		// without confirmation time, then confirmations by an older version.
 		g.record(t, s, projectID, 40, recording{inFlight: true})
 		for _, jti := range g.confirmed[:2] {
-			if err := storage.Undate(ctx, s, jti); err != nil {
+			if err := storage.Undate(ctx, s.DB, jti); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := storage.ForgetRollups(ctx, s); err != nil {
+		if err := storage.ForgetRollups(ctx, s.Rankings); err != nil {
 			t.Fatal(err)
 		}
 		g.confirmAsBefore(t, s)
 		g.check(t, s, projectID, "before the backfill", false)
 		for _, size := range []int{1, 3, 7} {
-			if _, err := storage.BackfillSome(ctx, s, 2, size); err != nil {
+			if _, err := storage.BackfillSome(ctx, s.DB, 2, size); err != nil {
 				t.Fatal(err)
 			}
 			g.record(t, s, projectID, 3, recording{}) // confirmed meanwhile
@@ -91,7 +91,7 @@ func TestRollupsEqualRows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := storage.ConfirmWithoutRanking(ctx, s, jti, e.Figures(), g.instant()); err != nil {
+			if err := storage.ConfirmWithoutRanking(ctx, s.Ledger, jti, e.Figures(), g.instant()); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -130,7 +130,7 @@ func newLedgerGen(seed uint64) *ledgerGen {
 	return g
 }
 
-func (g *ledgerGen) projects(t *testing.T, s *storage.Store) (string, string) {
+func (g *ledgerGen) projects(t *testing.T, s *storagetest.Store) (string, string) {
 	t.Helper()
 	var ids []string
 	for _, name := range []string{"p", "other"} {
@@ -180,7 +180,7 @@ type recording struct{ inFlight, before bool }
 
 // record adds n entries: confirmed on insert or later with landed figures,
 // failed, or left in flight.
-func (g *ledgerGen) record(t *testing.T, s *storage.Store, projectID string, n int, how recording) {
+func (g *ledgerGen) record(t *testing.T, s *storagetest.Store, projectID string, n int, how recording) {
 	t.Helper()
 	ctx := ctxT(t)
 	for range n {
@@ -213,7 +213,7 @@ func (g *ledgerGen) record(t *testing.T, s *storage.Store, projectID string, n i
 		}
 		insert := s.InsertEntry
 		if how.before {
-			insert = func(ctx context.Context, e ledger.Entry) error { return storage.InsertAsBefore(ctx, s, e) }
+			insert = func(ctx context.Context, e ledger.Entry) error { return storage.InsertAsBefore(ctx, s.DB, e) }
 		}
 		if err := insert(ctx, e); err != nil {
 			t.Fatal(err)
@@ -230,10 +230,10 @@ func (g *ledgerGen) record(t *testing.T, s *storage.Store, projectID string, n i
 	}
 }
 
-func (g *ledgerGen) confirmAsBefore(t *testing.T, s *storage.Store) {
+func (g *ledgerGen) confirmAsBefore(t *testing.T, s *storagetest.Store) {
 	t.Helper()
 	for _, jti := range g.inFlight {
-		if err := storage.ConfirmAsBefore(ctxT(t), s, jti, g.instant()); err != nil {
+		if err := storage.ConfirmAsBefore(ctxT(t), s.DB, jti, g.instant()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -281,34 +281,34 @@ func (g *ledgerGen) filter() ledger.Filter {
 // fromRollups says whether the rollups should be answering. It plans the
 // ranges as for this ledger, then as for a dense one (where the plans widen
 // to months and years and subtract) and a sparse one.
-func (g *ledgerGen) check(t *testing.T, s *storage.Store, projectID, stage string, fromRollups bool) {
+func (g *ledgerGen) check(t *testing.T, s *storagetest.Store, projectID, stage string, fromRollups bool) {
 	t.Helper()
-	storage.RankIn(s, false)
+	storage.RankIn(s.Rankings, false)
 	g.checkPlanned(t, s, projectID, stage, fromRollups)
-	storage.PlanAs(s, 27_000, 50_000)
+	storage.PlanAs(s.Rankings, 27_000, 50_000)
 	g.checkPlanned(t, s, projectID, stage+", planned dense", fromRollups)
-	storage.PlanAs(s, 1, 1e9)
+	storage.PlanAs(s.Rankings, 1, 1e9)
 	g.checkPlanned(t, s, projectID, stage+", planned sparse", fromRollups)
-	storage.PlanAs(s, 0, 0)
-	storage.RankIn(s, true)
-	before := storage.RankedInMemory(s)
+	storage.PlanAs(s.Rankings, 0, 0)
+	storage.RankIn(s.Rankings, true)
+	before := storage.RankedInMemory(s.Rankings)
 	g.checkPlanned(t, s, projectID, stage+", ranked in memory", fromRollups)
-	if fromRollups && storage.RankedInMemory(s) == before {
+	if fromRollups && storage.RankedInMemory(s.Rankings) == before {
 		t.Fatalf("%s: no page was ranked in memory", stage)
 	}
 }
 
-func (g *ledgerGen) checkPlanned(t *testing.T, s *storage.Store, projectID, stage string, fromRollups bool) {
+func (g *ledgerGen) checkPlanned(t *testing.T, s *storagetest.Store, projectID, stage string, fromRollups bool) {
 	t.Helper()
 	ctx := ctxT(t)
-	if ok, err := storage.RollupsUsable(ctx, s, projectID); err != nil || ok != fromRollups {
+	if ok, err := storage.RollupsUsable(ctx, s.Rankings, projectID); err != nil || ok != fromRollups {
 		t.Fatalf("%s: rollups usable = %v, %v; want %v", stage, ok, err, fromRollups)
 	}
 	st, err := s.Stats(ctx, projectID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want, err := storage.StatsFromRows(ctx, s, projectID); err != nil || st != want {
+	if want, err := storage.StatsFromRows(ctx, s.Rankings, projectID); err != nil || st != want {
 		t.Fatalf("%s: stats %+v, rows give %+v (%v)", stage, st, want, err)
 	}
 	filters := []ledger.Filter{{Limit: 100}, {Start: &boundaries[0], Limit: 100}, {Start: &time.Time{}, Limit: 100}}
@@ -320,7 +320,7 @@ func (g *ledgerGen) checkPlanned(t *testing.T, s *storage.Store, projectID, stag
 		if err != nil {
 			t.Fatalf("%s: %s: %v", stage, showFilter(f), err)
 		}
-		want, err := storage.LeaderboardFromRows(ctx, s, projectID, f)
+		want, err := storage.LeaderboardFromRows(ctx, s.Rankings, projectID, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -338,7 +338,7 @@ func (g *ledgerGen) checkPlanned(t *testing.T, s *storage.Store, projectID, stag
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := storage.DailyTotalsFromRows(ctx, s, projectID, from, to)
+		want, err := storage.DailyTotalsFromRows(ctx, s.Rankings, projectID, from, to)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -372,7 +372,7 @@ func TestMigrationCountsTheLedger(t *testing.T) {
 			t.Logf("RECLAIM_TEST_SEED=%d", seed)
 			ctx := ctxT(t)
 			s := unmigratedStore(t, db)
-			if err := storage.MigrateBefore(ctx, s, storage.RollupMigration); err != nil {
+			if err := storage.MigrateBefore(ctx, s.DB, storage.RollupMigration); err != nil {
 				t.Fatal(err)
 			}
 			g := newLedgerGen(seed)
@@ -381,7 +381,7 @@ func TestMigrationCountsTheLedger(t *testing.T) {
 			g.record(t, s, otherID, 10, recording{before: true})
 			g.confirmAsBefore(t, s)
 			for _, jti := range g.confirmed[:2] {
-				if err := storage.Undate(ctx, s, jti); err != nil {
+				if err := storage.Undate(ctx, s.DB, jti); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -408,7 +408,7 @@ func TestMigrationCountsTheLedger(t *testing.T) {
 }
 
 // unmigratedStore opens an empty database.
-func unmigratedStore(t *testing.T, db string) *storage.Store {
+func unmigratedStore(t *testing.T, db string) *storagetest.Store {
 	t.Helper()
 	url, dir := "", t.TempDir()
 	if db == "postgres" {
@@ -419,5 +419,5 @@ func unmigratedStore(t *testing.T, db string) *storage.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
-	return s
+	return storagetest.Rooms(s, storagetest.Options{})
 }

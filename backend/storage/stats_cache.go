@@ -2,6 +2,7 @@ package storage
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
@@ -11,36 +12,56 @@ import (
 // memory is cleared.
 const maxCachedStats = 10_000
 
-// statsCache keeps each project's stats for a short time (CacheStats): a
-// project's integrators and dashboards ask for them far more often than
-// its wallets confirm, and GET /v1/stats is the read every client polls. A
-// confirmation this store writes drops its project's entry once committed,
-// so this instance answers it at once; another instance's confirmation is
-// seen within the time to live.
+// statsCache keeps each project's stats for a short time
+// (RankingsOptions.StatsTTL): a project's integrators and dashboards ask
+// for them far more often than its wallets confirm, and GET /v1/stats is
+// the read every client polls. A confirmation written through a Ledger of
+// the same DB counts in confirms once committed, which drops its project's
+// entry, so this instance answers it at once; another instance's
+// confirmation is seen within the time to live.
 type statsCache struct {
-	ttl time.Duration // 0: off
-	now func() time.Time
+	ttl      time.Duration // 0: off
+	now      func() time.Time
+	confirms *confirmations
 
 	mu      sync.Mutex
 	entries map[string]statsEntry
-	// gens counts each project's invalidations: a read that began before
-	// one is not kept (it may have missed the confirmation). One number a
-	// project ever confirmed since the start, never cleared.
-	gens map[string]uint64
 }
 
 type statsEntry struct {
-	st ledger.Stats
-	at time.Time // when its read began
+	st  ledger.Stats
+	at  time.Time // when its read began
+	gen uint64    // the project's confirmations then
 }
 
-// CacheStats has Stats keep a project's figures for ttl (0: read every
-// time, the default). `reclaim serve` turns it on.
-func (s *Store) CacheStats(ttl time.Duration, now func() time.Time) {
-	s.stats.mu.Lock()
-	defer s.stats.mu.Unlock()
-	s.stats.ttl, s.stats.now = ttl, now
-	s.stats.entries, s.stats.gens = map[string]statsEntry{}, map[string]uint64{}
+// confirmations counts each project's confirmations committed through this
+// DB: a read of stats that began before one is not kept (it may have missed
+// the confirmation). One number a project ever confirmed since the start,
+// never cleared; read without a lock, as every cached read does.
+type confirmations struct {
+	gens sync.Map // project ID -> *atomic.Uint64
+}
+
+// of is projectID's count.
+func (c *confirmations) of(projectID string) uint64 {
+	if v, ok := c.gens.Load(projectID); ok {
+		if n, ok := v.(*atomic.Uint64); ok {
+			return n.Load()
+		}
+	}
+	return 0
+}
+
+// confirmed counts a confirmation of projectID: call it once it is
+// committed.
+func (c *confirmations) confirmed(projectID string) {
+	v, ok := c.gens.Load(projectID)
+	if !ok {
+		v, _ = c.gens.LoadOrStore(projectID, new(atomic.Uint64))
+	}
+	if n, ok := v.(*atomic.Uint64); ok {
+		n.Add(1)
+	}
 }
 
 // statsRead is a read of a project's stats that get did not answer: put
@@ -52,41 +73,30 @@ type statsRead struct {
 
 // get returns the project's kept stats, or false and the read to put.
 func (c *statsCache) get(projectID string) (ledger.Stats, statsRead, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.ttl <= 0 {
 		return ledger.Stats{}, statsRead{}, false
 	}
+	gen := c.confirms.of(projectID)
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	now := c.now()
 	e, ok := c.entries[projectID]
-	if ok && now.Sub(e.at) < c.ttl {
+	if ok && e.gen == gen && now.Sub(e.at) < c.ttl {
 		return e.st, statsRead{}, true
 	}
-	return ledger.Stats{}, statsRead{began: now, gen: c.gens[projectID]}, false
+	return ledger.Stats{}, statsRead{began: now, gen: gen}, false
 }
 
 // put keeps st, the answer of read r, unless the project confirmed
 // something since r began.
 func (c *statsCache) put(projectID string, st ledger.Stats, r statsRead) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ttl <= 0 || c.gens[projectID] != r.gen {
+	if c.ttl <= 0 || c.confirms.of(projectID) != r.gen {
 		return
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if len(c.entries) >= maxCachedStats {
 		clear(c.entries)
 	}
-	c.entries[projectID] = statsEntry{st: st, at: r.began}
-}
-
-// confirmed drops the project's stats: call it once a confirmation of the
-// project is committed.
-func (c *statsCache) confirmed(projectID string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ttl <= 0 {
-		return
-	}
-	c.gens[projectID]++
-	delete(c.entries, projectID)
+	c.entries[projectID] = statsEntry{st: st, at: r.began, gen: r.gen}
 }

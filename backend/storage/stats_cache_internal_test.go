@@ -13,15 +13,14 @@ import (
 func TestStatsCacheDropsReadsOverlappingAConfirmation(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
-	var c statsCache
-	c.ttl, c.now = time.Second, func() time.Time { return now }
-	c.entries, c.gens = map[string]statsEntry{}, map[string]uint64{}
+	var confirms confirmations
+	c := statsCache{ttl: time.Second, now: func() time.Time { return now }, confirms: &confirms, entries: map[string]statsEntry{}}
 
 	_, read, ok := c.get("prj")
 	if ok {
 		t.Fatal("kept before any read")
 	}
-	c.confirmed("prj") // committed while the read ran
+	confirms.confirmed("prj") // committed while the read ran
 	c.put("prj", ledger.Stats{TotalTransactionCount: 1}, read)
 	if _, _, ok := c.get("prj"); ok {
 		t.Fatal("a read overlapping a confirmation was kept")

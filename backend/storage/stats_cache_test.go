@@ -11,16 +11,16 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
-// With CacheStats on, a project's stats are read from the database once per
+// With a StatsTTL, a project's stats are read from the database once per
 // time to live; a confirmation this store commits shows at once, one
 // written elsewhere (another instance) within the time to live.
 func TestStatsCache(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		clock := clocktest.New(time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC))
-		s.CacheStats(time.Second, clock.Now)
+		s.Rankings = storage.NewRankings(s.DB, storage.RankingsOptions{StatsTTL: time.Second, Now: clock.Now})
 		p, err := s.CreateProject(ctx, project.Project{Name: "p"})
 		if err != nil {
 			t.Fatal(err)
@@ -52,7 +52,7 @@ func TestStatsCache(t *testing.T) {
 
 		// Another instance confirms: this one answers from memory until the
 		// time to live has passed.
-		if err := storage.AddToProjectTotals(ctx, s, p.ID, 100); err != nil {
+		if err := storage.AddToProjectTotals(ctx, s.DB, p.ID, 100); err != nil {
 			t.Fatal(err)
 		}
 		count(1, "kept")
@@ -67,5 +67,31 @@ func TestStatsCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		count(102, "an entry inserted confirmed, at once")
+	})
+}
+
+// BenchmarkStatsCached is GET /v1/stats's read when its project's stats
+// are kept, from parallel callers, as serve's Rankings answers it:
+//
+//	go test -run '^$' -bench StatsCached -benchmem ./backend/storage/
+func BenchmarkStatsCached(b *testing.B) {
+	s := storagetest.SQLite(b)
+	s.Rankings = storage.NewRankings(s.DB, storage.RankingsOptions{StatsTTL: time.Hour})
+	p, err := s.CreateProject(b.Context(), project.Project{Name: "p"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Stats(b.Context(), p.ID); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := s.Stats(b.Context(), p.ID); err != nil {
+				b.Error(err)
+				return
+			}
+		}
 	})
 }

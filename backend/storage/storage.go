@@ -2,7 +2,8 @@
 // on SQLite (the default: one file under the data directory) or on Postgres
 // (when DATABASE_URL is a postgres:// URL).
 //
-// Store implements the stores the domain packages declare. Every method is
+// Its rooms implement the stores the tiers below declare, each built from
+// the one database handle Open returns (rooms.go). Every method is
 // bounded by its context: a database that does not answer returns an error
 // instead of hanging. Missing rows are reported as project.ErrNotFound or
 // ledger.ErrNotFound, duplicates as project.ErrConflict or ledger.ErrDuplicate.
@@ -18,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,7 +29,6 @@ import (
 	"github.com/uptrace/bun/driver/pgdriver"
 	"github.com/uptrace/bun/driver/sqliteshim"
 
-	"github.com/reclaim-sol/reclaim/backend/domain/ledger/ranking"
 	"github.com/reclaim-sol/reclaim/backend/pkg/redact"
 )
 
@@ -46,8 +47,16 @@ const (
 // instance the reclaim CLI while the server runs) before giving up.
 const sqliteBusyTimeout = 5 * time.Second
 
-// Store is the bun-backed storage of Reclaim. It is safe for concurrent use.
-type Store struct {
+// DB is the database every room shares: the connection pool, the schema
+// (Migrate, CheckSchema), readiness (Ready) and observation (Pool, Trace).
+// Open returns it; the rooms (NewLedger, NewRankings, NewWebhooks,
+// NewProjects, NewConsole, NewIdempotency) are built from it, each with its
+// options. It is safe for concurrent use.
+type DB struct{ *core }
+
+// core is what the rooms share: each room embeds it, for its unexported
+// fields and helpers alone (it has no exported methods).
+type core struct {
 	db       *bun.DB
 	postgres bool
 	// lockPath is the file locked around SQLite migrations.
@@ -58,42 +67,51 @@ type Store struct {
 	// rollupsUsable); bf is their backfill when it runs in the background.
 	rollupsReady atomic.Bool
 	bf           backfiller
-	// planCosts, when set (by tests), replaces the estimates ranged
-	// leaderboards are planned with.
-	planCosts *rollupCosts
-	// rank holds the in-memory rankings of ranged leaderboards (ranking.go).
-	rank *ranking.Rankings
-	// deepOffset is the offset from which a page of all time, a month or a
-	// year is ranked in memory rather than read from its ranking index: the
-	// index reads every row before the page, the ranking every wallet.
-	deepOffset int
 	// health is what writes met lately, for Ready (health.go).
 	health health
-	// outbox is called once deliveries are written (SetOutboxNotify);
-	// noOutbox, set by benchmarks, writes none.
-	outbox   atomic.Pointer[func()]
+	// noOutbox, set by benchmarks, writes no webhook deliveries.
 	noOutbox bool
-	// stats keeps projects' stats briefly (CacheStats).
-	stats statsCache
+	// confirms counts each project's confirmations, for the stats that
+	// Rankings keep (stats_cache.go).
+	confirms confirmations
+	// closers run when the database closes (the rankings' builds).
+	closeMu sync.Mutex
+	closers []func()
+}
+
+// onClose has f run when the database closes, before the pool does.
+func (c *core) onClose(f func()) {
+	c.closeMu.Lock()
+	defer c.closeMu.Unlock()
+	c.closers = append(c.closers, f)
 }
 
 // Open connects to databaseURL when it is a postgres:// or postgresql:// URL,
 // and otherwise, when databaseURL is empty, opens (creating it if needed) the
 // SQLite file <dataDir>/reclaim.db. It checks the connection but does not
 // migrate: call Migrate.
-func Open(ctx context.Context, databaseURL, dataDir string) (*Store, error) {
+func Open(ctx context.Context, databaseURL, dataDir string, opts ...Option) (*DB, error) {
+	var db *DB
+	var err error
 	switch {
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
-		return openPostgres(ctx, databaseURL)
+		db, err = openPostgres(ctx, databaseURL)
 	case databaseURL == "":
-		return openSQLite(ctx, dataDir)
+		db, err = openSQLite(ctx, dataDir)
 	default:
 		scheme, _, _ := strings.Cut(databaseURL, ":")
 		return nil, fmt.Errorf("storage: unsupported database URL scheme %q (use postgres:// or leave it empty for SQLite)", scheme)
 	}
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range opts {
+		o(db.core)
+	}
+	return db, nil
 }
 
-func openPostgres(ctx context.Context, databaseURL string) (*Store, error) {
+func openPostgres(ctx context.Context, databaseURL string) (*DB, error) {
 	// pgdriver panics on a URL it cannot parse, printing it, password
 	// included.
 	if _, err := url.Parse(databaseURL); err != nil {
@@ -114,8 +132,7 @@ func openPostgres(ctx context.Context, databaseURL string) (*Store, error) {
 	sqldb.SetMaxOpenConns(20)
 	sqldb.SetMaxIdleConns(20)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
-	s := &Store{db: bun.NewDB(sqldb, pgdialect.New()), postgres: true, pgURL: databaseURL}
-	s.initRankings()
+	s := &DB{&core{db: bun.NewDB(sqldb, pgdialect.New()), postgres: true, pgURL: databaseURL}}
 	if err := s.db.PingContext(ctx); err != nil {
 		_ = s.db.Close()
 		return nil, fmt.Errorf("storage: connect to postgres: %w", err)
@@ -123,7 +140,7 @@ func openPostgres(ctx context.Context, databaseURL string) (*Store, error) {
 	return s, nil
 }
 
-func openSQLite(ctx context.Context, dataDir string) (*Store, error) {
+func openSQLite(ctx context.Context, dataDir string) (*DB, error) {
 	if dataDir == "" {
 		return nil, errors.New("storage: no data directory for the SQLite database")
 	}
@@ -151,8 +168,7 @@ func openSQLite(ctx context.Context, dataDir string) (*Store, error) {
 	sqldb.SetMaxOpenConns(8)
 	sqldb.SetMaxIdleConns(8)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
-	s := &Store{db: bun.NewDB(sqldb, sqlitedialect.New()), lockPath: path + ".migrate.lock"}
-	s.initRankings()
+	s := &DB{&core{db: bun.NewDB(sqldb, sqlitedialect.New()), lockPath: path + ".migrate.lock"}}
 	if err := pingSQLite(ctx, s.db); err != nil {
 		_ = s.db.Close()
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
@@ -219,7 +235,7 @@ func pingSQLite(ctx context.Context, db *bun.DB) error {
 // minutes on a large ledger (building an index, counting it in the
 // rollups): on Postgres a connection of its own without the read timeout,
 // bounded by the caller's context alone. Call done when finished.
-func (s *Store) maintenanceDB() (db *bun.DB, done func()) {
+func (s *core) maintenanceDB() (db *bun.DB, done func()) {
 	if !s.postgres {
 		return s.db, func() {}
 	}
@@ -235,10 +251,17 @@ func (s *Store) maintenanceDB() (db *bun.DB, done func()) {
 	return db, func() { _ = db.Close() }
 }
 
-// Close closes the database.
-func (s *Store) Close() error {
+// Close stops what the rooms run in the background and closes the
+// database: every room built from it with it.
+func (s *DB) Close() error {
 	s.stopBackfill()
-	s.rank.Stop()
+	s.closeMu.Lock()
+	closers := s.closers
+	s.closers = nil
+	s.closeMu.Unlock()
+	for _, f := range closers {
+		f()
+	}
 	return s.db.Close()
 }
 

@@ -27,7 +27,7 @@ func ctxT(t *testing.T) context.Context {
 
 func TestMigrateIsIdempotent(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		p, err := s.CreateProject(ctx, project.Project{Name: "before"})
@@ -92,7 +92,7 @@ func TestSQLiteTwoWriters(t *testing.T) {
 	t.Parallel()
 	ctx := ctxT(t)
 	dir := filepath.Join(t.TempDir(), "data") // Open creates it
-	var stores [2]*storage.Store
+	var stores [2]*storagetest.Store
 	for i := range stores {
 		s, err := storage.Open(ctx, "", dir)
 		if err != nil {
@@ -102,7 +102,7 @@ func TestSQLiteTwoWriters(t *testing.T) {
 		if err := s.Migrate(ctx); err != nil {
 			t.Fatal(err)
 		}
-		stores[i] = s
+		stores[i] = storagetest.Rooms(s, storagetest.Options{})
 	}
 	const perStore = 50
 	var wg sync.WaitGroup
@@ -192,7 +192,7 @@ func TestPostgresThatDoesNotAnswer(t *testing.T) {
 
 func TestCanceledContext(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()

@@ -80,7 +80,7 @@ func (r *webhookDeliveryRow) delivery() webhook.Delivery {
 // CreateWebhookEndpoint stores a new endpoint of e.ProjectID, whose secret
 // is sealed already. An unknown project is project.ErrNotFound; a project
 // with webhook.MaxEndpoints is webhook.ErrTooMany.
-func (s *Store) CreateWebhookEndpoint(ctx context.Context, e webhook.Endpoint) error {
+func (s *Webhooks) CreateWebhookEndpoint(ctx context.Context, e webhook.Endpoint) error {
 	row := webhookEndpointRow{
 		ID: e.ID, ProjectID: e.ProjectID, URL: e.URL, Events: eventsColumn(e.Events), Secret: e.Secret,
 		CreatedAt: utc(e.CreatedAt),
@@ -106,7 +106,7 @@ func (s *Store) CreateWebhookEndpoint(ctx context.Context, e webhook.Endpoint) e
 }
 
 // WebhookEndpoints returns a project's endpoints, oldest first.
-func (s *Store) WebhookEndpoints(ctx context.Context, projectID string) ([]webhook.Endpoint, error) {
+func (s *Webhooks) WebhookEndpoints(ctx context.Context, projectID string) ([]webhook.Endpoint, error) {
 	var rows []webhookEndpointRow
 	if err := s.db.NewSelect().Model(&rows).Where("project_id = ?", projectID).OrderExpr("created_at ASC, id ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("webhook endpoints of %s: %w", projectID, err)
@@ -120,7 +120,7 @@ func (s *Store) WebhookEndpoints(ctx context.Context, projectID string) ([]webho
 
 // WebhookEndpoint returns endpoint id of a project; webhook.ErrNotFound
 // when the project has none of that id (another project's included).
-func (s *Store) WebhookEndpoint(ctx context.Context, projectID, id string) (webhook.Endpoint, error) {
+func (s *Webhooks) WebhookEndpoint(ctx context.Context, projectID, id string) (webhook.Endpoint, error) {
 	var row webhookEndpointRow
 	err := s.db.NewSelect().Model(&row).Where("project_id = ?", projectID).Where("id = ?", id).Scan(ctx)
 	if err != nil {
@@ -131,7 +131,7 @@ func (s *Store) WebhookEndpoint(ctx context.Context, projectID, id string) (webh
 
 // DeleteWebhookEndpoint deletes endpoint id of a project with its
 // deliveries and returns it; webhook.ErrNotFound as WebhookEndpoint.
-func (s *Store) DeleteWebhookEndpoint(ctx context.Context, projectID, id string) (webhook.Endpoint, error) {
+func (s *Webhooks) DeleteWebhookEndpoint(ctx context.Context, projectID, id string) (webhook.Endpoint, error) {
 	var rows []webhookEndpointRow
 	err := s.db.NewDelete().Model(&rows).Where("project_id = ?", projectID).Where("id = ?", id).Returning("*").Scan(ctx)
 	switch {
@@ -146,7 +146,7 @@ func (s *Store) DeleteWebhookEndpoint(ctx context.Context, projectID, id string)
 // RotateWebhookSecret makes secret (sealed) endpoint id's signing secret;
 // the one it replaces signs too until previousUntil. webhook.ErrNotFound as
 // WebhookEndpoint.
-func (s *Store) RotateWebhookSecret(ctx context.Context, projectID, id string, secret []byte, previousUntil time.Time) (webhook.Endpoint, error) {
+func (s *Webhooks) RotateWebhookSecret(ctx context.Context, projectID, id string, secret []byte, previousUntil time.Time) (webhook.Endpoint, error) {
 	var rows []webhookEndpointRow
 	err := s.db.NewUpdate().Model(&rows).
 		Set("previous_secret = secret").
@@ -167,7 +167,7 @@ func (s *Store) RotateWebhookSecret(ctx context.Context, projectID, id string, s
 // count of failures cleared; its pending deliveries are due at once. It
 // reports whether the endpoint was disabled. webhook.ErrNotFound as
 // WebhookEndpoint.
-func (s *Store) EnableWebhookEndpoint(ctx context.Context, projectID, id string, now time.Time) (bool, error) {
+func (s *Webhooks) EnableWebhookEndpoint(ctx context.Context, projectID, id string, now time.Time) (bool, error) {
 	if _, err := s.WebhookEndpoint(ctx, projectID, id); err != nil {
 		return false, err
 	}
@@ -197,7 +197,7 @@ func (s *Store) EnableWebhookEndpoint(ctx context.Context, projectID, id string,
 
 // WebhookDeliveries returns the latest limit deliveries of endpoint id of
 // a project, newest first.
-func (s *Store) WebhookDeliveries(ctx context.Context, projectID, endpointID string, limit int) ([]webhook.Delivery, error) {
+func (s *Webhooks) WebhookDeliveries(ctx context.Context, projectID, endpointID string, limit int) ([]webhook.Delivery, error) {
 	var rows []webhookDeliveryRow
 	err := s.db.NewSelect().Model(&rows).
 		Where("endpoint_id = ?", endpointID).Where("project_id = ?", projectID).
@@ -219,7 +219,7 @@ var errBeingSent = fault.New(fault.KindConflict, "this delivery is being sent ri
 // due at now, whatever its state; webhook.ErrDeliveryNotFound for one the
 // endpoint (of that project) does not have, a conflict fault while an
 // attempt at it is under way.
-func (s *Store) RedeliverWebhook(ctx context.Context, projectID, endpointID, deliveryID string, now time.Time) error {
+func (s *Webhooks) RedeliverWebhook(ctx context.Context, projectID, endpointID, deliveryID string, now time.Time) error {
 	res, err := s.db.NewUpdate().Model((*webhookDeliveryRow)(nil)).
 		Set("state = ?", webhook.StatePending).
 		Set("next_attempt_at = ?", now.UnixMilli()).
@@ -246,7 +246,7 @@ func (s *Store) RedeliverWebhook(ctx context.Context, projectID, endpointID, del
 
 // EnqueueWebhook adds one delivery to the outbox (a test event), due at
 // once.
-func (s *Store) EnqueueWebhook(ctx context.Context, d webhook.Delivery) error {
+func (s *Webhooks) EnqueueWebhook(ctx context.Context, d webhook.Delivery) error {
 	row := webhookDeliveryRow{
 		ID: d.EventID + "." + d.EndpointID, EventID: d.EventID, EndpointID: d.EndpointID, ProjectID: d.ProjectID,
 		Type: d.Type, Wallet: d.Wallet, Signature: d.Signature, Payload: d.Payload, State: string(webhook.StatePending),

@@ -11,13 +11,12 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	"github.com/reclaim-sol/reclaim/backend/domain/webhook"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
 // queue adds n test events to endpoint id of projectID, the first at at,
 // a millisecond apart.
-func queue(t *testing.T, s *storage.Store, projectID, id string, n int, at time.Time) {
+func queue(t *testing.T, s *storagetest.Store, projectID, id string, n int, at time.Time) {
 	t.Helper()
 	for i := range n {
 		d := webhook.Delivery{
@@ -32,7 +31,7 @@ func queue(t *testing.T, s *storage.Store, projectID, id string, n int, at time.
 
 // hanging is an attacker's project with 12 endpoints and 40 deliveries
 // queued to each (480), all older than the victim's one delivery.
-func hanging(t *testing.T, s *storage.Store) (attacker, victim project.Project) {
+func hanging(t *testing.T, s *storagetest.Store) (attacker, victim project.Project) {
 	t.Helper()
 	ctx := ctxT(t)
 	attacker, _ = s.CreateProject(ctx, project.Project{Name: "attacker"})
@@ -70,7 +69,7 @@ func (r runs) add(ds []webhook.Delivery) {
 // one to each of eight endpoints, each its endpoint's oldest sixteen.
 func TestWebhookLeaseIsFair(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		attacker, victim := hanging(t, s)
@@ -109,7 +108,7 @@ func TestWebhookLeaseIsFair(t *testing.T) {
 // share of runs between them, and never lease a delivery twice.
 func TestWebhookLeaseSharesAcrossInstances(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		attacker, _ := hanging(t, s)

@@ -24,21 +24,9 @@ import (
 // never, until the endpoint is enabled again.
 const parked = int64(1) << 62
 
-// SetOutboxNotify has f called after a transaction that wrote deliveries
-// commits (a status change, a test event, a redelivery), so that the
-// delivery loop of this instance sends them at once instead of at its next
-// poll. f must not block.
-func (s *Store) SetOutboxNotify(f func()) { s.outbox.Store(&f) }
-
-func (s *Store) notifyOutbox() {
-	if f := s.outbox.Load(); f != nil && *f != nil {
-		(*f)()
-	}
-}
-
 // enqueueEvent writes the event of row's status change at at to the
 // outbox, in tx, and returns how many deliveries it wrote.
-func (s *Store) enqueueEvent(ctx context.Context, tx bun.Tx, row *transactionRow, at time.Time) (int64, error) {
+func (s *core) enqueueEvent(ctx context.Context, tx bun.Tx, row *transactionRow, at time.Time) (int64, error) {
 	if s.noOutbox {
 		return 0, nil
 	}
@@ -67,7 +55,7 @@ func (s *Store) enqueueEvent(ctx context.Context, tx bun.Tx, row *transactionRow
 }
 
 // WebhooksDue reports whether a delivery is due at now and not leased.
-func (s *Store) WebhooksDue(ctx context.Context, now time.Time) (bool, error) {
+func (s *Webhooks) WebhooksDue(ctx context.Context, now time.Time) (bool, error) {
 	ms := now.UnixMilli()
 	ok, err := s.db.NewSelect().Model((*webhookDeliveryRow)(nil)).
 		Where("state = ?", webhook.StatePending).Where("next_attempt_at <= ?", ms).Where("lease_until <= ?", ms).
@@ -92,7 +80,7 @@ func (s *Store) WebhooksDue(ctx context.Context, now time.Time) (bool, error) {
 // at a time under a transaction's advisory lock, so that the statement
 // sees every lease committed before it and the bounds hold across
 // instances.
-func (s *Store) LeaseWebhookDeliveries(ctx context.Context, owner string, share webhook.Share, now, until time.Time) ([]webhook.Delivery, error) {
+func (s *Webhooks) LeaseWebhookDeliveries(ctx context.Context, owner string, share webhook.Share, now, until time.Time) ([]webhook.Delivery, error) {
 	if share.Limit <= 0 || share.PerEndpoint <= 0 || share.PerProject <= 0 || share.Run <= 0 {
 		return nil, nil
 	}
@@ -185,7 +173,7 @@ func compareStrings(a, b string) int {
 
 // ReleaseWebhookLeases frees the deliveries of ids that owner leased and
 // did not attempt, due again at now.
-func (s *Store) ReleaseWebhookLeases(ctx context.Context, owner string, ids []string, now time.Time) error {
+func (s *Webhooks) ReleaseWebhookLeases(ctx context.Context, owner string, ids []string, now time.Time) error {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -199,7 +187,7 @@ func (s *Store) ReleaseWebhookLeases(ctx context.Context, owner string, ids []st
 }
 
 // WebhookEndpointsByID returns the endpoints of ids that exist, by id.
-func (s *Store) WebhookEndpointsByID(ctx context.Context, ids []string) (map[string]webhook.Endpoint, error) {
+func (s *Webhooks) WebhookEndpointsByID(ctx context.Context, ids []string) (map[string]webhook.Endpoint, error) {
 	out := make(map[string]webhook.Endpoint, len(ids))
 	if len(ids) == 0 {
 		return out, nil
@@ -225,7 +213,7 @@ var ErrLeaseLost = errors.New("webhook delivery: the lease ended before the atte
 // event's failure is not counted), which, once
 // webhook.ShouldDisable says so after disableAfter, disables it and parks
 // its pending deliveries. It reports whether it disabled the endpoint.
-func (s *Store) RecordWebhookAttempt(ctx context.Context, owner string, d webhook.Delivery, disableAfter time.Duration) (bool, error) {
+func (s *Webhooks) RecordWebhookAttempt(ctx context.Context, owner string, d webhook.Delivery, disableAfter time.Duration) (bool, error) {
 	at := d.Last.At
 	disabled := false
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -267,7 +255,7 @@ func (s *Store) RecordWebhookAttempt(ctx context.Context, owner string, d webhoo
 
 // countFailure adds a failure at at to endpoint id's run, and disables it
 // when the run is long enough.
-func (s *Store) countFailure(ctx context.Context, tx bun.Tx, id string, at time.Time, why string, disableAfter time.Duration) (bool, error) {
+func (s *Webhooks) countFailure(ctx context.Context, tx bun.Tx, id string, at time.Time, why string, disableAfter time.Duration) (bool, error) {
 	var e webhookEndpointRow
 	q := tx.NewSelect().Model(&e).Where("id = ?", id)
 	if s.postgres {
@@ -314,7 +302,7 @@ func unparkDeliveries(ctx context.Context, db bun.IDB, endpointID string, now ti
 // PruneWebhookDeliveries deletes up to limit deliveries done (delivered or
 // given up) and created before before, oldest first, and returns how many
 // it deleted.
-func (s *Store) PruneWebhookDeliveries(ctx context.Context, before time.Time, limit int) (int, error) {
+func (s *Webhooks) PruneWebhookDeliveries(ctx context.Context, before time.Time, limit int) (int, error) {
 	oldest := s.db.NewSelect().Model((*webhookDeliveryRow)(nil)).Column("id").
 		Where("created_at < ?", utc(before)).Where("state <> ?", webhook.StatePending).
 		OrderExpr("created_at ASC").Limit(limit)

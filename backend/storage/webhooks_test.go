@@ -18,7 +18,7 @@ import (
 
 var whT0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
-func addEndpoint(t *testing.T, s *storage.Store, projectID, id string, events ...string) webhook.Endpoint {
+func addEndpoint(t *testing.T, s *storagetest.Store, projectID, id string, events ...string) webhook.Endpoint {
 	t.Helper()
 	e := webhook.Endpoint{
 		ID: id, ProjectID: projectID, URL: "https://hooks.example.com/" + id, Events: events,
@@ -31,7 +31,7 @@ func addEndpoint(t *testing.T, s *storage.Store, projectID, id string, events ..
 }
 
 // settleOne claims jti in p, submits it and settles it with status.
-func settleOne(t *testing.T, s *storage.Store, projectID, jti string, status ledger.Status, at time.Time) {
+func settleOne(t *testing.T, s *storagetest.Store, projectID, jti string, status ledger.Status, at time.Time) {
 	t.Helper()
 	ctx := ctxT(t)
 	if err := s.ClaimTicket(ctx, claimEntry(projectID, jti)); err != nil {
@@ -54,7 +54,7 @@ func settleOne(t *testing.T, s *storage.Store, projectID, jti string, status led
 
 func TestWebhookEndpoints(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		a, _ := s.CreateProject(ctx, project.Project{Name: "a"})
@@ -114,11 +114,11 @@ func TestWebhookEndpoints(t *testing.T) {
 // type, once; the payload carries the entry's fields.
 func TestSettleWritesTheOutbox(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		notes := 0
-		s.SetOutboxNotify(func() { notes++ })
+		s = storagetest.Notified(s, func() { notes++ })
 		a, _ := s.CreateProject(ctx, project.Project{Name: "a"})
 		b, _ := s.CreateProject(ctx, project.Project{Name: "b"})
 		addEndpoint(t, s, a.ID, "whe_all")
@@ -170,7 +170,7 @@ func TestSettleWritesTheOutbox(t *testing.T) {
 // concurrently too; an attempt is recorded only under its lease.
 func TestWebhookLeases(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		p, _ := s.CreateProject(ctx, project.Project{Name: "p"})
@@ -257,7 +257,7 @@ func TestWebhookLeases(t *testing.T) {
 // the run; enabling unparks them.
 func TestWebhookFailuresDisable(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		p, _ := s.CreateProject(ctx, project.Project{Name: "p"})
@@ -333,7 +333,7 @@ func TestWebhookFailuresDisable(t *testing.T) {
 
 func TestRedeliverAndPruneWebhooks(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		p, _ := s.CreateProject(ctx, project.Project{Name: "p"})

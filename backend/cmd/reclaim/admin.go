@@ -100,7 +100,7 @@ func projectCreate(ctx context.Context, args []string, getenv func(string) strin
 	if err != nil {
 		return err
 	}
-	defer e.store.Close()
+	defer e.db.Close()
 	var p project.Project
 	if *ownerEmail != "" {
 		o, err := e.owners.OwnerByEmail(ctx, *ownerEmail)
@@ -144,7 +144,7 @@ func projectShare(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return err
 	}
-	defer e.store.Close()
+	defer e.db.Close()
 	_, err = e.owners.Share(ctx, *projectID, *email, owner.Role(*role))
 	invalid, isInvalid := fault.As(err, fault.KindInvalid)
 	switch {
@@ -184,7 +184,7 @@ func apikeyCreate(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return err
 	}
-	defer e.store.Close()
+	defer e.db.Close()
 	key, _, err := e.projects.CreateKey(ctx, *projectID, *name)
 	if errors.Is(err, project.ErrNotFound) {
 		return fmt.Errorf("apikey create: no project %q", *projectID)
@@ -213,7 +213,7 @@ func apikeyRevoke(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return err
 	}
-	defer e.store.Close()
+	defer e.db.Close()
 	k, err := e.projects.RevokeKey(ctx, *key)
 	if errors.Is(err, project.ErrNotFound) {
 		return errors.New("apikey revoke: no such key")

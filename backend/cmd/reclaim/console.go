@@ -35,7 +35,7 @@ func newConsoleFor(cfg config.Config, e *env, log *slog.Logger, cluster string) 
 	o := e.owners
 	return admin.New(admin.Deps{
 		Accounts: o, FormTokens: o, Sessions: o, Projects: o, Settings: o, Keys: e.projects, KeyChanges: o,
-		Members: o, MemberChanges: o, Origins: e.projects, OriginChanges: o, Audit: o, Webhooks: e.webhooks, WebhookChanges: o, Ledger: ledger.NewService(e.store), History: e.store,
+		Members: o, MemberChanges: o, Origins: e.projects, OriginChanges: o, Audit: o, Webhooks: e.webhooks, WebhookChanges: o, Ledger: ledger.NewService(e.rooms.rankings), History: e.rooms.rankings,
 		Quotas:        consoleQuotas{cfg: cfg, e: e},
 		Explorer:      explorer,
 		AllowSignup:   cfg.AllowSignup,
@@ -76,7 +76,7 @@ func ownerCreate(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return err
 	}
-	defer e.store.Close()
+	defer e.db.Close()
 	o, err := e.owners.CreateOwner(ctx, *email, password)
 	if errors.Is(err, owner.ErrConflict) {
 		return fmt.Errorf("owner create: an owner with email %s exists already", *email)

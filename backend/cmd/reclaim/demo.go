@@ -87,7 +87,7 @@ func demo(ctx context.Context, args []string, getenv func(string) string, stdout
 	if err != nil {
 		return err
 	}
-	defer e.store.Close()
+	defer e.db.Close()
 	// A new project each run, owned by the console account an earlier
 	// demo made (its sign-in is in demo.json), or a new one.
 	prev, _, _ := readDemo(cfg.DataDir)

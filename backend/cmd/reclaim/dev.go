@@ -210,7 +210,7 @@ func seedDev(ctx context.Context, cfg config.Config, rpcURL, origin string) (dem
 	if err != nil {
 		return demoFile{}, nil, err
 	}
-	defer e.store.Close()
+	defer e.db.Close()
 	d, err := seedAccounts(ctx, e, prev, origin, func() (string, error) {
 		donation, err := solana.NewRandomPrivateKey()
 		return donation.PublicKey().String(), err
@@ -341,7 +341,7 @@ func keyWorks(ctx context.Context, e *env, key, projectID string) bool {
 	if key == "" {
 		return false
 	}
-	k, err := e.store.APIKeyByHash(ctx, e.hasher.Hash(key))
+	k, err := e.rooms.projects.APIKeyByHash(ctx, e.hasher.Hash(key))
 	return err == nil && k.RevokedAt == nil && k.ProjectID == projectID
 }
 

@@ -111,17 +111,22 @@ func withPprof(metrics http.Handler, on bool) http.Handler {
 	return mux
 }
 
-// watch adds storage's statements to the traces and its pool to the metrics.
-func (o *operations) watch(store *storage.Store) {
-	if !o.tracing.IDsOnly { // statements' spans would record nothing
-		store.Trace(o.tracing.Provider)
+// storageOptions add storage's statements to the traces.
+func (o *operations) storageOptions() []storage.Option {
+	if o.tracing.IDsOnly { // statements' spans would record nothing
+		return nil
 	}
+	return []storage.Option{storage.WithTracing(o.tracing.Provider)}
+}
+
+// watch adds storage's pool to the metrics.
+func (o *operations) watch(store *storage.DB) {
 	o.metrics.WatchDB(store.Pool())
 }
 
 // watchTracker reports the tracker's settlements, confirmation lag and
 // the ledger's entries in flight.
-func (o *operations) watchTracker(t *relay.Tracker, store *storage.Store) {
+func (o *operations) watchTracker(t *relay.Tracker, store *storage.Ledger) {
 	t.ObserveConfirmations(o.metrics.ObserveConfirmationLag)
 	o.metrics.WatchTracker(t.Counts, store.InFlightSummary)
 }

@@ -36,7 +36,7 @@ func projectOrigin(ctx context.Context, args []string, getenv func(string) strin
 	if err != nil {
 		return err
 	}
-	defer e.store.Close()
+	defer e.db.Close()
 	if *remove {
 		norm, err := e.projects.RemoveOrigin(ctx, *projectID, *origin)
 		if errors.Is(err, project.ErrNotFound) {

@@ -50,7 +50,7 @@ func projectLimits(ctx context.Context, args []string, getenv func(string) strin
 	if err != nil {
 		return err
 	}
-	defer e.store.Close()
+	defer e.db.Close()
 	if _, err := e.projects.Get(ctx, *projectID); errors.Is(err, project.ErrNotFound) {
 		return fmt.Errorf("project limits: no project %s", *projectID)
 	} else if err != nil {

@@ -147,12 +147,12 @@ func serveListening(ctx context.Context, args []string, getenv func(string) stri
 		return err
 	}
 	ops.rpcConcurrency = cfg.RPCConcurrency
-	env, err := open(ctx, cfg, log)
+	env, err := open(ctx, cfg, log, ops.storageOptions()...)
 	if err != nil {
 		return err
 	}
-	defer env.store.Close()
-	ops.watch(env.store)
+	defer env.db.Close()
+	ops.watch(env.db)
 
 	limits, err := newLimiters(cfg, log, ops.metrics)
 	if err != nil {
@@ -167,7 +167,7 @@ func serveListening(ctx context.Context, args []string, getenv func(string) stri
 	if err != nil {
 		return err
 	}
-	ops.watchTracker(tracker, env.store)
+	ops.watchTracker(tracker, env.rooms.ledger)
 	trackCtx, stopTracking := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopTracking()
 	trackerDone := make(chan struct{})
@@ -253,12 +253,11 @@ type apiParts struct {
 // newAPI mounts the API server (REST, Connect, gRPC, the WebSocket, the
 // console) over what serve has opened.
 func newAPI(cfg config.Config, env *env, parts apiParts, log *slog.Logger, ops *operations) (http.Handler, error) {
-	env.store.CacheStats(statsTTL, time.Now)
 	return server.New(server.Deps{
 		ClientIP: clientip.New(cfg.TrustedProxies),
 		Admin:    parts.console,
 		CORS:     server.CORS{Default: cfg.CORSOrigins, Origins: env.projects, Refresh: cfg.SessionCheckInterval},
-		Auth:     auth.NewAuthenticator(env.store, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
+		Auth:     auth.NewAuthenticator(env.rooms.projects, env.hasher, env.keys, cfg.SessionCheckInterval, time.Now),
 		Issuer:   auth.NewIssuer(env.keys, time.Now),
 		Limiter:  parts.limits.keys,
 		Quotas: server.Quotas{
@@ -268,10 +267,10 @@ func newAPI(cfg config.Config, env *env, parts apiParts, log *slog.Logger, ops *
 		},
 		IPLimiter:   parts.limits.ips,
 		IPLimits:    parts.limits.ipLimits,
-		Ledger:      ledger.NewService(env.store),
+		Ledger:      ledger.NewService(env.rooms.rankings),
 		Wallet:      parts.wallet,
-		Ping:        env.store.Ready,
-		Idempotency: idempotency.NewService(env.store, log, time.Now),
+		Ping:        env.db.Ready,
+		Idempotency: idempotency.NewService(env.rooms.idempotency, log, time.Now),
 		RPCTimeout:  cfg.RPCTimeout,
 		Log:         log,
 		DBTimeout:   cfg.DBTimeout,
@@ -291,8 +290,7 @@ func newAPI(cfg config.Config, env *env, parts apiParts, log *slog.Logger, ops *
 // goroutines, so a receiver's slowness never holds the API or the tracker.
 // The channel closes once it has stopped.
 func startDispatcher(ctx context.Context, cfg config.Config, env *env, log *slog.Logger) <-chan struct{} {
-	dispatcher := webhooks.NewDispatcher(env.store, receiver.New(receiver.Options{AllowPrivate: cfg.WebhookAllowInsecure}), env.webhooks, log, time.Now)
-	env.store.SetOutboxNotify(dispatcher.Nudge)
+	dispatcher := webhooks.NewDispatcher(env.rooms.webhooks, receiver.New(receiver.Options{AllowPrivate: cfg.WebhookAllowInsecure}), env.webhooks, env.nudge, log, time.Now)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -383,14 +381,14 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*w
 	discoverer := assets.NewDiscoverer(rc, prices, sources...).WithImages(images.New(images.Options{}))
 	tickets := ticket.NewIssuer(e.keys)
 	paths := sendPaths(cfg.SendURLs, log, ops)
-	rel := relay.New(rc, e.store, tickets, time.Now)
+	rel := relay.New(rc, e.rooms.ledger, tickets, time.Now)
 	rel.Paths = paths
 	w := wallet.New(wallet.Deps{
 		Discoverer:    discoverer,
 		Builder:       txbuild.NewBuilder(rc, buildOpts...),
 		Tickets:       tickets,
 		Relay:         rel,
-		Projects:      e.store,
+		Projects:      e.rooms.projects,
 		ServiceFeeBPS: cfg.ServiceFeeBPS,
 		Treasury:      treasury,
 		HeadroomBytes: cfg.GuardHeadroomBytes,
@@ -400,7 +398,7 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*w
 		DBTimeout:     cfg.DBTimeout,
 		Now:           time.Now,
 	})
-	tracker := relay.NewTracker(ops.rpcClient(cfg.SolanaRPCURL, "tracker"), e.store, log, time.Now)
+	tracker := relay.NewTracker(ops.rpcClient(cfg.SolanaRPCURL, "tracker"), e.rooms.ledger, log, time.Now)
 	tracker.Retention = cfg.AttemptsRetention
 	tracker.RebroadcastInterval = cfg.RebroadcastInterval
 	tracker.Paths = paths
@@ -409,8 +407,8 @@ func newWallet(cfg config.Config, e *env, log *slog.Logger, ops *operations) (*w
 	// Idempotency keys answer retries for a day; webhook deliveries done
 	// stay in the console as long as the submission log's lines.
 	tracker.Expiring = []relay.Expiring{
-		{Name: "idempotency keys", Keep: idempotency.TTL, Prune: e.store.PruneKeys},
-		{Name: "webhook deliveries", Keep: cmp.Or(cfg.AttemptsRetention, relay.DefaultRetention), Prune: e.store.PruneWebhookDeliveries},
+		{Name: "idempotency keys", Keep: idempotency.TTL, Prune: e.rooms.idempotency.PruneKeys},
+		{Name: "webhook deliveries", Keep: cmp.Or(cfg.AttemptsRetention, relay.DefaultRetention), Prune: e.rooms.webhooks.PruneWebhookDeliveries},
 	}
 	return w, tracker, poller, nil
 }
@@ -430,7 +428,9 @@ func sendPaths(urls []string, log *slog.Logger, ops *operations) *relay.Paths {
 // the console's domain services over them, which the management commands
 // and the console share.
 type env struct {
-	store    *storage.Store
+	db       *storage.DB
+	rooms    rooms
+	nudge    webhooks.Nudge
 	hasher   *auth.Hasher
 	keys     *signing.Keyring
 	projects *project.Service
@@ -447,12 +447,13 @@ type env struct {
 // open opens storage (migrated, or checked with RECLAIM_SKIP_MIGRATIONS) and the secrets, and builds the domain
 // services; log receives what they report after the fact, such as an audit
 // entry not written (nil for the management commands, which write none).
-func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*env, error) {
-	store, err := storage.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+func open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...storage.Option) (*env, error) {
+	store, err := storage.Open(ctx, cfg.DatabaseURL, cfg.DataDir, opts...)
 	if err != nil {
 		return nil, err
 	}
-	applyStorage(store, cfg.Storage, log)
+	nudge := webhooks.NewNudge()
+	r := openRooms(store, cfg.Storage, nudge.Ring, log)
 	if cfg.SkipMigrations {
 		// One job migrates per release (the Helm chart's hook): refuse a
 		// schema older than this version rather than serve on it.
@@ -475,7 +476,7 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*env, error
 		return nil, err
 	}
 	hasher := auth.NewHasher(pepper)
-	projects := project.NewService(store, hasher, time.Now)
+	projects := project.NewService(r.projects, hasher, time.Now)
 	// The webhooks' signing secrets are sealed under a key derived from the
 	// pepper, which every instance sharing the database shares.
 	box, err := seal.New(deriveKey(pepper, "reclaim webhook secrets"))
@@ -483,10 +484,10 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*env, error
 		store.Close()
 		return nil, err
 	}
-	hooks := webhooks.NewService(store, store, webhooks.Options{Box: box, Insecure: cfg.WebhookAllowInsecure, Now: time.Now})
-	owners := owner.NewService(store, projects, owner.Options{Now: time.Now, Log: log, Webhooks: hooks})
-	return &env{store: store, hasher: hasher, keys: keys, projects: projects, owners: owners, webhooks: hooks,
-		formKey: deriveKey(pepper, "reclaim console form tokens"), refusals: project.NewRefusalCounter(store, time.Now)}, nil
+	hooks := webhooks.NewService(r.webhooks, r.webhooks, webhooks.Options{Box: box, Insecure: cfg.WebhookAllowInsecure, Now: time.Now})
+	owners := owner.NewService(r.console, projects, owner.Options{Now: time.Now, Log: log, Webhooks: hooks})
+	return &env{db: store, rooms: r, nudge: nudge, hasher: hasher, keys: keys, projects: projects, owners: owners, webhooks: hooks,
+		formKey: deriveKey(pepper, "reclaim console form tokens"), refusals: project.NewRefusalCounter(r.projects, time.Now)}, nil
 }
 
 // deriveKey is the key for purpose under secret: HMAC-SHA256(secret,

@@ -32,14 +32,35 @@ func days(d time.Duration) string {
 	return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + "d"
 }
 
-// applyStorage sets store's ranking bounds from s, and logs what s holds
-// that is deprecated.
-func applyStorage(store *storage.Store, s config.Storage, log *slog.Logger) {
-	store.SetRankingBudget(s.RankingMaxBytes)
-	store.SetRankingLimit(s.RankingMaxRows)
+// rooms are the storage rooms the commands use, all built from one
+// storage.DB (openRooms).
+type rooms struct {
+	ledger      *storage.Ledger
+	rankings    *storage.Rankings
+	webhooks    *storage.Webhooks
+	projects    *storage.Projects
+	console     *storage.Console
+	idempotency *storage.IdempotencyKeys
+}
+
+// openRooms builds db's rooms: the rankings bounded by s, stats kept for
+// statsTTL, and nudge rung after a transaction that wrote webhook
+// deliveries commits. It logs what s holds that is deprecated.
+func openRooms(db *storage.DB, s config.Storage, nudge func(), log *slog.Logger) rooms {
 	if log != nil {
 		for _, d := range s.Deprecated() {
 			log.Warn(d)
 		}
+	}
+	return rooms{
+		ledger: storage.NewLedger(db, storage.LedgerOptions{Notify: nudge}),
+		rankings: storage.NewRankings(db, storage.RankingsOptions{
+			Budget:   &storage.RankingBudget{Bytes: s.RankingMaxBytes, Rows: s.RankingMaxRows},
+			StatsTTL: statsTTL, Now: time.Now,
+		}),
+		webhooks:    storage.NewWebhooks(db, storage.WebhooksOptions{Notify: nudge}),
+		projects:    storage.NewProjects(db),
+		console:     storage.NewConsole(db),
+		idempotency: storage.NewIdempotencyKeys(db),
 	}
 }

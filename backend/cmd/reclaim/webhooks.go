@@ -61,7 +61,7 @@ func webhooksCommand(ctx context.Context, args []string, getenv func(string) str
 	if err != nil {
 		return err
 	}
-	defer e.store.Close()
+	defer e.db.Close()
 	switch verb {
 	case "add":
 		ep, secret, err := e.webhooks.Add(ctx, *projectID, *url, events)

@@ -86,7 +86,7 @@ type Record struct {
 	CreatedAt  time.Time
 }
 
-// Store keeps the records (storage.Store).
+// Store keeps the records (storage.IdempotencyKeys).
 type Store interface {
 	// ClaimKey inserts rec, in flight, unless a record of its key exists
 	// that is done and younger than TTL, or in flight with a lease not over

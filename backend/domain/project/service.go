@@ -8,7 +8,7 @@ import (
 )
 
 // Store keeps projects, their API keys and their browser origins
-// (storage.Store).
+// (storage.Projects).
 type Store interface {
 	ProjectStore
 	KeyStore

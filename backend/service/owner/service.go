@@ -10,7 +10,7 @@ import (
 )
 
 // Store keeps the console's accounts, sessions, sign-in failures, spent
-// form tokens, memberships and audit log (storage.Store). A fake may embed Store and
+// form tokens, memberships and audit log (storage.Console). A fake may embed Store and
 // implement only what its test calls.
 type Store interface {
 	AccountStore

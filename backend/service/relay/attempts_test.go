@@ -12,7 +12,6 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
@@ -94,7 +93,7 @@ func TestForgedTicketsShareOneLine(t *testing.T) {
 
 // pruneCounter sums what the store says each pruning deleted.
 type pruneCounter struct {
-	*storage.Store
+	*storagetest.Store
 	mu      sync.Mutex
 	deleted int
 	calls   int
@@ -113,7 +112,7 @@ func (p *pruneCounter) PruneAttempts(ctx context.Context, before time.Time, limi
 // once a minute on whichever instance claims it; newer ones stay.
 func TestTrackerPrunesAttempts(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := context.Background()
 		p, err := s.CreateProject(ctx, project.Project{Name: "p"})

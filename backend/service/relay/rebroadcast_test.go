@@ -20,13 +20,12 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
 // inFlight claims an entry in status with its signed bytes raw (nil: an
 // entry claimed before bytes were kept), whose blockhash lives to lvbh.
-func inFlight(t *testing.T, s *storage.Store, projectID string, sig solana.Signature, status ledger.Status, lvbh int64, raw []byte, at time.Time) {
+func inFlight(t *testing.T, s *storagetest.Store, projectID string, sig solana.Signature, status ledger.Status, lvbh int64, raw []byte, at time.Time) {
 	t.Helper()
 	e := ledger.Entry{ProjectID: projectID, Payer: solana.NewWallet().PublicKey().String(), Type: ledger.TypeTokenAccountClosure,
 		Signature: sig.String(), TicketJTI: "jti-" + sig.String()[:10], CreatedAt: at, LastValidBlockHeight: lvbh, Raw: raw}
@@ -203,7 +202,7 @@ func (c *silentCluster) SendRawTransactionWithOpts(_ context.Context, raw []byte
 // ledger send each transaction once per interval between them, never each.
 func TestTrackersShareTheRebroadcasts(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		const entries, slots = 40, 8
 		clk := clocktest.New(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 		p := submitted(t, s, 0, clk.Now())

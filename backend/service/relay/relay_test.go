@@ -25,7 +25,6 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 	"github.com/reclaim-sol/reclaim/backend/pkg/signing"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
@@ -145,7 +144,7 @@ func (f *fakeRPC) know(sig solana.Signature) {
 }
 
 type fixture struct {
-	store   *storage.Store
+	store   *storagetest.Store
 	issuer  *ticket.Issuer
 	rpc     *fakeRPC
 	relay   *relay.Relay

@@ -11,7 +11,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
-	"github.com/reclaim-sol/reclaim/backend/storage"
+	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
 // submitted submits a new transaction of f's wallet and returns its
@@ -83,7 +83,7 @@ func TestSubmissionsStates(t *testing.T) {
 
 // readSignal is the ledger, telling each read of the status route.
 type readSignal struct {
-	*storage.Store
+	*storagetest.Store
 	reads chan struct{}
 }
 
@@ -305,7 +305,7 @@ func TestSubmissionsWaitTimedByTheRelaysClock(t *testing.T) {
 // countedReads counts the status reads of a store and closes reached at
 // the at-th.
 type countedReads struct {
-	*storage.Store
+	*storagetest.Store
 	n       atomic.Int64
 	at      int64
 	reached chan struct{}

@@ -19,7 +19,6 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 	"github.com/reclaim-sol/reclaim/backend/domain/webhook"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
@@ -33,7 +32,7 @@ import (
 // and counted, as before.
 func TestTrackerLandsAtConfirmed(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := context.Background()
 		now := time.Date(2026, 11, 29, 6, 0, 0, 0, time.UTC)

@@ -18,7 +18,6 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
@@ -92,7 +91,7 @@ func (c *countingCluster) GetTransaction(context.Context, solana.Signature, *rpc
 // submitted records n submitted entries in s, in flight until the cluster
 // finalizes them. Their promise has a donation but no recipient recorded,
 // so confirming one needs no getTransaction.
-func submitted(t *testing.T, s *storage.Store, n int, at time.Time) project.Project {
+func submitted(t *testing.T, s *storagetest.Store, n int, at time.Time) project.Project {
 	t.Helper()
 	ctx := t.Context()
 	p, err := s.CreateProject(ctx, project.Project{Name: "p"})
@@ -121,7 +120,7 @@ func submitted(t *testing.T, s *storage.Store, n int, at time.Time) project.Proj
 // once.
 func TestTrackersShareTheWork(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		const entries, slots = 300, 10 // two getSignatureStatuses batches per pass
 		clk := clocktest.New(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 		p := submitted(t, s, entries, clk.Now())
@@ -189,7 +188,7 @@ func TestTrackersShareTheWork(t *testing.T) {
 // ends, not before, and each is counted once.
 func TestTrackerLeaseOutlivesADeadInstance(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		const entries = 5
 		clk := clocktest.New(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 		p := submitted(t, s, entries, clk.Now())

@@ -69,7 +69,7 @@ type Relay interface {
 	SubmissionsUntil(ctx context.Context, projectID, wallet string, sigs []string, wait time.Duration, final bool) ([]relay.Submission, error)
 }
 
-// Projects reads the caller's project (its donation wallet; storage.Store).
+// Projects reads the caller's project (its donation wallet; storage.Projects).
 type Projects interface {
 	GetProject(ctx context.Context, id string) (project.Project, error)
 }

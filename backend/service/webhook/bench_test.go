@@ -15,14 +15,13 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/domain/project"
 	service "github.com/reclaim-sol/reclaim/backend/service/webhook"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 	"github.com/reclaim-sol/reclaim/backend/upstream/receiver"
 )
 
 // benchStore is SQLite, or Postgres with BENCH_POSTGRES=1 (after
 // scripts/testdb.sh).
-func benchStore(b *testing.B) *storage.Store {
+func benchStore(b *testing.B) *storagetest.Store {
 	if os.Getenv("BENCH_POSTGRES") == "1" {
 		return storagetest.Postgres(b)
 	}
@@ -30,7 +29,7 @@ func benchStore(b *testing.B) *storage.Store {
 }
 
 // claimed writes a submitted entry of projectID, ready to be settled.
-func claimed(b *testing.B, s *storage.Store, projectID, jti string) ledger.Entry {
+func claimed(b *testing.B, s *storagetest.Store, projectID, jti string) ledger.Entry {
 	ctx := context.Background()
 	e := ledger.Entry{
 		ProjectID: projectID, Payer: "wallet-" + jti, Type: ledger.TypeTokenAccountClosure, GrossRebate: 2_039_280,
@@ -105,8 +104,8 @@ func BenchmarkDeliveryLatency(b *testing.B) {
 	if _, _, err := svc.Add(ctx, p.ID, recv.URL, nil); err != nil {
 		b.Fatal(err)
 	}
-	d := service.NewDispatcher(s, receiver.New(receiver.Options{AllowPrivate: true}), svc, slog.New(slog.DiscardHandler), time.Now)
-	s.SetOutboxNotify(d.Nudge)
+	d := service.NewDispatcher(s, receiver.New(receiver.Options{AllowPrivate: true}), svc, nil, slog.New(slog.DiscardHandler), time.Now)
+	*s = *storagetest.Notified(s, d.Nudge) // as serve builds its rooms: nudging d
 	done := make(chan struct{})
 	go func() { defer close(done); d.Run(ctx) }()
 	defer func() { cancel(); <-done }()
@@ -191,8 +190,8 @@ func victimDelay(b *testing.B, projects, endpoints, changes int) time.Duration {
 	if _, _, err := svc.Add(ctx, victim.ID, recv.URL, nil); err != nil {
 		b.Fatal(err)
 	}
-	d := service.NewDispatcher(s, receiver.New(receiver.Options{AllowPrivate: true}), svc, slog.New(slog.DiscardHandler), time.Now)
-	s.SetOutboxNotify(d.Nudge)
+	d := service.NewDispatcher(s, receiver.New(receiver.Options{AllowPrivate: true}), svc, nil, slog.New(slog.DiscardHandler), time.Now)
+	*s = *storagetest.Notified(s, d.Nudge) // as serve builds its rooms: nudging d
 	done := make(chan struct{})
 	go func() { defer close(done); d.Run(ctx) }()
 	defer func() {
@@ -239,7 +238,7 @@ func BenchmarkBacklogDrain(b *testing.B) {
 				b.Fatal(ok, err)
 			}
 		}
-		d := service.NewDispatcher(s, receiver.New(receiver.Options{AllowPrivate: true}), svc, slog.New(slog.DiscardHandler), time.Now)
+		d := service.NewDispatcher(s, receiver.New(receiver.Options{AllowPrivate: true}), svc, nil, slog.New(slog.DiscardHandler), time.Now)
 		done := make(chan struct{})
 		b.StartTimer()
 		start := time.Now()

@@ -17,7 +17,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/upstream/receiver"
 )
 
-// Outbox is what the delivery loop needs of the outbox (storage.Store).
+// Outbox is what the delivery loop needs of the outbox (storage.Webhooks).
 type Outbox interface {
 	WebhooksDue(ctx context.Context, now time.Time) (bool, error)
 	LeaseWebhookDeliveries(ctx context.Context, owner string, share webhook.Share, now, until time.Time) ([]webhook.Delivery, error)
@@ -89,7 +89,7 @@ type Dispatcher struct {
 
 	owner  string
 	leases atomic.Uint64
-	nudge  chan struct{}
+	nudge  Nudge
 	rand   func() float64
 }
 
@@ -100,25 +100,41 @@ type Dispatcher struct {
 // worker at once.
 const DefaultConcurrency = 256
 
-// NewDispatcher returns a Dispatcher with the default settings.
-func NewDispatcher(o Outbox, p Poster, s Signer, log *slog.Logger, now func() time.Time) *Dispatcher {
+// Nudge wakes a dispatcher at once instead of at its next poll: storage
+// rings it once a transaction that wrote deliveries commits. Made first, it
+// is handed to the storage rooms that write deliveries and to
+// NewDispatcher, so neither is configured after it is built.
+type Nudge chan struct{}
+
+// NewNudge returns a Nudge for one dispatcher.
+func NewNudge() Nudge { return make(Nudge, 1) }
+
+// Ring wakes the dispatcher. It never blocks.
+func (n Nudge) Ring() {
+	select {
+	case n <- struct{}{}:
+	default:
+	}
+}
+
+// NewDispatcher returns a Dispatcher with the default settings, woken by n
+// (a Nudge of its own when nil).
+func NewDispatcher(o Outbox, p Poster, s Signer, n Nudge, log *slog.Logger, now func() time.Time) *Dispatcher {
+	if n == nil {
+		n = NewNudge()
+	}
 	return &Dispatcher{
 		outbox: o, poster: p, signer: s, log: log, now: now,
 		Timeout: webhook.Timeout, Lease: 6 * webhook.Timeout, Poll: time.Second, Batch: 64, Concurrency: DefaultConcurrency,
 		PerEndpoint: webhook.DefaultPerEndpoint, PerProject: webhook.DefaultPerProject, PerRun: webhook.DefaultRun,
 		RetryFor: webhook.DefaultRetryFor, DisableAfter: webhook.DefaultDisableAfter,
-		owner: lease.Owner(), nudge: make(chan struct{}, 1), rand: mrand.Float64,
+		owner: lease.Owner(), nudge: n, rand: mrand.Float64,
 	}
 }
 
-// Nudge has the dispatcher look at the outbox now (storage calls it once a
-// status change wrote deliveries). It never blocks.
-func (d *Dispatcher) Nudge() {
-	select {
-	case d.nudge <- struct{}{}:
-	default:
-	}
-}
+// Nudge has the dispatcher look at the outbox now (its Nudge rung). It
+// never blocks.
+func (d *Dispatcher) Nudge() { d.nudge.Ring() }
 
 // stopGrace bounds how long the attempts under way when Run's context ends
 // may still take to be recorded.

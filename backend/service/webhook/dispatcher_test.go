@@ -18,7 +18,6 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/webhook"
 	"github.com/reclaim-sol/reclaim/backend/pkg/clocktest"
 	service "github.com/reclaim-sol/reclaim/backend/service/webhook"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 	"github.com/reclaim-sol/reclaim/backend/upstream/receiver"
 )
@@ -73,12 +72,12 @@ func (h *hook) requests() []received {
 }
 
 type env struct {
-	store *storage.Store
+	store *storagetest.Store
 	svc   *service.Service
 	proj  project.Project
 }
 
-func newEnv(t *testing.T, s *storage.Store, now func() time.Time) env {
+func newEnv(t *testing.T, s *storagetest.Store, now func() time.Time) env {
 	ctx := ctxT(t)
 	p, err := s.CreateProject(ctx, project.Project{Name: "p"})
 	if err != nil {
@@ -89,7 +88,7 @@ func newEnv(t *testing.T, s *storage.Store, now func() time.Time) env {
 }
 
 func (e env) dispatcher(now func() time.Time, timeout time.Duration) *service.Dispatcher {
-	d := service.NewDispatcher(e.store, receiver.New(receiver.Options{AllowPrivate: true, Timeout: timeout}), e.svc,
+	d := service.NewDispatcher(e.store, receiver.New(receiver.Options{AllowPrivate: true, Timeout: timeout}), e.svc, nil,
 		slog.New(slog.DiscardHandler), now)
 	d.Timeout = timeout
 	return d
@@ -128,7 +127,7 @@ func (e env) settle(t *testing.T, jti, wallet string, status ledger.Status, at t
 // retry after about 5 s, the second after about 30 s.
 func TestDispatcherRetriesUntilDelivered(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		t0 := time.Date(2026, 5, 21, 10, 0, 0, 0, time.UTC)
 		clk := clocktest.New(t0)
@@ -182,7 +181,7 @@ func TestDispatcherRetriesUntilDelivered(t *testing.T) {
 // Two instances draining one outbox deliver each event once.
 func TestDispatchersShareTheOutbox(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		e := newEnv(t, s, time.Now)
 		h := newHook(t)
@@ -224,7 +223,7 @@ func TestDispatchersShareTheOutbox(t *testing.T) {
 // loses nothing: once the lease ends, another delivers them.
 func TestDispatcherAfterAnInstanceDied(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		t0 := time.Date(2026, 5, 21, 10, 0, 0, 0, time.UTC)
 		clk := clocktest.New(t0)
@@ -258,7 +257,7 @@ func TestDispatcherAfterAnInstanceDied(t *testing.T) {
 // event is delivered in the same pass.
 func TestSlowReceiverSlowsNothingElse(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		e := newEnv(t, s, time.Now)
 		slow, fast := newHook(t), newHook(t)
@@ -298,7 +297,7 @@ func TestSlowReceiverSlowsNothingElse(t *testing.T) {
 // A redirect is an answer that failed, and a test event is tried once.
 func TestDispatcherRedirectAndTest(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		e := newEnv(t, s, time.Now)
 		inside := newHook(t)
@@ -351,7 +350,7 @@ func TestDNSRebindingRefusedAtDial(t *testing.T) {
 	e := env{store: s, svc: svc, proj: p}
 	e.settle(t, "j1", "W1", ledger.StatusConfirmed, time.Now())
 	// At send time the system resolver says loopback: the dialer refuses it.
-	d := service.NewDispatcher(s, receiver.New(receiver.Options{Timeout: 2 * time.Second}), svc, slog.New(slog.DiscardHandler), time.Now)
+	d := service.NewDispatcher(s, receiver.New(receiver.Options{Timeout: 2 * time.Second}), svc, nil, slog.New(slog.DiscardHandler), time.Now)
 	if _, err := d.Pass(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/domain/webhook"
 	service "github.com/reclaim-sol/reclaim/backend/service/webhook"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
@@ -53,8 +52,8 @@ func answering(t testing.TB, got chan<- time.Time) *httptest.Server {
 // running starts d as `reclaim serve` does (nudged by the store) and
 // returns what stops it: release the hanging receivers first, so that the
 // attempts under way end, then wait for Run to return and close them.
-func running(s *storage.Store, d *service.Dispatcher, release chan struct{}, hs []*hanging) (stop func()) {
-	s.SetOutboxNotify(d.Nudge)
+func running(s *storagetest.Store, d *service.Dispatcher, release chan struct{}, hs []*hanging) (stop func()) {
+	*s = *storagetest.Notified(s, d.Nudge) // as serve builds its rooms: nudging d
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan struct{})
 	go func() { defer close(ran); d.Run(ctx) }()
@@ -92,7 +91,7 @@ func wait[T any](t *testing.T, c <-chan T, n int, what string) {
 // holds at most its project's share of attempts, two per endpoint.
 func TestHangingReceiversDelayOnlyTheirProject(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		attacker, victim := newEnv(t, s, time.Now), newEnv(t, s, time.Now)
@@ -139,7 +138,7 @@ func TestHangingReceiversDelayOnlyTheirProject(t *testing.T) {
 // gets its event.
 func TestHangingEndpointHoldsItsShare(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		e := newEnv(t, s, time.Now)

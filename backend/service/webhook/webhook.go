@@ -25,7 +25,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/pkg/seal"
 )
 
-// EndpointStore keeps a project's endpoints (storage.Store). Every lookup
+// EndpointStore keeps a project's endpoints (storage.Webhooks). Every lookup
 // is by project and id: another project's endpoint is webhook.ErrNotFound.
 type EndpointStore interface {
 	CreateWebhookEndpoint(ctx context.Context, e webhook.Endpoint) error
@@ -37,7 +37,7 @@ type EndpointStore interface {
 }
 
 // DeliveryStore reads and adds to an endpoint's deliveries
-// (storage.Store).
+// (storage.Webhooks).
 type DeliveryStore interface {
 	WebhookDeliveries(ctx context.Context, projectID, endpointID string, limit int) ([]webhook.Delivery, error)
 	RedeliverWebhook(ctx context.Context, projectID, endpointID, deliveryID string, now time.Time) error

@@ -15,7 +15,6 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 	"github.com/reclaim-sol/reclaim/backend/pkg/seal"
 	service "github.com/reclaim-sol/reclaim/backend/service/webhook"
-	"github.com/reclaim-sol/reclaim/backend/storage"
 	"github.com/reclaim-sol/reclaim/backend/storage/storagetest"
 )
 
@@ -49,7 +48,7 @@ func newBox(t testing.TB) *seal.Box {
 	return b
 }
 
-func newService(t testing.TB, s *storage.Store, now func() time.Time) *service.Service {
+func newService(t testing.TB, s *storagetest.Store, now func() time.Time) *service.Service {
 	return service.NewService(s, s, service.Options{Box: newBox(t), Resolver: names, Now: now})
 }
 
@@ -61,7 +60,7 @@ func ctxT(t *testing.T) context.Context {
 
 func TestAddChecksTheURLAndItsAddresses(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		p, _ := s.CreateProject(ctx, project.Project{Name: "p"})
@@ -115,7 +114,7 @@ func TestAddChecksTheURLAndItsAddresses(t *testing.T) {
 
 func TestRotateSecretSignsWithBoth(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		p, _ := s.CreateProject(ctx, project.Project{Name: "p"})
@@ -147,7 +146,7 @@ func TestRotateSecretSignsWithBoth(t *testing.T) {
 
 func TestSendTestAndRedeliverStayInTheProject(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T, s *storage.Store) {
+	storagetest.Run(t, func(t *testing.T, s *storagetest.Store) {
 		t.Parallel()
 		ctx := ctxT(t)
 		a, _ := s.CreateProject(ctx, project.Project{Name: "a"})

@@ -1,4 +1,5 @@
-// Package storagetest gives tests a fresh, migrated storage.Store on each
+// Package storagetest gives tests a fresh, migrated store (every room of one
+// storage.DB) on each
 // database Reclaim runs on: SQLite in a temporary directory, and Postgres when
 // RECLAIM_TEST_POSTGRES_URL names a server (scripts/testdb.sh starts one).
 //
@@ -30,9 +31,52 @@ const EnvPostgresURL = "RECLAIM_TEST_POSTGRES_URL"
 // setupTimeout bounds creating, migrating and dropping a test database.
 const setupTimeout = time.Minute
 
+// Store is every room of one database, built with the options of Rooms,
+// for tests that use several. Production code builds each room it needs
+// (backend/cmd/reclaim).
+type Store struct {
+	*storage.DB
+	*storage.Ledger
+	*storage.Rankings
+	*storage.Webhooks
+	*storage.Projects
+	*storage.Console
+	*storage.IdempotencyKeys
+}
+
+// Options are the rooms' settings; the zero value builds each with its
+// defaults.
+type Options struct {
+	Ledger   storage.LedgerOptions
+	Rankings storage.RankingsOptions
+	Webhooks storage.WebhooksOptions
+}
+
+// Rooms builds every room of db with o. Rooms of one DB share its rows: a
+// test that needs a room with other options (a webhook test's Notify)
+// builds a second Store of the same DB.
+func Rooms(db *storage.DB, o Options) *Store {
+	return &Store{
+		DB:              db,
+		Ledger:          storage.NewLedger(db, o.Ledger),
+		Rankings:        storage.NewRankings(db, o.Rankings),
+		Webhooks:        storage.NewWebhooks(db, o.Webhooks),
+		Projects:        storage.NewProjects(db),
+		Console:         storage.NewConsole(db),
+		IdempotencyKeys: storage.NewIdempotencyKeys(db),
+	}
+}
+
+// Notified is every room of s's database, with notify called after a
+// transaction that wrote webhook deliveries commits (LedgerOptions.Notify,
+// WebhooksOptions.Notify), as serve builds them for its delivery loop.
+func Notified(s *Store, notify func()) *Store {
+	return Rooms(s.DB, Options{Ledger: storage.LedgerOptions{Notify: notify}, Webhooks: storage.WebhooksOptions{Notify: notify}})
+}
+
 // Run calls fn in one subtest per backend, "sqlite" and "postgres", each with
 // a fresh migrated store that is closed when the subtest ends.
-func Run(t *testing.T, fn func(t *testing.T, s *storage.Store)) {
+func Run(t *testing.T, fn func(t *testing.T, s *Store)) {
 	t.Helper()
 	t.Run("sqlite", func(t *testing.T) {
 		fn(t, SQLite(t))
@@ -43,14 +87,14 @@ func Run(t *testing.T, fn func(t *testing.T, s *storage.Store)) {
 }
 
 // SQLite returns a fresh migrated store on a SQLite file in t.TempDir().
-func SQLite(t testing.TB) *storage.Store {
+func SQLite(t testing.TB) *Store {
 	t.Helper()
 	return SQLiteAt(t, t.TempDir())
 }
 
 // SQLiteAt returns a migrated store on the SQLite file of the data
 // directory dir (SmallDisk's, for one), closed when the test ends.
-func SQLiteAt(t testing.TB, dir string) *storage.Store {
+func SQLiteAt(t testing.TB, dir string) *Store {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
 	defer cancel()
@@ -62,12 +106,12 @@ func SQLiteAt(t testing.TB, dir string) *storage.Store {
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatalf("migrate sqlite store: %v", err)
 	}
-	return s
+	return Rooms(s, Options{})
 }
 
 // Postgres returns a fresh migrated store on a new database of the server
 // named by RECLAIM_TEST_POSTGRES_URL; the database is dropped after the test.
-func Postgres(t testing.TB) *storage.Store {
+func Postgres(t testing.TB) *Store {
 	t.Helper()
 	dbURL := NewPostgresDatabase(t)
 	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
@@ -80,7 +124,7 @@ func Postgres(t testing.TB) *storage.Store {
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatalf("migrate postgres store: %v", err)
 	}
-	return s
+	return Rooms(s, Options{})
 }
 
 // PostgresURL returns RECLAIM_TEST_POSTGRES_URL. When it is empty it skips t,

@@ -1,4 +1,4 @@
-package storage
+package rollup
 
 import (
 	"math/rand/v2"
@@ -27,28 +27,28 @@ func TestPlanRangeCountsEachInstantOnce(t *testing.T) {
 		}
 		return t
 	}
-	bounds := func(p piece) (time.Time, time.Time) {
-		switch p.kind {
-		case pieceDays:
-			return dayStart(p.lo), dayStart(p.hi)
-		case pieceMonths:
-			return monthStart(p.lo), monthStart(p.hi)
-		case pieceYears:
-			return yearStart(p.lo), yearStart(p.hi)
+	bounds := func(p Piece) (time.Time, time.Time) {
+		switch p.Kind {
+		case Days:
+			return DayStart(p.Lo), DayStart(p.Hi)
+		case Months:
+			return MonthStart(p.Lo), MonthStart(p.Hi)
+		case Years:
+			return YearStart(p.Lo), YearStart(p.Hi)
 		}
-		return p.from, p.to
+		return p.From, p.To
 	}
 	for range 20_000 {
 		from, to := instant(), instant()
 		if !from.Before(to) {
 			continue
 		}
-		c := rollupCosts{perDay: float64(1 + r.IntN(30_000)), wallets: float64(1 + r.IntN(100_000))}
-		ps := planRange(from, to, c)
+		c := Costs{PerDay: float64(1 + r.IntN(30_000)), Wallets: float64(1 + r.IntN(100_000))}
+		ps := Plan(from, to, c)
 		probes := []time.Time{from, to, from.Add(-time.Microsecond), to.Add(-time.Microsecond)}
 		for _, p := range ps {
 			lo, hi := bounds(p)
-			if !lo.Before(hi) || p.sign*p.sign != 1 {
+			if !lo.Before(hi) || p.Sign*p.Sign != 1 {
 				t.Fatalf("[%v, %v): bad piece %+v", from, to, p)
 			}
 			probes = append(probes, lo, hi, lo.Add(-time.Microsecond), hi.Add(-time.Microsecond))
@@ -60,7 +60,7 @@ func TestPlanRangeCountsEachInstantOnce(t *testing.T) {
 			}
 			for _, p := range ps {
 				if lo, hi := bounds(p); !at.Before(lo) && at.Before(hi) {
-					n += p.sign
+					n += p.Sign
 				}
 			}
 			if n != want {
@@ -85,11 +85,11 @@ func TestBucketsOfTimes(t *testing.T) {
 		{time.Date(1969, 12, 31, 23, 59, 59, 999_999_000, time.UTC), -1, 1969*12 + 11, 1969},
 		{time.Date(2025, 6, 1, 12, 0, 0, 0, time.FixedZone("+14", 14*3600)), 20239, 2025*12 + 4, 2025}, // May 31 in UTC
 	} {
-		if d, m, y := dayOf(c.t), monthOf(c.t), yearOf(c.t); d != c.day || m != c.month || y != c.year {
+		if d, m, y := DayOf(c.t), MonthOf(c.t), YearOf(c.t); d != c.day || m != c.month || y != c.year {
 			t.Errorf("%v: day %d month %d year %d, want %d %d %d", c.t, d, m, y, c.day, c.month, c.year)
 		}
-		if !dayStart(c.day).Equal(c.t.UTC().Truncate(24*time.Hour)) || monthStart(c.month).Month() != c.t.UTC().Month() {
-			t.Errorf("%v: starts %v %v", c.t, dayStart(c.day), monthStart(c.month))
+		if !DayStart(c.day).Equal(c.t.UTC().Truncate(24*time.Hour)) || MonthStart(c.month).Month() != c.t.UTC().Month() {
+			t.Errorf("%v: starts %v %v", c.t, DayStart(c.day), MonthStart(c.month))
 		}
 	}
 }
@@ -101,18 +101,18 @@ func TestBucketsOfTimes(t *testing.T) {
 func TestPlanRangeWidens(t *testing.T) {
 	t.Parallel()
 	noon := func(d int) time.Time { return time.Date(2025, time.Month(d), 1, 12, 0, 0, 0, time.UTC) }
-	dense := planRange(noon(6), noon(7), rollupCosts{perDay: 27_000, wallets: 50_000})
-	want := []piece{
-		{kind: pieceMonths, sign: 1, lo: 2025*12 + 5, hi: 2025*12 + 6},
-		{kind: pieceRows, sign: -1, from: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), to: noon(6)},
-		{kind: pieceRows, sign: 1, from: time.Date(2025, 7, 1, 0, 0, 0, 0, time.UTC), to: noon(7)},
+	dense := Plan(noon(6), noon(7), Costs{PerDay: 27_000, Wallets: 50_000})
+	want := []Piece{
+		{Kind: Months, Sign: 1, Lo: 2025*12 + 5, Hi: 2025*12 + 6},
+		{Kind: Rows, Sign: -1, From: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), To: noon(6)},
+		{Kind: Rows, Sign: 1, From: time.Date(2025, 7, 1, 0, 0, 0, 0, time.UTC), To: noon(7)},
 	}
 	if !reflect.DeepEqual(dense, want) {
 		t.Errorf("dense: %+v\nwant %+v", dense, want)
 	}
-	sparse := planRange(time.Date(2025, 6, 10, 0, 0, 0, 0, time.UTC), time.Date(2025, 6, 17, 0, 0, 0, 0, time.UTC),
-		rollupCosts{perDay: 2_700, wallets: 50_000})
-	if len(sparse) != 1 || sparse[0].kind != pieceDays {
+	sparse := Plan(time.Date(2025, 6, 10, 0, 0, 0, 0, time.UTC), time.Date(2025, 6, 17, 0, 0, 0, 0, time.UTC),
+		Costs{PerDay: 2_700, Wallets: 50_000})
+	if len(sparse) != 1 || sparse[0].Kind != Days {
 		t.Errorf("sparse week: %+v", sparse)
 	}
 }
