@@ -6,8 +6,9 @@
 //
 //   node lookup-table.js TABLE AUTHORITY RECIPIENT TABLE_DATA_BASE64...
 //
-// Prints one JSON object: the DeactivateLookupTable and CloseLookupTable instructions
-// for those keys, and each table's data as AddressLookupTableAccount.deserialize reads it.
+// Prints one JSON object: the CreateLookupTable (recent slot 1000, RECIPIENT paying),
+// ExtendLookupTable (AUTHORITY and TABLE added), DeactivateLookupTable and
+// CloseLookupTable instructions for those keys, and each table's data as AddressLookupTableAccount.deserialize reads it.
 
 const web3 = require('@solana/web3.js');
 
@@ -23,7 +24,12 @@ const [table, authority, recipient, ...tables] = process.argv.slice(2);
 if (!recipient) throw new Error('usage: lookup-table.js TABLE AUTHORITY RECIPIENT TABLE_DATA_BASE64...');
 const lookupTable = new web3.PublicKey(table);
 const auth = new web3.PublicKey(authority);
+const [create] = web3.AddressLookupTableProgram.createLookupTable({ authority: auth, payer: new web3.PublicKey(recipient), recentSlot: 1000 });
 const out = {
+  create: ix(create),
+  extend: ix(web3.AddressLookupTableProgram.extendLookupTable({
+    lookupTable, authority: auth, payer: new web3.PublicKey(recipient), addresses: [auth, lookupTable],
+  })),
   deactivate: ix(web3.AddressLookupTableProgram.deactivateLookupTable({ lookupTable, authority: auth })),
   close: ix(web3.AddressLookupTableProgram.closeLookupTable({ lookupTable, authority: auth, recipient: new web3.PublicKey(recipient) })),
   tables: tables.map((b64) => {

@@ -51,6 +51,8 @@ var (
 )
 
 type golden struct {
+	Create     mplref.Instruction `json:"create"`
+	Extend     mplref.Instruction `json:"extend"`
 	Deactivate mplref.Instruction `json:"deactivate"`
 	Close      mplref.Instruction `json:"close"`
 	Tables     []struct {
@@ -91,11 +93,17 @@ func web3(t *testing.T) golden {
 
 func TestInstructionsMatchWeb3(t *testing.T) {
 	g := web3(t)
+	created, bump, err := lookuptable.Address(authority, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		ix   solana.Instruction
 		want mplref.Instruction
 	}{
+		{"create", lookuptable.Create(created, authority, recipient, 1000, bump), g.Create},
+		{"extend", lookuptable.Extend(table, authority, recipient, []solana.PublicKey{authority, table}), g.Extend},
 		{"deactivate", lookuptable.Deactivate(table, authority), g.Deactivate},
 		{"close", lookuptable.Close(table, authority, recipient), g.Close},
 	} {
