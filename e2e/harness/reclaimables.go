@@ -59,14 +59,22 @@ func (v *Validator) WarpEpochs(t testing.TB, n int) uint64 {
 // (the system program's "nonce can only advance once per slot").
 func (v *Validator) NextBlockhash(t testing.TB) {
 	t.Helper()
+	v.WarpSlots(t, 10)
+}
+
+// WarpSlots moves the cluster n slots ahead in one block
+// (validator_warpSlot) and returns the slot it is at.
+func (v *Validator) WarpSlots(t testing.TB, n uint64) uint64 {
+	t.Helper()
 	slot, err := v.RPC.GetSlot(t.Context(), rpc.CommitmentProcessed)
 	if err != nil {
 		t.Fatalf("getSlot: %v", err)
 	}
 	var out map[string]any
-	if err := v.Call(t.Context(), &out, "validator_warpSlot", map[string]any{"slot": slot + 10}); err != nil {
-		t.Fatalf("validator_warpSlot %d: %v", slot+10, err)
+	if err := v.Call(t.Context(), &out, "validator_warpSlot", map[string]any{"slot": slot + n}); err != nil {
+		t.Fatalf("validator_warpSlot %d: %v", slot+n, err)
 	}
+	return slot + n
 }
 
 // MinimumBalance is the cluster's rent-exempt minimum of size bytes now.
