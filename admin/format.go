@@ -181,6 +181,7 @@ var typeLabels = map[string]string{
 	"program_buffer_closure":   "Program buffer closure",
 	"nonce_account_closure":    "Nonce account closure",
 	"stake_account_withdrawal": "Stake withdrawal",
+	"lookup_table_reclaim":     "Lookup table reclaim",
 }
 
 func typeLabel(t string) string {

@@ -307,7 +307,7 @@ func TestReclaimablesLand(t *testing.T) {
 			TransactionTypeCounts map[string]int64
 		}
 		want := map[string]int64{"token_account_closure": 0, "token_burn": 0, "nft_burn": 0, "excess_rent_withdrawal": 1,
-			"program_buffer_closure": 1, "nonce_account_closure": 1, "stake_account_withdrawal": 1}
+			"program_buffer_closure": 1, "nonce_account_closure": 1, "stake_account_withdrawal": 1, "lookup_table_reclaim": 0}
 		// Each transaction counts once the tracker has seen it confirmed: wait
 		// for every type, not some (the nonce's closure was once a pass late).
 		waitFor(t, "the leaderboard counts the five transactions", 60*time.Second, func() bool {

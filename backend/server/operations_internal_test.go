@@ -146,7 +146,7 @@ func TestDescriptionListsFromTheRules(t *testing.T) {
 	leaderboard := (&reclaimv1.GetLeaderboardRequest{}).ProtoReflect().Descriptor()
 	got, err := expandIn("types ({in:transaction_type}).", leaderboard)
 	want := "types (token_account_closure, token_burn, nft_burn, excess_rent_withdrawal, program_buffer_closure, " +
-		"nonce_account_closure, stake_account_withdrawal)."
+		"nonce_account_closure, stake_account_withdrawal, lookup_table_reclaim)."
 	if err != nil || got != want {
 		t.Errorf("expandIn: %q, %v; want %q", got, err, want)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/reclaim-sol/reclaim/backend/chain/lookuptable"
 	"github.com/reclaim-sol/reclaim/backend/domain/ticket"
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/engine/txbuild"
@@ -87,6 +88,24 @@ func walletItem(it assets.Item) *reclaimv1.WalletItem {
 	}
 	if it.Collection != nil {
 		out.Collection = &reclaimv1.Collection{Address: it.Collection.Address, Name: it.Collection.Name}
+	}
+	out.LookupTable = lookupTableState(it.LookupTable)
+	return out
+}
+
+// lookupTableState is a lookup table's status on the wire; nil for other
+// items.
+func lookupTableState(lt *assets.LookupTable) *reclaimv1.LookupTableState {
+	if lt == nil {
+		return nil
+	}
+	out := &reclaimv1.LookupTableState{Status: lt.Status, Addresses: uint32(min(lt.Addresses, lookuptable.MaxAddresses))} //nolint:gosec // G115: at most 256
+	if lt.Status != assets.TableActive {
+		out.DeactivationSlot = &lt.DeactivationSlot
+	}
+	if lt.Status == assets.TableDeactivating {
+		at := lt.ClosableAt.UTC().Format(time.RFC3339)
+		out.ClosableFromSlot, out.ClosableAt = &lt.ClosableSlot, &at
 	}
 	return out
 }

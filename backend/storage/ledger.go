@@ -327,9 +327,11 @@ type payerTotalRow struct {
 	ProgramBufferClosureCount   int64 `bun:"program_buffer_closure_count,notnull"`
 	NonceAccountClosureCount    int64 `bun:"nonce_account_closure_count,notnull"`
 	StakeAccountWithdrawalCount int64 `bun:"stake_account_withdrawal_count,notnull"`
-	DonationAmount              int64 `bun:"donation_amount,notnull"`
-	DonationCount               int64 `bun:"donation_count,notnull"`
-	CommunityAmount             int64 `bun:"community_amount,notnull"`
+	// The count migration 24 added.
+	LookupTableReclaimCount int64 `bun:"lookup_table_reclaim_count,notnull"`
+	DonationAmount          int64 `bun:"donation_amount,notnull"`
+	DonationCount           int64 `bun:"donation_count,notnull"`
+	CommunityAmount         int64 `bun:"community_amount,notnull"`
 }
 
 // countOf is the field counting transactions of type t.
@@ -349,6 +351,8 @@ func (p *payerTotalRow) countOf(t string) *int64 {
 		return &p.NonceAccountClosureCount
 	case ledger.TypeStakeAccountWithdrawal:
 		return &p.StakeAccountWithdrawalCount
+	case ledger.TypeLookupTableReclaim:
+		return &p.LookupTableReclaimCount
 	}
 	return nil
 }

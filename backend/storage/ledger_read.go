@@ -86,6 +86,7 @@ type leaderboardRow struct {
 	BufferClosures        int64  `bun:"program_buffer_closure_count"`
 	NonceClosures         int64  `bun:"nonce_account_closure_count"`
 	StakeWithdrawals      int64  `bun:"stake_account_withdrawal_count"`
+	LookupTableReclaims   int64  `bun:"lookup_table_reclaim_count"`
 	TotalDonationAmount   int64  `bun:"total_donation_amount"`
 	TotalDonationCount    int64  `bun:"total_donation_count"`
 	TotalCommunityAmount  int64  `bun:"total_community_amount"`
@@ -197,6 +198,7 @@ func (s *Rankings) leaderboardPage(ctx context.Context, projectID string, q *bun
 				ledger.TypeProgramBufferClosure:   r.BufferClosures,
 				ledger.TypeNonceAccountClosure:    r.NonceClosures,
 				ledger.TypeStakeAccountWithdrawal: r.StakeWithdrawals,
+				ledger.TypeLookupTableReclaim:     r.LookupTableReclaims,
 			},
 			TotalDonationAmount:  r.TotalDonationAmount,
 			TotalDonationCount:   r.TotalDonationCount,

@@ -574,6 +574,7 @@ func TestLeaderboardCountsNewTypes(t *testing.T) {
 			entry("b1", wsol, ledger.TypeProgramBufferClosure, 7_967_760, 0, 0, c, at("2026-03-04T10:00:00Z")),
 			entry("n1", wsol, ledger.TypeNonceAccountClosure, 1_447_680, 0, 0, c, at("2026-03-05T10:00:00Z")),
 			entry("s1", wsol, ledger.TypeStakeAccountWithdrawal, 5_002_282_880, 0, 0, c, at("2026-03-06T10:00:00Z")),
+			entry("l1", wsol, ledger.TypeLookupTableReclaim, 57_964_320, 0, 0, c, at("2026-03-06T10:30:00Z")),
 			entry("t1", tok, ledger.TypeTokenAccountClosure, 2_039_280, 0, 0, c, at("2026-03-06T11:00:00Z")),
 		}
 		for _, e := range rows {
@@ -586,7 +587,7 @@ func TestLeaderboardCountsNewTypes(t *testing.T) {
 			t.Fatal(err)
 		}
 		var gross int64
-		for _, e := range rows[:5] {
+		for _, e := range rows[:6] {
 			gross += e.GrossRebate
 		}
 		for _, f := range []ledger.FilterParams{
@@ -599,7 +600,7 @@ func TestLeaderboardCountsNewTypes(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(board) != 2 || board[0].Payer != wsol || board[0].TotalGrossRebate != gross ||
-				!reflect.DeepEqual(board[0].TransactionTypeCounts, counts(0, 0, 0, 2, 1, 1, 1)) ||
+				!reflect.DeepEqual(board[0].TransactionTypeCounts, counts(0, 0, 0, 2, 1, 1, 1, 1)) ||
 				!reflect.DeepEqual(board[1].TransactionTypeCounts, counts(1, 0, 0)) {
 				t.Errorf("%+v: %+v", f, board)
 			}
@@ -609,14 +610,14 @@ func TestLeaderboardCountsNewTypes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := make([]int64, 4)
-			want[i] = []int64{2, 1, 1, 1}[i]
+			want := make([]int64, 5)
+			want[i] = []int64{2, 1, 1, 1, 1}[i]
 			if len(board) != 1 || board[0].Payer != wsol || !reflect.DeepEqual(board[0].TransactionTypeCounts, counts(0, 0, 0, want...)) {
 				t.Errorf("%s alone: %+v", typ, board)
 			}
 		}
 		st, err := s.Stats(ctx, p.ID)
-		if err != nil || st.TotalTransactionCount != 6 || st.TotalGrossRebate != gross+2_039_280 || st.TotalWallets != 2 {
+		if err != nil || st.TotalTransactionCount != 7 || st.TotalGrossRebate != gross+2_039_280 || st.TotalWallets != 2 {
 			t.Errorf("stats %+v, %v", st, err)
 		}
 	})

@@ -50,6 +50,7 @@ var schema = []migration{
 	{name: "20260521000021", comment: "rate_refusals", up: upRateRefusals},                // migrations_quotas.go
 	{name: "20260521000022", comment: "rent_split", up: upRentSplit},                      // migrations_rent.go
 	{name: "20260521000023", comment: "landed_status", up: upLandedStatus},                // migrations_submissions.go
+	{name: "20260521000024", comment: "lookup_table_counts", up: upLookupTableCounts},     // migrations_types.go
 }
 
 // Migrate brings the schema up to date. It is idempotent, and safe when

@@ -46,9 +46,22 @@ const rankIncludeV14 = ` INCLUDE (net_rebate, transaction_count, token_account_c
 	donation_amount, donation_count, community_amount)`
 
 func upTypeCounts(ctx context.Context, db bun.IDB) error {
+	return addTypeCounts(ctx, db, typesV14)
+}
+
+// Migration 24 counts lookup_table_reclaim (issue 34) as migration 14
+// counted its types. The Postgres ranking indexes do not carry its count:
+// a deep leaderboard page reads it from the table.
+func upLookupTableCounts(ctx context.Context, db bun.IDB) error {
+	return addTypeCounts(ctx, db, []string{ledger.TypeLookupTableReclaim})
+}
+
+// addTypeCounts adds the count columns of types to both rollup tables,
+// those that are not there yet.
+func addTypeCounts(ctx context.Context, db bun.IDB, types []string) error {
 	pg := db.Dialect().Name() == dialect.PG
 	for _, table := range []string{"reclaim_payer_totals", "reclaim_rollup_periods"} {
-		for _, t := range typesV14 {
+		for _, t := range types {
 			col := typeCountColumn(t)
 			exists, err := hasColumn(ctx, db, pg, table, col)
 			if err != nil {

@@ -10,8 +10,9 @@ import (
 // The per-wallet rollups (reclaim_payer_totals, reclaim_rollup_periods) and
 // the leaderboard's rows count each wallet's transactions per type, one
 // column per ledger type named for it: token_account_closure_count, ...,
-// stake_account_withdrawal_count. The first three came with the tables
-// (migrations 2 and 9), the others with migration 14 (migrations_types.go).
+// lookup_table_reclaim_count. The first three came with the tables
+// (migrations 2 and 9), four with migration 14 and the last with migration
+// 24 (migrations_types.go).
 
 // typeCountColumn is the column counting transactions of type t.
 func typeCountColumn(t string) string { return t + "_count" }

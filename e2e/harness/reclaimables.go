@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"testing"
@@ -13,7 +14,9 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/chain/loaderv3"
+	"github.com/reclaim-sol/reclaim/backend/chain/lookuptable"
 	"github.com/reclaim-sol/reclaim/backend/chain/nonce"
+	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
 	"github.com/reclaim-sol/reclaim/backend/chain/stake"
 )
 
@@ -56,14 +59,22 @@ func (v *Validator) WarpEpochs(t testing.TB, n int) uint64 {
 // (the system program's "nonce can only advance once per slot").
 func (v *Validator) NextBlockhash(t testing.TB) {
 	t.Helper()
+	v.WarpSlots(t, 10)
+}
+
+// WarpSlots moves the cluster n slots ahead in one block
+// (validator_warpSlot) and returns the slot it is at.
+func (v *Validator) WarpSlots(t testing.TB, n uint64) uint64 {
+	t.Helper()
 	slot, err := v.RPC.GetSlot(t.Context(), rpc.CommitmentProcessed)
 	if err != nil {
 		t.Fatalf("getSlot: %v", err)
 	}
 	var out map[string]any
-	if err := v.Call(t.Context(), &out, "validator_warpSlot", map[string]any{"slot": slot + 10}); err != nil {
-		t.Fatalf("validator_warpSlot %d: %v", slot+10, err)
+	if err := v.Call(t.Context(), &out, "validator_warpSlot", map[string]any{"slot": slot + n}); err != nil {
+		t.Fatalf("validator_warpSlot %d: %v", slot+n, err)
 	}
+	return slot + n
 }
 
 // MinimumBalance is the cluster's rent-exempt minimum of size bytes now.
@@ -179,4 +190,68 @@ func Private(t testing.TB) *Validator {
 		}
 	})
 	return v
+}
+
+// CreateLookupTable makes an address lookup table whose authority is
+// authority, paid by it, at the slot the cluster answers getSlot with (as
+// clients do), extended with n addresses, 27 a transaction.
+func (v *Validator) CreateLookupTable(t testing.TB, authority solana.PrivateKey, n int) solana.PublicKey {
+	t.Helper()
+	auth := authority.PublicKey()
+	table, slot, bump := v.newTableAddress(t, authority)
+	v.Send(t, authority, []solana.Instruction{lookuptable.Create(table, auth, auth, slot, bump)})
+	for off := 0; off < n; off += 27 {
+		addrs := make([]solana.PublicKey, min(27, n-off))
+		for i := range addrs {
+			addrs[i] = newKey(t).PublicKey()
+		}
+		v.Send(t, authority, []solana.Instruction{lookuptable.Extend(table, auth, auth, addrs)})
+	}
+	return table
+}
+
+// newTableAddress is the address of a table authority has not created
+// yet, at a slot getSlot answers: when authority already made one at that
+// slot (the program then does nothing), a transfer to itself lands a block
+// and the slot is asked again.
+func (v *Validator) newTableAddress(t testing.TB, authority solana.PrivateKey) (solana.PublicKey, uint64, uint8) {
+	t.Helper()
+	ctx := context.Background()
+	for range 50 {
+		slot, err := v.RPC.GetSlot(ctx, rpc.CommitmentFinalized)
+		if err != nil {
+			t.Fatalf("get slot: %v", err)
+		}
+		table, bump, err := lookuptable.Address(authority.PublicKey(), slot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := v.RPC.GetAccountInfo(ctx, table); errors.Is(err, rpc.ErrNotFound) {
+			return table, slot, bump
+		}
+		v.Send(t, authority, []solana.Instruction{system.NewTransferInstruction(1, authority.PublicKey(), authority.PublicKey()).Build()})
+	}
+	t.Fatal("no new slot for a lookup table after 50 blocks")
+	return solana.PublicKey{}, 0, 0
+}
+
+// DeactivateLookupTable deactivates table, authority signing, and gives
+// the slot it landed in.
+func (v *Validator) DeactivateLookupTable(t testing.TB, authority solana.PrivateKey, table solana.PublicKey) uint64 {
+	t.Helper()
+	return v.Send(t, authority, []solana.Instruction{lookuptable.Deactivate(table, authority.PublicKey())}).Slot
+}
+
+// CreateClosableMint makes a Token-2022 mint of supply 0 whose mint and
+// close authority (MintCloseAuthority) are authority, paid by it.
+func (v *Validator) CreateClosableMint(t testing.TB, authority solana.PrivateKey) solana.PublicKey {
+	t.Helper()
+	m, auth := newKey(t), authority.PublicKey()
+	size := uint64(spltoken.ExtendedSize(spltoken.MintCloseAuthorityLen))
+	v.Send(t, authority, []solana.Instruction{
+		system.NewCreateAccountInstruction(v.MinimumBalance(t, size), size, solana.Token2022ProgramID, auth, m.PublicKey()).Build(),
+		spltoken.InitializeMintCloseAuthority(m.PublicKey(), &auth),
+		spltoken.InitializeMint2(solana.Token2022ProgramID, m.PublicKey(), 6, auth, nil),
+	}, m)
+	return m.PublicKey()
 }

@@ -110,6 +110,7 @@ func (e ReclaimV1CreateSessionRequestScopes) Valid() bool {
 const (
 	Burn           ReclaimV1ItemSelectionAction = "burn"
 	Close          ReclaimV1ItemSelectionAction = "close"
+	Deactivate     ReclaimV1ItemSelectionAction = "deactivate"
 	Withdraw       ReclaimV1ItemSelectionAction = "withdraw"
 	WithdrawExcess ReclaimV1ItemSelectionAction = "withdraw_excess"
 )
@@ -120,6 +121,8 @@ func (e ReclaimV1ItemSelectionAction) Valid() bool {
 	case Burn:
 		return true
 	case Close:
+		return true
+	case Deactivate:
 		return true
 	case Withdraw:
 		return true
@@ -136,6 +139,8 @@ const (
 	EmptyAccount      ReclaimV1ItemSelectionType = "empty_account"
 	ExcessRent        ReclaimV1ItemSelectionType = "excess_rent"
 	FungibleAsset     ReclaimV1ItemSelectionType = "fungible_asset"
+	LookupTable       ReclaimV1ItemSelectionType = "lookup_table"
+	Mint              ReclaimV1ItemSelectionType = "mint"
 	Nft               ReclaimV1ItemSelectionType = "nft"
 	NonceAccount      ReclaimV1ItemSelectionType = "nonce_account"
 	ProgramBuffer     ReclaimV1ItemSelectionType = "program_buffer"
@@ -154,6 +159,10 @@ func (e ReclaimV1ItemSelectionType) Valid() bool {
 	case ExcessRent:
 		return true
 	case FungibleAsset:
+		return true
+	case LookupTable:
+		return true
+	case Mint:
 		return true
 	case Nft:
 		return true
@@ -175,6 +184,7 @@ func (e ReclaimV1ItemSelectionType) Valid() bool {
 // Defines values for ProjectServiceGetLeaderboardParamsTransactionType.
 const (
 	ExcessRentWithdrawal   ProjectServiceGetLeaderboardParamsTransactionType = "excess_rent_withdrawal"
+	LookupTableReclaim     ProjectServiceGetLeaderboardParamsTransactionType = "lookup_table_reclaim"
 	NftBurn                ProjectServiceGetLeaderboardParamsTransactionType = "nft_burn"
 	NonceAccountClosure    ProjectServiceGetLeaderboardParamsTransactionType = "nonce_account_closure"
 	ProgramBufferClosure   ProjectServiceGetLeaderboardParamsTransactionType = "program_buffer_closure"
@@ -187,6 +197,8 @@ const (
 func (e ProjectServiceGetLeaderboardParamsTransactionType) Valid() bool {
 	switch e {
 	case ExcessRentWithdrawal:
+		return true
+	case LookupTableReclaim:
 		return true
 	case NftBurn:
 		return true
@@ -456,7 +468,7 @@ type ReclaimV1GetSummaryResponse struct {
 
 // ReclaimV1ItemSelection ItemSelection selects one item and the action to perform on it.
 type ReclaimV1ItemSelection struct {
-	// Action action is close, burn, withdraw_excess or withdraw, as the item's actions offer.
+	// Action action is close, burn, withdraw_excess, withdraw or deactivate, as the item's actions offer.
 	Action ReclaimV1ItemSelectionAction `json:"action"`
 
 	// Address address as returned by ListAssets.
@@ -466,7 +478,7 @@ type ReclaimV1ItemSelection struct {
 	Type ReclaimV1ItemSelectionType `json:"type"`
 }
 
-// ReclaimV1ItemSelectionAction action is close, burn, withdraw_excess or withdraw, as the item's actions offer.
+// ReclaimV1ItemSelectionAction action is close, burn, withdraw_excess, withdraw or deactivate, as the item's actions offer.
 type ReclaimV1ItemSelectionAction string
 
 // ReclaimV1ItemSelectionType type is the item's WalletItemType.
@@ -516,13 +528,13 @@ type ReclaimV1LeaderboardEntry struct {
 	// TotalTransactionCount total_transaction_count of confirmed transactions.
 	TotalTransactionCount int64 `json:"totalTransactionCount"`
 
-	// TransactionTypeCounts transaction_type_counts counts transactions per type, every type present: token_account_closure, token_burn, nft_burn, excess_rent_withdrawal, program_buffer_closure, nonce_account_closure, stake_account_withdrawal.
+	// TransactionTypeCounts transaction_type_counts counts transactions per type, every type present: token_account_closure, token_burn, nft_burn, excess_rent_withdrawal, program_buffer_closure, nonce_account_closure, stake_account_withdrawal, lookup_table_reclaim (a lookup table's deactivation or close; a Token-2022 mint's close is a token_account_closure).
 	TransactionTypeCounts map[string]int64 `json:"transactionTypeCounts"`
 }
 
 // ReclaimV1ListAssetsResponse ListAssetsResponse lists a wallet's items.
 type ReclaimV1ListAssetsResponse struct {
-	// Counts counts holds the number of items of each WalletItemType, over the whole wallet, with every type present (the new ones included: excess_rent, program_buffer, nonce_account, stake_account).
+	// Counts counts holds the number of items of each WalletItemType, over the whole wallet, with every type present (the new ones included: excess_rent, program_buffer, nonce_account, stake_account, lookup_table, mint).
 	Counts map[string]int `json:"counts"`
 
 	// Items items are the wallet's reclaimable items.
@@ -533,6 +545,24 @@ type ReclaimV1ListAssetsResponse struct {
 
 	// WalletAddress wallet_address is the queried address.
 	WalletAddress string `json:"walletAddress"`
+}
+
+// ReclaimV1LookupTableState LookupTableState is an address lookup table's status.
+type ReclaimV1LookupTableState struct {
+	// Addresses addresses the table holds.
+	Addresses int `json:"addresses"`
+
+	// ClosableAt closable_at estimates when, in RFC 3339, from the cluster's clock and 400 ms slots.
+	ClosableAt *string `json:"closableAt,omitempty"`
+
+	// ClosableFromSlot closable_from_slot is, while deactivating, the slot from which the cluster is expected to let it close (when its deactivation slot has left the SlotHashes sysvar; skipped slots make it later).
+	ClosableFromSlot *int64 `json:"closableFromSlot,omitempty"`
+
+	// DeactivationSlot deactivation_slot is the slot it was deactivated in; absent while active.
+	DeactivationSlot *int64 `json:"deactivationSlot,omitempty"`
+
+	// Status status is active (deactivate it), deactivating (wait: see closable_from_slot) or deactivated (close it).
+	Status string `json:"status"`
 }
 
 // ReclaimV1SignedTransaction SignedTransaction is a wallet-signed transaction and its ticket, or the signature of a transaction the wallet sent itself and its ticket.
@@ -653,7 +683,7 @@ type ReclaimV1TypeSummary struct {
 
 // ReclaimV1WalletItem WalletItem is one reclaimable item. Fields appear depending on type.
 type ReclaimV1WalletItem struct {
-	// Actions actions available for the item: close, burn, withdraw_excess (excess_rent), withdraw (stake_account).
+	// Actions actions available for the item now: close, burn, withdraw_excess (excess_rent), withdraw (stake_account), deactivate (an active lookup_table; close once the cluster allows). A deactivating lookup_table has none.
 	Actions []string `json:"actions"`
 
 	// Address address identifies the item; pass it back in an ItemSelection.
@@ -674,10 +704,13 @@ type ReclaimV1WalletItem struct {
 	// IsFrozen is_frozen tells whether the item is frozen.
 	IsFrozen bool `json:"isFrozen"`
 
-	// Lamports lamports the item's reclaim returns: those held by the account, or, for excess_rent, those above its rent-exempt minimum (the account stays open).
+	// Lamports lamports the item's reclaim returns: those held by the account, or, for excess_rent, those above its rent-exempt minimum (the account stays open). A lookup_table returns them when closed; its deactivation returns nothing.
 	Lamports int64 `json:"lamports"`
 
-	// Mint mint is the token mint address; absent for program_buffer, nonce_account and stake_account.
+	// LookupTable lookup_table is set on a lookup_table item: where it is on its way to being closable.
+	LookupTable *ReclaimV1LookupTableState `json:"lookupTable,omitempty"`
+
+	// Mint mint is the token mint address; absent for program_buffer, nonce_account, stake_account and lookup_table.
 	Mint *string `json:"mint,omitempty"`
 
 	// Name name is a display name.
@@ -686,10 +719,10 @@ type ReclaimV1WalletItem struct {
 	// Symbol symbol is the token symbol.
 	Symbol *string `json:"symbol,omitempty"`
 
-	// TokenProgram token_program is the address of the program that owns the item: a token program, MPL Core, Bubblegum, the upgradeable BPF loader (program_buffer), the System program (nonce_account) or the stake program (stake_account).
+	// TokenProgram token_program is the address of the program that owns the item: a token program, MPL Core, Bubblegum, the upgradeable BPF loader (program_buffer), the System program (nonce_account), the stake program (stake_account) or the Address Lookup Table program (lookup_table).
 	TokenProgram string `json:"tokenProgram"`
 
-	// Type type is one of empty_account, token, nft, fungible_asset, zk_compressed_token, cnft, excess_rent (lamports of a token account or mint above its rent-exempt minimum), program_buffer, nonce_account, stake_account.
+	// Type type is one of empty_account, token, nft, fungible_asset, zk_compressed_token, cnft, excess_rent (lamports of a token account or mint above its rent-exempt minimum), program_buffer, nonce_account, stake_account, lookup_table (an address lookup table whose authority is the wallet), mint (a Token-2022 mint of supply 0 whose close authority is the wallet).
 	Type string `json:"type"`
 
 	// UiBalance ui_balance is the balance in display units.
@@ -716,7 +749,7 @@ type ProjectServiceGetLeaderboardParams struct {
 	// Payer payer keeps only this wallet.
 	Payer *string `form:"payer,omitempty" json:"payer,omitempty"`
 
-	// TransactionType transaction_type keeps only token_account_closure, token_burn, nft_burn, excess_rent_withdrawal, program_buffer_closure, nonce_account_closure or stake_account_withdrawal.
+	// TransactionType transaction_type keeps only token_account_closure, token_burn, nft_burn, excess_rent_withdrawal, program_buffer_closure, nonce_account_closure, stake_account_withdrawal or lookup_table_reclaim.
 	TransactionType *ProjectServiceGetLeaderboardParamsTransactionType `form:"transactionType,omitempty" json:"transactionType,omitempty"`
 
 	// StartDate start_date is an ISO 8601 date or timestamp, inclusive.

@@ -416,17 +416,17 @@ export interface components {
          */
         "reclaim.v1.ItemSelection": {
             /**
-             * @description action is close, burn, withdraw_excess or withdraw, as the item's actions offer.
+             * @description action is close, burn, withdraw_excess, withdraw or deactivate, as the item's actions offer.
              * @enum {string}
              */
-            action: "close" | "burn" | "withdraw_excess" | "withdraw";
+            action: "close" | "burn" | "withdraw_excess" | "withdraw" | "deactivate";
             /** @description address as returned by ListAssets. */
             address: string;
             /**
              * @description type is the item's WalletItemType.
              * @enum {string}
              */
-            type: "empty_account" | "token" | "nft" | "fungible_asset" | "zk_compressed_token" | "cnft" | "excess_rent" | "program_buffer" | "nonce_account" | "stake_account";
+            type: "empty_account" | "token" | "nft" | "fungible_asset" | "zk_compressed_token" | "cnft" | "excess_rent" | "program_buffer" | "nonce_account" | "stake_account" | "lookup_table" | "mint";
         };
         /**
          * LandedFigures
@@ -501,7 +501,7 @@ export interface components {
              * @description total_transaction_count of confirmed transactions.
              */
             totalTransactionCount: number;
-            /** @description transaction_type_counts counts transactions per type, every type present: token_account_closure, token_burn, nft_burn, excess_rent_withdrawal, program_buffer_closure, nonce_account_closure, stake_account_withdrawal. */
+            /** @description transaction_type_counts counts transactions per type, every type present: token_account_closure, token_burn, nft_burn, excess_rent_withdrawal, program_buffer_closure, nonce_account_closure, stake_account_withdrawal, lookup_table_reclaim (a lookup table's deactivation or close; a Token-2022 mint's close is a token_account_closure). */
             transactionTypeCounts: {
                 [key: string]: number;
             };
@@ -511,7 +511,7 @@ export interface components {
          * @description ListAssetsResponse lists a wallet's items.
          */
         "reclaim.v1.ListAssetsResponse": {
-            /** @description counts holds the number of items of each WalletItemType, over the whole wallet, with every type present (the new ones included: excess_rent, program_buffer, nonce_account, stake_account). */
+            /** @description counts holds the number of items of each WalletItemType, over the whole wallet, with every type present (the new ones included: excess_rent, program_buffer, nonce_account, stake_account, lookup_table, mint). */
             counts: {
                 [key: string]: number;
             };
@@ -521,6 +521,28 @@ export interface components {
             nextCursor?: string;
             /** @description wallet_address is the queried address. */
             walletAddress: string;
+        };
+        /**
+         * LookupTableState
+         * @description LookupTableState is an address lookup table's status.
+         */
+        "reclaim.v1.LookupTableState": {
+            /** @description addresses the table holds. */
+            addresses: number;
+            /** @description closable_at estimates when, in RFC 3339, from the cluster's clock and 400 ms slots. */
+            closableAt?: string;
+            /**
+             * Format: int64
+             * @description closable_from_slot is, while deactivating, the slot from which the cluster is expected to let it close (when its deactivation slot has left the SlotHashes sysvar; skipped slots make it later).
+             */
+            closableFromSlot?: number;
+            /**
+             * Format: int64
+             * @description deactivation_slot is the slot it was deactivated in; absent while active.
+             */
+            deactivationSlot?: number;
+            /** @description status is active (deactivate it), deactivating (wait: see closable_from_slot) or deactivated (close it). */
+            status: string;
         };
         /**
          * SignedTransaction
@@ -677,7 +699,7 @@ export interface components {
          * @description WalletItem is one reclaimable item. Fields appear depending on type.
          */
         "reclaim.v1.WalletItem": {
-            /** @description actions available for the item: close, burn, withdraw_excess (excess_rent), withdraw (stake_account). */
+            /** @description actions available for the item now: close, burn, withdraw_excess (excess_rent), withdraw (stake_account), deactivate (an active lookup_table; close once the cluster allows). A deactivating lookup_table has none. */
             actions: string[];
             /** @description address identifies the item; pass it back in an ItemSelection. */
             address: string;
@@ -693,18 +715,20 @@ export interface components {
             isFrozen: boolean;
             /**
              * Format: int64
-             * @description lamports the item's reclaim returns: those held by the account, or, for excess_rent, those above its rent-exempt minimum (the account stays open).
+             * @description lamports the item's reclaim returns: those held by the account, or, for excess_rent, those above its rent-exempt minimum (the account stays open). A lookup_table returns them when closed; its deactivation returns nothing.
              */
             lamports: number;
-            /** @description mint is the token mint address; absent for program_buffer, nonce_account and stake_account. */
+            /** @description lookup_table is set on a lookup_table item: where it is on its way to being closable. */
+            lookupTable?: components["schemas"]["reclaim.v1.LookupTableState"];
+            /** @description mint is the token mint address; absent for program_buffer, nonce_account, stake_account and lookup_table. */
             mint?: string;
             /** @description name is a display name. */
             name: string;
             /** @description symbol is the token symbol. */
             symbol?: string;
-            /** @description token_program is the address of the program that owns the item: a token program, MPL Core, Bubblegum, the upgradeable BPF loader (program_buffer), the System program (nonce_account) or the stake program (stake_account). */
+            /** @description token_program is the address of the program that owns the item: a token program, MPL Core, Bubblegum, the upgradeable BPF loader (program_buffer), the System program (nonce_account), the stake program (stake_account) or the Address Lookup Table program (lookup_table). */
             tokenProgram: string;
-            /** @description type is one of empty_account, token, nft, fungible_asset, zk_compressed_token, cnft, excess_rent (lamports of a token account or mint above its rent-exempt minimum), program_buffer, nonce_account, stake_account. */
+            /** @description type is one of empty_account, token, nft, fungible_asset, zk_compressed_token, cnft, excess_rent (lamports of a token account or mint above its rent-exempt minimum), program_buffer, nonce_account, stake_account, lookup_table (an address lookup table whose authority is the wallet), mint (a Token-2022 mint of supply 0 whose close authority is the wallet). */
             type: string;
             /**
              * Format: double
@@ -800,8 +824,8 @@ export interface operations {
             query?: {
                 /** @description payer keeps only this wallet. */
                 payer?: string;
-                /** @description transaction_type keeps only token_account_closure, token_burn, nft_burn, excess_rent_withdrawal, program_buffer_closure, nonce_account_closure or stake_account_withdrawal. */
-                transactionType?: "token_account_closure" | "token_burn" | "nft_burn" | "excess_rent_withdrawal" | "program_buffer_closure" | "nonce_account_closure" | "stake_account_withdrawal";
+                /** @description transaction_type keeps only token_account_closure, token_burn, nft_burn, excess_rent_withdrawal, program_buffer_closure, nonce_account_closure, stake_account_withdrawal or lookup_table_reclaim. */
+                transactionType?: "token_account_closure" | "token_burn" | "nft_burn" | "excess_rent_withdrawal" | "program_buffer_closure" | "nonce_account_closure" | "stake_account_withdrawal" | "lookup_table_reclaim";
                 /** @description start_date is an ISO 8601 date or timestamp, inclusive. */
                 startDate?: string;
                 /** @description end_date is an ISO 8601 date (that whole day included) or timestamp. */

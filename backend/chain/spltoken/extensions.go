@@ -10,7 +10,10 @@ const (
 	ExtensionTransferFeeConfig ExtensionType = 1
 	// ExtensionTransferFeeAmount (account): withheld_amount u64.
 	ExtensionTransferFeeAmount ExtensionType = 2
-	ExtensionImmutableOwner    ExtensionType = 7
+	// ExtensionMintCloseAuthority (mint): close_authority, a key that is
+	// all zeros for none (MaybeNull).
+	ExtensionMintCloseAuthority ExtensionType = 3
+	ExtensionImmutableOwner     ExtensionType = 7
 	// ExtensionMetadataPointer (mint): authority, metadata address.
 	ExtensionMetadataPointer ExtensionType = 18
 	// ExtensionTokenMetadata (mint): variable-length TokenMetadata.
@@ -19,8 +22,9 @@ const (
 
 // Lengths of fixed-size extension values (without the 4-byte TLV header).
 const (
-	TransferFeeConfigLen = 108
-	MetadataPointerLen   = 64
+	TransferFeeConfigLen  = 108
+	MetadataPointerLen    = 64
+	MintCloseAuthorityLen = 32
 )
 
 // ExtendedSize is the size of a Token-2022 account or mint with extensions

@@ -25,3 +25,12 @@ func optionalKey(pk *solana.PublicKey) []byte {
 	}
 	return append([]byte{1}, pk[:]...)
 }
+
+// InitializeMintCloseAuthority sets Token-2022's MintCloseAuthority
+// extension on a mint account created beforehand with room for it, before
+// InitializeMint2. Data: 25, close authority COption (0, or 1 and 32
+// bytes). Accounts: mint (w).
+func InitializeMintCloseAuthority(mint solana.PublicKey, closeAuthority *solana.PublicKey) solana.Instruction {
+	return solana.NewInstruction(solana.Token2022ProgramID, solana.AccountMetaSlice{solana.Meta(mint).WRITE()},
+		append([]byte{tagMintCloseAuthority}, optionalKey(closeAuthority)...))
+}

@@ -83,6 +83,10 @@ func TestInstructionLayouts(t *testing.T) {
 			Program: t22, Data: "1400" + hx(owner) + "00", Metas: []ixtest.Meta{w(mint)},
 		},
 		{
+			Name: "InitializeMintCloseAuthority", Ix: spltoken.InitializeMintCloseAuthority(mint, &owner),
+			Program: t22, Data: "1901" + hx(owner), Metas: []ixtest.Meta{w(mint)},
+		},
+		{
 			Name: "InitializeAccount3", Ix: spltoken.InitializeAccount3(tok, acct, mint, owner),
 			Program: tok, Data: "12" + hx(owner), Metas: []ixtest.Meta{w(acct), ro(mint)},
 			Same: tokenprog.NewInitializeAccount3Instruction(owner, acct, mint).Build(),

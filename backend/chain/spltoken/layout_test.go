@@ -177,3 +177,25 @@ func TestWithdrawsExcess(t *testing.T) {
 		}
 	}
 }
+
+// A mint with MintCloseAuthority is 202 bytes (the base padded to 165, the
+// account type, the 4-byte TLV header and the 32-byte key), as Token-2022's
+// get_account_len gives it; an all-zero key is none (MaybeNull).
+func TestParseMintCloseAuthority(t *testing.T) {
+	t.Parallel()
+	auth, closer := solana.NewWallet().PublicKey(), solana.NewWallet().PublicKey()
+	d := spltokentest.ClosableMint(&auth, &closer, 6, 0)
+	if len(d) != 202 || d[spltoken.AccountSize+1] != 3 || d[spltoken.AccountSize+3] != 32 {
+		t.Fatalf("laid out %d bytes, TLV header %x", len(d), d[spltoken.AccountSize+1:spltoken.AccountSize+5])
+	}
+	m, err := spltoken.ParseMint(d)
+	if err != nil || m.CloseAuthority == nil || !m.CloseAuthority.Equals(closer) || m.Supply != 0 || !m.MintAuthority.Equals(auth) {
+		t.Fatalf("mint %+v, %v", m, err)
+	}
+	if m, err := spltoken.ParseMint(spltokentest.ClosableMint(nil, nil, 6, 0)); err != nil || m.CloseAuthority != nil || m.MintAuthority != nil {
+		t.Fatalf("no close authority: %+v, %v", m, err)
+	}
+	if m, err := spltoken.ParseMint(d[:len(d)-1]); err != nil || m.CloseAuthority != nil {
+		t.Fatalf("truncated extension read: %+v, %v", m, err)
+	}
+}

@@ -26,6 +26,10 @@ type Mint struct {
 	// Metadata is Token-2022's TokenMetadata extension on the mint itself;
 	// nil when absent or unreadable.
 	Metadata *TokenMetadata
+	// CloseAuthority is Token-2022's MintCloseAuthority extension: the key
+	// that may close the mint once its supply is 0 (CloseAccount on the
+	// mint); nil without the extension or with none set.
+	CloseAuthority *solana.PublicKey
 }
 
 // ParseMint reads an initialized mint: mint_authority COption 0..36,
@@ -45,11 +49,16 @@ func ParseMint(data []byte) (Mint, error) {
 		m.MintAuthority = &pk
 	}
 	EachExtension(data, func(typ ExtensionType, value []byte) {
-		if typ == ExtensionTokenMetadata {
+		switch {
+		case typ == ExtensionTokenMetadata:
 			md, err := ParseTokenMetadata(value)
 			m.Metadata = nil
 			if err == nil {
 				m.Metadata = &md
+			}
+		case typ == ExtensionMintCloseAuthority && len(value) == MintCloseAuthorityLen:
+			if pk := solana.PublicKeyFromBytes(value); !pk.IsZero() {
+				m.CloseAuthority = &pk
 			}
 		}
 	})

@@ -75,6 +75,7 @@ const (
 	tagSyncNative             = 17
 	tagInitializeAccount3     = 18
 	tagInitializeMint2        = 20
+	tagMintCloseAuthority     = 25
 	tagTransferFeeExt         = 26
 	tagWithdrawExcessLamports = 38
 	tagMetadataPointerExt     = 39

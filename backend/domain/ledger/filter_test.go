@@ -136,13 +136,13 @@ func TestParseFilterRejects(t *testing.T) {
 			name:  "unknown type",
 			in:    ledger.FilterParams{TransactionType: "token_mint"},
 			param: "transactionType",
-			msg:   `transactionType "token_mint" is not one of token_account_closure, token_burn, nft_burn, excess_rent_withdrawal, program_buffer_closure, nonce_account_closure, stake_account_withdrawal`,
+			msg:   `transactionType "token_mint" is not one of token_account_closure, token_burn, nft_burn, excess_rent_withdrawal, program_buffer_closure, nonce_account_closure, stake_account_withdrawal, lookup_table_reclaim`,
 		},
 		{
 			name:  "type in another case",
 			in:    ledger.FilterParams{TransactionType: "NFT_BURN"},
 			param: "transactionType",
-			msg:   `transactionType "NFT_BURN" is not one of token_account_closure, token_burn, nft_burn, excess_rent_withdrawal, program_buffer_closure, nonce_account_closure, stake_account_withdrawal`,
+			msg:   `transactionType "NFT_BURN" is not one of token_account_closure, token_burn, nft_burn, excess_rent_withdrawal, program_buffer_closure, nonce_account_closure, stake_account_withdrawal, lookup_table_reclaim`,
 		},
 		{
 			name:  "month 13",

@@ -36,12 +36,18 @@ const (
 	TypeNonceAccountClosure = "nonce_account_closure"
 	// TypeStakeAccountWithdrawal withdraws inactive stake accounts whole.
 	TypeStakeAccountWithdrawal = "stake_account_withdrawal"
+	// TypeLookupTableReclaim deactivates address lookup tables (returning
+	// nothing yet) or closes deactivated ones: both steps of giving a
+	// table's lamports back. A Token-2022 mint's close is a
+	// token_account_closure (the token program's CloseAccount).
+	TypeLookupTableReclaim = "lookup_table_reclaim"
 )
 
 // Types lists every known transaction type, in display order. Treat it as
 // read-only.
 var Types = []string{TypeTokenAccountClosure, TypeTokenBurn, TypeNFTBurn,
-	TypeExcessRentWithdrawal, TypeProgramBufferClosure, TypeNonceAccountClosure, TypeStakeAccountWithdrawal}
+	TypeExcessRentWithdrawal, TypeProgramBufferClosure, TypeNonceAccountClosure, TypeStakeAccountWithdrawal,
+	TypeLookupTableReclaim}
 
 // ValidType reports whether t is one of Types.
 func ValidType(t string) bool {

@@ -38,14 +38,14 @@ func TestServiceLeaderboard(t *testing.T) {
 			params: ledger.FilterParams{Limit: "2"},
 			stored: []ledger.LeaderboardEntry{{Payer: wsol, TotalGrossRebate: 7, TransactionTypeCounts: map[string]int64{"nft_burn": 3}}},
 			want: []ledger.LeaderboardEntry{{Payer: wsol, TotalGrossRebate: 7, TransactionTypeCounts: map[string]int64{"nft_burn": 3, "token_burn": 0, "token_account_closure": 0,
-				"excess_rent_withdrawal": 0, "program_buffer_closure": 0, "nonce_account_closure": 0, "stake_account_withdrawal": 0}}},
+				"excess_rent_withdrawal": 0, "program_buffer_closure": 0, "nonce_account_closure": 0, "stake_account_withdrawal": 0, "lookup_table_reclaim": 0}}},
 			wantQuery: true,
 		},
 		{
 			name:   "nil type counts become all zeros",
 			stored: []ledger.LeaderboardEntry{{Payer: wsol}},
 			want: []ledger.LeaderboardEntry{{Payer: wsol, TransactionTypeCounts: map[string]int64{"nft_burn": 0, "token_burn": 0, "token_account_closure": 0,
-				"excess_rent_withdrawal": 0, "program_buffer_closure": 0, "nonce_account_closure": 0, "stake_account_withdrawal": 0}}},
+				"excess_rent_withdrawal": 0, "program_buffer_closure": 0, "nonce_account_closure": 0, "stake_account_withdrawal": 0, "lookup_table_reclaim": 0}}},
 			wantQuery: true,
 		},
 		{

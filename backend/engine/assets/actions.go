@@ -27,6 +27,13 @@ const (
 	// TypeStakeAccount is a stake account whose withdraw authority is the
 	// wallet, with nothing staked any more.
 	TypeStakeAccount ItemType = "stake_account"
+	// TypeLookupTable is an address lookup table whose authority is the
+	// wallet (lookuptables.go): deactivated first, closed once the cluster
+	// allows.
+	TypeLookupTable ItemType = "lookup_table"
+	// TypeMint is a Token-2022 mint the wallet can close: supply 0, its
+	// MintCloseAuthority the wallet (closablemints.go).
+	TypeMint ItemType = "mint"
 )
 
 // Action is a BurnerAction: what reclaiming does to an item.
@@ -43,11 +50,14 @@ const (
 	// ActionWithdraw takes every lamport out of a stake account, which
 	// closes it.
 	ActionWithdraw Action = "withdraw"
+	// ActionDeactivate deactivates a lookup table: it returns nothing
+	// yet, and makes the table closable about 512 slots later.
+	ActionDeactivate Action = "deactivate"
 )
 
 // itemTypes are the WalletItemTypes in the contract's order.
 var itemTypes = []ItemType{TypeEmptyAccount, TypeToken, TypeNFT, TypeFungibleAsset, TypeZKCompressedToken, TypeCNFT,
-	TypeExcessRent, TypeProgramBuffer, TypeNonceAccount, TypeStakeAccount}
+	TypeExcessRent, TypeProgramBuffer, TypeNonceAccount, TypeStakeAccount, TypeLookupTable, TypeMint}
 
 // actions is the one table of the actions each type can take: what a build
 // request may select (validation), the most discovery offers (each item's
@@ -57,7 +67,8 @@ var itemTypes = []ItemType{TypeEmptyAccount, TypeToken, TypeNFT, TypeFungibleAss
 // native accounts; closing returns the balance with the rent). Fungible
 // assets and ZK-compressed tokens are listed but take no action yet. A
 // program buffer closes to the wallet, a nonce account closes (its whole
-// balance withdrawn), a stake account is withdrawn whole.
+// balance withdrawn), a stake account is withdrawn whole. A lookup table is
+// deactivated, then closed; a closable mint closes.
 var actions = map[ItemType][]Action{
 	TypeEmptyAccount:      {ActionClose},
 	TypeToken:             {ActionBurn, ActionClose},
@@ -69,6 +80,8 @@ var actions = map[ItemType][]Action{
 	TypeProgramBuffer:     {ActionClose},
 	TypeNonceAccount:      {ActionClose},
 	TypeStakeAccount:      {ActionWithdraw},
+	TypeLookupTable:       {ActionDeactivate, ActionClose},
+	TypeMint:              {ActionClose},
 }
 
 // ItemTypes lists every WalletItemType, in the contract's order; a
@@ -102,15 +115,20 @@ func ValidAction(t ItemType, a Action) bool {
 // type, the action that destroys nothing its owner could still want. An
 // empty account closes (nothing in it), excess rent is withdrawn (the
 // account stays open with all it holds), a program buffer, a nonce account
-// and a stake account with nothing staked give back their lamports. Every
-// burn is left out, and so is a token's close (wrapped SOL: its balance is
-// the owner's wrapped SOL).
+// and a stake account with nothing staked give back their lamports, and so
+// do a deactivated lookup table's close and an empty mint's close (nothing
+// can use either any more). Every burn is left out, and so is a token's
+// close (wrapped SOL: its balance is the owner's wrapped SOL), and a lookup
+// table's deactivation (it returns nothing now, costs a fee, and breaks
+// every transaction that still uses the table).
 var safe = map[ItemType]Action{
 	TypeEmptyAccount:  ActionClose,
 	TypeExcessRent:    ActionWithdrawExcess,
 	TypeProgramBuffer: ActionClose,
 	TypeNonceAccount:  ActionClose,
 	TypeStakeAccount:  ActionWithdraw,
+	TypeLookupTable:   ActionClose,
+	TypeMint:          ActionClose,
 }
 
 // SafeAction is the action a select-all build takes on it, and whether it

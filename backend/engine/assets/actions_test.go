@@ -16,7 +16,7 @@ import (
 func TestAssetsActionsTable(t *testing.T) {
 	t.Parallel()
 	want := []ItemType{"empty_account", "token", "nft", "fungible_asset", "zk_compressed_token", "cnft",
-		"excess_rent", "program_buffer", "nonce_account", "stake_account"}
+		"excess_rent", "program_buffer", "nonce_account", "stake_account", "lookup_table", "mint"}
 	if got := ItemTypes(); !slices.Equal(got, want) {
 		t.Fatalf("ItemTypes = %v, want the contract's %v", got, want)
 	}

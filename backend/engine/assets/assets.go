@@ -163,6 +163,13 @@ const (
 	reasonNotBuffer        = "not a buffer account of the upgradeable BPF loader"
 	reasonNotNonce         = "not an initialized nonce account"
 	reasonNotStake         = "not an initialized or delegated stake account"
+	// Lookup tables and closable mints.
+	reasonNotLookupTable      = "not an initialized address lookup table"
+	reasonFrozenTable         = "the lookup table is frozen: it has no authority and can never be closed"
+	reasonNotMint             = "not a Token-2022 mint"
+	reasonOtherCloseAuthority = "the mint's close authority is not the wallet (Token-2022 MintCloseAuthority)"
+	reasonMintHasSupply       = "the mint still has tokens in circulation: it closes only with a supply of 0"
+	reasonClosableMint        = "the wallet can close the mint (a mint item), which returns its excess too"
 )
 
 // List reads every token account of wallet with its mint and metadata, and

@@ -11,6 +11,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/chain/feature"
 	"github.com/reclaim-sol/reclaim/backend/chain/loaderv3"
+	"github.com/reclaim-sol/reclaim/backend/chain/lookuptable"
 	"github.com/reclaim-sol/reclaim/backend/chain/nonce"
 	"github.com/reclaim-sol/reclaim/backend/chain/rent"
 	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
@@ -32,12 +33,15 @@ import (
 //     buffers (memcmp on the Buffer state and authority, data sliced to
 //     the 37 bytes of state: a buffer holds a whole program), nonce
 //     accounts (dataSize 80, memcmp on the authority), stake accounts
-//     (dataSize 200, memcmp on the withdrawer).
-// One read depends on the first round's answers and goes out in the
+//     (dataSize 200, memcmp on the withdrawer), address lookup tables
+//     (memcmp on the authority, data sliced to the 56-byte header). The
+//     Token-2022 mints also give the mints the wallet can close.
+// Two reads depend on the first round's answers and go out in the
 // second, beside the mints of the token accounts: the StakeHistory sysvar
 // (16 KB), only when a stake account of the wallet was deactivated before
-// the current epoch (how much of it still cools down depends on it). So a
-// listing stays at two round trips.
+// the current epoch (how much of it still cools down depends on it), and
+// the SlotHashes sysvar (20 KB), only when a lookup table of the wallet
+// was deactivated. So a listing stays at two round trips.
 
 // clusterState is what the first round reads of the cluster itself.
 type clusterState struct {
@@ -177,7 +181,9 @@ func (d *Discoverer) startCluster(ctx context.Context, wallet solana.PublicKey, 
 	})
 	mints22, mints := scan(mintScan(solana.Token2022ProgramID, wallet)), scan(mintScan(solana.TokenProgramID, wallet))
 	buffers, nonces, stakes := scan(bufferScan(wallet)), scan(nonceScan(wallet)), scan(stakeScan(wallet))
+	tables := scan(lookupTableScan(wallet))
 	history := d.startHistory(ctx, wallet, step, r.state, stakes)
+	hashes := d.startSlotHashes(ctx, wallet, step, tables)
 	r.items = start(func() ([]Item, error) {
 		st, err := r.state.wait(ctx)
 		if err != nil {
@@ -190,6 +196,9 @@ func (d *Discoverer) startCluster(ctx context.Context, wallet solana.PublicKey, 
 				return nil, err
 			}
 			items = append(items, mintExcessItems(res, wallet, st)...)
+			if p == mints22 {
+				items = append(items, itemsOf(res, forWallet(closableMintOf, wallet), st.rentSysvar())...)
+			}
 		}
 		res, err := buffers.wait(ctx)
 		if err != nil {
@@ -207,10 +216,18 @@ func (d *Discoverer) startCluster(ctx context.Context, wallet solana.PublicKey, 
 		if err != nil {
 			return nil, err
 		}
-		return append(items, stakeItems(stakeAccounts(res, wallet), wallet, st, h)...), nil
+		items = append(items, stakeItems(stakeAccounts(res, wallet), wallet, st, h)...)
+		if res, err = tables.wait(ctx); err != nil {
+			return nil, err
+		}
+		sh, err := hashes.wait(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return append(items, tableItems(tableAccounts(res, wallet), wallet, st, sh)...), nil
 	})
 	// Nothing outlives the listing: wait for every read.
-	all := []interface{ doneCh() chan struct{} }{r.state, mints22, buffers, nonces, stakes, mints, history, r.items}
+	all := []interface{ doneCh() chan struct{} }{r.state, mints22, buffers, nonces, stakes, tables, mints, history, hashes, r.items}
 	r.stopped.Add(1)
 	go func() {
 		defer r.stopped.Done()
@@ -241,6 +258,23 @@ func (d *Discoverer) startHistory(ctx context.Context, wallet solana.PublicKey, 
 			}
 			h, _ = stake.ParseHistory(accs[0])
 			return nil
+		})
+		return h, err
+	})
+}
+
+// startSlotHashes reads the SlotHashes sysvar once the lookup tables are
+// in, only when one was deactivated (needsSlotHashes).
+func (d *Discoverer) startSlotHashes(ctx context.Context, wallet solana.PublicKey, step time.Duration, tables *pending[rpc.GetProgramAccountsResult]) *pending[lookuptable.SlotHashes] {
+	return start(func() (lookuptable.SlotHashes, error) {
+		res, err := tables.wait(ctx)
+		if err != nil || !needsSlotHashes(tableAccounts(res, wallet)) {
+			return nil, err
+		}
+		var h lookuptable.SlotHashes
+		err = within(ctx, step, func(ctx context.Context) (err error) {
+			h, err = d.readSlotHashes(ctx)
+			return err
 		})
 		return h, err
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/chain/loaderv3"
+	"github.com/reclaim-sol/reclaim/backend/chain/lookuptable"
 	"github.com/reclaim-sol/reclaim/backend/chain/rent"
 	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
 	"github.com/reclaim-sol/reclaim/backend/chain/stake"
@@ -26,22 +27,29 @@ import (
 // empty Token-2022 account, wrapped SOL, a Token-2022 and an SPL Token mint
 // whose mint authority it is, a program buffer of 2,000 bytes, a nonce
 // account, an initialized stake account, a delegation deactivated in epoch
-// 1 and one deactivated in the current epoch 3; then the rent cut to 5,080
-// lamports a byte.
+// 1 and one deactivated in the current epoch 3, three lookup tables and a
+// closable Token-2022 mint (cluster_tables_test.go); then the rent cut to
+// 5,080 lamports a byte.
 var (
-	recWallet    = solana.MustPublicKeyFromBase58("q1YSSLfzfMGzwKGCiuWyiGG2aauRznWMEABqUJZKjDW")
-	recSPL       = solana.MustPublicKeyFromBase58("HmAykCJWxdZXsoT16ifYUTWa9NXxAywd2UweKPjK6ziH")
-	recT22       = solana.MustPublicKeyFromBase58("2c18phSjS1xQrWPigNqq6hKZnbJDEjDG4U1uq5raczZY")
-	recEmpty     = solana.MustPublicKeyFromBase58("F2SSMujjL5X2kMKxJ8jACxFAkGMJiykd2NfiNVD7c3s6")
-	recMine22    = solana.MustPublicKeyFromBase58("5ZLP1FVFvD7tCAzC2uYLuG5U4aNYQYkrdWXWPKNFwJTS")
-	recMineSPL   = solana.MustPublicKeyFromBase58("91G9SdqLQGU4DRQTwFZMBGAm5g8F6diKLbauE3iy3r7v")
-	recBuffer    = solana.MustPublicKeyFromBase58("B7FMkhm22CDKXr1nSkiTH5qnAeuy3KJfwqYFcmhNiJYY")
-	recNonce     = solana.MustPublicKeyFromBase58("FaLGep1jQ7xnLUp5fzvf29yD7YEHHmXmffZmaHVGy4uh")
-	recInit      = solana.MustPublicKeyFromBase58("CvE2D5E8dqK4x2PFXdTQeQswjjhqSFp9h714aFQcLLrK")
-	recCooled    = solana.MustPublicKeyFromBase58("FgLFJpd38LGAyc4GHbN1jdUCEp6Doz7XR8tATfR7BK3a")
-	recCooling   = solana.MustPublicKeyFromBase58("Gg7ZGDM1VQtCMLXxwbLzSCZWHCMaHMGFCwTuG3X4VrQh")
-	recWrapped   = spltoken.AssociatedTokenAddress(recWallet, solana.WrappedSol, solana.TokenProgramID)
-	recRentAfter = rent.Sysvar{LamportsPerByteYear: 5080, ExemptionThreshold: 1}
+	recWallet  = solana.MustPublicKeyFromBase58("DsPkhbUfD1MfXu4iokS7kacPLZdGYn3Mj44sCad7AZtm")
+	recSPL     = solana.MustPublicKeyFromBase58("AzjM1L1cJbfnVbLYKHjtAtAj3mnJxHLPRu5EsVmEjJs5")
+	recT22     = solana.MustPublicKeyFromBase58("7xj1ynFnBSme1xvYSdTptX7qnY1om2Dpsg92CY6gxUAE")
+	recEmpty   = solana.MustPublicKeyFromBase58("GpsxVGCUa6Ha5PkdDPFkJZsSx6ugo7maBXo4EHW1vY9u")
+	recMine22  = solana.MustPublicKeyFromBase58("AJJvgGcmALcZBRJYyoj2KvSec6KD6XHtU5QELRvfKoUN")
+	recMineSPL = solana.MustPublicKeyFromBase58("3VteMeHUoKGQGALTMWaWagqStb6qGDEWfRg8hMXCSPwd")
+	recBuffer  = solana.MustPublicKeyFromBase58("J6vKEvhQrkoZhTY4SEZrgtup5r7BA6as9DXGQZ1QSqCj")
+	recNonce   = solana.MustPublicKeyFromBase58("9UXKCC3Er8UDvvdNuk2v6oayjfikQnRrWNzVqDs9PAAS")
+	recInit    = solana.MustPublicKeyFromBase58("AQ7sTdgpfcU6SfGSp78ZWspiPS45NviFB1T66poEzRC8")
+	recCooled  = solana.MustPublicKeyFromBase58("3RY95PoMhJYBMQfdbVMhVNkxH2ak5Z7nDAbatkXmUKCf")
+	recCooling = solana.MustPublicKeyFromBase58("EpfVJYFHNXjChTjNfmLBTQPJnGw4KxgqQDuDyEx8S1Hp")
+	recWrapped = spltoken.AssociatedTokenAddress(recWallet, solana.WrappedSol, solana.TokenProgramID)
+	// Lookup tables: active (3 addresses), deactivated before the warps (2),
+	// deactivated last (1); a Token-2022 mint of supply 0 it can close.
+	recActiveTable = solana.MustPublicKeyFromBase58("HPuWkzTZDix6Phmi5yNKWKnNtmzLuahVLHR5LFcKL1oB")
+	recOldTable    = solana.MustPublicKeyFromBase58("WvQbWhSnzvmH473xURsQXy4bDdZgxXMrhg5uCVHpc9W")
+	recNewTable    = solana.MustPublicKeyFromBase58("AVVq9RdayjgGkx7EXawEnMbVfZB26nByr1R2hBhLLJdT")
+	recClosable    = solana.MustPublicKeyFromBase58("B1tCV5Z45iFWqAEq4GzadZnGULXoc5GYwboNqw1CRuE2")
+	recRentAfter   = rent.Sysvar{LamportsPerByteYear: 5080, ExemptionThreshold: 1}
 )
 
 // recordedFile is one recorded exchange.
@@ -88,7 +96,7 @@ func newRecordedRPC(t *testing.T) *recordedRPC {
 	t.Helper()
 	r := &recordedRPC{t: t, accounts: map[solana.PublicKey]*rpc.Account{}, tokens: map[solana.PublicKey]*rpc.GetTokenAccountsResult{},
 		scans: map[solana.PublicKey]recordedFile{}}
-	for _, name := range []string{"state", "stake-history", "mints", "selected"} {
+	for _, name := range []string{"state", "stake-history", "slot-hashes", "mints", "selected"} {
 		f := loadRecorded(t, name)
 		var keys []solana.PublicKey
 		var res rpc.GetMultipleAccountsResult
@@ -115,7 +123,7 @@ func newRecordedRPC(t *testing.T) *recordedRPC {
 	}
 	for program, name := range map[solana.PublicKey]string{
 		solana.Token2022ProgramID: "mints-2022", solana.TokenProgramID: "mints-spl", loaderv3.ProgramID: "buffers",
-		solana.SystemProgramID: "nonces", stake.ProgramID: "stakes",
+		solana.SystemProgramID: "nonces", stake.ProgramID: "stakes", lookuptable.ProgramID: "lookup-tables",
 	} {
 		r.scans[program] = loadRecorded(t, name)
 	}
@@ -232,7 +240,8 @@ func minimumAfter(t *testing.T, r *recordedRPC, k solana.PublicKey) uint64 {
 // nonce account, the initialized and the fully deactivated stake account
 // for all their lamports; not the stake in its deactivation epoch. The
 // calls: the state, the StakeHistory (a delegation was deactivated before
-// the current epoch), five scans.
+// the current epoch), the SlotHashes (a lookup table was deactivated), six
+// scans.
 func TestAssetsClusterItems(t *testing.T) {
 	t.Parallel()
 	r := newRecordedRPC(t)
@@ -282,7 +291,7 @@ func TestAssetsClusterItems(t *testing.T) {
 			t.Errorf("the items after the token accounts are not by address at %d", i)
 		}
 	}
-	for method, n := range map[string]int{"getTokenAccountsByOwner": 2, "getProgramAccounts": 5, "getMultipleAccounts": 3} {
+	for method, n := range map[string]int{"getTokenAccountsByOwner": 2, "getProgramAccounts": 6, "getMultipleAccounts": 4} {
 		if got := r.count(method); got != n {
 			t.Errorf("%d %s calls, want %d: %v", got, method, n, r.calls)
 		}
@@ -316,31 +325,31 @@ func TestAssetsClusterDetection(t *testing.T) {
 				return nil
 			}
 			return a
-		}, []solana.PublicKey{recT22, recMine22}, 2, 5},
+		}, []solana.PublicKey{recT22, recMine22}, 2, 6},
 		{"p-token's feature proposed, not active", func(k solana.PublicKey, a *rpc.Account) *rpc.Account {
 			if k.Equals(spltoken.PTokenFeature) {
 				a.Data = rpc.DataBytesOrJSONFromBytes(make([]byte, 9))
 			}
 			return a
-		}, []solana.PublicKey{recT22, recMine22}, 2, 5},
+		}, []solana.PublicKey{recT22, recMine22}, 2, 6},
 		{"the rent unchanged", func(k solana.PublicKey, a *rpc.Account) *rpc.Account {
 			if k.Equals(rent.Address) {
 				a.Data = rpc.DataBytesOrJSONFromBytes(rentAt(6960))
 			}
 			return a
-		}, nil, 2, 5},
+		}, nil, 2, 6},
 		{"no Rent sysvar", func(k solana.PublicKey, a *rpc.Account) *rpc.Account {
 			if k.Equals(rent.Address) {
 				return nil
 			}
 			return a
-		}, nil, 2, 5},
+		}, nil, 2, 6},
 		{"no Clock sysvar", func(k solana.PublicKey, a *rpc.Account) *rpc.Account {
 			if k.Equals(solana.SysVarClockPubkey) {
 				return nil
 			}
 			return a
-		}, []solana.PublicKey{recSPL, recT22, recMine22, recMineSPL}, 0, 5},
+		}, []solana.PublicKey{recSPL, recT22, recMine22, recMineSPL}, 0, 6},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

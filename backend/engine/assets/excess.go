@@ -88,6 +88,8 @@ func mintOf(address, program solana.PublicKey, lamports uint64, d []byte, wallet
 		return Item{}, reasonNotToken
 	case m.MintAuthority == nil || !m.MintAuthority.Equals(wallet):
 		return Item{}, reasonOtherAuthority
+	case closableMint(program, m, wallet):
+		return Item{}, reasonClosableMint
 	case !st.hasRent:
 		return Item{}, reasonNoRent
 	case !spltoken.WithdrawsExcess(program, st.pToken) || program.Equals(solana.TokenProgramID) && len(d) != spltoken.MintSize:

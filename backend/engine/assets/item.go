@@ -77,4 +77,7 @@ type Item struct {
 	// the Core program, Mint the asset too): the accounts its BurnV1 needs
 	// beyond the asset; nil otherwise.
 	Core *mplcore.BurnAccounts
+	// LookupTable is set on a lookup_table item: its status and, while it
+	// is deactivating, when it becomes closable.
+	LookupTable *LookupTable
 }

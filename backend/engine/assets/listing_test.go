@@ -99,7 +99,7 @@ func TestAssetsListOrderAndCounts(t *testing.T) {
 
 	l := w.list(nil)
 	want := map[ItemType]int{TypeEmptyAccount: 10, TypeToken: 3, TypeNFT: 3, TypeFungibleAsset: 0, TypeZKCompressedToken: 0, TypeCNFT: 0,
-		TypeExcessRent: 0, TypeProgramBuffer: 0, TypeNonceAccount: 0, TypeStakeAccount: 0}
+		TypeExcessRent: 0, TypeProgramBuffer: 0, TypeNonceAccount: 0, TypeStakeAccount: 0, TypeLookupTable: 0, TypeMint: 0}
 	if fmt.Sprint(l.Counts) != fmt.Sprint(want) {
 		t.Errorf("counts = %v, want %v", l.Counts, want)
 	}
@@ -150,10 +150,11 @@ func TestAssetsListBatching(t *testing.T) {
 			if len(l.Items) != n || l.Items[0].Collection == nil || l.Items[0].Collection.Name != "Collection" {
 				t.Fatalf("%d items, first %+v", len(l.Items), l.Items[0])
 			}
-			// 2 getTokenAccountsByOwner, the cluster's state (1) and its 5
+			// 2 getTokenAccountsByOwner, the cluster's state (1) and its 6
 			// scans (mints of both programs, buffers, nonce and stake
-			// accounts), the mints, then the collections and editions.
-			want := 2 + 1 + 5 + (2*n+99)/100 + (3+n+1+99)/100
+			// accounts, lookup tables), the mints, then the collections and
+			// editions.
+			want := 2 + 1 + 6 + (2*n+99)/100 + (3+n+1+99)/100
 			if got := f.total(); got != want {
 				t.Errorf("%d accounts: %d RPC calls (%v), want %d", n, got, f.calls, want)
 			}

@@ -137,9 +137,14 @@ func stakeOf(a stakeAccount, wallet solana.PublicKey, st clusterState, h stake.H
 }
 
 func stakeItems(accs []stakeAccount, wallet solana.PublicKey, st clusterState, h stake.History) []Item {
+	return itemsWhere(accs, func(a stakeAccount) (Item, string) { return stakeOf(a, wallet, st, h) })
+}
+
+// itemsWhere are the items of accs that of makes (no reason given).
+func itemsWhere[T any](accs []T, of func(T) (Item, string)) []Item {
 	var out []Item
 	for _, a := range accs {
-		if it, reason := stakeOf(a, wallet, st, h); reason == "" {
+		if it, reason := of(a); reason == "" {
 			out = append(out, it)
 		}
 	}

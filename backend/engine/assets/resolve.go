@@ -9,6 +9,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/reclaim-sol/reclaim/backend/chain/loaderv3"
+	"github.com/reclaim-sol/reclaim/backend/chain/lookuptable"
 	"github.com/reclaim-sol/reclaim/backend/chain/mplcore"
 	"github.com/reclaim-sol/reclaim/backend/chain/nonce"
 	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
@@ -60,8 +61,11 @@ func (d *Discoverer) ResolveAs(ctx context.Context, wallet solana.PublicKey, add
 	cs := &stateReader{d: d, withState: true}
 	keys := slices.Clone(addresses)
 	for i := range addresses {
-		if want(i) == TypeStakeAccount {
+		switch want(i) {
+		case TypeStakeAccount:
 			cs.withHistory = true
+		case TypeLookupTable:
+			cs.withSlotHashes = true
 		}
 	}
 	keys = append(keys, cs.keys()...)
@@ -149,6 +153,11 @@ func (d *Discoverer) resolveOne(ctx context.Context, cs *stateReader, wallet sol
 	case a.Owner.Equals(stake.ProgramID):
 		it, err := cs.stakeAt(ctx, i, addr, a, wallet)
 		return resolved{item: it}, err
+	case a.Owner.Equals(lookuptable.ProgramID):
+		it, err := cs.tableAt(ctx, i, addr, a, wallet)
+		return resolved{item: it}, err
+	case a.Owner.Equals(solana.Token2022ProgramID) && want == TypeMint:
+		it, reason = closableMintOf(addr, a.Owner, a.Lamports, dt, wallet)
 	default:
 		st, err := spltoken.ParseAccount(dt)
 		if !spltoken.IsProgram(a.Owner) || err != nil {
@@ -236,9 +245,13 @@ func excessAt(address solana.PublicKey, a *rpc.Account, wallet solana.PublicKey,
 type stateReader struct {
 	d                      *Discoverer
 	withState, withHistory bool
-	read                   bool
-	st                     clusterState
-	history                stake.History
+	// withSlotHashes brings the SlotHashes sysvar along (a lookup table
+	// was selected); hashes is what it read, nil when it did not.
+	withSlotHashes bool
+	read           bool
+	st             clusterState
+	history        stake.History
+	hashes         lookuptable.SlotHashes
 }
 
 // keys are what the first read adds for the state.
@@ -250,6 +263,9 @@ func (r *stateReader) keys() []solana.PublicKey {
 	if r.withHistory {
 		keys = append(keys, solana.SysVarStakeHistoryPubkey)
 	}
+	if r.withSlotHashes {
+		keys = append(keys, slotHashesAddress)
+	}
 	return keys
 }
 
@@ -260,6 +276,11 @@ func (r *stateReader) set(accs []*rpc.Account) {
 	}
 	if r.withHistory {
 		r.history, _ = stake.ParseHistory(accs[len(stateKeys)])
+	}
+	if r.withSlotHashes {
+		if a := accs[len(accs)-1]; a != nil {
+			r.hashes, _ = lookuptable.ParseSlotHashes(data(a))
+		}
 	}
 }
 
@@ -307,6 +328,34 @@ func (r *stateReader) stakeAt(ctx context.Context, at int, address solana.Public
 		return fail(reasonOtherAuthority)
 	}
 	it, reason := stakeOf(acc, wallet, st, r.history)
+	if reason != "" {
+		return fail(reason)
+	}
+	return it, nil
+}
+
+// tableAt is the lookup table a (at address, index at of the addresses) as
+// an item of wallet, or an *ItemError saying why it is none. A table
+// deactivated needs the SlotHashes sysvar: read now when the first read
+// did not bring it.
+func (r *stateReader) tableAt(ctx context.Context, at int, address solana.PublicKey, a *rpc.Account, wallet solana.PublicKey) (Item, error) {
+	fail := func(reason string) (Item, error) {
+		return Item{}, &ItemError{Address: address.String(), Index: at, Reason: reason}
+	}
+	t, reason := tableOf(address, a, wallet)
+	if reason != "" {
+		return fail(reason)
+	}
+	st, err := r.state(ctx)
+	if err != nil {
+		return Item{}, err
+	}
+	if r.hashes == nil && needsSlotHashes([]tableAccount{t}) {
+		if r.hashes, err = r.d.readSlotHashes(ctx); err != nil {
+			return Item{}, err
+		}
+	}
+	it, reason := tableItem(t, wallet, st, r.hashes)
 	if reason != "" {
 		return fail(reason)
 	}

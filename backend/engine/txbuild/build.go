@@ -253,8 +253,9 @@ type money struct {
 func (r *request) split(bt batch) money {
 	m := money{items: bt.items}
 	for _, s := range bt.items {
-		m.gross += s.Item.Lamports
-		m.rent += min(s.Item.Rent, s.Item.Lamports)
+		back := s.returns()
+		m.gross += back
+		m.rent += min(s.Item.Rent, back)
 	}
 	m.donation = floorFraction(m.rent, r.donation)
 	m.fee = serviceFee(m.rent, r.ServiceFeeBPS)
@@ -263,15 +264,15 @@ func (r *request) split(bt batch) money {
 
 // net is the change of the wallet's balance after networkFee: gross -
 // networkFee - donation - fee. It must be positive, except when every item is
-// a cNFT: such a transaction returns nothing (gross, donation and service fee
-// are 0) and costs the wallet exactly its network fee, which the caller chose
-// to pay by selecting them.
+// a cNFT or a lookup table's deactivation: such a transaction returns nothing
+// (gross, donation and service fee are 0) and costs the wallet exactly its
+// network fee, which the caller chose to pay by selecting them.
 func (m money) net(networkFee uint64) (int64, error) {
 	cost, c1 := bits.Add64(networkFee, m.donation, 0)
 	cost, c2 := bits.Add64(cost, m.fee, 0)
 	if c1 == 0 && c2 == 0 && m.gross <= math.MaxInt64 && cost <= math.MaxInt64 {
 		net := int64(m.gross) - int64(cost)
-		if net > 0 || (m.cnftOnly() && m.gross == 0) {
+		if net > 0 || (m.returnsNothing() && m.gross == 0) {
 			return net, nil
 		}
 	}
@@ -283,12 +284,23 @@ func (m money) net(networkFee uint64) (int64, error) {
 	return 0, e
 }
 
-// cnftOnly reports whether every item of the transaction is a cNFT.
-func (m money) cnftOnly() bool {
+// returnsNothing reports whether every item of the transaction is a cNFT
+// or a lookup table deactivated.
+func (m money) returnsNothing() bool {
 	for _, s := range m.items {
-		if s.Item.Type != assets.TypeCNFT {
+		if s.Item.Type != assets.TypeCNFT && s.Action != assets.ActionDeactivate {
 			return false
 		}
 	}
 	return len(m.items) > 0
+}
+
+// returns is what reclaiming s moves to the wallet: the item's Lamports,
+// but nothing for a lookup table's deactivation (its close, later, returns
+// them).
+func (s Selected) returns() uint64 {
+	if s.Action == assets.ActionDeactivate {
+		return 0
+	}
+	return s.Item.Lamports
 }

@@ -181,6 +181,10 @@ func estimateUnits(s Selected) uint64 {
 		return unitsNonceWithdraw
 	case s.Item.Type == assets.TypeStakeAccount:
 		return unitsStakeWithdraw
+	case s.Item.Type == assets.TypeLookupTable:
+		return unitsTable
+	case s.Item.Type == assets.TypeMint:
+		return unitsMintClose
 	case s.Item.Core != nil:
 		return unitsCoreBurn
 	case s.Item.Metaplex != nil && s.Action == assets.ActionBurn:

@@ -10,6 +10,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/chain/loaderv3"
+	"github.com/reclaim-sol/reclaim/backend/chain/lookuptable"
 	"github.com/reclaim-sol/reclaim/backend/chain/nonce"
 	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
 	"github.com/reclaim-sol/reclaim/backend/chain/stake"
@@ -51,14 +52,29 @@ const (
 	unitsBufferClose    = 10_000
 	unitsNonceWithdraw  = 5_000
 	unitsStakeWithdraw  = 30_000
+	// The Address Lookup Table program (core BPF) reads the table and,
+	// to close, the SlotHashes sysvar; closing a mint is Token-2022's
+	// CloseAccount.
+	unitsTable     = 20_000
+	unitsMintClose = 10_000
 )
 
 // accountReclaim is the one instruction that reclaims an excess_rent,
-// program_buffer, nonce_account or stake_account item to wallet, its
-// authority: WithdrawExcessLamports, the loader's Close, the withdrawal
-// of the whole balance (the item's Lamports, which discovery read).
-func accountReclaim(it assets.Item, wallet solana.PublicKey) solana.Instruction {
+// program_buffer, nonce_account, stake_account, lookup_table or mint item
+// to wallet, its authority: WithdrawExcessLamports, the loader's Close, the
+// withdrawal of the whole balance (the item's Lamports, which discovery
+// read), DeactivateLookupTable or CloseLookupTable, Token-2022's
+// CloseAccount on the mint.
+func accountReclaim(s Selected, wallet solana.PublicKey) solana.Instruction {
+	it := s.Item
 	switch it.Type {
+	case assets.TypeLookupTable:
+		if s.Action == assets.ActionDeactivate {
+			return lookuptable.Deactivate(it.Address, wallet)
+		}
+		return lookuptable.Close(it.Address, wallet, wallet)
+	case assets.TypeMint:
+		return spltoken.CloseAccount(it.TokenProgram, it.Address, wallet, wallet)
 	case assets.TypeExcessRent:
 		return spltoken.WithdrawExcessLamports(it.TokenProgram, it.Address, wallet, wallet)
 	case assets.TypeProgramBuffer:

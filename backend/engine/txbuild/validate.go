@@ -8,6 +8,7 @@ import (
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/reclaim-sol/reclaim/backend/chain/loaderv3"
+	"github.com/reclaim-sol/reclaim/backend/chain/lookuptable"
 	"github.com/reclaim-sol/reclaim/backend/chain/mplcore"
 	"github.com/reclaim-sol/reclaim/backend/chain/spltoken"
 	"github.com/reclaim-sol/reclaim/backend/chain/stake"
@@ -98,6 +99,8 @@ func ledgerType(s Selected, wallet solana.PublicKey) (ledger.Type, error) {
 		return "", itemError(s, "%s items cannot be reclaimed yet", it.Type)
 	case it.Type == assets.TypeCNFT:
 		return cnftLedgerType(s, wallet)
+	case it.Type == assets.TypeLookupTable:
+		return tableLedgerType(s, wallet)
 	case it.Core != nil:
 		return coreLedgerType(s, wallet)
 	case reclaimedWhole[it.Type].ledger != "" || it.Type == assets.TypeExcessRent:
@@ -181,6 +184,30 @@ var reclaimedWhole = map[assets.ItemType]struct {
 	assets.TypeProgramBuffer: {loaderv3.ProgramID, assets.ActionClose, ledger.TypeProgramBufferClosure},
 	assets.TypeNonceAccount:  {solana.SystemProgramID, assets.ActionClose, ledger.TypeNonceAccountClosure},
 	assets.TypeStakeAccount:  {stake.ProgramID, assets.ActionWithdraw, ledger.TypeStakeAccountWithdrawal},
+	assets.TypeMint:          {solana.Token2022ProgramID, assets.ActionClose, ledger.TypeTokenAccountClosure},
+}
+
+// tableLedgerType checks a lookup_table item: an account of the Address
+// Lookup Table program whose authority is the wallet, deactivated (it
+// returns nothing now) or closed (it returns its lamports), as its actions
+// offer now.
+func tableLedgerType(s Selected, wallet solana.PublicKey) (ledger.Type, error) {
+	it := s.Item
+	switch {
+	case !it.TokenProgram.Equals(lookuptable.ProgramID):
+		return "", itemError(s, "a lookup_table is an account of %s, not of %s", lookuptable.ProgramID, it.TokenProgram)
+	case !it.Owner.Equals(wallet):
+		return "", itemError(s, "its authority is %s, not the wallet", it.Owner)
+	case !slices.Contains(it.Actions, s.Action):
+		return "", itemError(s, "action %q is not available for this lookup table now (available: %v)", s.Action, it.Actions)
+	case s.Action == assets.ActionDeactivate:
+		return ledger.TypeLookupTableReclaim, nil
+	case s.Action != assets.ActionClose:
+		return "", itemError(s, "action %q is not available for a lookup_table (available: [deactivate close])", s.Action)
+	case it.Lamports == 0:
+		return "", itemError(s, "a lookup_table returns lamports, but the item claims none")
+	}
+	return ledger.TypeLookupTableReclaim, nil
 }
 
 // accountLedgerType checks an excess_rent item (a token account or mint of
@@ -219,8 +246,9 @@ func itemInstructions(s Selected, wallet solana.PublicKey) []solana.Instruction 
 	switch it.Type {
 	case assets.TypeCNFT:
 		return []solana.Instruction{s.burn}
-	case assets.TypeExcessRent, assets.TypeProgramBuffer, assets.TypeNonceAccount, assets.TypeStakeAccount:
-		return []solana.Instruction{accountReclaim(it, wallet)}
+	case assets.TypeExcessRent, assets.TypeProgramBuffer, assets.TypeNonceAccount, assets.TypeStakeAccount,
+		assets.TypeLookupTable, assets.TypeMint:
+		return []solana.Instruction{accountReclaim(s, wallet)}
 	}
 	if it.Core != nil {
 		return []solana.Instruction{coreBurn(it, wallet)}

@@ -222,12 +222,17 @@ func pastTense(a assets.Action) string {
 		return "closed"
 	case assets.ActionWithdraw, assets.ActionWithdrawExcess:
 		return "withdrawn"
+	case assets.ActionDeactivate:
+		return "deactivated"
 	}
 	return "burned"
 }
 
 // whyNot explains why an item cannot take an action now.
 func whyNot(it assets.Item) string {
+	if why := assets.WhyNotTable(it); why != "" {
+		return why
+	}
 	switch {
 	case it.IsFrozen:
 		return "the account is frozen by its mint's freeze authority"

@@ -434,7 +434,7 @@ func TestWithArticle(t *testing.T) {
 		assets.TypeEmptyAccount: "an empty_account", assets.TypeToken: "a token", assets.TypeNFT: "an nft",
 		assets.TypeFungibleAsset: "a fungible_asset", assets.TypeZKCompressedToken: "a zk_compressed_token", assets.TypeCNFT: "a cnft",
 		assets.TypeExcessRent: "an excess_rent", assets.TypeProgramBuffer: "a program_buffer", assets.TypeNonceAccount: "a nonce_account",
-		assets.TypeStakeAccount: "a stake_account",
+		assets.TypeStakeAccount: "a stake_account", assets.TypeLookupTable: "a lookup_table", assets.TypeMint: "a mint",
 	}
 	for _, typ := range assets.ItemTypes() {
 		if got := withArticle(typ); got != want[typ] {

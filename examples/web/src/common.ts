@@ -126,6 +126,8 @@ const typeNames: Record<string, string> = {
   program_buffer: "Program buffer",
   nonce_account: "Nonce account",
   stake_account: "Stake account",
+  lookup_table: "Address lookup table",
+  mint: "Closable mint",
 };
 
 export function typeName(type: string): string {

@@ -29,8 +29,8 @@ type GetLeaderboardRequest struct {
 	// payer keeps only this wallet.
 	Payer *string `protobuf:"bytes,1,opt,name=payer,proto3,oneof" json:"payer,omitempty"`
 	// transaction_type keeps only token_account_closure, token_burn, nft_burn,
-	// excess_rent_withdrawal, program_buffer_closure, nonce_account_closure or
-	// stake_account_withdrawal.
+	// excess_rent_withdrawal, program_buffer_closure, nonce_account_closure,
+	// stake_account_withdrawal or lookup_table_reclaim.
 	TransactionType *string `protobuf:"bytes,2,opt,name=transaction_type,json=transactionType,proto3,oneof" json:"transaction_type,omitempty"`
 	// start_date is an ISO 8601 date or timestamp, inclusive.
 	StartDate *string `protobuf:"bytes,3,opt,name=start_date,json=startDate,proto3,oneof" json:"start_date,omitempty"`
@@ -130,7 +130,9 @@ type LeaderboardEntry struct {
 	// transaction_type_counts counts transactions per type, every type
 	// present: token_account_closure, token_burn, nft_burn,
 	// excess_rent_withdrawal, program_buffer_closure, nonce_account_closure,
-	// stake_account_withdrawal.
+	// stake_account_withdrawal, lookup_table_reclaim (a lookup table's
+	// deactivation or close; a Token-2022 mint's close is a
+	// token_account_closure).
 	TransactionTypeCounts map[string]uint64 `protobuf:"bytes,5,rep,name=transaction_type_counts,json=transactionTypeCounts,proto3" json:"transaction_type_counts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
 	// total_donation_amount in lamports.
 	TotalDonationAmount uint64 `protobuf:"varint,6,opt,name=total_donation_amount,json=totalDonationAmount,proto3" json:"total_donation_amount,omitempty"`
@@ -428,11 +430,11 @@ var File_reclaim_v1_project_proto protoreflect.FileDescriptor
 const file_reclaim_v1_project_proto_rawDesc = "" +
 	"\n" +
 	"\x18reclaim/v1/project.proto\x12\n" +
-	"reclaim.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x18reclaim/v1/options.proto\"\x82\x04\n" +
+	"reclaim.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x18reclaim/v1/options.proto\"\x98\x04\n" +
 	"\x15GetLeaderboardRequest\x12=\n" +
-	"\x05payer\x18\x01 \x01(\tB\"\xbaH\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$H\x00R\x05payer\x88\x01\x01\x12\xc6\x01\n" +
-	"\x10transaction_type\x18\x02 \x01(\tB\x95\x01\xbaH\x91\x01r\x8e\x01R\x15token_account_closureR\n" +
-	"token_burnR\bnft_burnR\x16excess_rent_withdrawalR\x16program_buffer_closureR\x15nonce_account_closureR\x18stake_account_withdrawalH\x01R\x0ftransactionType\x88\x01\x01\x12\"\n" +
+	"\x05payer\x18\x01 \x01(\tB\"\xbaH\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$H\x00R\x05payer\x88\x01\x01\x12\xdc\x01\n" +
+	"\x10transaction_type\x18\x02 \x01(\tB\xab\x01\xbaH\xa7\x01r\xa4\x01R\x15token_account_closureR\n" +
+	"token_burnR\bnft_burnR\x16excess_rent_withdrawalR\x16program_buffer_closureR\x15nonce_account_closureR\x18stake_account_withdrawalR\x14lookup_table_reclaimH\x01R\x0ftransactionType\x88\x01\x01\x12\"\n" +
 	"\n" +
 	"start_date\x18\x03 \x01(\tH\x02R\tstartDate\x88\x01\x01\x12\x1e\n" +
 	"\bend_date\x18\x04 \x01(\tH\x03R\aendDate\x88\x01\x01\x12%\n" +

@@ -96,7 +96,8 @@ type ListAssetsResponse struct {
 	Items []*WalletItem `protobuf:"bytes,2,rep,name=items,proto3" json:"items,omitempty"`
 	// counts holds the number of items of each WalletItemType, over the whole
 	// wallet, with every type present (the new ones included:
-	// excess_rent, program_buffer, nonce_account, stake_account).
+	// excess_rent, program_buffer, nonce_account, stake_account, lookup_table,
+	// mint).
 	Counts map[string]uint32 `protobuf:"bytes,3,rep,name=counts,proto3" json:"counts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
 	// next_cursor is set when a limit cut the list short.
 	NextCursor    *string `protobuf:"bytes,4,opt,name=next_cursor,json=nextCursor,proto3,oneof" json:"next_cursor,omitempty"`
@@ -168,12 +169,14 @@ type WalletItem struct {
 	// type is one of empty_account, token, nft, fungible_asset,
 	// zk_compressed_token, cnft, excess_rent (lamports of a token account or
 	// mint above its rent-exempt minimum), program_buffer, nonce_account,
-	// stake_account.
+	// stake_account, lookup_table (an address lookup table whose authority is
+	// the wallet), mint (a Token-2022 mint of supply 0 whose close authority
+	// is the wallet).
 	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
 	// address identifies the item; pass it back in an ItemSelection.
 	Address string `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
 	// mint is the token mint address; absent for program_buffer,
-	// nonce_account and stake_account.
+	// nonce_account, stake_account and lookup_table.
 	Mint *string `protobuf:"bytes,3,opt,name=mint,proto3,oneof" json:"mint,omitempty"`
 	// name is a display name.
 	Name string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
@@ -183,7 +186,8 @@ type WalletItem struct {
 	ImageUri *string `protobuf:"bytes,6,opt,name=image_uri,json=imageUri,proto3,oneof" json:"image_uri,omitempty"`
 	// lamports the item's reclaim returns: those held by the account, or,
 	// for excess_rent, those above its rent-exempt minimum (the account
-	// stays open).
+	// stays open). A lookup_table returns them when closed; its deactivation
+	// returns nothing.
 	Lamports *uint64 `protobuf:"varint,7,opt,name=lamports,proto3,oneof" json:"lamports,omitempty"`
 	// decimals of the token.
 	Decimals *uint32 `protobuf:"varint,8,opt,name=decimals,proto3,oneof" json:"decimals,omitempty"`
@@ -197,14 +201,20 @@ type WalletItem struct {
 	Collection *Collection `protobuf:"bytes,12,opt,name=collection,proto3,oneof" json:"collection,omitempty"`
 	// token_program is the address of the program that owns the item: a
 	// token program, MPL Core, Bubblegum, the upgradeable BPF loader
-	// (program_buffer), the System program (nonce_account) or the stake
-	// program (stake_account).
+	// (program_buffer), the System program (nonce_account), the stake
+	// program (stake_account) or the Address Lookup Table program
+	// (lookup_table).
 	TokenProgram string `protobuf:"bytes,13,opt,name=token_program,json=tokenProgram,proto3" json:"token_program,omitempty"`
 	// is_frozen tells whether the item is frozen.
 	IsFrozen bool `protobuf:"varint,14,opt,name=is_frozen,json=isFrozen,proto3" json:"is_frozen,omitempty"`
-	// actions available for the item: close, burn, withdraw_excess
-	// (excess_rent), withdraw (stake_account).
-	Actions       []string `protobuf:"bytes,15,rep,name=actions,proto3" json:"actions,omitempty"`
+	// actions available for the item now: close, burn, withdraw_excess
+	// (excess_rent), withdraw (stake_account), deactivate (an active
+	// lookup_table; close once the cluster allows). A deactivating
+	// lookup_table has none.
+	Actions []string `protobuf:"bytes,15,rep,name=actions,proto3" json:"actions,omitempty"`
+	// lookup_table is set on a lookup_table item: where it is on its way to
+	// being closable.
+	LookupTable   *LookupTableState `protobuf:"bytes,16,opt,name=lookup_table,json=lookupTable,proto3,oneof" json:"lookup_table,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -344,6 +354,99 @@ func (x *WalletItem) GetActions() []string {
 	return nil
 }
 
+func (x *WalletItem) GetLookupTable() *LookupTableState {
+	if x != nil {
+		return x.LookupTable
+	}
+	return nil
+}
+
+// LookupTableState is an address lookup table's status.
+type LookupTableState struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// status is active (deactivate it), deactivating (wait: see
+	// closable_from_slot) or deactivated (close it).
+	Status string `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	// deactivation_slot is the slot it was deactivated in; absent while active.
+	DeactivationSlot *uint64 `protobuf:"varint,2,opt,name=deactivation_slot,json=deactivationSlot,proto3,oneof" json:"deactivation_slot,omitempty"`
+	// closable_from_slot is, while deactivating, the slot from which the
+	// cluster is expected to let it close (when its deactivation slot has
+	// left the SlotHashes sysvar; skipped slots make it later).
+	ClosableFromSlot *uint64 `protobuf:"varint,3,opt,name=closable_from_slot,json=closableFromSlot,proto3,oneof" json:"closable_from_slot,omitempty"`
+	// closable_at estimates when, in RFC 3339, from the cluster's clock and
+	// 400 ms slots.
+	ClosableAt *string `protobuf:"bytes,4,opt,name=closable_at,json=closableAt,proto3,oneof" json:"closable_at,omitempty"`
+	// addresses the table holds.
+	Addresses     uint32 `protobuf:"varint,5,opt,name=addresses,proto3" json:"addresses,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LookupTableState) Reset() {
+	*x = LookupTableState{}
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LookupTableState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LookupTableState) ProtoMessage() {}
+
+func (x *LookupTableState) ProtoReflect() protoreflect.Message {
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LookupTableState.ProtoReflect.Descriptor instead.
+func (*LookupTableState) Descriptor() ([]byte, []int) {
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *LookupTableState) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *LookupTableState) GetDeactivationSlot() uint64 {
+	if x != nil && x.DeactivationSlot != nil {
+		return *x.DeactivationSlot
+	}
+	return 0
+}
+
+func (x *LookupTableState) GetClosableFromSlot() uint64 {
+	if x != nil && x.ClosableFromSlot != nil {
+		return *x.ClosableFromSlot
+	}
+	return 0
+}
+
+func (x *LookupTableState) GetClosableAt() string {
+	if x != nil && x.ClosableAt != nil {
+		return *x.ClosableAt
+	}
+	return ""
+}
+
+func (x *LookupTableState) GetAddresses() uint32 {
+	if x != nil {
+		return x.Addresses
+	}
+	return 0
+}
+
 // Collection names an NFT's collection.
 type Collection struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -357,7 +460,7 @@ type Collection struct {
 
 func (x *Collection) Reset() {
 	*x = Collection{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[3]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -369,7 +472,7 @@ func (x *Collection) String() string {
 func (*Collection) ProtoMessage() {}
 
 func (x *Collection) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[3]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -382,7 +485,7 @@ func (x *Collection) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Collection.ProtoReflect.Descriptor instead.
 func (*Collection) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{3}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Collection) GetAddress() string {
@@ -406,8 +509,8 @@ type ItemSelection struct {
 	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
 	// address as returned by ListAssets.
 	Address string `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
-	// action is close, burn, withdraw_excess or withdraw, as the item's
-	// actions offer.
+	// action is close, burn, withdraw_excess, withdraw or deactivate, as the
+	// item's actions offer.
 	Action        string `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -415,7 +518,7 @@ type ItemSelection struct {
 
 func (x *ItemSelection) Reset() {
 	*x = ItemSelection{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[4]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -427,7 +530,7 @@ func (x *ItemSelection) String() string {
 func (*ItemSelection) ProtoMessage() {}
 
 func (x *ItemSelection) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[4]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -440,7 +543,7 @@ func (x *ItemSelection) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ItemSelection.ProtoReflect.Descriptor instead.
 func (*ItemSelection) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{4}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ItemSelection) GetType() string {
@@ -494,7 +597,7 @@ type BuildTransactionsRequest struct {
 
 func (x *BuildTransactionsRequest) Reset() {
 	*x = BuildTransactionsRequest{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[5]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -506,7 +609,7 @@ func (x *BuildTransactionsRequest) String() string {
 func (*BuildTransactionsRequest) ProtoMessage() {}
 
 func (x *BuildTransactionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[5]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -519,7 +622,7 @@ func (x *BuildTransactionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BuildTransactionsRequest.ProtoReflect.Descriptor instead.
 func (*BuildTransactionsRequest) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{5}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *BuildTransactionsRequest) GetAddress() string {
@@ -611,7 +714,7 @@ type BuiltTransaction struct {
 
 func (x *BuiltTransaction) Reset() {
 	*x = BuiltTransaction{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[6]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -623,7 +726,7 @@ func (x *BuiltTransaction) String() string {
 func (*BuiltTransaction) ProtoMessage() {}
 
 func (x *BuiltTransaction) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[6]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -636,7 +739,7 @@ func (x *BuiltTransaction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BuiltTransaction.ProtoReflect.Descriptor instead.
 func (*BuiltTransaction) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{6}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *BuiltTransaction) GetTransactionBase64() string {
@@ -750,7 +853,7 @@ type Burn struct {
 
 func (x *Burn) Reset() {
 	*x = Burn{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[7]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -762,7 +865,7 @@ func (x *Burn) String() string {
 func (*Burn) ProtoMessage() {}
 
 func (x *Burn) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[7]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -775,7 +878,7 @@ func (x *Burn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Burn.ProtoReflect.Descriptor instead.
 func (*Burn) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{7}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Burn) GetMint() string {
@@ -853,7 +956,7 @@ type Totals struct {
 
 func (x *Totals) Reset() {
 	*x = Totals{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[8]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -865,7 +968,7 @@ func (x *Totals) String() string {
 func (*Totals) ProtoMessage() {}
 
 func (x *Totals) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[8]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -878,7 +981,7 @@ func (x *Totals) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Totals.ProtoReflect.Descriptor instead.
 func (*Totals) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{8}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Totals) GetItemCount() uint32 {
@@ -947,7 +1050,7 @@ type BuildTransactionsResponse struct {
 
 func (x *BuildTransactionsResponse) Reset() {
 	*x = BuildTransactionsResponse{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[9]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -959,7 +1062,7 @@ func (x *BuildTransactionsResponse) String() string {
 func (*BuildTransactionsResponse) ProtoMessage() {}
 
 func (x *BuildTransactionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[9]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -972,7 +1075,7 @@ func (x *BuildTransactionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BuildTransactionsResponse.ProtoReflect.Descriptor instead.
 func (*BuildTransactionsResponse) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{9}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *BuildTransactionsResponse) GetTransactions() []*BuiltTransaction {
@@ -1027,7 +1130,7 @@ type SignedTransaction struct {
 
 func (x *SignedTransaction) Reset() {
 	*x = SignedTransaction{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[10]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1039,7 +1142,7 @@ func (x *SignedTransaction) String() string {
 func (*SignedTransaction) ProtoMessage() {}
 
 func (x *SignedTransaction) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[10]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1052,7 +1155,7 @@ func (x *SignedTransaction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignedTransaction.ProtoReflect.Descriptor instead.
 func (*SignedTransaction) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{10}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *SignedTransaction) GetTransactionBase64() string {
@@ -1089,7 +1192,7 @@ type SubmitTransactionsRequest struct {
 
 func (x *SubmitTransactionsRequest) Reset() {
 	*x = SubmitTransactionsRequest{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[11]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1101,7 +1204,7 @@ func (x *SubmitTransactionsRequest) String() string {
 func (*SubmitTransactionsRequest) ProtoMessage() {}
 
 func (x *SubmitTransactionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[11]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1114,7 +1217,7 @@ func (x *SubmitTransactionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitTransactionsRequest.ProtoReflect.Descriptor instead.
 func (*SubmitTransactionsRequest) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{11}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SubmitTransactionsRequest) GetAddress() string {
@@ -1144,7 +1247,7 @@ type SubmissionError struct {
 
 func (x *SubmissionError) Reset() {
 	*x = SubmissionError{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[12]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1156,7 +1259,7 @@ func (x *SubmissionError) String() string {
 func (*SubmissionError) ProtoMessage() {}
 
 func (x *SubmissionError) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[12]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1169,7 +1272,7 @@ func (x *SubmissionError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmissionError.ProtoReflect.Descriptor instead.
 func (*SubmissionError) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{12}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SubmissionError) GetCode() string {
@@ -1203,7 +1306,7 @@ type SubmissionResult struct {
 
 func (x *SubmissionResult) Reset() {
 	*x = SubmissionResult{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[13]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1215,7 +1318,7 @@ func (x *SubmissionResult) String() string {
 func (*SubmissionResult) ProtoMessage() {}
 
 func (x *SubmissionResult) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[13]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1228,7 +1331,7 @@ func (x *SubmissionResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmissionResult.ProtoReflect.Descriptor instead.
 func (*SubmissionResult) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{13}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *SubmissionResult) GetSignature() string {
@@ -1271,7 +1374,7 @@ type SubmitTransactionsResponse struct {
 
 func (x *SubmitTransactionsResponse) Reset() {
 	*x = SubmitTransactionsResponse{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[14]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1283,7 +1386,7 @@ func (x *SubmitTransactionsResponse) String() string {
 func (*SubmitTransactionsResponse) ProtoMessage() {}
 
 func (x *SubmitTransactionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[14]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1296,7 +1399,7 @@ func (x *SubmitTransactionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitTransactionsResponse.ProtoReflect.Descriptor instead.
 func (*SubmitTransactionsResponse) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{14}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SubmitTransactionsResponse) GetResults() []*SubmissionResult {
@@ -1319,7 +1422,7 @@ type StreamWalletAssetsRequest struct {
 
 func (x *StreamWalletAssetsRequest) Reset() {
 	*x = StreamWalletAssetsRequest{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[15]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1331,7 +1434,7 @@ func (x *StreamWalletAssetsRequest) String() string {
 func (*StreamWalletAssetsRequest) ProtoMessage() {}
 
 func (x *StreamWalletAssetsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[15]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1344,7 +1447,7 @@ func (x *StreamWalletAssetsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamWalletAssetsRequest.ProtoReflect.Descriptor instead.
 func (*StreamWalletAssetsRequest) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{15}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *StreamWalletAssetsRequest) GetAddress() string {
@@ -1391,7 +1494,7 @@ type StreamWalletAssetsResponse struct {
 
 func (x *StreamWalletAssetsResponse) Reset() {
 	*x = StreamWalletAssetsResponse{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[16]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1403,7 +1506,7 @@ func (x *StreamWalletAssetsResponse) String() string {
 func (*StreamWalletAssetsResponse) ProtoMessage() {}
 
 func (x *StreamWalletAssetsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[16]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1416,7 +1519,7 @@ func (x *StreamWalletAssetsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamWalletAssetsResponse.ProtoReflect.Descriptor instead.
 func (*StreamWalletAssetsResponse) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{16}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *StreamWalletAssetsResponse) GetWalletAddress() string {
@@ -1483,7 +1586,7 @@ type GetSubmissionsRequest struct {
 
 func (x *GetSubmissionsRequest) Reset() {
 	*x = GetSubmissionsRequest{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[17]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1495,7 +1598,7 @@ func (x *GetSubmissionsRequest) String() string {
 func (*GetSubmissionsRequest) ProtoMessage() {}
 
 func (x *GetSubmissionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[17]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1508,7 +1611,7 @@ func (x *GetSubmissionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubmissionsRequest.ProtoReflect.Descriptor instead.
 func (*GetSubmissionsRequest) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{17}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GetSubmissionsRequest) GetAddress() string {
@@ -1551,7 +1654,7 @@ type GetSubmissionsResponse struct {
 
 func (x *GetSubmissionsResponse) Reset() {
 	*x = GetSubmissionsResponse{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[18]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1563,7 +1666,7 @@ func (x *GetSubmissionsResponse) String() string {
 func (*GetSubmissionsResponse) ProtoMessage() {}
 
 func (x *GetSubmissionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[18]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1576,7 +1679,7 @@ func (x *GetSubmissionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubmissionsResponse.ProtoReflect.Descriptor instead.
 func (*GetSubmissionsResponse) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{18}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GetSubmissionsResponse) GetSubmissions() []*SubmissionStatus {
@@ -1619,7 +1722,7 @@ type SubmissionStatus struct {
 
 func (x *SubmissionStatus) Reset() {
 	*x = SubmissionStatus{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[19]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1631,7 +1734,7 @@ func (x *SubmissionStatus) String() string {
 func (*SubmissionStatus) ProtoMessage() {}
 
 func (x *SubmissionStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[19]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1644,7 +1747,7 @@ func (x *SubmissionStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmissionStatus.ProtoReflect.Descriptor instead.
 func (*SubmissionStatus) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{19}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *SubmissionStatus) GetSignature() string {
@@ -1723,7 +1826,7 @@ type LandedFigures struct {
 
 func (x *LandedFigures) Reset() {
 	*x = LandedFigures{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[20]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1735,7 +1838,7 @@ func (x *LandedFigures) String() string {
 func (*LandedFigures) ProtoMessage() {}
 
 func (x *LandedFigures) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[20]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1748,7 +1851,7 @@ func (x *LandedFigures) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LandedFigures.ProtoReflect.Descriptor instead.
 func (*LandedFigures) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{20}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *LandedFigures) GetFee() uint64 {
@@ -1811,7 +1914,7 @@ type GetSummaryRequest struct {
 
 func (x *GetSummaryRequest) Reset() {
 	*x = GetSummaryRequest{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[21]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1823,7 +1926,7 @@ func (x *GetSummaryRequest) String() string {
 func (*GetSummaryRequest) ProtoMessage() {}
 
 func (x *GetSummaryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[21]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1836,7 +1939,7 @@ func (x *GetSummaryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSummaryRequest.ProtoReflect.Descriptor instead.
 func (*GetSummaryRequest) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{21}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetSummaryRequest) GetAddress() string {
@@ -1883,7 +1986,7 @@ type TypeSummary struct {
 
 func (x *TypeSummary) Reset() {
 	*x = TypeSummary{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[22]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1895,7 +1998,7 @@ func (x *TypeSummary) String() string {
 func (*TypeSummary) ProtoMessage() {}
 
 func (x *TypeSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[22]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1908,7 +2011,7 @@ func (x *TypeSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TypeSummary.ProtoReflect.Descriptor instead.
 func (*TypeSummary) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{22}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *TypeSummary) GetCount() uint32 {
@@ -1952,7 +2055,7 @@ type GetSummaryResponse struct {
 
 func (x *GetSummaryResponse) Reset() {
 	*x = GetSummaryResponse{}
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[23]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1964,7 +2067,7 @@ func (x *GetSummaryResponse) String() string {
 func (*GetSummaryResponse) ProtoMessage() {}
 
 func (x *GetSummaryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_reclaim_v1_wallet_proto_msgTypes[23]
+	mi := &file_reclaim_v1_wallet_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1977,7 +2080,7 @@ func (x *GetSummaryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSummaryResponse.ProtoReflect.Descriptor instead.
 func (*GetSummaryResponse) Descriptor() ([]byte, []int) {
-	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{23}
+	return file_reclaim_v1_wallet_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *GetSummaryResponse) GetWalletAddress() string {
@@ -2029,7 +2132,7 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\vCountsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01B\x0e\n" +
-	"\f_next_cursor\"\xda\x04\n" +
+	"\f_next_cursor\"\xb1\x05\n" +
 	"\n" +
 	"WalletItem\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x18\n" +
@@ -2050,7 +2153,8 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"collection\x88\x01\x01\x12#\n" +
 	"\rtoken_program\x18\r \x01(\tR\ftokenProgram\x12\x1b\n" +
 	"\tis_frozen\x18\x0e \x01(\bR\bisFrozen\x12\x18\n" +
-	"\aactions\x18\x0f \x03(\tR\aactionsB\a\n" +
+	"\aactions\x18\x0f \x03(\tR\aactions\x12D\n" +
+	"\flookup_table\x18\x10 \x01(\v2\x1c.reclaim.v1.LookupTableStateH\tR\vlookupTable\x88\x01\x01B\a\n" +
 	"\x05_mintB\t\n" +
 	"\a_symbolB\f\n" +
 	"\n" +
@@ -2062,15 +2166,27 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\v_ui_balanceB\f\n" +
 	"\n" +
 	"_usd_valueB\r\n" +
-	"\v_collection\":\n" +
+	"\v_collectionB\x0f\n" +
+	"\r_lookup_table\"\x90\x02\n" +
+	"\x10LookupTableState\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x120\n" +
+	"\x11deactivation_slot\x18\x02 \x01(\x04H\x00R\x10deactivationSlot\x88\x01\x01\x121\n" +
+	"\x12closable_from_slot\x18\x03 \x01(\x04H\x01R\x10closableFromSlot\x88\x01\x01\x12$\n" +
+	"\vclosable_at\x18\x04 \x01(\tH\x02R\n" +
+	"closableAt\x88\x01\x01\x12\x1c\n" +
+	"\taddresses\x18\x05 \x01(\rR\taddressesB\x14\n" +
+	"\x12_deactivation_slotB\x15\n" +
+	"\x13_closable_from_slotB\x0e\n" +
+	"\f_closable_at\":\n" +
 	"\n" +
 	"Collection\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"\xb4\x02\n" +
-	"\rItemSelection\x12\x9d\x01\n" +
-	"\x04type\x18\x01 \x01(\tB\x88\x01\xbaH\x84\x01r\x81\x01R\rempty_accountR\x05tokenR\x03nftR\x0efungible_assetR\x13zk_compressed_tokenR\x04cnftR\vexcess_rentR\x0eprogram_bufferR\rnonce_accountR\rstake_accountR\x04type\x12<\n" +
-	"\aaddress\x18\x02 \x01(\tB\"\xbaH\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\aaddress\x12E\n" +
-	"\x06action\x18\x03 \x01(\tB-\xbaH*r(R\x05closeR\x04burnR\x0fwithdraw_excessR\bwithdrawR\x06action\"\xb7\x05\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\xd4\x02\n" +
+	"\rItemSelection\x12\xb1\x01\n" +
+	"\x04type\x18\x01 \x01(\tB\x9c\x01\xbaH\x98\x01r\x95\x01R\rempty_accountR\x05tokenR\x03nftR\x0efungible_assetR\x13zk_compressed_tokenR\x04cnftR\vexcess_rentR\x0eprogram_bufferR\rnonce_accountR\rstake_accountR\flookup_tableR\x04mintR\x04type\x12<\n" +
+	"\aaddress\x18\x02 \x01(\tB\"\xbaH\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\aaddress\x12Q\n" +
+	"\x06action\x18\x03 \x01(\tB9\xbaH6r4R\x05closeR\x04burnR\x0fwithdraw_excessR\bwithdrawR\n" +
+	"deactivateR\x06action\"\xb7\x05\n" +
 	"\x18BuildTransactionsRequest\x12<\n" +
 	"\aaddress\x18\x01 \x01(\tB\"\xbaH\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\aaddress\x12:\n" +
 	"\x05items\x18\x02 \x03(\v2\x19.reclaim.v1.ItemSelectionB\t\xbaH\x06\x92\x01\x03\x10\xf4\x03R\x05items\x12M\n" +
@@ -2248,76 +2364,78 @@ func file_reclaim_v1_wallet_proto_rawDescGZIP() []byte {
 	return file_reclaim_v1_wallet_proto_rawDescData
 }
 
-var file_reclaim_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_reclaim_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_reclaim_v1_wallet_proto_goTypes = []any{
 	(*ListAssetsRequest)(nil),          // 0: reclaim.v1.ListAssetsRequest
 	(*ListAssetsResponse)(nil),         // 1: reclaim.v1.ListAssetsResponse
 	(*WalletItem)(nil),                 // 2: reclaim.v1.WalletItem
-	(*Collection)(nil),                 // 3: reclaim.v1.Collection
-	(*ItemSelection)(nil),              // 4: reclaim.v1.ItemSelection
-	(*BuildTransactionsRequest)(nil),   // 5: reclaim.v1.BuildTransactionsRequest
-	(*BuiltTransaction)(nil),           // 6: reclaim.v1.BuiltTransaction
-	(*Burn)(nil),                       // 7: reclaim.v1.Burn
-	(*Totals)(nil),                     // 8: reclaim.v1.Totals
-	(*BuildTransactionsResponse)(nil),  // 9: reclaim.v1.BuildTransactionsResponse
-	(*SignedTransaction)(nil),          // 10: reclaim.v1.SignedTransaction
-	(*SubmitTransactionsRequest)(nil),  // 11: reclaim.v1.SubmitTransactionsRequest
-	(*SubmissionError)(nil),            // 12: reclaim.v1.SubmissionError
-	(*SubmissionResult)(nil),           // 13: reclaim.v1.SubmissionResult
-	(*SubmitTransactionsResponse)(nil), // 14: reclaim.v1.SubmitTransactionsResponse
-	(*StreamWalletAssetsRequest)(nil),  // 15: reclaim.v1.StreamWalletAssetsRequest
-	(*StreamWalletAssetsResponse)(nil), // 16: reclaim.v1.StreamWalletAssetsResponse
-	(*GetSubmissionsRequest)(nil),      // 17: reclaim.v1.GetSubmissionsRequest
-	(*GetSubmissionsResponse)(nil),     // 18: reclaim.v1.GetSubmissionsResponse
-	(*SubmissionStatus)(nil),           // 19: reclaim.v1.SubmissionStatus
-	(*LandedFigures)(nil),              // 20: reclaim.v1.LandedFigures
-	(*GetSummaryRequest)(nil),          // 21: reclaim.v1.GetSummaryRequest
-	(*TypeSummary)(nil),                // 22: reclaim.v1.TypeSummary
-	(*GetSummaryResponse)(nil),         // 23: reclaim.v1.GetSummaryResponse
-	nil,                                // 24: reclaim.v1.ListAssetsResponse.CountsEntry
-	nil,                                // 25: reclaim.v1.StreamWalletAssetsResponse.CountsEntry
-	nil,                                // 26: reclaim.v1.GetSummaryResponse.TypesEntry
+	(*LookupTableState)(nil),           // 3: reclaim.v1.LookupTableState
+	(*Collection)(nil),                 // 4: reclaim.v1.Collection
+	(*ItemSelection)(nil),              // 5: reclaim.v1.ItemSelection
+	(*BuildTransactionsRequest)(nil),   // 6: reclaim.v1.BuildTransactionsRequest
+	(*BuiltTransaction)(nil),           // 7: reclaim.v1.BuiltTransaction
+	(*Burn)(nil),                       // 8: reclaim.v1.Burn
+	(*Totals)(nil),                     // 9: reclaim.v1.Totals
+	(*BuildTransactionsResponse)(nil),  // 10: reclaim.v1.BuildTransactionsResponse
+	(*SignedTransaction)(nil),          // 11: reclaim.v1.SignedTransaction
+	(*SubmitTransactionsRequest)(nil),  // 12: reclaim.v1.SubmitTransactionsRequest
+	(*SubmissionError)(nil),            // 13: reclaim.v1.SubmissionError
+	(*SubmissionResult)(nil),           // 14: reclaim.v1.SubmissionResult
+	(*SubmitTransactionsResponse)(nil), // 15: reclaim.v1.SubmitTransactionsResponse
+	(*StreamWalletAssetsRequest)(nil),  // 16: reclaim.v1.StreamWalletAssetsRequest
+	(*StreamWalletAssetsResponse)(nil), // 17: reclaim.v1.StreamWalletAssetsResponse
+	(*GetSubmissionsRequest)(nil),      // 18: reclaim.v1.GetSubmissionsRequest
+	(*GetSubmissionsResponse)(nil),     // 19: reclaim.v1.GetSubmissionsResponse
+	(*SubmissionStatus)(nil),           // 20: reclaim.v1.SubmissionStatus
+	(*LandedFigures)(nil),              // 21: reclaim.v1.LandedFigures
+	(*GetSummaryRequest)(nil),          // 22: reclaim.v1.GetSummaryRequest
+	(*TypeSummary)(nil),                // 23: reclaim.v1.TypeSummary
+	(*GetSummaryResponse)(nil),         // 24: reclaim.v1.GetSummaryResponse
+	nil,                                // 25: reclaim.v1.ListAssetsResponse.CountsEntry
+	nil,                                // 26: reclaim.v1.StreamWalletAssetsResponse.CountsEntry
+	nil,                                // 27: reclaim.v1.GetSummaryResponse.TypesEntry
 }
 var file_reclaim_v1_wallet_proto_depIdxs = []int32{
 	2,  // 0: reclaim.v1.ListAssetsResponse.items:type_name -> reclaim.v1.WalletItem
-	24, // 1: reclaim.v1.ListAssetsResponse.counts:type_name -> reclaim.v1.ListAssetsResponse.CountsEntry
-	3,  // 2: reclaim.v1.WalletItem.collection:type_name -> reclaim.v1.Collection
-	4,  // 3: reclaim.v1.BuildTransactionsRequest.items:type_name -> reclaim.v1.ItemSelection
-	4,  // 4: reclaim.v1.BuiltTransaction.includes:type_name -> reclaim.v1.ItemSelection
-	7,  // 5: reclaim.v1.BuiltTransaction.burns:type_name -> reclaim.v1.Burn
-	6,  // 6: reclaim.v1.BuildTransactionsResponse.transactions:type_name -> reclaim.v1.BuiltTransaction
-	8,  // 7: reclaim.v1.BuildTransactionsResponse.totals:type_name -> reclaim.v1.Totals
-	10, // 8: reclaim.v1.SubmitTransactionsRequest.signed:type_name -> reclaim.v1.SignedTransaction
-	4,  // 9: reclaim.v1.SubmissionResult.includes:type_name -> reclaim.v1.ItemSelection
-	12, // 10: reclaim.v1.SubmissionResult.error:type_name -> reclaim.v1.SubmissionError
-	13, // 11: reclaim.v1.SubmitTransactionsResponse.results:type_name -> reclaim.v1.SubmissionResult
-	2,  // 12: reclaim.v1.StreamWalletAssetsResponse.items:type_name -> reclaim.v1.WalletItem
-	25, // 13: reclaim.v1.StreamWalletAssetsResponse.counts:type_name -> reclaim.v1.StreamWalletAssetsResponse.CountsEntry
-	2,  // 14: reclaim.v1.StreamWalletAssetsResponse.early_items:type_name -> reclaim.v1.WalletItem
-	19, // 15: reclaim.v1.GetSubmissionsResponse.submissions:type_name -> reclaim.v1.SubmissionStatus
-	4,  // 16: reclaim.v1.SubmissionStatus.includes:type_name -> reclaim.v1.ItemSelection
-	12, // 17: reclaim.v1.SubmissionStatus.error:type_name -> reclaim.v1.SubmissionError
-	20, // 18: reclaim.v1.SubmissionStatus.landed:type_name -> reclaim.v1.LandedFigures
-	26, // 19: reclaim.v1.GetSummaryResponse.types:type_name -> reclaim.v1.GetSummaryResponse.TypesEntry
-	8,  // 20: reclaim.v1.GetSummaryResponse.totals:type_name -> reclaim.v1.Totals
-	22, // 21: reclaim.v1.GetSummaryResponse.TypesEntry.value:type_name -> reclaim.v1.TypeSummary
-	0,  // 22: reclaim.v1.WalletService.ListAssets:input_type -> reclaim.v1.ListAssetsRequest
-	5,  // 23: reclaim.v1.WalletService.BuildTransactions:input_type -> reclaim.v1.BuildTransactionsRequest
-	11, // 24: reclaim.v1.WalletService.SubmitTransactions:input_type -> reclaim.v1.SubmitTransactionsRequest
-	15, // 25: reclaim.v1.WalletService.StreamWalletAssets:input_type -> reclaim.v1.StreamWalletAssetsRequest
-	17, // 26: reclaim.v1.WalletService.GetSubmissions:input_type -> reclaim.v1.GetSubmissionsRequest
-	21, // 27: reclaim.v1.WalletService.GetSummary:input_type -> reclaim.v1.GetSummaryRequest
-	1,  // 28: reclaim.v1.WalletService.ListAssets:output_type -> reclaim.v1.ListAssetsResponse
-	9,  // 29: reclaim.v1.WalletService.BuildTransactions:output_type -> reclaim.v1.BuildTransactionsResponse
-	14, // 30: reclaim.v1.WalletService.SubmitTransactions:output_type -> reclaim.v1.SubmitTransactionsResponse
-	16, // 31: reclaim.v1.WalletService.StreamWalletAssets:output_type -> reclaim.v1.StreamWalletAssetsResponse
-	18, // 32: reclaim.v1.WalletService.GetSubmissions:output_type -> reclaim.v1.GetSubmissionsResponse
-	23, // 33: reclaim.v1.WalletService.GetSummary:output_type -> reclaim.v1.GetSummaryResponse
-	28, // [28:34] is the sub-list for method output_type
-	22, // [22:28] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	25, // 1: reclaim.v1.ListAssetsResponse.counts:type_name -> reclaim.v1.ListAssetsResponse.CountsEntry
+	4,  // 2: reclaim.v1.WalletItem.collection:type_name -> reclaim.v1.Collection
+	3,  // 3: reclaim.v1.WalletItem.lookup_table:type_name -> reclaim.v1.LookupTableState
+	5,  // 4: reclaim.v1.BuildTransactionsRequest.items:type_name -> reclaim.v1.ItemSelection
+	5,  // 5: reclaim.v1.BuiltTransaction.includes:type_name -> reclaim.v1.ItemSelection
+	8,  // 6: reclaim.v1.BuiltTransaction.burns:type_name -> reclaim.v1.Burn
+	7,  // 7: reclaim.v1.BuildTransactionsResponse.transactions:type_name -> reclaim.v1.BuiltTransaction
+	9,  // 8: reclaim.v1.BuildTransactionsResponse.totals:type_name -> reclaim.v1.Totals
+	11, // 9: reclaim.v1.SubmitTransactionsRequest.signed:type_name -> reclaim.v1.SignedTransaction
+	5,  // 10: reclaim.v1.SubmissionResult.includes:type_name -> reclaim.v1.ItemSelection
+	13, // 11: reclaim.v1.SubmissionResult.error:type_name -> reclaim.v1.SubmissionError
+	14, // 12: reclaim.v1.SubmitTransactionsResponse.results:type_name -> reclaim.v1.SubmissionResult
+	2,  // 13: reclaim.v1.StreamWalletAssetsResponse.items:type_name -> reclaim.v1.WalletItem
+	26, // 14: reclaim.v1.StreamWalletAssetsResponse.counts:type_name -> reclaim.v1.StreamWalletAssetsResponse.CountsEntry
+	2,  // 15: reclaim.v1.StreamWalletAssetsResponse.early_items:type_name -> reclaim.v1.WalletItem
+	20, // 16: reclaim.v1.GetSubmissionsResponse.submissions:type_name -> reclaim.v1.SubmissionStatus
+	5,  // 17: reclaim.v1.SubmissionStatus.includes:type_name -> reclaim.v1.ItemSelection
+	13, // 18: reclaim.v1.SubmissionStatus.error:type_name -> reclaim.v1.SubmissionError
+	21, // 19: reclaim.v1.SubmissionStatus.landed:type_name -> reclaim.v1.LandedFigures
+	27, // 20: reclaim.v1.GetSummaryResponse.types:type_name -> reclaim.v1.GetSummaryResponse.TypesEntry
+	9,  // 21: reclaim.v1.GetSummaryResponse.totals:type_name -> reclaim.v1.Totals
+	23, // 22: reclaim.v1.GetSummaryResponse.TypesEntry.value:type_name -> reclaim.v1.TypeSummary
+	0,  // 23: reclaim.v1.WalletService.ListAssets:input_type -> reclaim.v1.ListAssetsRequest
+	6,  // 24: reclaim.v1.WalletService.BuildTransactions:input_type -> reclaim.v1.BuildTransactionsRequest
+	12, // 25: reclaim.v1.WalletService.SubmitTransactions:input_type -> reclaim.v1.SubmitTransactionsRequest
+	16, // 26: reclaim.v1.WalletService.StreamWalletAssets:input_type -> reclaim.v1.StreamWalletAssetsRequest
+	18, // 27: reclaim.v1.WalletService.GetSubmissions:input_type -> reclaim.v1.GetSubmissionsRequest
+	22, // 28: reclaim.v1.WalletService.GetSummary:input_type -> reclaim.v1.GetSummaryRequest
+	1,  // 29: reclaim.v1.WalletService.ListAssets:output_type -> reclaim.v1.ListAssetsResponse
+	10, // 30: reclaim.v1.WalletService.BuildTransactions:output_type -> reclaim.v1.BuildTransactionsResponse
+	15, // 31: reclaim.v1.WalletService.SubmitTransactions:output_type -> reclaim.v1.SubmitTransactionsResponse
+	17, // 32: reclaim.v1.WalletService.StreamWalletAssets:output_type -> reclaim.v1.StreamWalletAssetsResponse
+	19, // 33: reclaim.v1.WalletService.GetSubmissions:output_type -> reclaim.v1.GetSubmissionsResponse
+	24, // 34: reclaim.v1.WalletService.GetSummary:output_type -> reclaim.v1.GetSummaryResponse
+	29, // [29:35] is the sub-list for method output_type
+	23, // [23:29] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_reclaim_v1_wallet_proto_init() }
@@ -2329,20 +2447,21 @@ func file_reclaim_v1_wallet_proto_init() {
 	file_reclaim_v1_wallet_proto_msgTypes[0].OneofWrappers = []any{}
 	file_reclaim_v1_wallet_proto_msgTypes[1].OneofWrappers = []any{}
 	file_reclaim_v1_wallet_proto_msgTypes[2].OneofWrappers = []any{}
-	file_reclaim_v1_wallet_proto_msgTypes[5].OneofWrappers = []any{}
-	file_reclaim_v1_wallet_proto_msgTypes[10].OneofWrappers = []any{}
-	file_reclaim_v1_wallet_proto_msgTypes[13].OneofWrappers = []any{}
-	file_reclaim_v1_wallet_proto_msgTypes[15].OneofWrappers = []any{}
-	file_reclaim_v1_wallet_proto_msgTypes[17].OneofWrappers = []any{}
-	file_reclaim_v1_wallet_proto_msgTypes[19].OneofWrappers = []any{}
-	file_reclaim_v1_wallet_proto_msgTypes[21].OneofWrappers = []any{}
+	file_reclaim_v1_wallet_proto_msgTypes[3].OneofWrappers = []any{}
+	file_reclaim_v1_wallet_proto_msgTypes[6].OneofWrappers = []any{}
+	file_reclaim_v1_wallet_proto_msgTypes[11].OneofWrappers = []any{}
+	file_reclaim_v1_wallet_proto_msgTypes[14].OneofWrappers = []any{}
+	file_reclaim_v1_wallet_proto_msgTypes[16].OneofWrappers = []any{}
+	file_reclaim_v1_wallet_proto_msgTypes[18].OneofWrappers = []any{}
+	file_reclaim_v1_wallet_proto_msgTypes[20].OneofWrappers = []any{}
+	file_reclaim_v1_wallet_proto_msgTypes[22].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_reclaim_v1_wallet_proto_rawDesc), len(file_reclaim_v1_wallet_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   27,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

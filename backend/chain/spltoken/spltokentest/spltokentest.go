@@ -98,3 +98,21 @@ func COption(pk *solana.PublicKey) []byte {
 	}
 	return append(binary.LittleEndian.AppendUint32(nil, 1), pk[:]...)
 }
+
+// ClosableMint lays out a Token-2022 mint with the given mint authority
+// (nil: none), supply and MintCloseAuthority extension (closeAuthority nil:
+// the extension with none set), as InitializeMintCloseAuthority then
+// InitializeMint write it.
+func ClosableMint(authority, closeAuthority *solana.PublicKey, decimals uint8, supply uint64) []byte {
+	d := COption(authority)
+	d = binary.LittleEndian.AppendUint64(d, supply)
+	d = append(d, decimals, 1)
+	d = append(d, COption(nil)...)
+	d = append(d, make([]byte, spltoken.AccountSize-spltoken.MintSize)...)
+	d = append(d, byte(spltoken.AccountTypeMint))
+	var ca solana.PublicKey
+	if closeAuthority != nil {
+		ca = *closeAuthority
+	}
+	return append(d, TLV(spltoken.ExtensionMintCloseAuthority, ca[:])...)
+}

@@ -28,7 +28,7 @@ type rankRow struct {
 }
 
 const (
-	rowSlotBits   = 3                           // a type: ledger.Types (7 of 8)
+	rowSlotBits   = 3                           // a type: ledger.Types (8 of 8)
 	rowWalletBits = 25                          // 33 million wallets
 	rowGrossShift = rowSlotBits + rowWalletBits // 36 bits of gross: 68 SOL a row
 	rowMaxGross   = 1<<(64-rowGrossShift) - 1

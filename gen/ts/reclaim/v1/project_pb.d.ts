@@ -25,8 +25,8 @@ export declare type GetLeaderboardRequest = Message<"reclaim.v1.GetLeaderboardRe
 
   /**
    * transaction_type keeps only token_account_closure, token_burn, nft_burn,
-   * excess_rent_withdrawal, program_buffer_closure, nonce_account_closure or
-   * stake_account_withdrawal.
+   * excess_rent_withdrawal, program_buffer_closure, nonce_account_closure,
+   * stake_account_withdrawal or lookup_table_reclaim.
    *
    * @generated from field: optional string transaction_type = 2;
    */
@@ -105,7 +105,9 @@ export declare type LeaderboardEntry = Message<"reclaim.v1.LeaderboardEntry"> & 
    * transaction_type_counts counts transactions per type, every type
    * present: token_account_closure, token_burn, nft_burn,
    * excess_rent_withdrawal, program_buffer_closure, nonce_account_closure,
-   * stake_account_withdrawal.
+   * stake_account_withdrawal, lookup_table_reclaim (a lookup table's
+   * deactivation or close; a Token-2022 mint's close is a
+   * token_account_closure).
    *
    * @generated from field: map<string, uint64> transaction_type_counts = 5;
    */

@@ -67,7 +67,8 @@ export declare type ListAssetsResponse = Message<"reclaim.v1.ListAssetsResponse"
   /**
    * counts holds the number of items of each WalletItemType, over the whole
    * wallet, with every type present (the new ones included:
-   * excess_rent, program_buffer, nonce_account, stake_account).
+   * excess_rent, program_buffer, nonce_account, stake_account, lookup_table,
+   * mint).
    *
    * @generated from field: map<string, uint32> counts = 3;
    */
@@ -97,7 +98,9 @@ export declare type WalletItem = Message<"reclaim.v1.WalletItem"> & {
    * type is one of empty_account, token, nft, fungible_asset,
    * zk_compressed_token, cnft, excess_rent (lamports of a token account or
    * mint above its rent-exempt minimum), program_buffer, nonce_account,
-   * stake_account.
+   * stake_account, lookup_table (an address lookup table whose authority is
+   * the wallet), mint (a Token-2022 mint of supply 0 whose close authority
+   * is the wallet).
    *
    * @generated from field: string type = 1;
    */
@@ -112,7 +115,7 @@ export declare type WalletItem = Message<"reclaim.v1.WalletItem"> & {
 
   /**
    * mint is the token mint address; absent for program_buffer,
-   * nonce_account and stake_account.
+   * nonce_account, stake_account and lookup_table.
    *
    * @generated from field: optional string mint = 3;
    */
@@ -142,7 +145,8 @@ export declare type WalletItem = Message<"reclaim.v1.WalletItem"> & {
   /**
    * lamports the item's reclaim returns: those held by the account, or,
    * for excess_rent, those above its rent-exempt minimum (the account
-   * stays open).
+   * stays open). A lookup_table returns them when closed; its deactivation
+   * returns nothing.
    *
    * @generated from field: optional uint64 lamports = 7;
    */
@@ -186,8 +190,9 @@ export declare type WalletItem = Message<"reclaim.v1.WalletItem"> & {
   /**
    * token_program is the address of the program that owns the item: a
    * token program, MPL Core, Bubblegum, the upgradeable BPF loader
-   * (program_buffer), the System program (nonce_account) or the stake
-   * program (stake_account).
+   * (program_buffer), the System program (nonce_account), the stake
+   * program (stake_account) or the Address Lookup Table program
+   * (lookup_table).
    *
    * @generated from field: string token_program = 13;
    */
@@ -201,12 +206,22 @@ export declare type WalletItem = Message<"reclaim.v1.WalletItem"> & {
   isFrozen: boolean;
 
   /**
-   * actions available for the item: close, burn, withdraw_excess
-   * (excess_rent), withdraw (stake_account).
+   * actions available for the item now: close, burn, withdraw_excess
+   * (excess_rent), withdraw (stake_account), deactivate (an active
+   * lookup_table; close once the cluster allows). A deactivating
+   * lookup_table has none.
    *
    * @generated from field: repeated string actions = 15;
    */
   actions: string[];
+
+  /**
+   * lookup_table is set on a lookup_table item: where it is on its way to
+   * being closable.
+   *
+   * @generated from field: optional reclaim.v1.LookupTableState lookup_table = 16;
+   */
+  lookupTable?: LookupTableState | undefined;
 };
 
 /**
@@ -214,6 +229,58 @@ export declare type WalletItem = Message<"reclaim.v1.WalletItem"> & {
  * Use `create(WalletItemSchema)` to create a new message.
  */
 export declare const WalletItemSchema: GenMessage<WalletItem>;
+
+/**
+ * LookupTableState is an address lookup table's status.
+ *
+ * @generated from message reclaim.v1.LookupTableState
+ */
+export declare type LookupTableState = Message<"reclaim.v1.LookupTableState"> & {
+  /**
+   * status is active (deactivate it), deactivating (wait: see
+   * closable_from_slot) or deactivated (close it).
+   *
+   * @generated from field: string status = 1;
+   */
+  status: string;
+
+  /**
+   * deactivation_slot is the slot it was deactivated in; absent while active.
+   *
+   * @generated from field: optional uint64 deactivation_slot = 2;
+   */
+  deactivationSlot?: bigint | undefined;
+
+  /**
+   * closable_from_slot is, while deactivating, the slot from which the
+   * cluster is expected to let it close (when its deactivation slot has
+   * left the SlotHashes sysvar; skipped slots make it later).
+   *
+   * @generated from field: optional uint64 closable_from_slot = 3;
+   */
+  closableFromSlot?: bigint | undefined;
+
+  /**
+   * closable_at estimates when, in RFC 3339, from the cluster's clock and
+   * 400 ms slots.
+   *
+   * @generated from field: optional string closable_at = 4;
+   */
+  closableAt?: string | undefined;
+
+  /**
+   * addresses the table holds.
+   *
+   * @generated from field: uint32 addresses = 5;
+   */
+  addresses: number;
+};
+
+/**
+ * Describes the message reclaim.v1.LookupTableState.
+ * Use `create(LookupTableStateSchema)` to create a new message.
+ */
+export declare const LookupTableStateSchema: GenMessage<LookupTableState>;
 
 /**
  * Collection names an NFT's collection.
@@ -263,8 +330,8 @@ export declare type ItemSelection = Message<"reclaim.v1.ItemSelection"> & {
   address: string;
 
   /**
-   * action is close, burn, withdraw_excess or withdraw, as the item's
-   * actions offer.
+   * action is close, burn, withdraw_excess, withdraw or deactivate, as the
+   * item's actions offer.
    *
    * @generated from field: string action = 3;
    */
