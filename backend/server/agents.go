@@ -25,9 +25,9 @@ func addAgents(mux *http.ServeMux, d Deps, gate *authInterceptor, wallet *wallet
 		now = time.Now
 	}
 	face := &mcpFace{
-		gate: gate, issuer: d.Issuer, wallet: wallet, project: NewProjectServer(d.Ledger, d.DBTimeout),
+		gate: gate, auth: d.Auth, issuer: d.Issuer, wallet: wallet, project: NewProjectServer(d.Ledger, d.DBTimeout),
 		meta:  resourceMetadata{resource: d.MCPResourceURL, servers: d.MCPAuthorizationServers},
-		codec: codec, keys: &idempotencyInterceptor{keys: d.Idempotency, log: d.Log}, builds: newBuildStash(now, d.MCPStashBytes), signURL: d.SignURL, log: d.Log,
+		codec: codec, keys: newIdempotencyInterceptor(d.Idempotency, d.Log), builds: newBuildStash(now, d.MCPStashBytes), signURL: d.SignURL, log: d.Log,
 	}
 	tools, err := face.tools()
 	if err != nil {

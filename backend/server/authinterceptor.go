@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -28,6 +29,12 @@ func requirementOf(procedure string) (auth.Requirement, bool) {
 
 type principalKey struct{}
 
+// withPrincipal is ctx carrying p, whom the handlers act for.
+func withPrincipal(ctx context.Context, p auth.Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// principalFrom is the principal ctx carries (zero: none).
 func principalFrom(ctx context.Context) auth.Principal {
 	p, _ := ctx.Value(principalKey{}).(auth.Principal)
 	return p
@@ -55,6 +62,24 @@ type authInterceptor struct {
 
 var _ connect.Interceptor = (*authInterceptor)(nil)
 
+// gateDeps are what the auth interceptor checks and charges with.
+type gateDeps struct {
+	auth     *auth.Authenticator
+	perIP    ratelimit.Limiter
+	ipLimits ratelimit.Limits
+	limiter  ratelimit.Limiter
+	quotas   Quotas
+	// dbTimeout bounds a read of the projects' quotas.
+	dbTimeout time.Duration
+	clients   *clientip.Resolver
+	log       *slog.Logger
+}
+
+func newAuthInterceptor(d gateDeps) *authInterceptor {
+	return &authInterceptor{auth: d.auth, perIP: d.perIP, ipLimits: d.ipLimits, limiter: d.limiter,
+		quotas: newQuotaBook(d.quotas, d.dbTimeout, d.log), clients: d.clients, log: d.log}
+}
+
 // admit runs the checks shared by unary and streaming calls. It returns the
 // context carrying the principal, and the rate-limit decisions whose
 // headers the response must carry.
@@ -80,7 +105,7 @@ func (g *authInterceptor) admit(ctx context.Context, procedure string, h http.He
 	if err := auth.Check(p, rule, wallet); err != nil {
 		return ctx, note, toConnect(ctx, g.log, err)
 	}
-	return context.WithValue(ctx, principalKey{}, p), note, nil
+	return withPrincipal(ctx, p), note, nil
 }
 
 // authenticate spends from the client address's bucket and authenticates
@@ -160,6 +185,18 @@ func limited(res *ratelimit.Result, whose string) error {
 		errors.New("rate limit exceeded "+whose+": retry after "+strconv.Itoa(secs)+"s"))
 	err.Meta().Set("Retry-After", strconv.Itoa(secs))
 	return err
+}
+
+// spendAddress spends from the bucket of r's client address alone, for the
+// routes that take no credentials, and sets its headers in h: the refusal
+// when the bucket ran out, nil otherwise.
+func (g *authInterceptor) spendAddress(r *http.Request, h http.Header) error {
+	res := g.allow(r.Context(), g.perIP, "ip:"+g.clients.Key(r.RemoteAddr, r.Header.Values(clientip.Header)))
+	setRateHeaders(h, res)
+	if res != nil && !res.Allowed {
+		return limited(res, "from this address")
+	}
+	return nil
 }
 
 // setRateHeaders sets the headers of one client address's decision (nil:

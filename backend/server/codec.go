@@ -76,6 +76,9 @@ func (c *jsonCodec) Unmarshal(data []byte, msg proto.Message) error {
 // connectCodec is jsonCodec for connect-go, whose Codec takes any.
 type connectCodec struct{ json *jsonCodec }
 
+// connect is c as connect-go's codec.
+func (c *jsonCodec) connect() connectCodec { return connectCodec{json: c} }
+
 // Name implements connect.Codec.
 func (c connectCodec) Name() string { return "json" }
 

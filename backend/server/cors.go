@@ -60,6 +60,10 @@ type originPolicy struct {
 	timeout  time.Duration
 	now      func() time.Time
 	log      *slog.Logger
+	// paths are the paths outside /v1/ and the Connect procedures the
+	// policy covers (/mcp), public the documents any page may read.
+	paths  map[string]bool
+	public map[string]bool
 
 	mu      sync.Mutex
 	fetched time.Time
@@ -67,10 +71,23 @@ type originPolicy struct {
 	union   map[string]bool
 }
 
-func newOriginPolicy(c CORS, sessions SessionProjects, dbTimeout time.Duration, log *slog.Logger) *originPolicy {
+// corsPaths are the paths besides /v1/ and the Connect procedures a policy
+// covers: API ones (the MCP endpoint) and public documents any page may read
+// (the OpenAPI document, /mcp's protected-resource metadata).
+type corsPaths struct {
+	api, public []string
+}
+
+func newOriginPolicy(c CORS, paths corsPaths, sessions SessionProjects, dbTimeout time.Duration, log *slog.Logger) *originPolicy {
 	p := &originPolicy{
 		defaults: map[string]bool{}, src: c.Origins, sessions: sessions, refresh: c.Refresh,
-		timeout: dbTimeout, now: time.Now, log: log,
+		timeout: dbTimeout, now: time.Now, log: log, paths: map[string]bool{}, public: map[string]bool{},
+	}
+	for _, path := range paths.api {
+		p.paths[path] = true
+	}
+	for _, path := range paths.public {
+		p.public[path] = true
 	}
 	for _, o := range c.Default {
 		if o == "*" {
@@ -100,7 +117,7 @@ func (p *originPolicy) handler(next http.Handler) http.Handler {
 	})
 	api := c.Handler(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/v1/") || strings.HasPrefix(r.URL.Path, "/reclaim.v1.") || r.URL.Path == mcpPath || publicDocument(r.URL.Path) {
+		if strings.HasPrefix(r.URL.Path, "/v1/") || strings.HasPrefix(r.URL.Path, "/reclaim.v1.") || p.paths[r.URL.Path] || p.public[r.URL.Path] {
 			if r.Header.Get("Idempotency-Key") != "" {
 				w = &exposeReplayed{ResponseWriter: w}
 			}
@@ -109,12 +126,6 @@ func (p *originPolicy) handler(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// publicDocument reports whether path is a document any page may read:
-// the OpenAPI document, /mcp's protected-resource metadata.
-func publicDocument(path string) bool {
-	return path == openAPIPath || path == protectedResourcePath || path == protectedResourcePath+mcpPath
 }
 
 // allow is rs/cors's origin check, for preflights and requests alike.
@@ -126,7 +137,7 @@ func (p *originPolicy) allow(r *http.Request, origin string) (bool, []string) {
 	if r.Header.Get("X-Api-Key") != "" {
 		return false, vary
 	}
-	if publicDocument(r.URL.Path) {
+	if p.public[r.URL.Path] {
 		return true, nil // a public document, for any tool
 	}
 	if origin == "" {

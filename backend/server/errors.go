@@ -161,3 +161,11 @@ func codeForStatus(status int) connect.Code {
 	}
 	return connect.CodeInternal
 }
+
+func toConnectError(ctx context.Context, g *authInterceptor, err error) *connect.Error {
+	var ce *connect.Error
+	if errors.As(toConnect(ctx, g.log, err), &ce) {
+		return ce
+	}
+	return connect.NewError(connect.CodeInternal, errors.New("internal error"))
+}

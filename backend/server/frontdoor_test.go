@@ -46,7 +46,7 @@ func testDoor(t *testing.T) (*frontDoor, *seen) {
 		reclaimv1.File_reclaim_v1_project_proto.Services().ByName("ProjectService"),
 	}
 	door := &frontDoor{
-		check: newRequestCheck(services, connect.NewErrorWriter(), streamPath),
+		check: newRequestCheck(services, connect.NewErrorWriter(), "/v1/wallet/{address}/stream"),
 		rest:  record("vanguard"),
 		mux:   record("mux"),
 		services: map[string]http.Handler{

@@ -76,6 +76,10 @@ type idempotencyInterceptor struct {
 
 var _ connect.Interceptor = (*idempotencyInterceptor)(nil)
 
+func newIdempotencyInterceptor(keys IdempotencyKeys, log *slog.Logger) *idempotencyInterceptor {
+	return &idempotencyInterceptor{keys: keys, log: log}
+}
+
 func (i *idempotencyInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
 		return i.do(ctx, req.Spec().Procedure, req.Header(), req.Any(), func(ctx context.Context) (connect.AnyResponse, error) {

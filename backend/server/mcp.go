@@ -42,6 +42,7 @@ Credentials: the API's own, on every HTTP request: X-Api-Key (a project's API ke
 // toConnect into the REST error body.
 type mcpFace struct {
 	gate    *authInterceptor
+	auth    *auth.Authenticator
 	issuer  *auth.Issuer
 	wallet  *walletServer
 	project reclaimv1connect.ProjectServiceHandler
@@ -97,7 +98,7 @@ func (m *mcpFace) handler(tools []mcpTool) http.Handler {
 			writeError(w, err)
 			return
 		}
-		ctx := withToolCharges(context.WithValue(r.Context(), principalKey{}, p), w.Header(), note)
+		ctx := withToolCharges(withPrincipal(r.Context(), p), w.Header(), note)
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
@@ -146,7 +147,7 @@ func (m *mcpFace) call(ctx context.Context, t mcpTool, rule auth.Requirement, ar
 	if err := auth.Check(p, rule, wallet); err != nil {
 		return nil, err
 	}
-	return t.call(context.WithValue(ctx, principalKey{}, p), msg, header)
+	return t.call(withPrincipal(ctx, p), msg, header)
 }
 
 // keyArgument takes a keyed tool's idempotencyKey out of its arguments,
@@ -232,7 +233,7 @@ func (m *mcpFace) principal(ctx context.Context, rule auth.Requirement, wallet s
 	if err != nil {
 		return auth.Principal{}, err
 	}
-	return m.gate.auth.Session(ctx, token)
+	return m.auth.Session(ctx, token)
 }
 
 // writeError answers an HTTP request (not a procedure) with the REST error

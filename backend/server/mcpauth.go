@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
-
-	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
 )
 
 // protectedResourcePath is where /mcp's protected-resource metadata (RFC
@@ -70,10 +68,8 @@ func (m resourceMetadata) serve(g *authInterceptor) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
-		res := g.allow(r.Context(), g.perIP, "ip:"+g.clients.Key(r.RemoteAddr, r.Header.Values(clientip.Header)))
-		setRateHeaders(h, res)
-		if res != nil && !res.Allowed {
-			writeError(w, limited(res, "from this address"))
+		if err := g.spendAddress(r, h); err != nil {
+			writeError(w, err)
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {

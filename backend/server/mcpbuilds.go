@@ -9,8 +9,6 @@ import (
 	"net/url"
 	"sync"
 	"time"
-
-	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
 )
 
 // buildsPath serves a build an MCP client made to the signing page it
@@ -203,10 +201,8 @@ func signLink(page, id string) string {
 // address's bucket. An unknown or expired id is a 404.
 func (m *mcpFace) serveBuild(origins *originPolicy) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		res := m.gate.allow(r.Context(), m.gate.perIP, "ip:"+m.gate.clients.Key(r.RemoteAddr, r.Header.Values(clientip.Header)))
-		setRateHeaders(w.Header(), res)
-		if res != nil && !res.Allowed {
-			writeError(w, limited(res, "from this address"))
+		if err := m.gate.spendAddress(r, w.Header()); err != nil {
+			writeError(w, err)
 			return
 		}
 		w.Header().Set("Cache-Control", "no-store")

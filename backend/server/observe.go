@@ -124,8 +124,8 @@ type observer struct {
 	procedures map[string]bool
 }
 
-func newObserver(d Deps) *observer {
-	return &observer{log: d.Log, metrics: d.Metrics, tracing: d.Tracing, life: d.Lifecycle, procedures: map[string]bool{}}
+func newObserver(log *slog.Logger, metrics *telemetry.Metrics, tracing *telemetry.Tracing, life *Lifecycle) *observer {
+	return &observer{log: log, metrics: metrics, tracing: tracing, life: life, procedures: map[string]bool{}}
 }
 
 // interceptors are the RPCs' tracing (outermost, so the span covers the

@@ -192,6 +192,10 @@ func cleanPath(p string) string {
 	return c
 }
 
+// maxRequestBytes bounds a request body: 100 signed transactions in base64
+// with their tickets fit several times over.
+const maxRequestBytes = 1 << 20
+
 // errBodyTooLarge is a body over maxRequestBytes: invalid_argument on every
 // wire, with 413 to a REST client. Not resource_exhausted (connect-go's own
 // code for an oversized message): over Connect that is HTTP 429, which

@@ -182,3 +182,12 @@ func reshape(status int, body []byte, route string) restError {
 	}
 	return out
 }
+
+// notFound answers a path nothing serves with the REST error body, inside
+// /v1/ and outside alike (a client that mistypes the base path reads the
+// same body as one that mistypes a route). An RPC call to an unknown
+// procedure is the front door's (unimplemented, in the call's protocol).
+func notFound(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	newRESTError(http.StatusNotFound, connect.CodeNotFound, "no route for "+r.Method+" "+r.URL.Path+": see the API reference in the README", "").write(w)
+}

@@ -27,10 +27,6 @@ import (
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
 
-// maxRequestBytes bounds a request body: 100 signed transactions in base64
-// with their tickets fit several times over.
-const maxRequestBytes = 1 << 20
-
 // compressMinBytes is the smallest answer compressed for a client that
 // accepts gzip: below it, compressing costs more (a gzip writer's reset is
 // most of a small request's work) than the bytes it saves.
@@ -105,7 +101,7 @@ func New(d Deps) (http.Handler, error) {
 	if d.Lifecycle == nil {
 		d.Lifecycle = NewLifecycle()
 	}
-	obs := newObserver(d)
+	obs := newObserver(d.Log, d.Metrics, d.Tracing, d.Lifecycle)
 	plans := newJSONPlans()
 	codec := newJSONCodec(nil, plans)
 	if d.Limiter != nil {
@@ -116,14 +112,17 @@ func New(d Deps) (http.Handler, error) {
 			return nil, fmt.Errorf("server: the wallet share must be from 0 to 100 percent, got %d", d.Quotas.WalletShare)
 		}
 	}
-	g := &authInterceptor{auth: d.Auth, perIP: d.IPLimiter, ipLimits: d.IPLimits, limiter: d.Limiter,
-		quotas: newQuotaBook(d.Quotas, d.DBTimeout, d.Log), clients: d.ClientIP, log: d.Log}
-	origins := newOriginPolicy(d.CORS, d.Auth, d.DBTimeout, d.Log)
+	g := newAuthInterceptor(gateDeps{auth: d.Auth, perIP: d.IPLimiter, ipLimits: d.IPLimits, limiter: d.Limiter,
+		quotas: d.Quotas, dbTimeout: d.DBTimeout, clients: d.ClientIP, log: d.Log})
+	origins := newOriginPolicy(d.CORS, corsPaths{
+		api:    []string{mcpPath},
+		public: []string{openAPIPath, protectedResourcePath, protectedResourcePath + mcpPath},
+	}, d.Auth, d.DBTimeout, d.Log)
 	// The handover first: the other interceptors see the whole request.
 	interceptors := append([]connect.Interceptor{handover{}}, obs.interceptors()...)
 	opts := connect.WithHandlerOptions(
-		connect.WithInterceptors(append(interceptors, g, &idempotencyInterceptor{keys: d.Idempotency, log: d.Log})...),
-		connect.WithCodec(connectCodec{json: codec}),
+		connect.WithInterceptors(append(interceptors, g, newIdempotencyInterceptor(d.Idempotency, d.Log))...),
+		connect.WithCodec(codec.connect()),
 		connect.WithReadMaxBytes(maxRequestBytes),
 		connect.WithCompressMinBytes(compressMinBytes),
 		connect.WithCompression("gzip", newGzipReader, newFastGzipWriter),
@@ -183,15 +182,6 @@ func New(d Deps) (http.Handler, error) {
 
 // streamPath is the wallet stream's WebSocket.
 const streamPath = "/v1/wallet/{address}/stream"
-
-// notFound answers a path nothing serves with the REST error body, inside
-// /v1/ and outside alike (a client that mistypes the base path reads the
-// same body as one that mistypes a route). An RPC call to an unknown
-// procedure is the front door's (unimplemented, in the call's protocol).
-func notFound(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	newRESTError(http.StatusNotFound, connect.CodeNotFound, "no route for "+r.Method+" "+r.URL.Path+": see the API reference in the README", "").write(w)
-}
 
 // Answers are compressed with gzip at its fastest level when the client
 // accepts it: a build's answer is mostly base64 transactions and signed

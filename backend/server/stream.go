@@ -251,14 +251,6 @@ func (h *walletSocket) closeWith(ctx context.Context, c *websocket.Conn, err err
 	_ = c.Close(websocket.StatusCode(4000+body.StatusCode), closeReason(body.Message))
 }
 
-func toConnectError(ctx context.Context, g *authInterceptor, err error) *connect.Error {
-	var ce *connect.Error
-	if errors.As(toConnect(ctx, g.log, err), &ce) {
-		return ce
-	}
-	return connect.NewError(connect.CodeInternal, errors.New("internal error"))
-}
-
 // closeReason fits a message into a close frame, on a rune boundary.
 func closeReason(msg string) string {
 	if len(msg) <= maxCloseReason {
