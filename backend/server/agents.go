@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/reclaim-sol/reclaim/backend/server/gateway"
 	"github.com/reclaim-sol/reclaim/gen/llms"
 )
 
@@ -19,7 +20,7 @@ const llmsPath = "/llms.txt"
 // answers link to (/mcp/builds/{id}), its protected-resource metadata,
 // /llms.txt; and the favicon every
 // browser asks for.
-func addAgents(mux *http.ServeMux, d Deps, gate *authInterceptor, wallet *walletServer, codec *jsonCodec, origins *originPolicy) error {
+func addAgents(mux *http.ServeMux, d Deps, gate *gateway.AuthInterceptor, wallet *walletServer, codec *gateway.JSONCodec, origins *gateway.OriginPolicy) error {
 	now := d.Now
 	if now == nil {
 		now = time.Now
@@ -27,7 +28,7 @@ func addAgents(mux *http.ServeMux, d Deps, gate *authInterceptor, wallet *wallet
 	face := &mcpFace{
 		gate: gate, auth: d.Auth, issuer: d.Issuer, wallet: wallet, project: NewProjectServer(d.Ledger, d.DBTimeout),
 		meta:  resourceMetadata{resource: d.MCPResourceURL, servers: d.MCPAuthorizationServers},
-		codec: codec, keys: newIdempotencyInterceptor(d.Idempotency, d.Log), builds: newBuildStash(now, d.MCPStashBytes), signURL: d.SignURL, log: d.Log,
+		codec: codec, keys: gateway.NewIdempotencyInterceptor(d.Idempotency, d.Log), builds: newBuildStash(now, d.MCPStashBytes), signURL: d.SignURL, log: d.Log,
 	}
 	tools, err := face.tools()
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/domain/idempotency"
 	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
+	"github.com/reclaim-sol/reclaim/backend/server/gateway"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
@@ -41,14 +42,14 @@ Credentials: the API's own, on every HTTP request: X-Api-Key (a project's API ke
 // arguments checked as a REST body is (checkJSON) and its errors mapped by
 // toConnect into the REST error body.
 type mcpFace struct {
-	gate    *authInterceptor
+	gate    *gateway.AuthInterceptor
 	auth    *auth.Authenticator
 	issuer  *auth.Issuer
 	wallet  *walletServer
 	project reclaimv1connect.ProjectServiceHandler
-	codec   *jsonCodec
+	codec   *gateway.JSONCodec
 	// keys runs the keyed calls (idempotencyKey) as REST's Idempotency-Key.
-	keys   *idempotencyInterceptor
+	keys   *gateway.IdempotencyInterceptor
 	builds *buildStash
 	// meta is /mcp's protected-resource metadata, which a 401 points to.
 	meta resourceMetadata
@@ -61,7 +62,7 @@ type mcpFace struct {
 type mcpTool struct {
 	tool      *mcp.Tool
 	procedure string
-	// require is the credentials its operation takes.
+	// Require is the credentials its operation takes.
 	require auth.Requirement
 	// input returns a new request message to decode the arguments into.
 	input func() proto.Message
@@ -73,7 +74,7 @@ type mcpTool struct {
 	call func(ctx context.Context, req proto.Message, header http.Header) (any, error)
 }
 
-// handler is /mcp: the API's gate (the client address's bucket, the
+// Handler is /mcp: the API's gate (the client address's bucket, the
 // credentials, their bucket) on every HTTP request, then the refusal of
 // JSON-RPC batches (noBatches), then the MCP server.
 // The server is stateless: every request carries its own credentials and
@@ -85,20 +86,20 @@ func (m *mcpFace) handler(tools []mcpTool) http.Handler {
 		srv.AddTool(t.tool, m.run(t))
 	}
 	h := noBatches(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
-		Stateless: true, JSONResponse: true, MaxRequestBodyBytes: maxRequestBytes, Logger: m.log,
-	}), maxRequestBytes)
+		Stateless: true, JSONResponse: true, MaxRequestBodyBytes: gateway.MaxRequestBytes, Logger: m.log,
+	}), gateway.MaxRequestBytes)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, note, err := m.gate.authenticate(r.Context(), r.Header, r.RemoteAddr)
-		note.setHeaders(w.Header())
+		p, note, err := m.gate.Authenticate(r.Context(), r.Header, r.RemoteAddr)
+		note.SetHeaders(w.Header())
 		if err != nil {
 			if connect.CodeOf(err) == connect.CodeUnauthenticated {
 				w.Header().Set("WWW-Authenticate", m.meta.challenge(r))
 			}
-			settle(r.Context(), "", err)
+			gateway.Settle(r.Context(), "", err)
 			writeError(w, err)
 			return
 		}
-		ctx := withToolCharges(withPrincipal(r.Context(), p), w.Header(), note)
+		ctx := withToolCharges(gateway.WithPrincipal(r.Context(), p), w.Header(), note)
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
@@ -108,7 +109,7 @@ func (m *mcpFace) run(t mcpTool) mcp.ToolHandler {
 	rule := t.require
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		out, err := m.call(ctx, t, rule, req.Params.Arguments)
-		settle(ctx, "mcp/"+t.tool.Name, err)
+		gateway.Settle(ctx, "mcp/"+t.tool.Name, err)
 		if err != nil {
 			return m.toolError(ctx, err), nil
 		}
@@ -132,7 +133,7 @@ func (m *mcpFace) call(ctx context.Context, t mcpTool, rule auth.Requirement, ar
 		}
 	}
 	wallet := ""
-	if a, ok := msg.(addressed); ok {
+	if a, ok := msg.(gateway.Addressed); ok {
 		wallet = a.GetAddress()
 	}
 	// Charged as its route: the wallet's share and the project's quota,
@@ -147,7 +148,7 @@ func (m *mcpFace) call(ctx context.Context, t mcpTool, rule auth.Requirement, ar
 	if err := auth.Check(p, rule, wallet); err != nil {
 		return nil, err
 	}
-	return t.call(withPrincipal(ctx, p), msg, header)
+	return t.call(gateway.WithPrincipal(ctx, p), msg, header)
 }
 
 // keyArgument takes a keyed tool's idempotencyKey out of its arguments,
@@ -182,7 +183,7 @@ func keyArgument(t mcpTool, args json.RawMessage) (json.RawMessage, http.Header,
 	return rest, http.Header{idempotency.Header: {key}}, nil
 }
 
-// charge spends one tool call from the buckets its route spends (the
+// Charge spends one tool call from the buckets its route spends (the
 // request's principal acting on wallet), and puts the decisions in the
 // HTTP answer's headers.
 func (m *mcpFace) charge(ctx context.Context, wallet string) error {
@@ -190,9 +191,9 @@ func (m *mcpFace) charge(ctx context.Context, wallet string) error {
 	if tc == nil {
 		return errors.New("mcp: a tool call outside an HTTP request")
 	}
-	note, err := m.gate.charge(ctx, principalFrom(ctx), wallet, tc.address)
+	note, err := m.gate.Charge(ctx, gateway.PrincipalFrom(ctx), wallet, tc.address)
 	tc.mu.Lock()
-	note.setHeaders(tc.header)
+	note.SetHeaders(tc.header)
 	tc.mu.Unlock()
 	return err
 }
@@ -206,10 +207,10 @@ type toolChargesKey struct{}
 type toolCharges struct {
 	mu      sync.Mutex
 	header  http.Header
-	address rateNote
+	address gateway.RateNote
 }
 
-func withToolCharges(ctx context.Context, h http.Header, address rateNote) context.Context {
+func withToolCharges(ctx context.Context, h http.Header, address gateway.RateNote) context.Context {
 	return context.WithValue(ctx, toolChargesKey{}, &toolCharges{header: h, address: address})
 }
 
@@ -220,7 +221,7 @@ func withToolCharges(ctx context.Context, h http.Header, address rateNote) conte
 // session's wallet stays with the key: the handler then says what is wrong
 // with it, as REST does.
 func (m *mcpFace) principal(ctx context.Context, rule auth.Requirement, wallet string) (auth.Principal, error) {
-	p := principalFrom(ctx)
+	p := gateway.PrincipalFrom(ctx)
 	if p.Kind != auth.KindAPIKey || !rule.BindsWallet || auth.ValidateWallet(wallet) != nil {
 		return p, nil //nolint:nilerr // a wallet that is not one stays with the key: the handler says what is wrong
 	}
@@ -246,22 +247,22 @@ func writeError(w http.ResponseWriter, err error) {
 	for k, v := range ce.Meta() {
 		w.Header()[k] = v
 	}
-	restErrorOf(ce).write(w)
+	gateway.RestErrorOf(ce).Write(w)
 }
 
 // toolError is a tool error whose text is the REST error body of err: the
 // same code, message and param a REST client reads.
 func (m *mcpFace) toolError(ctx context.Context, err error) *mcp.CallToolResult {
 	var ce *connect.Error
-	if !errors.As(toConnect(ctx, m.log, err), &ce) {
+	if !errors.As(gateway.ToConnect(ctx, m.log, err), &ce) {
 		ce = connect.NewError(connect.CodeInternal, errors.New("internal error; it has been logged"))
 	}
-	body := restErrorOf(ce)
+	body := gateway.RestErrorOf(ce)
 	for _, d := range ce.Details() {
 		// An idempotency refusal: its own status and code, as REST's.
 		if info, err := d.Value(); err == nil {
 			if info, ok := info.(*errdetails.ErrorInfo); ok {
-				if status, code, ok := restReason(info.GetReason()); ok {
+				if status, code, ok := gateway.RestReason(info.GetReason()); ok {
 					body.StatusCode, body.Error, body.Code = status, http.StatusText(status), code
 				}
 			}
@@ -270,5 +271,5 @@ func (m *mcpFace) toolError(ctx context.Context, err error) *mcp.CallToolResult 
 	if body.Param == idempotency.Header {
 		body.Param = idempotencyKeyArg // the argument that stands for it
 	}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(body.encode())}}}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(body.Encode())}}}
 }

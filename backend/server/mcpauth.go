@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"github.com/reclaim-sol/reclaim/backend/server/gateway"
 )
 
 // protectedResourcePath is where /mcp's protected-resource metadata (RFC
@@ -64,18 +65,18 @@ func quoteString(v string) string {
 // serve answers GET and HEAD of the metadata, after the client address's
 // bucket, with the REST error body for anything else; CORS lets any page
 // read it, as the OpenAPI document (a public document).
-func (m resourceMetadata) serve(g *authInterceptor) http.Handler {
+func (m resourceMetadata) serve(g *gateway.AuthInterceptor) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
-		if err := g.spendAddress(r, h); err != nil {
+		if err := g.SpendAddress(r, h); err != nil {
 			writeError(w, err)
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			h.Set("Allow", "GET, HEAD")
-			newRESTError(http.StatusMethodNotAllowed, codeForStatus(http.StatusMethodNotAllowed),
-				r.Method+" "+r.URL.Path+" is not allowed: GET it", "").write(w)
+			gateway.NewRESTError(http.StatusMethodNotAllowed, gateway.CodeForStatus(http.StatusMethodNotAllowed),
+				r.Method+" "+r.URL.Path+" is not allowed: GET it", "").Write(w)
 			return
 		}
 		// Strings and lists of strings: it marshals.

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"connectrpc.com/connect"
+	"github.com/reclaim-sol/reclaim/backend/server/gateway"
 )
 
 // msgNoBatches is what a client that sends /mcp a JSON-RPC batch reads.
@@ -88,7 +89,7 @@ func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c =
 // JSON-RPC error response (id null: the request was not read) and an HTTP
 // status, as the Streamable HTTP transport has a server refuse a message.
 func refuseMCP(w http.ResponseWriter, r *http.Request, status, code int, msg string) {
-	settle(r.Context(), "", connect.NewError(connect.CodeInvalidArgument, errors.New(msg)))
+	gateway.Settle(r.Context(), "", connect.NewError(connect.CodeInvalidArgument, errors.New(msg)))
 	b, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg},
 	})

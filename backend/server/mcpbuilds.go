@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/reclaim-sol/reclaim/backend/server/gateway"
 )
 
 // buildsPath serves a build an MCP client made to the signing page it
@@ -199,9 +201,9 @@ func signLink(page, id string) string {
 // again once the tickets expired) and its wallet, to a page on an origin
 // the build's project allows (its session then submits), after the client
 // address's bucket. An unknown or expired id is a 404.
-func (m *mcpFace) serveBuild(origins *originPolicy) http.Handler {
+func (m *mcpFace) serveBuild(origins *gateway.OriginPolicy) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := m.gate.spendAddress(r, w.Header()); err != nil {
+		if err := m.gate.SpendAddress(r, w.Header()); err != nil {
 			writeError(w, err)
 			return
 		}
@@ -209,11 +211,11 @@ func (m *mcpFace) serveBuild(origins *originPolicy) http.Handler {
 		w.Header().Add("Vary", "Origin")
 		b, ok := m.builds.get(r.PathValue("id"))
 		if !ok {
-			newRESTError(http.StatusNotFound, codeForStatus(http.StatusNotFound),
-				"no such build: it expired or was never made; build again", "id").write(w)
+			gateway.NewRESTError(http.StatusNotFound, gateway.CodeForStatus(http.StatusNotFound),
+				"no such build: it expired or was never made; build again", "id").Write(w)
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" && origins.allows(r.Context(), o, b.project) {
+		if o := r.Header.Get("Origin"); o != "" && origins.Allows(r.Context(), o, b.project) {
 			w.Header().Set("Access-Control-Allow-Origin", o)
 		}
 		w.Header().Set("Content-Type", "application/json")

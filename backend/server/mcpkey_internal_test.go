@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/idempotency"
+	"github.com/reclaim-sol/reclaim/backend/server/gateway"
 )
 
 // FuzzKeyArgument: whatever a keyed tool's arguments, keyArgument never
@@ -25,7 +26,7 @@ func FuzzKeyArgument(f *testing.F) {
 	f.Fuzz(func(t *testing.T, args []byte) {
 		rest, header, err := keyArgument(keyed, args)
 		if err != nil {
-			if paramOf(asConnectError(toConnect(t.Context(), nil, err))) != idempotencyKeyArg {
+			if gateway.ParamOf(gateway.AsConnectError(gateway.ToConnect(t.Context(), nil, err))) != idempotencyKeyArg {
 				t.Fatalf("%s: refused %v, not naming %s", args, err, idempotencyKeyArg)
 			}
 			return

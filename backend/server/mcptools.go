@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/idempotency"
+	"github.com/reclaim-sol/reclaim/backend/server/gateway"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
@@ -130,7 +131,7 @@ var replayedSchema = map[string]any{
 	"type": "boolean", "description": "true when this answer is the stored first answer of the call's idempotencyKey (REST's Idempotent-Replayed header)",
 }
 
-// tools returns the MCP tools the operations declare, in the flow's
+// Tools returns the MCP tools the operations declare, in the flow's
 // order, with their schemas read from the OpenAPI document: the same names,
 // types and descriptions as REST; a header parameter (Idempotency-Key) is
 // an argument (idempotencyKey).
@@ -143,24 +144,24 @@ func (m *mcpFace) tools() ([]mcpTool, error) {
 		reclaimv1connect.WalletServiceName:  m.wallet,
 		reclaimv1connect.ProjectServiceName: m.project,
 	}
-	out := make([]mcpTool, 0, len(policies.tools))
-	for _, p := range policies.tools {
-		t := p.tool
-		op, ok := ops[p.operationID]
+	out := make([]mcpTool, 0, len(gateway.Policies.Tools))
+	for _, p := range gateway.Policies.Tools {
+		t := p.Tool
+		op, ok := ops[p.OperationID]
 		if !ok || op.Output == nil {
-			return nil, fmt.Errorf("mcp: tool %s: no operation %s with an answer in the OpenAPI document", t.GetName(), p.operationID)
+			return nil, fmt.Errorf("mcp: tool %s: no operation %s with an answer in the OpenAPI document", t.GetName(), p.OperationID)
 		}
-		call, err := unaryCall(handlers[p.method.Parent().FullName()], p.method)
+		call, err := unaryCall(handlers[p.Method.Parent().FullName()], p.Method)
 		if err != nil {
 			return nil, fmt.Errorf("mcp: tool %s: %w", t.GetName(), err)
 		}
-		mt, err := protoregistry.GlobalTypes.FindMessageByName(p.method.Input().FullName())
+		mt, err := protoregistry.GlobalTypes.FindMessageByName(p.Method.Input().FullName())
 		if err != nil {
 			return nil, fmt.Errorf("mcp: tool %s: %w", t.GetName(), err)
 		}
 		input, output := op.Input, op.Output
-		x := toolExtras[p.procedure]
-		if wrap := answerBody(p.method); wrap != nil {
+		x := toolExtras[p.Procedure]
+		if wrap := answerBody(p.Method); wrap != nil {
 			output = wrap(output)
 		}
 		if x.output != nil {
@@ -168,7 +169,7 @@ func (m *mcpFace) tools() ([]mcpTool, error) {
 		}
 		keyed := false
 		for arg, header := range op.Headers {
-			if header != idempotency.Header || p.replay == nil {
+			if header != idempotency.Header || p.Replay == nil {
 				return nil, fmt.Errorf("mcp: tool %s: header %s is no argument a tool takes", t.GetName(), header)
 			}
 			input = withProperty(input, arg, idempotencyKeySchema)
@@ -184,11 +185,11 @@ func (m *mcpFace) tools() ([]mcpTool, error) {
 				Name: t.GetName(), Title: t.GetTitle(), Description: desc, Annotations: toolHints(t),
 				InputSchema: input, OutputSchema: output,
 			},
-			procedure: p.procedure,
-			require:   p.require,
+			procedure: p.Procedure,
+			require:   p.Require,
 			input:     func() proto.Message { return mt.New().Interface() },
 			keyed:     keyed,
-			call:      m.bind(p.procedure, call, x.extra),
+			call:      m.bind(p.Procedure, call, x.extra),
 		})
 	}
 	return out, nil
@@ -210,7 +211,7 @@ func (m *mcpFace) bind(procedure string, call func(context.Context, proto.Messag
 	extra func(m *mcpFace, ctx context.Context, req proto.Message, body json.RawMessage, out map[string]any),
 ) func(context.Context, proto.Message, http.Header) (any, error) {
 	return func(ctx context.Context, req proto.Message, header http.Header) (any, error) {
-		resp, err := m.keys.do(ctx, procedure, header, req, func(ctx context.Context) (connect.AnyResponse, error) {
+		resp, err := m.keys.Do(ctx, procedure, header, req, func(ctx context.Context) (connect.AnyResponse, error) {
 			return call(ctx, req)
 		})
 		if err != nil {
@@ -317,7 +318,7 @@ func (m *mcpFace) signLink(ctx context.Context, req proto.Message, body json.Raw
 	out["signing"] = "unsigned: the wallet's owner signs these in their wallet; this server never signs"
 	if m.signURL != "" && m.builds != nil {
 		request, _ := m.codec.MarshalAppend(nil, in)
-		id, expires, ok := m.builds.put(principalFrom(ctx).ProjectID, in.GetAddress(), body, request)
+		id, expires, ok := m.builds.put(gateway.PrincipalFrom(ctx).ProjectID, in.GetAddress(), body, request)
 		if ok {
 			out["signUrl"] = signLink(m.signURL, id)
 			out["signUrlExpiresAt"] = expires.UTC().Format(time.RFC3339)
@@ -330,9 +331,9 @@ type MCPTool struct{ Name, Title, Operation string }
 
 // MCPTools lists the tools of /mcp in the flow's order (for /llms.txt).
 func MCPTools() []MCPTool {
-	out := make([]MCPTool, len(policies.tools))
-	for i, p := range policies.tools {
-		out[i] = MCPTool{Name: p.tool.GetName(), Title: p.tool.GetTitle(), Operation: p.operationID}
+	out := make([]MCPTool, len(gateway.Policies.Tools))
+	for i, p := range gateway.Policies.Tools {
+		out[i] = MCPTool{Name: p.Tool.GetName(), Title: p.Tool.GetTitle(), Operation: p.OperationID}
 	}
 	return out
 }

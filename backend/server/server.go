@@ -21,6 +21,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
 	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/server/gateway"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/backend/service/wallet"
 	"github.com/reclaim-sol/reclaim/backend/telemetry"
@@ -31,6 +32,26 @@ import (
 // accepts gzip: below it, compressing costs more (a gzip writer's reset is
 // most of a small request's work) than the bytes it saves.
 const compressMinBytes = 1 << 10
+
+// The settings of the front door (package gateway) Deps carries, by the
+// names the wiring and the tests use.
+type (
+	// Quotas are the credentials' buckets' sizes (gateway.Quotas).
+	Quotas = gateway.Quotas
+	// IdempotencyKeys stores Idempotency-Key answers (gateway.IdempotencyKeys).
+	IdempotencyKeys = gateway.IdempotencyKeys
+	// CORS is the browsers' cross-origin policy (gateway.CORS).
+	CORS = gateway.CORS
+	// Lifecycle drains and stops the server (gateway.Lifecycle).
+	Lifecycle = gateway.Lifecycle
+)
+
+// NewLifecycle returns the lifecycle of a server that is serving.
+func NewLifecycle() *Lifecycle { return gateway.NewLifecycle() }
+
+// Idempotent reports whether an operation (a Connect procedure) honours
+// Idempotency-Key (gateway.Idempotent).
+func Idempotent(procedure string) bool { return gateway.Idempotent(procedure) }
 
 // Deps are the server's dependencies.
 type Deps struct {
@@ -99,11 +120,11 @@ type Deps struct {
 // New returns the service's root handler.
 func New(d Deps) (http.Handler, error) {
 	if d.Lifecycle == nil {
-		d.Lifecycle = NewLifecycle()
+		d.Lifecycle = gateway.NewLifecycle()
 	}
-	obs := newObserver(d.Log, d.Metrics, d.Tracing, d.Lifecycle)
-	plans := newJSONPlans()
-	codec := newJSONCodec(nil, plans)
+	obs := gateway.NewObserver(d.Log, d.Metrics, d.Tracing, d.Lifecycle)
+	plans := gateway.NewJSONPlans()
+	codec := gateway.NewJSONCodec(nil, plans)
 	if d.Limiter != nil {
 		if err := ratelimit.Check(d.Quotas.Default.RPS, d.Quotas.Default.Burst); err != nil {
 			return nil, fmt.Errorf("server: the default project quota: %w", err)
@@ -112,18 +133,18 @@ func New(d Deps) (http.Handler, error) {
 			return nil, fmt.Errorf("server: the wallet share must be from 0 to 100 percent, got %d", d.Quotas.WalletShare)
 		}
 	}
-	g := newAuthInterceptor(gateDeps{auth: d.Auth, perIP: d.IPLimiter, ipLimits: d.IPLimits, limiter: d.Limiter,
-		quotas: d.Quotas, dbTimeout: d.DBTimeout, clients: d.ClientIP, log: d.Log})
-	origins := newOriginPolicy(d.CORS, corsPaths{
-		api:    []string{mcpPath},
-		public: []string{openAPIPath, protectedResourcePath, protectedResourcePath + mcpPath},
+	g := gateway.NewAuthInterceptor(gateway.GateDeps{Auth: d.Auth, PerIP: d.IPLimiter, IPLimits: d.IPLimits, Limiter: d.Limiter,
+		Quotas: d.Quotas, DBTimeout: d.DBTimeout, Clients: d.ClientIP, Log: d.Log})
+	origins := gateway.NewOriginPolicy(d.CORS, gateway.CORSPaths{
+		API:    []string{mcpPath},
+		Public: []string{openAPIPath, protectedResourcePath, protectedResourcePath + mcpPath},
 	}, d.Auth, d.DBTimeout, d.Log)
 	// The handover first: the other interceptors see the whole request.
-	interceptors := append([]connect.Interceptor{handover{}}, obs.interceptors()...)
+	interceptors := append([]connect.Interceptor{gateway.Handover{}}, obs.Interceptors()...)
 	opts := connect.WithHandlerOptions(
-		connect.WithInterceptors(append(interceptors, g, newIdempotencyInterceptor(d.Idempotency, d.Log))...),
-		connect.WithCodec(codec.connect()),
-		connect.WithReadMaxBytes(maxRequestBytes),
+		connect.WithInterceptors(append(interceptors, g, gateway.NewIdempotencyInterceptor(d.Idempotency, d.Log))...),
+		connect.WithCodec(codec.Connect()),
+		connect.WithReadMaxBytes(gateway.MaxRequestBytes),
 		connect.WithCompressMinBytes(compressMinBytes),
 		connect.WithCompression("gzip", newGzipReader, newFastGzipWriter),
 	)
@@ -143,9 +164,9 @@ func New(d Deps) (http.Handler, error) {
 	add(reclaimv1connect.NewProjectServiceHandler(NewProjectServer(d.Ledger, d.DBTimeout), opts))
 
 	transcoder, err := vanguard.NewTranscoder(services,
-		vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec { return newJSONCodec(res, plans) }),
-		vanguard.WithDefaultServiceOptions(vanguard.WithMaxMessageBufferBytes(maxRequestBytes)),
-		vanguard.WithUnknownHandler(http.HandlerFunc(notFound)),
+		vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec { return gateway.NewJSONCodec(res, plans) }),
+		vanguard.WithDefaultServiceOptions(vanguard.WithMaxMessageBufferBytes(gateway.MaxRequestBytes)),
+		vanguard.WithUnknownHandler(http.HandlerFunc(gateway.NotFound)),
 	)
 	if err != nil {
 		return nil, err
@@ -162,22 +183,22 @@ func New(d Deps) (http.Handler, error) {
 	// upgrade); it checks credentials through the auth interceptor.
 	mux.Handle(streamPath, newWalletSocket(g, wallet, codec, origins))
 	mux.Handle("/v1/", transcoder)
-	mux.HandleFunc("/", notFound)
-	descriptors := apiServices
-	ops := mountOps(mux, newReadiness(d), descriptors, connect.WithInterceptors(obs.interceptors()...))
-	obs.known(descriptors, ops)
-	door := &frontDoor{
-		check:    newRequestCheck(descriptors, connect.NewErrorWriter(opts), streamPath),
-		auth:     g,
-		rest:     restErrors(transcoder),
-		mux:      restErrors(mux),
-		services: handlers,
-		ops:      map[string]bool{},
+	mux.HandleFunc("/", gateway.NotFound)
+	descriptors := gateway.APIServices
+	ops := mountOps(mux, newReadiness(d), descriptors, connect.WithInterceptors(obs.Interceptors()...))
+	obs.Known(descriptors, ops)
+	door := &gateway.FrontDoor{
+		Check:    gateway.NewRequestCheck(descriptors, connect.NewErrorWriter(opts), streamPath),
+		Auth:     g,
+		Rest:     gateway.RestErrors(transcoder),
+		Mux:      gateway.RestErrors(mux),
+		Services: handlers,
+		Ops:      map[string]bool{},
 	}
 	for _, p := range ops {
-		door.ops[p] = true
+		door.Ops[p] = true
 	}
-	return obs.wrap(origins.handler(door)), nil
+	return obs.Wrap(origins.Handler(door)), nil
 }
 
 // streamPath is the wallet stream's WebSocket.

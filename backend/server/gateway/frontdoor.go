@@ -1,4 +1,12 @@
-package server
+// Package gateway is the API's front door: every request the face serves
+// (REST, Connect, gRPC, MCP) passes through it once. It routes and checks
+// requests, decodes and encodes JSON (the codec), checks credentials and
+// charges the rate-limit buckets (the gate), runs Idempotency-Key writes,
+// applies CORS, maps errors to Connect codes and the REST error body, and
+// observes every request. The operation registry (operations.go) is here,
+// read from the proto, for every layer to ask. It never imports the face
+// (backend/server): what it needs from it comes as values at construction.
+package gateway
 
 import (
 	"bytes"
@@ -50,75 +58,75 @@ import (
 // once more between vanguard and connect-go; an answer encoded by protojson,
 // decoded into a tree and encoded again.
 
-// frontDoor routes, checks and decodes requests once, then hands them to
+// FrontDoor routes, checks and decodes requests once, then hands them to
 // vanguard (REST), to their Connect service (Connect calls), or to the mux.
-type frontDoor struct {
-	check *requestCheck
-	// auth checks the credentials of a request the check refuses, first
+type FrontDoor struct {
+	Check *requestCheck
+	// Auth checks the credentials of a request the check refuses, first
 	// (credentialsFirst); nil: none are checked.
-	auth *authInterceptor
-	// rest is vanguard behind restErrors: matched REST routes go there.
-	rest http.Handler
-	// mux serves everything else: the WebSocket, other Connect and gRPC
+	Auth *AuthInterceptor
+	// Rest is vanguard behind restErrors: matched REST routes go there.
+	Rest http.Handler
+	// Mux serves everything else: the WebSocket, other Connect and gRPC
 	// calls, unknown /v1/ paths (through vanguard's 404 and 405), the
 	// probes, the console.
-	mux http.Handler
-	// services are the Connect service handlers by path prefix; ops the
+	Mux http.Handler
+	// Services are the Connect service handlers by path prefix; ops the
 	// procedures the mux serves (gRPC health and reflection).
-	services map[string]http.Handler
-	ops      map[string]bool
+	Services map[string]http.Handler
+	Ops      map[string]bool
 }
 
-func (f *frontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (f *FrontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	switch {
 	case strings.HasPrefix(path, "/v1/"):
-		if err := f.check.checkPath(path); err != nil {
-			f.check.refuse(w, r, true, err)
+		if err := f.Check.checkPath(path); err != nil {
+			f.Check.refuse(w, r, true, err)
 			return
 		}
-		if isWebSocket(r) {
-			f.mux.ServeHTTP(w, r)
+		if IsWebSocket(r) {
+			f.Mux.ServeHTTP(w, r)
 			return
 		}
 		f.serveREST(w, r)
 	default:
-		if m, ok := f.check.procedures[path]; ok {
+		if m, ok := f.Check.procedures[path]; ok {
 			f.serveConnect(w, r, path, m)
 			return
 		}
 		switch {
-		case f.ops[path]:
+		case f.Ops[path]:
 		case procedureShaped(path) && rpcCall(r):
 			// As gRPC servers answer a method they do not have, in the
 			// call's protocol (not a 404 page a gRPC client cannot read).
-			_ = f.check.errw.Write(w, r, connect.NewError(connect.CodeUnimplemented,
+			_ = f.Check.errw.Write(w, r, connect.NewError(connect.CodeUnimplemented,
 				fmt.Errorf("no procedure %s: see the API reference in the README", path)))
 			return
 		case procedureShaped(path) || f.underService(path):
 			// A browser's or a REST client's request: the 404 in the REST
 			// error shape that every other path gets (not connect-go's
 			// plain-text one under our services' paths).
-			notFound(w, r)
+			NotFound(w, r)
 			return
 		}
-		f.mux.ServeHTTP(w, r)
+		f.Mux.ServeHTTP(w, r)
 	}
 }
 
-func (f *frontDoor) serveREST(w http.ResponseWriter, r *http.Request) {
+func (f *FrontDoor) serveREST(w http.ResponseWriter, r *http.Request) {
 	body, err := readBody(r)
 	if err != nil {
-		f.refuseREST(w, r, f.check.route(r.Method, r.URL.Path), err)
+		f.refuseREST(w, r, f.Check.route(r.Method, r.URL.Path), err)
 		return
 	}
-	route, req, err := f.check.checkREST(r, body)
+	route, req, err := f.Check.checkREST(r, body)
 	if err != nil {
 		f.refuseREST(w, r, route, err)
 		return
 	}
 	if route == nil {
-		f.mux.ServeHTTP(w, r)
+		f.Mux.ServeHTTP(w, r)
 		return
 	}
 	// As http.ServeMux would: otelhttp names its span again, for the
@@ -133,10 +141,10 @@ func (f *frontDoor) serveREST(w http.ResponseWriter, r *http.Request) {
 	if req != nil {
 		r = handOver(r, route.procedure, req)
 	}
-	f.rest.ServeHTTP(w, r)
+	f.Rest.ServeHTTP(w, r)
 }
 
-func (f *frontDoor) serveConnect(w http.ResponseWriter, r *http.Request, procedure string, m protoreflect.MethodDescriptor) {
+func (f *FrontDoor) serveConnect(w http.ResponseWriter, r *http.Request, procedure string, m protoreflect.MethodDescriptor) {
 	body, err := readBody(r)
 	if err == nil {
 		var req connectBody
@@ -147,37 +155,37 @@ func (f *frontDoor) serveConnect(w http.ResponseWriter, r *http.Request, procedu
 	}
 	// The wallet is in the body that did not pass: the binding is the
 	// handler's, once a body passes.
-	f.check.refuse(w, r, false, f.credentialsFirst(r, procedure, "", err))
+	f.Check.refuse(w, r, false, f.credentialsFirst(r, procedure, "", err))
 }
 
 // refuseREST answers a REST request the check refused, on route (nil: a
 // path and method no rule serves, refused before any credentials).
-func (f *frontDoor) refuseREST(w http.ResponseWriter, r *http.Request, route *restRoute, err error) {
+func (f *FrontDoor) refuseREST(w http.ResponseWriter, r *http.Request, route *restRoute, err error) {
 	if route != nil {
 		err = f.credentialsFirst(r, route.procedure, route.address(r.URL.Path), err)
 	}
-	f.check.refuse(w, r, true, err)
+	f.Check.refuse(w, r, true, err)
 }
 
 // serveChecked hands a checked Connect or gRPC call to its service.
-func (f *frontDoor) serveChecked(w http.ResponseWriter, r *http.Request, procedure string, req connectBody) {
+func (f *FrontDoor) serveChecked(w http.ResponseWriter, r *http.Request, procedure string, req connectBody) {
 	if req.msg != nil {
 		r = handOver(r, procedure, req.msg)
 		if req.empty != nil {
 			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(req.empty)), int64(len(req.empty))
 		}
 	}
-	if h, ok := f.services[procedure[:strings.LastIndexByte(procedure, '/')+1]]; ok {
+	if h, ok := f.Services[procedure[:strings.LastIndexByte(procedure, '/')+1]]; ok {
 		h.ServeHTTP(w, r)
 		return
 	}
-	f.mux.ServeHTTP(w, r)
+	f.Mux.ServeHTTP(w, r)
 }
 
 // underService reports whether path is under one of our services' paths.
-func (f *frontDoor) underService(path string) bool {
+func (f *FrontDoor) underService(path string) bool {
 	service, _, ok := strings.Cut(strings.TrimPrefix(path, "/"), "/")
-	_, known := f.services["/"+service+"/"]
+	_, known := f.Services["/"+service+"/"]
 	return ok && known
 }
 
@@ -190,23 +198,23 @@ func (f *frontDoor) underService(path string) bool {
 // answer: the credentials' refusal, or the check's, with the rate-limit
 // decisions of the request's charge, as a refusal by a handler carries
 // them.
-func (f *frontDoor) credentialsFirst(r *http.Request, procedure, wallet string, refused error) error {
-	if f.auth == nil {
+func (f *FrontDoor) credentialsFirst(r *http.Request, procedure, wallet string, refused error) error {
+	if f.Auth == nil {
 		return refused
 	}
-	if _, ok := requirementOf(procedure); !ok {
+	if _, ok := Requirement(procedure); !ok {
 		return refused
 	}
 	var msg any
 	if wallet != "" {
 		msg = pathAddress(wallet)
 	}
-	_, note, err := f.auth.admit(r.Context(), procedure, r.Header, r.RemoteAddr, msg)
-	ce := toConnectError(r.Context(), f.auth, err)
+	_, note, err := f.Auth.Admit(r.Context(), procedure, r.Header, r.RemoteAddr, msg)
+	ce := ToConnectError(r.Context(), f.Auth, err)
 	if err == nil {
 		ce = refusalOf(refused)
 	}
-	note.setHeaders(ce.Meta())
+	note.SetHeaders(ce.Meta())
 	return ce
 }
 
@@ -289,16 +297,17 @@ func handOver(r *http.Request, procedure string, msg proto.Message) *http.Reques
 	return r
 }
 
-// handover is the first interceptor of the Connect handlers: it moves the
+// Handover is the first interceptor of the Connect handlers: it moves the
 // fields of the request the front door decoded into the one connect-go made
 // from what vanguard sent (the path's variables), or from the empty body of
 // a Connect call. The decoded request has no path variable set, so the
 // path's stay, as when vanguard decoded the body itself.
-type handover struct{}
+type Handover struct{}
 
-var _ connect.Interceptor = handover{}
+var _ connect.Interceptor = Handover{}
 
-func (handover) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+// WrapUnary moves the front door's decoded request into connect-go's.
+func (Handover) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
 		d, ok := ctx.Value(decodedKey{}).(decoded)
 		dst, isMsg := req.Any().(proto.Message)
@@ -315,10 +324,12 @@ func (handover) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 	}
 }
 
-func (handover) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+// WrapStreamingClient passes a client's streams through: the server has none.
+func (Handover) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
 	return next
 }
 
-func (handover) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+// WrapStreamingHandler passes streams through: the front door decodes none.
+func (Handover) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
 	return next
 }

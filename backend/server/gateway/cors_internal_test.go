@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"io"
@@ -26,8 +26,8 @@ func TestCORSChecksNoTokenWithoutOrigin(t *testing.T) {
 		wantAsked int
 	}{{"", 0}, {"https://a.example", 1}} {
 		sessions := &countingSessions{}
-		p := newOriginPolicy(CORS{Default: []string{"https://a.example"}}, corsPaths{}, sessions, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		h := p.handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+		p := NewOriginPolicy(CORS{Default: []string{"https://a.example"}}, CORSPaths{}, sessions, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		h := p.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 		req := httptest.NewRequest(http.MethodGet, "/v1/stats", nil)
 		req.Header.Set("Authorization", "Bearer token")
 		if tc.origin != "" {

@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"context"
@@ -8,10 +8,10 @@ import (
 	"sync/atomic"
 )
 
-// errStopping is the cause that ends the requests still running when a
+// ErrStopping is the cause that ends the requests still running when a
 // stopping server's drain bound passes (Lifecycle.Stop): RPCs then fail
 // unavailable, and WebSocket streams close with 1001 "going away".
-var errStopping = errors.New("the server is shutting down; retry")
+var ErrStopping = errors.New("the server is shutting down; retry")
 
 // Lifecycle is how a server stops: it drains (readiness fails, so load
 // balancers send nothing new, while requests in flight finish), then stops
@@ -46,7 +46,7 @@ func (l *Lifecycle) Draining() bool { return l != nil && l.draining.Load() }
 func (l *Lifecycle) BaseContext(net.Listener) context.Context { return l.base }
 
 // Stop cancels every request still being served.
-func (l *Lifecycle) Stop() { l.stop(errStopping) }
+func (l *Lifecycle) Stop() { l.stop(ErrStopping) }
 
 // Wait returns once no request is being served, or with ctx's error.
 func (l *Lifecycle) Wait(ctx context.Context) error {

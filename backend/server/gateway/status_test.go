@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"context"
@@ -49,7 +49,7 @@ func TestStatusTableMatchesVanguard(t *testing.T) {
 		if code != connect.CodeUnknown && code != connect.CodeDataLoss && code != connect.CodeFailedPrecondition &&
 			code != connect.CodeOutOfRange && code != connect.CodeAborted {
 			// A status that one code alone gives maps back to that code.
-			if back := codeForStatus(resp.StatusCode); back != code {
+			if back := CodeForStatus(resp.StatusCode); back != code {
 				t.Errorf("%s: status %d maps back to %s", code, resp.StatusCode, back)
 			}
 		}

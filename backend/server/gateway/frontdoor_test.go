@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"context"
@@ -25,7 +25,7 @@ type seen struct {
 	decoded *decoded
 }
 
-func testDoor(t *testing.T) (*frontDoor, *seen) {
+func testDoor(t *testing.T) (*FrontDoor, *seen) {
 	t.Helper()
 	got := &seen{}
 	record := func(name string) http.Handler {
@@ -45,11 +45,11 @@ func testDoor(t *testing.T) (*frontDoor, *seen) {
 		reclaimv1.File_reclaim_v1_wallet_proto.Services().ByName("WalletService"),
 		reclaimv1.File_reclaim_v1_project_proto.Services().ByName("ProjectService"),
 	}
-	door := &frontDoor{
-		check: newRequestCheck(services, connect.NewErrorWriter(), "/v1/wallet/{address}/stream"),
-		rest:  record("vanguard"),
-		mux:   record("mux"),
-		services: map[string]http.Handler{
+	door := &FrontDoor{
+		Check: NewRequestCheck(services, connect.NewErrorWriter(), "/v1/wallet/{address}/stream"),
+		Rest:  record("vanguard"),
+		Mux:   record("mux"),
+		Services: map[string]http.Handler{
 			"/reclaim.v1.SessionService/": record("session service"),
 			"/reclaim.v1.WalletService/":  record("wallet service"),
 		},
@@ -144,7 +144,7 @@ func TestHandoverMovesTheDecodedRequest(t *testing.T) {
 				func(_ context.Context, r *connect.Request[reclaimv1.BuildTransactionsRequest]) (*connect.Response[reclaimv1.BuildTransactionsResponse], error) {
 					handled = r.Msg
 					return connect.NewResponse(&reclaimv1.BuildTransactionsResponse{}), nil
-				}, connect.WithInterceptors(handover{}))
+				}, connect.WithInterceptors(Handover{}))
 			msg := &reclaimv1.BuildTransactionsRequest{Items: items, DonationPercentage: proto.Float64(0.5)}
 			ctx := context.WithValue(context.Background(), decodedKey{}, decoded{procedure: tc.procedure, msg: msg})
 			req := httptest.NewRequestWithContext(ctx, "POST", procedure, strings.NewReader(`{"address":"the path's"}`))

@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"context"
@@ -61,9 +61,9 @@ func callFrom(ctx context.Context) *call {
 	return c
 }
 
-// settle records the procedure (when known), the outcome (nil: ok, or the
+// Settle records the procedure (when known), the outcome (nil: ok, or the
 // error's Connect code) and the span of the request ctx belongs to.
-func settle(ctx context.Context, procedure string, err error) {
+func Settle(ctx context.Context, procedure string, err error) {
 	c := callFrom(ctx)
 	if c == nil {
 		return
@@ -91,7 +91,7 @@ func classify(r *http.Request, procedures map[string]bool) *call {
 		return &call{procedure: p, protocol: protocolHTTP}
 	case p == "/docs" || strings.HasPrefix(p, "/docs/"):
 		return &call{procedure: "docs", protocol: protocolHTTP}
-	case strings.HasPrefix(p, "/v1/") && isWebSocket(r):
+	case strings.HasPrefix(p, "/v1/") && IsWebSocket(r):
 		return &call{procedure: reclaimv1connect.WalletServiceStreamWalletAssetsProcedure, protocol: protocolWebSocket}
 	case strings.HasPrefix(p, "/v1/"):
 		return &call{procedure: "unknown", protocol: protocolREST}
@@ -124,13 +124,15 @@ type observer struct {
 	procedures map[string]bool
 }
 
-func newObserver(log *slog.Logger, metrics *telemetry.Metrics, tracing *telemetry.Tracing, life *Lifecycle) *observer {
+// NewObserver returns the observer of every request: metrics and tracing
+// (nil: not recorded), the access log, the lifecycle's active requests.
+func NewObserver(log *slog.Logger, metrics *telemetry.Metrics, tracing *telemetry.Tracing, life *Lifecycle) *observer {
 	return &observer{log: log, metrics: metrics, tracing: tracing, life: life, procedures: map[string]bool{}}
 }
 
-// interceptors are the RPCs' tracing (outermost, so the span covers the
+// Interceptors are the RPCs' tracing (outermost, so the span covers the
 // credential checks) and labelling.
-func (o *observer) interceptors() []connect.Interceptor {
+func (o *observer) Interceptors() []connect.Interceptor {
 	var out []connect.Interceptor
 	if o.spans() {
 		otel, err := otelconnect.NewInterceptor(
@@ -149,8 +151,8 @@ func (o *observer) interceptors() []connect.Interceptor {
 	return append(out, &rpcObserver{o: o})
 }
 
-// wrap is the outermost handler.
-func (o *observer) wrap(next http.Handler) http.Handler {
+// Wrap is the outermost handler.
+func (o *observer) Wrap(next http.Handler) http.Handler {
 	traced := next
 	if o.spans() {
 		traced = otelhttp.NewHandler(o.inward(next), "http",
@@ -268,7 +270,7 @@ func fallbackCode(protocol string, w *statusWriter) string {
 	if w.status < 400 {
 		return "ok"
 	}
-	return codeForStatus(w.status).String()
+	return CodeForStatus(w.status).String()
 }
 
 // requestID is the caller's X-Request-Id when it looks like one (a
@@ -312,7 +314,7 @@ func (i *rpcObserver) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
 		resp, err := next(ctx, req)
 		err = stopping(ctx, err)
-		settle(ctx, req.Spec().Procedure, err)
+		Settle(ctx, req.Spec().Procedure, err)
 		if sub, ok := anyMessage(resp).(*reclaimv1.SubmitTransactionsResponse); ok && err == nil {
 			for _, r := range sub.GetResults() {
 				i.o.metrics.Submitted(r.GetStatus(), r.GetError().GetCode())
@@ -329,7 +331,7 @@ func (i *rpcObserver) WrapStreamingClient(next connect.StreamingClientFunc) conn
 func (i *rpcObserver) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
 	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
 		err := stopping(ctx, next(ctx, conn))
-		settle(ctx, conn.Spec().Procedure, err)
+		Settle(ctx, conn.Spec().Procedure, err)
 		return err
 	}
 }
@@ -344,14 +346,14 @@ func anyMessage(resp connect.AnyResponse) any {
 // stopping is err, or unavailable when the call failed because the server
 // is stopping (Lifecycle.Stop ended its context).
 func stopping(ctx context.Context, err error) error {
-	if err != nil && errors.Is(context.Cause(ctx), errStopping) {
-		return connect.NewError(connect.CodeUnavailable, errStopping)
+	if err != nil && errors.Is(context.Cause(ctx), ErrStopping) {
+		return connect.NewError(connect.CodeUnavailable, ErrStopping)
 	}
 	return err
 }
 
-// known records the procedures served, the only ones that label requests.
-func (o *observer) known(services []protoreflect.ServiceDescriptor, more []string) {
+// Known records the procedures served, the only ones that label requests.
+func (o *observer) Known(services []protoreflect.ServiceDescriptor, more []string) {
 	for _, sd := range services {
 		methods := sd.Methods()
 		for i := range methods.Len() {

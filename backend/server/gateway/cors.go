@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"context"
@@ -43,7 +43,7 @@ type CORS struct {
 // the gRPC-Web status trailers sent as headers, and ours.
 var exposedHeaders = append(connectcors.ExposedHeaders(), "X-RateLimit-Limit", "X-RateLimit-Remaining", "Retry-After", "RateLimit-Policy", "RateLimit")
 
-// originPolicy decides which origins may call the API from a browser. A
+// OriginPolicy decides which origins may call the API from a browser. A
 // preflight carries no credential, so it is allowed for an origin any
 // project lists (or the operator's default); the request itself then gets
 // CORS headers only when its session token's project lists its origin (or
@@ -51,7 +51,7 @@ var exposedHeaders = append(connectcors.ExposedHeaders(), "X-RateLimit-Limit", "
 // X-Api-Key is never allowed: not in a preflight (it is not an allowed
 // header) and not on a request (no CORS headers), so a page can never use an
 // API key.
-type originPolicy struct {
+type OriginPolicy struct {
 	any      bool
 	defaults map[string]bool
 	src      OriginSource
@@ -71,22 +71,24 @@ type originPolicy struct {
 	union   map[string]bool
 }
 
-// corsPaths are the paths besides /v1/ and the Connect procedures a policy
+// CORSPaths are the paths besides /v1/ and the Connect procedures a policy
 // covers: API ones (the MCP endpoint) and public documents any page may read
 // (the OpenAPI document, /mcp's protected-resource metadata).
-type corsPaths struct {
-	api, public []string
+type CORSPaths struct {
+	API, Public []string
 }
 
-func newOriginPolicy(c CORS, paths corsPaths, sessions SessionProjects, dbTimeout time.Duration, log *slog.Logger) *originPolicy {
-	p := &originPolicy{
+// NewOriginPolicy returns the cross-origin policy c, covering /v1/, the
+// Connect procedures and paths.
+func NewOriginPolicy(c CORS, paths CORSPaths, sessions SessionProjects, dbTimeout time.Duration, log *slog.Logger) *OriginPolicy {
+	p := &OriginPolicy{
 		defaults: map[string]bool{}, src: c.Origins, sessions: sessions, refresh: c.Refresh,
 		timeout: dbTimeout, now: time.Now, log: log, paths: map[string]bool{}, public: map[string]bool{},
 	}
-	for _, path := range paths.api {
+	for _, path := range paths.API {
 		p.paths[path] = true
 	}
-	for _, path := range paths.public {
+	for _, path := range paths.Public {
 		p.public[path] = true
 	}
 	for _, o := range c.Default {
@@ -104,10 +106,10 @@ func newOriginPolicy(c CORS, paths corsPaths, sessions SessionProjects, dbTimeou
 	return p
 }
 
-// handler answers preflights and adds CORS headers to the API's responses
+// Handler answers preflights and adds CORS headers to the API's responses
 // (REST under /v1/ and the Connect procedures); the console and /healthz
 // are left alone.
-func (p *originPolicy) handler(next http.Handler) http.Handler {
+func (p *OriginPolicy) Handler(next http.Handler) http.Handler {
 	c := cors.New(cors.Options{
 		AllowOriginVaryRequestFunc: p.allow,
 		AllowedMethods:             connectcors.AllowedMethods(),
@@ -129,7 +131,7 @@ func (p *originPolicy) handler(next http.Handler) http.Handler {
 }
 
 // allow is rs/cors's origin check, for preflights and requests alike.
-func (p *originPolicy) allow(r *http.Request, origin string) (bool, []string) {
+func (p *OriginPolicy) allow(r *http.Request, origin string) (bool, []string) {
 	vary := []string{"Authorization", "X-Api-Key"}
 	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 		return p.anyProjectAllows(r.Context(), origin), nil
@@ -147,7 +149,7 @@ func (p *originPolicy) allow(r *http.Request, origin string) (bool, []string) {
 	}
 	if token, ok := bearerToken(r.Header.Get("Authorization")); ok {
 		if projectID, ok := p.sessions.SessionProject(token); ok {
-			return p.allows(r.Context(), origin, projectID), vary
+			return p.Allows(r.Context(), origin, projectID), vary
 		}
 	}
 	// No session (or not one of ours): the answer is a 401, which a page on
@@ -155,8 +157,8 @@ func (p *originPolicy) allow(r *http.Request, origin string) (bool, []string) {
 	return p.anyProjectAllows(r.Context(), origin), vary
 }
 
-// allows reports whether pages on origin may use projectID's sessions.
-func (p *originPolicy) allows(ctx context.Context, origin, projectID string) bool {
+// Allows reports whether pages on origin may use projectID's sessions.
+func (p *OriginPolicy) Allows(ctx context.Context, origin, projectID string) bool {
 	if p.any || p.defaults[origin] {
 		return true
 	}
@@ -164,7 +166,7 @@ func (p *originPolicy) allows(ctx context.Context, origin, projectID string) boo
 	return byProj[projectID][origin]
 }
 
-func (p *originPolicy) anyProjectAllows(ctx context.Context, origin string) bool {
+func (p *OriginPolicy) anyProjectAllows(ctx context.Context, origin string) bool {
 	if p.any || p.defaults[origin] {
 		return true
 	}
@@ -175,7 +177,7 @@ func (p *originPolicy) anyProjectAllows(ctx context.Context, origin string) bool
 // load returns the projects' origins, read again once the copy is older
 // than p.refresh. A failed read keeps the old copy (logged): browsers keep
 // working through a database blip, and nothing new is allowed.
-func (p *originPolicy) load(ctx context.Context) (map[string]map[string]bool, map[string]bool) {
+func (p *OriginPolicy) load(ctx context.Context) (map[string]map[string]bool, map[string]bool) {
 	if p.src == nil {
 		return nil, nil
 	}
@@ -202,8 +204,8 @@ func (p *originPolicy) load(ctx context.Context) (map[string]map[string]bool, ma
 	return p.byProj, p.union
 }
 
-// sameHost reports whether origin names host (a page of this server).
-func sameHost(origin, host string) bool {
+// SameHost reports whether origin names host (a page of this server).
+func SameHost(origin, host string) bool {
 	u, err := url.Parse(origin)
 	return err == nil && u.Host != "" && strings.EqualFold(u.Host, host)
 }

@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"errors"
@@ -114,10 +114,10 @@ func (r itemRules) pass(items []*reclaimv1.ItemSelection) bool {
 	return true
 }
 
-// checkRules checks a request against its rules: nil, or an invalid fault
+// CheckRules checks a request against its rules: nil, or an invalid fault
 // naming the field by its JSON path (items[3].type) with the message the
 // service gave before the rules were declared in the proto.
-func checkRules(req proto.Message) error {
+func CheckRules(req proto.Message) error {
 	filter := decodedHere
 	if b, ok := req.(*reclaimv1.BuildTransactionsRequest); ok && buildItems.pass(b.GetItems()) {
 		filter = withoutItems

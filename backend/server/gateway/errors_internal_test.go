@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"bytes"
@@ -72,7 +72,7 @@ func TestToConnect(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			var logs bytes.Buffer
-			err := toConnect(context.Background(), slog.New(slog.NewTextHandler(&logs, nil)), c.err)
+			err := ToConnect(context.Background(), slog.New(slog.NewTextHandler(&logs, nil)), c.err)
 			var ce *connect.Error
 			if !errors.As(err, &ce) {
 				t.Fatalf("toConnect = %T %v, not a *connect.Error", err, err)
@@ -83,7 +83,7 @@ func TestToConnect(t *testing.T) {
 			if got := httpStatusFor(ce.Code()); got != c.status {
 				t.Errorf("status %d, want %d", got, c.status)
 			}
-			if got := string(restErrorOf(ce).encode()); got != c.body {
+			if got := string(RestErrorOf(ce).Encode()); got != c.body {
 				t.Errorf("REST body\n%s\nwant\n%s", got, c.body)
 			}
 			if c.log == "" && logs.Len() != 0 || !strings.Contains(logs.String(), c.log) {
@@ -102,7 +102,7 @@ func TestEveryKindHasACode(t *testing.T) {
 			t.Errorf("%s has no Connect code", k)
 		}
 	}
-	if got := paramOf(connectOf(fault.InvalidField("limit", "must be from 1 to 100"))); got != "limit" {
+	if got := ParamOf(connectOf(fault.InvalidField("limit", "must be from 1 to 100"))); got != "limit" {
 		t.Errorf("the BadRequest detail names %q, want limit", got)
 	}
 	if ce := connectOf(fault.Invalid("", "request body is not valid UTF-8")); len(ce.Details()) != 0 {

@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"bytes"
@@ -64,7 +64,9 @@ type restRoute struct {
 	newInput func() protoreflect.Message
 }
 
-func newRequestCheck(services []protoreflect.ServiceDescriptor, errw *connect.ErrorWriter, others ...string) *requestCheck {
+// NewRequestCheck returns the check of the services' requests; others are
+// paths the mux serves under /v1/ (the WebSocket).
+func NewRequestCheck(services []protoreflect.ServiceDescriptor, errw *connect.ErrorWriter, others ...string) *requestCheck {
 	g := &requestCheck{procedures: map[string]protoreflect.MethodDescriptor{}, errw: errw}
 	for _, p := range others {
 		g.others = append(g.others, parseTemplate(http.MethodGet, p))
@@ -176,7 +178,7 @@ func (g *requestCheck) checkPath(p string) error {
 	segments := strings.Split(strings.Trim(p, "/"), "/")
 	for _, route := range append(g.routes[:len(g.routes):len(g.routes)], g.others...) {
 		if name, ok := route.missing(segments); ok {
-			return invalidParam(name, "the path has no %s: send it as %s", name, route.template)
+			return InvalidParam(name, "the path has no %s: send it as %s", name, route.template)
 		}
 	}
 	return errNoRoute
@@ -192,15 +194,15 @@ func cleanPath(p string) string {
 	return c
 }
 
-// maxRequestBytes bounds a request body: 100 signed transactions in base64
+// MaxRequestBytes bounds a request body: 100 signed transactions in base64
 // with their tickets fit several times over.
-const maxRequestBytes = 1 << 20
+const MaxRequestBytes = 1 << 20
 
 // errBodyTooLarge is a body over maxRequestBytes: invalid_argument on every
 // wire, with 413 to a REST client. Not resource_exhausted (connect-go's own
 // code for an oversized message): over Connect that is HTTP 429, which
 // clients retry, and this request can never pass as it is.
-var errBodyTooLarge = fmt.Errorf("request body is larger than the limit of %d bytes (1 MiB): send fewer items or signed transactions per request", maxRequestBytes)
+var errBodyTooLarge = fmt.Errorf("request body is larger than the limit of %d bytes (1 MiB): send fewer items or signed transactions per request", MaxRequestBytes)
 
 // readBody reads the whole body (at most maxRequestBytes) and puts it back
 // for the handlers, so it can be checked first.
@@ -208,15 +210,15 @@ func readBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
 	}
-	if r.ContentLength > maxRequestBytes {
+	if r.ContentLength > MaxRequestBytes {
 		return nil, errBodyTooLarge
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBytes+1))
 	_ = r.Body.Close()
 	if err != nil {
-		return nil, invalidParam("", "reading the request body failed: %v", err)
+		return nil, InvalidParam("", "reading the request body failed: %v", err)
 	}
-	if len(body) > maxRequestBytes {
+	if len(body) > MaxRequestBytes {
 		return nil, errBodyTooLarge
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -235,14 +237,14 @@ func (g *requestCheck) checkREST(r *http.Request, body []byte) (*restRoute, prot
 		r.Header.Del("Content-Type")
 	}
 	if !utf8.ValidString(r.URL.Path) {
-		return nil, nil, invalidParam("", "the path %q is not valid UTF-8 once unescaped", r.URL.EscapedPath())
+		return nil, nil, InvalidParam("", "the path %q is not valid UTF-8 once unescaped", r.URL.EscapedPath())
 	}
 	route := g.route(r.Method, r.URL.Path)
 	switch {
 	case route == nil:
 		return nil, nil, nil // not a route: vanguard answers 404 or 405
 	case get && len(body) > 0:
-		return route, nil, invalidParam("", "%s %s takes no body: send its parameters in the query string", r.Method, r.URL.Path)
+		return route, nil, InvalidParam("", "%s %s takes no body: send its parameters in the query string", r.Method, r.URL.Path)
 	}
 	req, err := decodeQuery(r.URL.RawQuery, route)
 	if err != nil || route.body == "" || len(body) == 0 {
@@ -418,7 +420,7 @@ func decodeBinary(body []byte, md protoreflect.MessageDescriptor) (proto.Message
 	}
 	msg := m.Interface()
 	if err := proto.Unmarshal(body, msg); err != nil {
-		return nil, invalidParam("", "request body is not a %s in the protobuf binary format: encode it with the API's .proto files", md.FullName())
+		return nil, InvalidParam("", "request body is not a %s in the protobuf binary format: encode it with the API's .proto files", md.FullName())
 	}
 	return msg, nil
 }
@@ -456,7 +458,7 @@ func (g *requestCheck) refuse(w http.ResponseWriter, r *http.Request, rest bool,
 	for k, v := range ce.Meta() {
 		w.Header()[k] = v
 	}
-	body := restErrorOf(ce)
+	body := RestErrorOf(ce)
 	switch {
 	case errors.Is(err, errBodyTooLarge):
 		body.StatusCode = http.StatusRequestEntityTooLarge
@@ -464,7 +466,7 @@ func (g *requestCheck) refuse(w http.ResponseWriter, r *http.Request, rest bool,
 		body.StatusCode = http.StatusUnsupportedMediaType
 	}
 	body.Error = http.StatusText(body.StatusCode)
-	body.write(w)
+	body.Write(w)
 }
 
 // refusalOf is the Connect error of the check's refusal.
@@ -497,7 +499,7 @@ func decodeQuery(raw string, route *restRoute) (proto.Message, error) {
 	}
 	q, err := url.ParseQuery(raw)
 	if err != nil {
-		return nil, invalidParam("", "the query string is malformed: %s", strings.TrimPrefix(err.Error(), "invalid URL escape "))
+		return nil, InvalidParam("", "the query string is malformed: %s", strings.TrimPrefix(err.Error(), "invalid URL escape "))
 	}
 	keys := make([]string, 0, len(q))
 	for k := range q {
@@ -512,11 +514,11 @@ func decodeQuery(raw string, route *restRoute) (proto.Message, error) {
 	for _, k := range keys {
 		fd := queryField(*route, k)
 		if fd == nil {
-			return nil, invalidParam(k, "unknown query parameter %q: %s", k, queryNames(*route))
+			return nil, InvalidParam(k, "unknown query parameter %q: %s", k, queryNames(*route))
 		}
 		vals := q[k]
 		if !fd.IsList() && len(vals) > 1 {
-			return nil, invalidParam(k, "%s is given %d times: give it once", k, len(vals))
+			return nil, InvalidParam(k, "%s is given %d times: give it once", k, len(vals))
 		}
 		if named[fd.Number()] {
 			msg = nil // by both its names: vanguard sets one, then the other
@@ -582,7 +584,7 @@ func queryValue(key, v string, fd protoreflect.FieldDescriptor) (val protoreflec
 	switch fd.Kind() {
 	case protoreflect.StringKind:
 		if !utf8.ValidString(v) {
-			return val, false, invalidParam(key, "%s is not valid UTF-8 once unescaped", key)
+			return val, false, InvalidParam(key, "%s is not valid UTF-8 once unescaped", key)
 		}
 		return protoreflect.ValueOfString(v), true, nil
 	case protoreflect.BoolKind:
@@ -605,7 +607,7 @@ func queryValue(key, v string, fd protoreflect.FieldDescriptor) (val protoreflec
 		return queryInteger(key, v, fd)
 	}
 	if err != nil {
-		return val, false, invalidParam(key, "%s must be %s, got %q", key, want(fd), v)
+		return val, false, InvalidParam(key, "%s must be %s, got %q", key, want(fd), v)
 	}
 	return val, ok, nil
 }
@@ -652,7 +654,7 @@ func queryInteger(key, v string, fd protoreflect.FieldDescriptor) (val protorefl
 			}
 		}
 		lo, hi := namedRange(fd)
-		return val, false, invalidParam(key, "%s must be a whole number from %s to %s, got %q", key, lo, hi, v)
+		return val, false, InvalidParam(key, "%s must be a whole number from %s to %s, got %q", key, lo, hi, v)
 	}
 	return val, true, nil
 }

@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"math"
@@ -26,11 +26,11 @@ type ratePolicy struct {
 	res    ratelimit.Result
 }
 
-// rateNote is the decisions of the buckets a request spent from (or was
+// RateNote is the decisions of the buckets a request spent from (or was
 // refused by), in the order they were asked.
-type rateNote []ratePolicy
+type RateNote []ratePolicy
 
-// setHeaders writes the decisions into h: X-RateLimit-Limit and
+// SetHeaders writes the decisions into h: X-RateLimit-Limit and
 // X-RateLimit-Remaining of the bucket that refused, or else of the one with
 // the fewest requests left, and every bucket in the RateLimit-Policy and
 // RateLimit fields of draft-ietf-httpapi-ratelimit-headers (-11):
@@ -41,7 +41,7 @@ type rateNote []ratePolicy
 // q is the bucket's burst and w the seconds an empty bucket takes to fill
 // again; r is the whole requests left and t the seconds until one more (the
 // Retry-After of a refusing bucket), left out while the bucket is full.
-func (n rateNote) setHeaders(h http.Header) {
+func (n RateNote) SetHeaders(h http.Header) {
 	if len(n) == 0 {
 		return
 	}

@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"context"
@@ -43,8 +43,8 @@ func curable(m proto.Message) bool {
 // Idempotent reports whether an operation (a Connect procedure) honours
 // Idempotency-Key: the OpenAPI document declares it on those.
 func Idempotent(procedure string) bool {
-	op, ok := policies.of(procedure)
-	return ok && op.replay != nil
+	op, ok := Policies.Of(procedure)
+	return ok && op.Replay != nil
 }
 
 // The reasons an idempotency refusal carries (a google.rpc.ErrorInfo
@@ -67,41 +67,45 @@ type IdempotencyKeys interface {
 	Do(ctx context.Context, r idempotency.Request, run idempotency.Run) (idempotency.Answer, bool, error)
 }
 
-// idempotencyInterceptor answers a request that carries a key with its
+// IdempotencyInterceptor answers a request that carries a key with its
 // key's first answer, or runs it once.
-type idempotencyInterceptor struct {
+type IdempotencyInterceptor struct {
 	keys IdempotencyKeys
 	log  *slog.Logger
 }
 
-var _ connect.Interceptor = (*idempotencyInterceptor)(nil)
+var _ connect.Interceptor = (*IdempotencyInterceptor)(nil)
 
-func newIdempotencyInterceptor(keys IdempotencyKeys, log *slog.Logger) *idempotencyInterceptor {
-	return &idempotencyInterceptor{keys: keys, log: log}
+// NewIdempotencyInterceptor returns the interceptor that runs keyed writes
+// through keys (nil: the header is ignored).
+func NewIdempotencyInterceptor(keys IdempotencyKeys, log *slog.Logger) *IdempotencyInterceptor {
+	return &IdempotencyInterceptor{keys: keys, log: log}
 }
 
-func (i *idempotencyInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+// WrapUnary runs a keyed write once per key and answers a repeat with the
+// stored answer.
+func (i *IdempotencyInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-		return i.do(ctx, req.Spec().Procedure, req.Header(), req.Any(), func(ctx context.Context) (connect.AnyResponse, error) {
+		return i.Do(ctx, req.Spec().Procedure, req.Header(), req.Any(), func(ctx context.Context) (connect.AnyResponse, error) {
 			return next(ctx, req)
 		})
 	}
 }
 
-// do runs a call of procedure (its request req, its headers header) once
+// Do runs a call of procedure (its request req, its headers header) once
 // per key: next, or the key's first answer again. The Connect handlers
 // reach it as an interceptor, the MCP tools with their idempotencyKey
 // argument as the header.
-func (i *idempotencyInterceptor) do(ctx context.Context, procedure string, header http.Header, req any,
+func (i *IdempotencyInterceptor) Do(ctx context.Context, procedure string, header http.Header, req any,
 	next func(context.Context) (connect.AnyResponse, error),
 ) (connect.AnyResponse, error) {
-	op, ok := policies.of(procedure)
-	if !ok || op.replay == nil || i.keys == nil {
+	op, ok := Policies.Of(procedure)
+	if !ok || op.Replay == nil || i.keys == nil {
 		return next(ctx)
 	}
 	key, err := idempotency.ParseKey(header.Values(idempotency.Header))
 	if err != nil {
-		return nil, toConnect(ctx, i.log, err)
+		return nil, ToConnect(ctx, i.log, err)
 	}
 	msg, ok := req.(proto.Message)
 	if key == "" || !ok {
@@ -109,9 +113,9 @@ func (i *idempotencyInterceptor) do(ctx context.Context, procedure string, heade
 	}
 	body, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
 	if err != nil {
-		return nil, toConnect(ctx, i.log, err)
+		return nil, ToConnect(ctx, i.log, err)
 	}
-	p := principalFrom(ctx)
+	p := PrincipalFrom(ctx)
 	r := idempotency.Request{
 		ProjectID: p.ProjectID, Scope: idempotency.Scope(p.APIKeyID, p.Wallet), Key: key,
 		Fingerprint: idempotency.Fingerprint(procedure, body), Lease: op.lease,
@@ -123,8 +127,8 @@ func (i *idempotencyInterceptor) do(ctx context.Context, procedure string, heade
 	a, replayed, err := i.keys.Do(ctx, r, func(ctx context.Context) (idempotency.Answer, bool, error) {
 		resp, err := next(ctx)
 		if err != nil {
-			failed = asConnectError(toConnect(ctx, i.log, err))
-			return idempotency.Answer{Code: int(failed.Code()), Message: failed.Message(), Param: paramOf(failed)}, kept(failed.Code()), nil
+			failed = AsConnectError(ToConnect(ctx, i.log, err))
+			return idempotency.Answer{Code: int(failed.Code()), Message: failed.Message(), Param: ParamOf(failed)}, kept(failed.Code()), nil
 		}
 		fresh = resp
 		m, ok := resp.Any().(proto.Message)
@@ -146,19 +150,21 @@ func (i *idempotencyInterceptor) do(ctx context.Context, procedure string, heade
 		ce.Meta().Set(idempotency.ReplayedHeader, "true")
 		return nil, ce
 	}
-	resp, err := op.replay(a.Body)
+	resp, err := op.Replay(a.Body)
 	if err != nil {
-		return nil, toConnect(ctx, i.log, err)
+		return nil, ToConnect(ctx, i.log, err)
 	}
 	resp.Header().Set(idempotency.ReplayedHeader, "true")
 	return resp, nil
 }
 
-func (i *idempotencyInterceptor) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+// WrapStreamingClient passes a client's streams through: the server has none.
+func (i *IdempotencyInterceptor) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
 	return next
 }
 
-func (i *idempotencyInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+// WrapStreamingHandler passes streams through: no stream takes a key.
+func (i *IdempotencyInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
 	return next
 }
 
@@ -175,7 +181,9 @@ func kept(code connect.Code) bool {
 	return false
 }
 
-func asConnectError(err error) *connect.Error {
+// AsConnectError is err as a Connect error: itself when it is one, else an
+// internal error wrapping it.
+func AsConnectError(err error) *connect.Error {
 	var ce *connect.Error
 	if errors.As(err, &ce) {
 		return ce
@@ -213,7 +221,7 @@ func keyError(ctx context.Context, log *slog.Logger, err error) error {
 	case errors.Is(err, idempotency.ErrKeyInUse):
 		code, reason = connect.CodeAborted, reasonKeyInUse
 	default:
-		return toConnect(ctx, log, err)
+		return ToConnect(ctx, log, err)
 	}
 	ce := connect.NewError(code, errors.New(err.Error()))
 	if d, derr := connect.NewErrorDetail(&errdetails.ErrorInfo{Reason: reason, Domain: "reclaim"}); derr == nil {
@@ -231,9 +239,9 @@ func keyError(ctx context.Context, log *slog.Logger, err error) error {
 	return ce
 }
 
-// restReason is the REST status and code of an error detail's reason, ok
+// RestReason is the REST status and code of an error detail's reason, ok
 // false for a reason REST answers by its Connect code.
-func restReason(reason string) (status int, code string, ok bool) {
+func RestReason(reason string) (status int, code string, ok bool) {
 	status, ok = restReasons[reason]
 	return status, reason, ok
 }

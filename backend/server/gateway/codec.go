@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 )
 
-// jsonCodec is the one JSON encoding of every body, for Connect and REST alike.
+// JSONCodec is the one JSON encoding of every body, for Connect and REST alike.
 // It differs from plain protojson in what the contract requires:
 //   - 64-bit integers (lamports, counts) are JSON numbers, not strings;
 //   - scalar fields without presence are always written, zero included;
@@ -24,15 +24,15 @@ import (
 //
 // Unknown request fields are rejected, so a misspelt field gets a 400 rather
 // than being silently ignored.
-type jsonCodec struct {
+type JSONCodec struct {
 	plans     *jsonPlans
 	marshal   protojson.MarshalOptions
 	unmarshal protojson.UnmarshalOptions
 }
 
-// newJSONCodec returns the codec; plans are shared by every codec.
-func newJSONCodec(res vanguard.TypeResolver, plans *jsonPlans) *jsonCodec {
-	return &jsonCodec{
+// NewJSONCodec returns the codec; plans are shared by every codec.
+func NewJSONCodec(res vanguard.TypeResolver, plans *jsonPlans) *JSONCodec {
+	return &JSONCodec{
 		plans:     plans,
 		marshal:   protojson.MarshalOptions{EmitDefaultValues: true, Resolver: res},
 		unmarshal: protojson.UnmarshalOptions{Resolver: res},
@@ -40,10 +40,10 @@ func newJSONCodec(res vanguard.TypeResolver, plans *jsonPlans) *jsonCodec {
 }
 
 // Name implements vanguard.Codec.
-func (c *jsonCodec) Name() string { return "json" }
+func (c *JSONCodec) Name() string { return "json" }
 
 // IsBinary implements vanguard.StableCodec.
-func (c *jsonCodec) IsBinary() bool { return false }
+func (c *JSONCodec) IsBinary() bool { return false }
 
 // Unmarshal implements vanguard.Codec. An empty body is the empty message
 // (the handlers then say which field is required). The one decoder
@@ -52,7 +52,7 @@ func (c *jsonCodec) IsBinary() bool { return false }
 // message is an invalid_argument naming the field, never protojson's own
 // words: vanguard decodes the bodies that reach it with this codec, and
 // reports any other error as a 500.
-func (c *jsonCodec) Unmarshal(data []byte, msg proto.Message) error {
+func (c *JSONCodec) Unmarshal(data []byte, msg proto.Message) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil
 	}
@@ -74,10 +74,10 @@ func (c *jsonCodec) Unmarshal(data []byte, msg proto.Message) error {
 }
 
 // connectCodec is jsonCodec for connect-go, whose Codec takes any.
-type connectCodec struct{ json *jsonCodec }
+type connectCodec struct{ json *JSONCodec }
 
-// connect is c as connect-go's codec.
-func (c *jsonCodec) connect() connectCodec { return connectCodec{json: c} }
+// Connect is c as connect-go's codec.
+func (c *JSONCodec) Connect() connectCodec { return connectCodec{json: c} }
 
 // Name implements connect.Codec.
 func (c connectCodec) Name() string { return "json" }
@@ -120,7 +120,7 @@ func (c connectCodec) Unmarshal(data []byte, v any) error {
 }
 
 // MarshalAppend implements vanguard.Codec: the one encoder (jsonencode.go).
-func (c *jsonCodec) MarshalAppend(base []byte, msg proto.Message) ([]byte, error) {
+func (c *JSONCodec) MarshalAppend(base []byte, msg proto.Message) ([]byte, error) {
 	if out, ok := c.plans.appendJSON(base, msg.ProtoReflect()); ok {
 		return out, nil
 	}
@@ -131,7 +131,7 @@ func (c *jsonCodec) MarshalAppend(base []byte, msg proto.Message) ([]byte, error
 // how it writes what the one encoder leaves: protojson, and for types that
 // need it (needsRewrite) a tree decoded from its output, rewritten and
 // encoded again by encoding/json.
-func (c *jsonCodec) referenceMarshal(base []byte, msg proto.Message) ([]byte, error) {
+func (c *JSONCodec) referenceMarshal(base []byte, msg proto.Message) ([]byte, error) {
 	raw, err := c.marshal.Marshal(msg)
 	if err != nil {
 		return nil, err
@@ -156,13 +156,13 @@ func (c *jsonCodec) referenceMarshal(base []byte, msg proto.Message) ([]byte, er
 }
 
 // MarshalAppendStable implements vanguard.StableCodec.
-func (c *jsonCodec) MarshalAppendStable(base []byte, msg proto.Message) ([]byte, error) {
+func (c *JSONCodec) MarshalAppendStable(base []byte, msg proto.Message) ([]byte, error) {
 	return c.MarshalAppend(base, msg)
 }
 
 // MarshalAppendField implements vanguard.RESTCodec: it writes one field of a
 // message as the whole body (the leaderboard's bare array).
-func (c *jsonCodec) MarshalAppendField(base []byte, msg proto.Message, field protoreflect.FieldDescriptor) ([]byte, error) {
+func (c *JSONCodec) MarshalAppendField(base []byte, msg proto.Message, field protoreflect.FieldDescriptor) ([]byte, error) {
 	if out, ok := c.plans.appendField(base, msg.ProtoReflect(), field); ok {
 		return out, nil
 	}
@@ -185,7 +185,7 @@ func (c *jsonCodec) MarshalAppendField(base []byte, msg proto.Message, field pro
 }
 
 // UnmarshalField implements vanguard.RESTCodec.
-func (c *jsonCodec) UnmarshalField(data []byte, msg proto.Message, field protoreflect.FieldDescriptor) error {
+func (c *JSONCodec) UnmarshalField(data []byte, msg proto.Message, field protoreflect.FieldDescriptor) error {
 	if field.Message() != nil && !field.IsList() && !field.IsMap() {
 		return c.unmarshal.Unmarshal(data, msg.ProtoReflect().Mutable(field).Message().Interface())
 	}

@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"bufio"
@@ -27,17 +27,17 @@ type restError struct {
 	Param      string `json:"param,omitempty"`
 }
 
-// newRESTError is the body for an HTTP status, a code and a message.
-func newRESTError(status int, code connect.Code, msg, param string) restError {
+// NewRESTError is the body for an HTTP status, a code and a message.
+func NewRESTError(status int, code connect.Code, msg, param string) restError {
 	return restError{StatusCode: status, Error: http.StatusText(status), Code: code.String(), Message: msg, Param: param}
 }
 
-// restErrorOf is the body of a Connect error, with vanguard's status.
-func restErrorOf(ce *connect.Error) restError {
-	return newRESTError(httpStatusFor(ce.Code()), ce.Code(), ce.Message(), paramOf(ce))
+// RestErrorOf is the body of a Connect error, with vanguard's status.
+func RestErrorOf(ce *connect.Error) restError {
+	return NewRESTError(httpStatusFor(ce.Code()), ce.Code(), ce.Message(), ParamOf(ce))
 }
 
-func (e restError) encode() []byte {
+func (e restError) Encode() []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -45,9 +45,9 @@ func (e restError) encode() []byte {
 	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
-// write answers with the error: the one writer of REST error bodies.
-func (e restError) write(w http.ResponseWriter) {
-	body := e.encode()
+// Write answers with the error: the one writer of REST error bodies.
+func (e restError) Write(w http.ResponseWriter) {
+	body := e.Encode()
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Del("Content-Encoding")
@@ -59,12 +59,12 @@ func (e restError) write(w http.ResponseWriter) {
 // maxErrorBody bounds what is buffered of an error response to reshape it.
 const maxErrorBody = 64 << 10
 
-// restErrors owns the shape of REST error bodies. Whatever wrote the error
+// RestErrors owns the shape of REST error bodies. Whatever wrote the error
 // (vanguard's google.rpc.Status for handler and transcoding errors, or a
 // plain-text 404/405), a REST client gets a restError with the same status.
-func restErrors(next http.Handler) http.Handler {
+func RestErrors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasPrefix(r.URL.Path, "/v1/") || isWebSocket(r) {
+		if !strings.HasPrefix(r.URL.Path, "/v1/") || IsWebSocket(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -74,7 +74,8 @@ func restErrors(next http.Handler) http.Handler {
 	})
 }
 
-func isWebSocket(r *http.Request) bool {
+// IsWebSocket reports whether r asks to upgrade to a WebSocket.
+func IsWebSocket(r *http.Request) bool {
 	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
 }
 
@@ -132,7 +133,7 @@ func (w *errorWriter) finish() {
 	if w.buf == nil {
 		return
 	}
-	reshape(w.status, w.buf.Bytes(), w.route).write(w.ResponseWriter)
+	reshape(w.status, w.buf.Bytes(), w.route).Write(w.ResponseWriter)
 }
 
 // unknownParam is how vanguard words a query parameter that names no field;
@@ -143,7 +144,7 @@ var unknownParam = regexp.MustCompile(`^unknown field in field path "([^"]*)"`)
 // google.rpc.Status (numeric code, message, details with the BadRequest that
 // names the field), or a plain-text body of the mux's.
 func reshape(status int, body []byte, route string) restError {
-	out := newRESTError(status, codeForStatus(status), "", "")
+	out := NewRESTError(status, CodeForStatus(status), "", "")
 	var st struct {
 		Code    json.RawMessage `json:"code"`
 		Message string          `json:"message"`
@@ -164,7 +165,7 @@ func reshape(status int, body []byte, route string) restError {
 			if strings.HasSuffix(d.Type, "/google.rpc.BadRequest") && len(d.FieldViolations) > 0 {
 				out.Param = d.FieldViolations[0].Field
 			}
-			if status, code, ok := restReason(d.Reason); ok && strings.HasSuffix(d.Type, "/google.rpc.ErrorInfo") {
+			if status, code, ok := RestReason(d.Reason); ok && strings.HasSuffix(d.Type, "/google.rpc.ErrorInfo") {
 				out.StatusCode, out.Error, out.Code = status, http.StatusText(status), code // idempotency.go
 			}
 		}
@@ -172,7 +173,7 @@ func reshape(status int, body []byte, route string) restError {
 		out.Message = strings.TrimSpace(string(body))
 	}
 	if m := unknownParam.FindStringSubmatch(out.Message); m != nil {
-		return newRESTError(http.StatusBadRequest, connect.CodeInvalidArgument, fmt.Sprintf("unknown query parameter %q", m[1]), m[1])
+		return NewRESTError(http.StatusBadRequest, connect.CodeInvalidArgument, fmt.Sprintf("unknown query parameter %q", m[1]), m[1])
 	}
 	if status == http.StatusMethodNotAllowed {
 		out.Message = route + ": method not allowed on this route"
@@ -183,11 +184,11 @@ func reshape(status int, body []byte, route string) restError {
 	return out
 }
 
-// notFound answers a path nothing serves with the REST error body, inside
+// NotFound answers a path nothing serves with the REST error body, inside
 // /v1/ and outside alike (a client that mistypes the base path reads the
 // same body as one that mistypes a route). An RPC call to an unknown
 // procedure is the front door's (unimplemented, in the call's protocol).
-func notFound(w http.ResponseWriter, r *http.Request) {
+func NotFound(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	newRESTError(http.StatusNotFound, connect.CodeNotFound, "no route for "+r.Method+" "+r.URL.Path+": see the API reference in the README", "").write(w)
+	NewRESTError(http.StatusNotFound, connect.CodeNotFound, "no route for "+r.Method+" "+r.URL.Path+": see the API reference in the README", "").Write(w)
 }

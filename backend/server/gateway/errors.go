@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"context"
@@ -12,13 +12,13 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
 )
 
-// invalidf is an invalid fault whose message starts with the field's name.
-func invalidf(field, format string, args ...any) error {
+// Invalidf is an invalid fault whose message starts with the field's name.
+func Invalidf(field, format string, args ...any) error {
 	return fault.InvalidField(field, format, args...)
 }
 
-// invalidParam is an invalid fault whose message names the field itself.
-func invalidParam(param, format string, args ...any) error {
+// InvalidParam is an invalid fault whose message names the field itself.
+func InvalidParam(param, format string, args ...any) error {
 	return fault.Invalid(param, format, args...)
 }
 
@@ -38,12 +38,12 @@ var codeByKind = map[fault.Kind]connect.Code{
 // said which dependency was slow.
 const msgTimedOut = "a backing service did not answer in time; retry shortly"
 
-// toConnect is the one mapping of the services' errors to Connect codes: a
+// ToConnect is the one mapping of the services' errors to Connect codes: a
 // fault by its kind (connectOf), a deadline that ran out as an unavailable
 // dependency, a canceled request as canceled, anything else internal.
 // Messages reach the client, so they are written for a person; causes are
 // logged instead, as is every internal error.
-func toConnect(ctx context.Context, log *slog.Logger, err error) error {
+func ToConnect(ctx context.Context, log *slog.Logger, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -90,8 +90,8 @@ func connectOf(f *fault.Error) *connect.Error {
 	return ce
 }
 
-// paramOf returns the field a Connect error's BadRequest detail names.
-func paramOf(ce *connect.Error) string {
+// ParamOf returns the field a Connect error's BadRequest detail names.
+func ParamOf(ce *connect.Error) string {
 	for _, d := range ce.Details() {
 		v, err := d.Value()
 		if err != nil {
@@ -136,11 +136,11 @@ func httpStatusFor(code connect.Code) int {
 	return statusByCode[code]
 }
 
-// codeForStatus is the code a REST error body names for an HTTP status that
+// CodeForStatus is the code a REST error body names for an HTTP status that
 // no Connect error chose (routing's 404 and 405, a body over the limit...):
 // the first code of the table with that status, in the table's order, or the
 // code closest in meaning for statuses the table does not produce.
-func codeForStatus(status int) connect.Code {
+func CodeForStatus(status int) connect.Code {
 	switch status {
 	case http.StatusMethodNotAllowed:
 		return connect.CodeUnimplemented
@@ -162,9 +162,11 @@ func codeForStatus(status int) connect.Code {
 	return connect.CodeInternal
 }
 
-func toConnectError(ctx context.Context, g *authInterceptor, err error) *connect.Error {
+// ToConnectError is err as the Connect error a client reads (toConnect's
+// mapping, an internal error for anything else).
+func ToConnectError(ctx context.Context, g *AuthInterceptor, err error) *connect.Error {
 	var ce *connect.Error
-	if errors.As(toConnect(ctx, g.log, err), &ce) {
+	if errors.As(ToConnect(ctx, g.log, err), &ce) {
 		return ce
 	}
 	return connect.NewError(connect.CodeInternal, errors.New("internal error"))

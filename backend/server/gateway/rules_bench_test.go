@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"testing"
@@ -21,7 +21,7 @@ func BenchmarkCheckRules(b *testing.B) {
 		req := &reclaimv1.GetStatsRequest{}
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := checkRules(req); err != nil {
+			if err := CheckRules(req); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -29,7 +29,7 @@ func BenchmarkCheckRules(b *testing.B) {
 	b.Run("build500", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := checkRules(build); err != nil {
+			if err := CheckRules(build); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"encoding/base64"
@@ -43,7 +43,8 @@ type jsonPlans struct {
 	tops  map[protoreflect.FullName]topPlan
 }
 
-func newJSONPlans() *jsonPlans {
+// NewJSONPlans returns the encoder's plans, built per message type on first use.
+func NewJSONPlans() *jsonPlans {
 	return &jsonPlans{plans: map[planKey]*encodePlan{}, tops: map[protoreflect.FullName]topPlan{}}
 }
 

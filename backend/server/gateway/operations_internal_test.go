@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"strings"
@@ -22,7 +22,7 @@ import (
 // document and MCP read nothing else.
 func TestEveryRPCDeclaresItsOperation(t *testing.T) {
 	n := 0
-	for _, sd := range apiServices {
+	for _, sd := range APIServices {
 		for i := 0; i < sd.Methods().Len(); i++ {
 			m := sd.Methods().Get(i)
 			n++
@@ -30,28 +30,16 @@ func TestEveryRPCDeclaresItsOperation(t *testing.T) {
 				t.Errorf("%s.%s has no (reclaim.v1.operation) option", sd.FullName(), m.Name())
 			}
 			procedure := "/" + string(sd.FullName()) + "/" + string(m.Name())
-			if _, ok := policies.of(procedure); !ok {
+			if _, ok := Policies.Of(procedure); !ok {
 				t.Errorf("%s is not in the registry", procedure)
 			}
 		}
 	}
-	if n != 9 || len(policies.byProcedure) != n {
-		t.Errorf("%d RPCs, %d in the registry; want 9 of each", n, len(policies.byProcedure))
+	if n != 9 || len(Policies.byProcedure) != n {
+		t.Errorf("%d RPCs, %d in the registry; want 9 of each", n, len(Policies.byProcedure))
 	}
-	if len(policies.tools) != 7 {
-		t.Errorf("%d MCP tools, want 7", len(policies.tools))
-	}
-	// Every tool finds its handler (at start, never at a call).
-	if _, err := (&mcpFace{wallet: &walletServer{}, project: NewProjectServer(nil, 0)}).tools(); err != nil {
-		t.Fatal(err)
-	}
-	// A tool whose service or method has no handler stops the start too.
-	create := reclaimv1.File_reclaim_v1_session_proto.Services().Get(0).Methods().Get(0)
-	if _, err := unaryCall(nil, create); err == nil {
-		t.Error("a tool of a service without a handler was taken")
-	}
-	if _, err := unaryCall(&walletServer{}, create); err == nil {
-		t.Error("a tool whose handler lacks its method was taken")
+	if len(Policies.Tools) != 7 {
+		t.Errorf("%d MCP tools, want 7", len(Policies.Tools))
 	}
 }
 
@@ -77,7 +65,7 @@ func TestPoliciesHoldTheContract(t *testing.T) {
 			t.Errorf("%s: %+v, want %+v", procedure, got, w)
 		}
 	}
-	for procedure := range policies.byProcedure {
+	for procedure := range Policies.byProcedure {
 		idempotent := procedure == reclaimv1connect.WalletServiceBuildTransactionsProcedure ||
 			procedure == reclaimv1connect.WalletServiceSubmitTransactionsProcedure
 		if Idempotent(procedure) != idempotent {
@@ -90,21 +78,21 @@ func TestPoliciesHoldTheContract(t *testing.T) {
 // states: after its instance died, a retry runs again while the
 // transaction's blockhash lives.
 func TestSubmitLeaseIsSendGrace(t *testing.T) {
-	p, _ := policies.of(reclaimv1connect.WalletServiceSubmitTransactionsProcedure)
+	p, _ := Policies.Of(reclaimv1connect.WalletServiceSubmitTransactionsProcedure)
 	if p.lease != relay.SendGrace {
 		t.Errorf("the submit's lease is %v, relay.SendGrace %v: change lease_seconds in wallet.proto", p.lease, relay.SendGrace)
 	}
-	if b, _ := policies.of(reclaimv1connect.WalletServiceBuildTransactionsProcedure); b.lease != 0 {
+	if b, _ := Policies.Of(reclaimv1connect.WalletServiceBuildTransactionsProcedure); b.lease != 0 {
 		t.Errorf("the build's lease is %v, want the service's default", b.lease)
 	}
 }
 
 // A stored answer replays as its operation's response message.
 func TestReplayerDecodesTheResponse(t *testing.T) {
-	p, _ := policies.of(reclaimv1connect.WalletServiceSubmitTransactionsProcedure)
+	p, _ := Policies.Of(reclaimv1connect.WalletServiceSubmitTransactionsProcedure)
 	want := &reclaimv1.SubmitTransactionsResponse{Results: []*reclaimv1.SubmissionResult{{Status: "submitted"}}}
 	body, _ := proto.Marshal(want)
-	resp, err := p.replay(body)
+	resp, err := p.Replay(body)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"errors"
@@ -90,7 +90,7 @@ func FuzzItemFastPath(f *testing.F) {
 		}
 		req := &reclaimv1.BuildTransactionsRequest{Address: "11111111111111111111111111111111", Items: items,
 			DonationPercentage: &donation, SelectAll: selectAll}
-		fast, slow := checkRules(req), slowRules(req)
+		fast, slow := CheckRules(req), slowRules(req)
 		if fmt.Sprint(fast) != fmt.Sprint(slow) {
 			t.Fatalf("fast path %v, validator %v", fast, slow)
 		}

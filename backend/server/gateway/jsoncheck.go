@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"bytes"
@@ -30,7 +30,7 @@ func checkJSON(data []byte, md protoreflect.MessageDescriptor) error {
 		return nil
 	}
 	if !utf8.Valid(data) {
-		return invalidf("", "request body is not valid UTF-8")
+		return Invalidf("", "request body is not valid UTF-8")
 	}
 	// encoding/json words syntax errors best (with the offset of the bad
 	// byte); the second pass keeps numbers exact and finds repeated keys.
@@ -50,7 +50,7 @@ func checkJSON(data []byte, md protoreflect.MessageDescriptor) error {
 	}
 	obj, ok := tree.(map[string]any)
 	if !ok {
-		return invalidf("", "request body must be a JSON object, got %s", jsonKind(tree))
+		return Invalidf("", "request body must be a JSON object, got %s", jsonKind(tree))
 	}
 	return checkObject("", obj, md)
 }
@@ -73,7 +73,7 @@ func readValue(dec *json.Decoder, path string) (any, error) {
 			}
 			key, _ := kt.(string)
 			if _, dup := obj[key]; dup {
-				return nil, invalidParam(join(path, key), "field %q is given twice: give it once", join(path, key))
+				return nil, InvalidParam(join(path, key), "field %q is given twice: give it once", join(path, key))
 			}
 			v, err := readValue(dec, join(path, key))
 			if err != nil {
@@ -104,15 +104,15 @@ func syntaxError(data []byte, err error) error {
 	switch {
 	case errors.As(err, &se) && se.Error() == "unexpected end of JSON input":
 		line, col := position(data, int64(len(data))+1)
-		return invalidf("", "request body is not valid JSON (line %d, column %d): it ends before the value is complete", line, col)
+		return Invalidf("", "request body is not valid JSON (line %d, column %d): it ends before the value is complete", line, col)
 	case errors.As(err, &se):
 		line, col := position(data, se.Offset)
-		return invalidf("", "request body is not valid JSON (line %d, column %d): %s", line, col, se.Error())
+		return Invalidf("", "request body is not valid JSON (line %d, column %d): %s", line, col, se.Error())
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		line, col := position(data, int64(len(data))+1)
-		return invalidf("", "request body is not valid JSON (line %d, column %d): it ends before the value is complete", line, col)
+		return Invalidf("", "request body is not valid JSON (line %d, column %d): it ends before the value is complete", line, col)
 	}
-	return invalidf("", "request body is not valid JSON: %s", err.Error())
+	return Invalidf("", "request body is not valid JSON: %s", err.Error())
 }
 
 // position turns the offset encoding/json reports (the count of bytes read,
@@ -139,7 +139,7 @@ func checkObject(path string, obj map[string]any, md protoreflect.MessageDescrip
 	for _, k := range keys {
 		fd := fieldByJSONKey(md, k)
 		if fd == nil {
-			return invalidParam(join(path, k), "unknown field %q: %s takes %s", join(path, k), describe(path), fieldNames(md))
+			return InvalidParam(join(path, k), "unknown field %q: %s takes %s", join(path, k), describe(path), fieldNames(md))
 		}
 		if err := checkField(join(path, fd.JSONName()), obj[k], fd); err != nil {
 			return err
@@ -168,7 +168,7 @@ func checkField(path string, v any, fd protoreflect.FieldDescriptor) error {
 	case fd.IsMap():
 		obj, ok := v.(map[string]any)
 		if !ok {
-			return invalidf(path, "must be an object, got %s", jsonKind(v))
+			return Invalidf(path, "must be an object, got %s", jsonKind(v))
 		}
 		for k, mv := range obj {
 			if err := checkMapKey(path, k, fd.MapKey()); err != nil {
@@ -182,7 +182,7 @@ func checkField(path string, v any, fd protoreflect.FieldDescriptor) error {
 	case fd.IsList():
 		arr, ok := v.([]any)
 		if !ok {
-			return invalidf(path, "must be an array, got %s", jsonKind(v))
+			return Invalidf(path, "must be an array, got %s", jsonKind(v))
 		}
 		for i, ev := range arr {
 			if err := checkElement(path+"["+strconv.Itoa(i)+"]", ev, fd); err != nil {
@@ -197,7 +197,7 @@ func checkField(path string, v any, fd protoreflect.FieldDescriptor) error {
 // checkElement checks a list element or map value: null is no value there.
 func checkElement(path string, v any, fd protoreflect.FieldDescriptor) error {
 	if v == nil {
-		return invalidf(path, "must be %s, got null", want(fd))
+		return Invalidf(path, "must be %s, got null", want(fd))
 	}
 	return checkValue(path, v, fd)
 }
@@ -211,7 +211,7 @@ func checkMapKey(path, key string, fd protoreflect.FieldDescriptor) error {
 
 // checkValue checks one singular value against its field's kind.
 func checkValue(path string, v any, fd protoreflect.FieldDescriptor) error {
-	bad := func() error { return invalidf(path, "must be %s, got %s", want(fd), jsonKind(v)) }
+	bad := func() error { return Invalidf(path, "must be %s, got %s", want(fd), jsonKind(v)) }
 	switch fd.Kind() {
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		md := fd.Message()
@@ -235,7 +235,7 @@ func checkValue(path string, v any, fd protoreflect.FieldDescriptor) error {
 		switch ev := v.(type) {
 		case string:
 			if fd.Enum().Values().ByName(protoreflect.Name(ev)) == nil {
-				return invalidf(path, "unknown value %q", ev)
+				return Invalidf(path, "unknown value %q", ev)
 			}
 		case json.Number:
 			if _, err := ev.Int64(); err != nil {
@@ -262,11 +262,11 @@ func checkFloat(path string, v any, fd protoreflect.FieldDescriptor) error {
 			return nil
 		}
 		if !numberString(fv) {
-			return invalidf(path, "must be %s, got %s", want(fd), strconv.Quote(fv))
+			return Invalidf(path, "must be %s, got %s", want(fd), strconv.Quote(fv))
 		}
 		s = fv
 	default:
-		return invalidf(path, "must be %s, got %s", want(fd), jsonKind(v))
+		return Invalidf(path, "must be %s, got %s", want(fd), jsonKind(v))
 	}
 	bits := 64
 	if fd.Kind() == protoreflect.FloatKind {
@@ -274,7 +274,7 @@ func checkFloat(path string, v any, fd protoreflect.FieldDescriptor) error {
 	}
 	f, err := strconv.ParseFloat(s, bits)
 	if err != nil || math.IsInf(f, 0) {
-		return invalidf(path, "must be %s, got %s", want(fd), s)
+		return Invalidf(path, "must be %s, got %s", want(fd), s)
 	}
 	return nil
 }
@@ -288,15 +288,15 @@ func checkInteger(path string, v any, fd protoreflect.FieldDescriptor) error {
 		s = iv.String()
 	case string:
 		if !numberString(iv) {
-			return invalidf(path, "must be %s, got %s", want(fd), strconv.Quote(iv))
+			return Invalidf(path, "must be %s, got %s", want(fd), strconv.Quote(iv))
 		}
 		s = iv
 	default:
-		return invalidf(path, "must be %s, got %s", want(fd), jsonKind(v))
+		return Invalidf(path, "must be %s, got %s", want(fd), jsonKind(v))
 	}
 	f, ok := new(big.Float).SetPrec(200).SetString(s)
 	if !ok || !f.IsInt() {
-		return invalidf(path, "must be %s, got %s", want(fd), strconv.Quote(s))
+		return Invalidf(path, "must be %s, got %s", want(fd), strconv.Quote(s))
 	}
 	n, _ := f.Int(nil)
 	lo, hi := integerRange(fd.Kind())
@@ -335,7 +335,7 @@ func outOfRange(path, got string, fd protoreflect.FieldDescriptor) error {
 		return rangeMistake(path, lo.String(), hi.String(), got)
 	}
 	lo, hi := integerRange(fd.Kind())
-	return invalidf(path, "must be %s from %s to %s, got %s", want(fd), lo, hi, got)
+	return Invalidf(path, "must be %s from %s to %s, got %s", want(fd), lo, hi, got)
 }
 
 func integerRange(k protoreflect.Kind) (lo, hi *big.Int) {
@@ -426,9 +426,9 @@ func decodeError(err error) error {
 	if m := protojsonError.FindStringSubmatch(msg); m != nil {
 		rest := msg[len(m[0]):]
 		if m[1] != "" {
-			return invalidf("", "request body (line %s, column %s): %s", m[1], m[2], rest)
+			return Invalidf("", "request body (line %s, column %s): %s", m[1], m[2], rest)
 		}
-		return invalidf("", "request body: %s", rest)
+		return Invalidf("", "request body: %s", rest)
 	}
-	return invalidf("", "request body: %s", msg)
+	return Invalidf("", "request body: %s", msg)
 }

@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"errors"
@@ -25,44 +25,44 @@ import (
 // the MCP server all read policies: adding an operation means editing its
 // .proto and writing its handler.
 
-// apiServices are the services the API serves, in the contract's order.
-var apiServices = []protoreflect.ServiceDescriptor{
+// APIServices are the services the API serves, in the contract's order.
+var APIServices = []protoreflect.ServiceDescriptor{
 	reclaimv1.File_reclaim_v1_session_proto.Services().ByName("SessionService"),
 	reclaimv1.File_reclaim_v1_wallet_proto.Services().ByName("WalletService"),
 	reclaimv1.File_reclaim_v1_project_proto.Services().ByName("ProjectService"),
 }
 
-// policies is every operation's policy. An RPC without its option (or with
+// Policies is every operation's policy. An RPC without its option (or with
 // one that does not hold) stops the process as it starts, never at a
 // request.
-var policies = mustPolicies(apiServices)
+var Policies = mustPolicies(APIServices)
 
 // policy is one operation's reclaim.v1.operation, read.
 type policy struct {
-	procedure string // /reclaim.v1.WalletService/BuildTransactions
-	// operationID is the OpenAPI document's operationId (Service_Method).
-	operationID string
-	method      protoreflect.MethodDescriptor
-	require     auth.Requirement
-	// replay decodes a stored answer into the operation's response (nil:
+	Procedure string // /reclaim.v1.WalletService/BuildTransactions
+	// OperationID is the OpenAPI document's operationId (Service_Method).
+	OperationID string
+	Method      protoreflect.MethodDescriptor
+	Require     auth.Requirement
+	// Replay decodes a stored answer into the operation's response (nil:
 	// the operation ignores Idempotency-Key).
-	replay func(body []byte) (connect.AnyResponse, error)
+	Replay func(body []byte) (connect.AnyResponse, error)
 	// lease is its idempotency claims' lease (0: the service's default).
 	lease time.Duration
-	// tool is its MCP tool (nil: none), its description's {in:field}
+	// Tool is its MCP tool (nil: none), its description's {in:field}
 	// lists written out.
-	tool *reclaimv1.Tool
+	Tool *reclaimv1.Tool
 }
 
 // policyBook is the operations' policies by procedure, and the MCP tools in
 // their flow's order.
 type policyBook struct {
 	byProcedure map[string]*policy
-	tools       []*policy
+	Tools       []*policy
 }
 
-// of returns the policy of procedure.
-func (b *policyBook) of(procedure string) (*policy, bool) {
+// Of returns the policy of procedure.
+func (b *policyBook) Of(procedure string) (*policy, bool) {
 	p, ok := b.byProcedure[procedure]
 	return p, ok
 }
@@ -88,16 +88,16 @@ func readPolicies(services []protoreflect.ServiceDescriptor) (*policyBook, error
 				errs = append(errs, err)
 				continue
 			}
-			b.byProcedure[p.procedure] = p
-			if p.tool != nil {
-				b.tools = append(b.tools, p)
+			b.byProcedure[p.Procedure] = p
+			if p.Tool != nil {
+				b.Tools = append(b.Tools, p)
 			}
 		}
 	}
-	slices.SortStableFunc(b.tools, func(x, y *policy) int { return int(x.tool.GetPosition()) - int(y.tool.GetPosition()) })
-	for i := 1; i < len(b.tools); i++ {
-		if b.tools[i].tool.GetName() == b.tools[i-1].tool.GetName() || b.tools[i].tool.GetPosition() == b.tools[i-1].tool.GetPosition() {
-			errs = append(errs, fmt.Errorf("%s and %s: two MCP tools with one name or position", b.tools[i-1].procedure, b.tools[i].procedure))
+	slices.SortStableFunc(b.Tools, func(x, y *policy) int { return int(x.Tool.GetPosition()) - int(y.Tool.GetPosition()) })
+	for i := 1; i < len(b.Tools); i++ {
+		if b.Tools[i].Tool.GetName() == b.Tools[i-1].Tool.GetName() || b.Tools[i].Tool.GetPosition() == b.Tools[i-1].Tool.GetPosition() {
+			errs = append(errs, fmt.Errorf("%s and %s: two MCP tools with one name or position", b.Tools[i-1].Procedure, b.Tools[i].Procedure))
 		}
 	}
 	return b, errors.Join(errs...)
@@ -110,11 +110,11 @@ func readPolicy(sd protoreflect.ServiceDescriptor, m protoreflect.MethodDescript
 		return nil, fmt.Errorf("%s has no (reclaim.v1.operation) option: declare its credentials in its .proto", procedure)
 	}
 	p := &policy{
-		procedure: procedure, operationID: string(sd.Name()) + "_" + string(m.Name()), method: m,
-		require: auth.Requirement{APIKey: opt.GetApiKey(), Session: opt.GetSession(), BindsWallet: opt.GetBindsWallet()},
+		Procedure: procedure, OperationID: string(sd.Name()) + "_" + string(m.Name()), Method: m,
+		Require: auth.Requirement{APIKey: opt.GetApiKey(), Session: opt.GetSession(), BindsWallet: opt.GetBindsWallet()},
 		lease:   time.Duration(opt.GetLeaseSeconds()) * time.Second,
 	}
-	if !p.require.APIKey && !p.require.Session {
+	if !p.Require.APIKey && !p.Require.Session {
 		return nil, fmt.Errorf("%s: its operation option accepts no credential (api_key or session)", procedure)
 	}
 	scopes := opt.GetScopes()
@@ -127,17 +127,17 @@ func readPolicy(sd protoreflect.ServiceDescriptor, m protoreflect.MethodDescript
 		}
 	}
 	if len(scopes) > 0 {
-		p.require.Scope = scopes[0]
+		p.Require.Scope = scopes[0]
 	}
 	if len(scopes) > 1 {
-		p.require.OrScope = scopes[1]
+		p.Require.OrScope = scopes[1]
 	}
 	if opt.GetIdempotent() {
 		mt, err := protoregistry.GlobalTypes.FindMessageByName(m.Output().FullName())
 		if err != nil || m.IsStreamingClient() || m.IsStreamingServer() {
 			return nil, fmt.Errorf("%s: only a unary RPC whose response type is linked in can honour Idempotency-Key", procedure)
 		}
-		p.replay = replayerOf(mt)
+		p.Replay = replayerOf(mt)
 	} else if p.lease != 0 {
 		return nil, fmt.Errorf("%s: a lease without idempotent", procedure)
 	}
@@ -151,7 +151,7 @@ func readPolicy(sd protoreflect.ServiceDescriptor, m protoreflect.MethodDescript
 		}
 		t = proto.CloneOf(t)
 		t.Description = desc
-		p.tool = t
+		p.Tool = t
 	}
 	return p, nil
 }

@@ -1,4 +1,4 @@
-package server
+package gateway
 
 import (
 	"bytes"
@@ -226,7 +226,7 @@ func (f *filler) value(fd protoreflect.FieldDescriptor, newMsg func() protorefle
 }
 
 func TestOneEncoderWritesEveryAnswer(t *testing.T) {
-	plans := newJSONPlans()
+	plans := NewJSONPlans()
 	for _, mt := range contractTypes(t) {
 		if !plans.top(mt.Descriptor()).ok {
 			t.Errorf("%s goes to the reference encoder", mt.Descriptor().FullName())
@@ -248,7 +248,7 @@ func FuzzEncodeMatchesReference(f *testing.F) {
 			f.Add(append([]byte{byte(i)}, fill...))
 		}
 	}
-	codec := newJSONCodec(nil, newJSONPlans())
+	codec := NewJSONCodec(nil, NewJSONPlans())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fl := &filler{data: data}
 		mt := types[int(fl.next())%len(types)] // one type an input: short inputs, quick to minimize
@@ -290,7 +290,7 @@ func TestOneMessagePerRange(t *testing.T) {
 			t.Errorf("%s: got %v, want %s", body, err, want)
 		}
 	}
-	if err := checkRules(&reclaimv1.StreamWalletAssetsRequest{Address: "11111111111111111111111111111111", ChunkSize: proto.Uint32(501)}); err == nil ||
+	if err := CheckRules(&reclaimv1.StreamWalletAssetsRequest{Address: "11111111111111111111111111111111", ChunkSize: proto.Uint32(501)}); err == nil ||
 		err.Error() != "chunkSize: must be from 1 to 500, got 501" {
 		t.Errorf("chunkSize 501: %v", err)
 	}
