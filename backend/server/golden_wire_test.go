@@ -86,7 +86,7 @@ type call struct {
 	// header, when set, adds or replaces request headers ("" removes one).
 	header map[string]string
 	wires  wire
-	// Method and path, when set, replace the operation's (for REST, path
+	// method and path, when set, replace the operation's (for REST, path
 	// is the whole path and query); raw replaces the body of the other
 	// wires (malformed protobuf).
 	method, path string
@@ -250,7 +250,7 @@ func envelope(flags byte, msg []byte) []byte {
 	return append(out, msg...)
 }
 
-// Do sends s to the server and reads the answer whole, trailers included.
+// do sends s to the server and reads the answer whole, trailers included.
 func (g *golden) do(s sent, w wire) answer {
 	g.t.Helper()
 	req, err := http.NewRequest(s.method, g.e.srv.URL+s.path, bytes.NewReader(s.body))

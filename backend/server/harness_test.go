@@ -84,7 +84,7 @@ type option func(*options)
 
 type options struct {
 	limiter ratelimit.Limiter
-	// Quotas sizes the projects' and wallets' buckets (1000/s, burst 1000,
+	// quotas sizes the projects' and wallets' buckets (1000/s, burst 1000,
 	// no wallet share unless set).
 	quotas server.Quotas
 	// ipLimiter holds the client addresses' buckets (generous unless set).
@@ -387,7 +387,7 @@ type response struct {
 	body   []byte
 }
 
-// Rest sends a REST request; body is marshalled as JSON unless it is a string.
+// rest sends a REST request; body is marshalled as JSON unless it is a string.
 func (e *env) rest(method, path string, c cred, body any) *response {
 	e.t.Helper()
 	var rd io.Reader
@@ -464,7 +464,7 @@ func (r *response) restErr(status int, code string) string {
 	return body.Message
 }
 
-// Clients are the generated Connect clients over one protocol.
+// clients are the generated Connect clients over one protocol.
 type clients struct {
 	session reclaimv1connect.SessionServiceClient
 	wallet  reclaimv1connect.WalletServiceClient

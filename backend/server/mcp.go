@@ -62,7 +62,7 @@ type mcpFace struct {
 type mcpTool struct {
 	tool      *mcp.Tool
 	procedure string
-	// Require is the credentials its operation takes.
+	// require is the credentials its operation takes.
 	require auth.Requirement
 	// input returns a new request message to decode the arguments into.
 	input func() proto.Message
@@ -74,7 +74,7 @@ type mcpTool struct {
 	call func(ctx context.Context, req proto.Message, header http.Header) (any, error)
 }
 
-// Handler is /mcp: the API's gate (the client address's bucket, the
+// handler is /mcp: the API's gate (the client address's bucket, the
 // credentials, their bucket) on every HTTP request, then the refusal of
 // JSON-RPC batches (noBatches), then the MCP server.
 // The server is stateless: every request carries its own credentials and
@@ -183,7 +183,7 @@ func keyArgument(t mcpTool, args json.RawMessage) (json.RawMessage, http.Header,
 	return rest, http.Header{idempotency.Header: {key}}, nil
 }
 
-// Charge spends one tool call from the buckets its route spends (the
+// charge spends one tool call from the buckets its route spends (the
 // request's principal acting on wallet), and puts the decisions in the
 // HTTP answer's headers.
 func (m *mcpFace) charge(ctx context.Context, wallet string) error {

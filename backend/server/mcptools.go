@@ -131,7 +131,7 @@ var replayedSchema = map[string]any{
 	"type": "boolean", "description": "true when this answer is the stored first answer of the call's idempotencyKey (REST's Idempotent-Replayed header)",
 }
 
-// Tools returns the MCP tools the operations declare, in the flow's
+// tools returns the MCP tools the operations declare, in the flow's
 // order, with their schemas read from the OpenAPI document: the same names,
 // types and descriptions as REST; a header parameter (Idempotency-Key) is
 // an argument (idempotencyKey).

@@ -305,7 +305,7 @@ func (w *world) send(t *rapid.T, r *request) reply {
 	return a
 }
 
-// Check sends r and judges the answer; it reports whether the document
+// check sends r and judges the answer; it reports whether the document
 // allows r.
 func (w *world) check(t *rapid.T, router routers.Router, r *request) bool {
 	verdict := allowed(router, r)

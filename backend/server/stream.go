@@ -140,7 +140,7 @@ func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// Admit authenticates, rate-limits and authorises as the interceptor does,
+// admit authenticates, rate-limits and authorises as the interceptor does,
 // then checks the request as the Connect handler does.
 func (h *walletSocket) admit(ctx context.Context, r *http.Request, address string) (context.Context, wallet.StreamRequest, error) {
 	ctx, _, err := h.credentials(ctx, r, address)

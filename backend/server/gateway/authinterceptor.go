@@ -47,7 +47,7 @@ type Addressed interface{ GetAddress() string }
 // AuthInterceptor authenticates, authorises and rate-limits every procedure.
 type AuthInterceptor struct {
 	auth *auth.Authenticator
-	// PerIP is the bucket of a client address, which every request spends
+	// perIP is the bucket of a client address, which every request spends
 	// from before its credentials cost anything; nil: none. ipLimits is
 	// its size, for RateLimit-Policy (zero: its window is not told).
 	perIP    ratelimit.Limiter
