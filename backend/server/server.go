@@ -22,6 +22,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
 	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
 	"github.com/reclaim-sol/reclaim/backend/server/gateway"
+	"github.com/reclaim-sol/reclaim/backend/server/mcp"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/backend/service/wallet"
 	"github.com/reclaim-sol/reclaim/backend/telemetry"
@@ -136,8 +137,8 @@ func New(d Deps) (http.Handler, error) {
 	g := gateway.NewAuthInterceptor(gateway.GateDeps{Auth: d.Auth, PerIP: d.IPLimiter, IPLimits: d.IPLimits, Limiter: d.Limiter,
 		Quotas: d.Quotas, DBTimeout: d.DBTimeout, Clients: d.ClientIP, Log: d.Log})
 	origins := gateway.NewOriginPolicy(d.CORS, gateway.CORSPaths{
-		API:    []string{mcpPath},
-		Public: []string{openAPIPath, protectedResourcePath, protectedResourcePath + mcpPath},
+		API:    []string{mcp.Path},
+		Public: []string{openAPIPath, mcp.ProtectedResourcePath, mcp.ProtectedResourcePath + mcp.Path},
 	}, d.Auth, d.DBTimeout, d.Log)
 	// The handover first: the other interceptors see the whole request.
 	interceptors := append([]connect.Interceptor{gateway.Handover{}}, obs.Interceptors()...)

@@ -1,4 +1,11 @@
-package server
+// Package mcp is the API's Model Context Protocol server (/mcp): the
+// operations the registry marks as tools, each calling the same handler its
+// REST route and Connect procedure reach, under the same credentials and
+// buckets (the gateway's), with its arguments checked as a REST body is.
+// It also serves the builds its answers link to and its protected-resource
+// metadata. It never imports the face (backend/server): the handlers and
+// the gateway's parts come in Deps.
+package mcp
 
 import (
 	"bytes"
@@ -23,9 +30,9 @@ import (
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
 
-// mcpPath is the Model Context Protocol endpoint (Streamable HTTP) on the
+// Path is the Model Context Protocol endpoint (Streamable HTTP) on the
 // API's port: the API's operations as tools an agent can call.
-const mcpPath = "/mcp"
+const Path = "/mcp"
 
 // mcpSessionTTL is the life of the wallet-bound session a tool mints for a
 // call made with an API key: one call's.
@@ -45,7 +52,7 @@ type mcpFace struct {
 	gate    *gateway.AuthInterceptor
 	auth    *auth.Authenticator
 	issuer  *auth.Issuer
-	wallet  *walletServer
+	wallet  reclaimv1connect.WalletServiceHandler
 	project reclaimv1connect.ProjectServiceHandler
 	codec   *gateway.JSONCodec
 	// keys runs the keyed calls (idempotencyKey) as REST's Idempotency-Key.
@@ -56,6 +63,56 @@ type mcpFace struct {
 	// signURL is the signing page a build's answer links to ("": none).
 	signURL string
 	log     *slog.Logger
+}
+
+// Deps are what the MCP server is built from: the API's gate, codec and
+// idempotency layer, the handlers its tools call, and its settings.
+type Deps struct {
+	Gate    *gateway.AuthInterceptor
+	Auth    *auth.Authenticator
+	Issuer  *auth.Issuer
+	Wallet  reclaimv1connect.WalletServiceHandler
+	Project reclaimv1connect.ProjectServiceHandler
+	Codec   *gateway.JSONCodec
+	Keys    *gateway.IdempotencyInterceptor
+	// Origins is the CORS policy the signing page's reads of a build follow.
+	Origins *gateway.OriginPolicy
+	// ResourceURL is /mcp's public URL its protected-resource metadata
+	// names ("": the URL each request reached); authorizationServers the
+	// OAuth issuers it lists; docs the path of the agents' documentation.
+	ResourceURL          string
+	AuthorizationServers []string
+	Docs                 string
+	// SignURL is the signing page a build's answer links to ("": none);
+	// now the clock of the builds kept for it (nil: time.Now), stashBytes
+	// their bound (0: 64 MiB).
+	SignURL    string
+	Now        func() time.Time
+	StashBytes int
+	Log        *slog.Logger
+}
+
+// Mount serves the MCP endpoint (/mcp), the builds its answers link to
+// (/mcp/builds/{id}) and its protected-resource metadata on mux.
+func Mount(mux *http.ServeMux, d Deps) error {
+	now := d.Now
+	if now == nil {
+		now = time.Now
+	}
+	face := &mcpFace{
+		gate: d.Gate, auth: d.Auth, issuer: d.Issuer, wallet: d.Wallet, project: d.Project,
+		meta:  resourceMetadata{resource: d.ResourceURL, servers: d.AuthorizationServers, docs: d.Docs},
+		codec: d.Codec, keys: d.Keys, builds: newBuildStash(now, d.StashBytes), signURL: d.SignURL, log: d.Log,
+	}
+	tools, err := face.tools()
+	if err != nil {
+		return err
+	}
+	mux.Handle(Path, face.handler(tools))
+	mux.Handle("GET "+buildsPath, face.serveBuild(d.Origins))
+	mux.Handle(ProtectedResourcePath, face.meta.serve(d.Gate))
+	mux.Handle(ProtectedResourcePath+Path, face.meta.serve(d.Gate))
+	return nil
 }
 
 // mcpTool is one tool: the procedure whose rule and handler it shares.

@@ -1,4 +1,4 @@
-package server
+package mcp
 
 import (
 	"encoding/json"
@@ -10,11 +10,11 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/server/gateway"
 )
 
-// protectedResourcePath is where /mcp's protected-resource metadata (RFC
+// ProtectedResourcePath is where /mcp's protected-resource metadata (RFC
 // 9728) is served, and protectedResourcePath+mcpPath the form with the
 // resource's path the RFC also defines: agents (the MCP Inspector, the
 // SDKs' clients) read it after a 401 to learn how to authenticate.
-const protectedResourcePath = "/.well-known/oauth-protected-resource"
+const ProtectedResourcePath = "/.well-known/oauth-protected-resource"
 
 // resourceMetadata is /mcp's protected-resource metadata: the resource
 // (/mcp's URL) and the authorization servers an operator put in front
@@ -24,6 +24,8 @@ type resourceMetadata struct {
 	// resource is /mcp's public URL ("": the URL each request reached).
 	resource string
 	servers  []string
+	// docs is the path of the agents' documentation on the API's host.
+	docs string
 }
 
 // resourceURL is /mcp's URL as r reached this server: the configured one,
@@ -37,7 +39,7 @@ func (m resourceMetadata) resourceURL(r *http.Request) string {
 	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
 		scheme = "https"
 	}
-	return (&url.URL{Scheme: scheme, Host: r.Host, Path: mcpPath}).String()
+	return (&url.URL{Scheme: scheme, Host: r.Host, Path: Path}).String()
 }
 
 // metadataURL is where r's client reads the metadata of /mcp: the form
@@ -45,9 +47,9 @@ func (m resourceMetadata) resourceURL(r *http.Request) string {
 func (m resourceMetadata) metadataURL(r *http.Request) string {
 	u, err := url.Parse(m.resourceURL(r))
 	if err != nil {
-		return protectedResourcePath + mcpPath
+		return ProtectedResourcePath + Path
 	}
-	u.Path = protectedResourcePath + u.Path
+	u.Path = ProtectedResourcePath + u.Path
 	return u.String()
 }
 
@@ -82,7 +84,7 @@ func (m resourceMetadata) serve(g *gateway.AuthInterceptor) http.Handler {
 		// Strings and lists of strings: it marshals.
 		body, _ := json.Marshal(oauthex.ProtectedResourceMetadata{
 			Resource: m.resourceURL(r), AuthorizationServers: m.servers, BearerMethodsSupported: []string{"header"},
-			ResourceName: "Reclaim MCP", ResourceDocumentation: strings.TrimSuffix(m.resourceURL(r), mcpPath) + llmsPath,
+			ResourceName: "Reclaim MCP", ResourceDocumentation: strings.TrimSuffix(m.resourceURL(r), Path) + m.docs,
 		})
 		h.Set("Content-Type", "application/json")
 		h.Set("Cache-Control", "no-cache")

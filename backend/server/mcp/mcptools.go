@@ -1,4 +1,4 @@
-package server
+package mcp
 
 import (
 	"bytes"
@@ -324,16 +324,4 @@ func (m *mcpFace) signLink(ctx context.Context, req proto.Message, body json.Raw
 			out["signUrlExpiresAt"] = expires.UTC().Format(time.RFC3339)
 		}
 	}
-}
-
-// MCPTool names a tool of /mcp and the REST operation it serves.
-type MCPTool struct{ Name, Title, Operation string }
-
-// MCPTools lists the tools of /mcp in the flow's order (for /llms.txt).
-func MCPTools() []MCPTool {
-	out := make([]MCPTool, len(gateway.Policies.Tools))
-	for i, p := range gateway.Policies.Tools {
-		out[i] = MCPTool{Name: p.Tool.GetName(), Title: p.Tool.GetTitle(), Operation: p.OperationID}
-	}
-	return out
 }
