@@ -1,9 +1,11 @@
 // Package server is the HTTP face of the service: one handler that serves
 // every operation as Connect, gRPC, gRPC-Web and REST (through vanguard) from
-// the same Connect handlers, plus the probes (/healthz, /readyz) and the gRPC
-// health and reflection services. It adapts requests to the domain packages
-// and maps their errors to statuses in one place (toConnect), and observes
-// every request once (observe.go: metrics, traces, the access log).
+// the same Connect handlers, plus the wallet stream's WebSocket, the probes
+// (/healthz, /readyz) and the gRPC health and reflection services. Its
+// handlers adapt requests to the services; the wiring here puts them behind
+// the front door (package gateway: routing, checks, the codec, credentials,
+// idempotency, CORS, the error mapping, observing) and mounts the MCP server
+// (package mcp). Neither imports this package.
 package server
 
 import (

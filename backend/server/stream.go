@@ -54,7 +54,7 @@ func (e *streamSendError) Unwrap() error { return e.err }
 
 // walletSocket serves the stream as a WebSocket. Credentials, rate limit and
 // the requirement table are the Connect auth interceptor's
-// (authInterceptor.admit) for the StreamWalletAssets procedure.
+// (AuthInterceptor.Admit) for the StreamWalletAssets procedure.
 type walletSocket struct {
 	auth    *gateway.AuthInterceptor
 	wallet  *walletServer

@@ -73,7 +73,7 @@ func (c *JSONCodec) Unmarshal(data []byte, msg proto.Message) error {
 	return err
 }
 
-// connectCodec is jsonCodec for connect-go, whose Codec takes any.
+// connectCodec is JSONCodec for connect-go, whose Codec takes any.
 type connectCodec struct{ json *JSONCodec }
 
 // Connect is c as connect-go's codec.

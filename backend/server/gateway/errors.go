@@ -24,7 +24,7 @@ func InvalidParam(param, format string, args ...any) error {
 
 // codeByKind is the one table of Connect codes by fault kind; vanguard turns
 // the codes into HTTP statuses (httpStatusFor is the same table) and
-// restErrors into the REST body.
+// RestErrors into the REST body.
 var codeByKind = map[fault.Kind]connect.Code{
 	fault.KindInvalid:          connect.CodeInvalidArgument,
 	fault.KindNotFound:         connect.CodeNotFound,
@@ -71,7 +71,7 @@ func ToConnect(ctx context.Context, log *slog.Logger, err error) error {
 
 // connectOf is the Connect error of a fault: its kind's code and its
 // message, and for invalid input the field at fault as a
-// google.rpc.BadRequest detail. (toConnect answers a kind the table lacks,
+// google.rpc.BadRequest detail. (ToConnect answers a kind the table lacks,
 // a bug, as any other internal error.)
 func connectOf(f *fault.Error) *connect.Error {
 	code := codeByKind[f.Kind()]
@@ -162,7 +162,7 @@ func CodeForStatus(status int) connect.Code {
 	return connect.CodeInternal
 }
 
-// ToConnectError is err as the Connect error a client reads (toConnect's
+// ToConnectError is err as the Connect error a client reads (ToConnect's
 // mapping, an internal error for anything else).
 func ToConnectError(ctx context.Context, g *AuthInterceptor, err error) *connect.Error {
 	var ce *connect.Error

@@ -39,7 +39,7 @@ import (
 //     request connect-go made. What vanguard and connect-go still decode and
 //     encode on the way is that request of path variables only: "{}" or
 //     {"address":"...","items":[]};
-//  4. is answered by the one encoder (jsonCodec.MarshalAppend), once: the
+//  4. is answered by the one encoder (JSONCodec.MarshalAppend), once: the
 //     Connect handler writes the JSON, and vanguard passes the bytes on, for
 //     the codecs on both of its sides are the same (the leaderboard's bare
 //     array aside: vanguard decodes the answer to take the field out).
@@ -65,7 +65,7 @@ type FrontDoor struct {
 	// Auth checks the credentials of a request the check refuses, first
 	// (credentialsFirst); nil: none are checked.
 	Auth *AuthInterceptor
-	// Rest is vanguard behind restErrors: matched REST routes go there.
+	// Rest is vanguard behind RestErrors: matched REST routes go there.
 	Rest http.Handler
 	// Mux serves everything else: the WebSocket, other Connect and gRPC
 	// calls, unknown /v1/ paths (through vanguard's 404 and 405), the

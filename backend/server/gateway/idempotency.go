@@ -211,7 +211,7 @@ func storedError(a idempotency.Answer) *connect.Error {
 // keyError is the answer to a key the service refused: reused with another
 // request (invalid_argument; REST 422 idempotency_key_reused), or in
 // flight (aborted; REST 409 idempotency_key_in_use), each with its reason
-// as a google.rpc.ErrorInfo detail; anything else as toConnect maps it.
+// as a google.rpc.ErrorInfo detail; anything else as ToConnect maps it.
 func keyError(ctx context.Context, log *slog.Logger, err error) error {
 	var code connect.Code
 	var reason string

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// The one encoder of answers (jsonCodec.MarshalAppend): one pass from the
+// The one encoder of answers (JSONCodec.MarshalAppend): one pass from the
 // message to the bytes, which are, byte for byte, what protojson
 // (EmitDefaultValues) wrote before, rewritten where the contract differs
 // (docs/decisions.md, "JSON numbers"): the answers were written by protojson,

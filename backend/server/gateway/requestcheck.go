@@ -32,7 +32,7 @@ import (
 // (frontdoor.go) runs it on a request before vanguard and connect-go see it,
 // and it answers in the request's own protocol (a REST error body, or a
 // Connect/gRPC error through connect's ErrorWriter):
-//   - a body over maxRequestBytes is refused (invalid_argument; REST: 413)
+//   - a body over MaxRequestBytes is refused (invalid_argument; REST: 413)
 //     before it is decoded;
 //   - a REST GET's Content-Type is ignored (a GET has no body: some clients
 //     and load tools set one on every request), and a GET with a body refused;
@@ -198,13 +198,13 @@ func cleanPath(p string) string {
 // with their tickets fit several times over.
 const MaxRequestBytes = 1 << 20
 
-// errBodyTooLarge is a body over maxRequestBytes: invalid_argument on every
+// errBodyTooLarge is a body over MaxRequestBytes: invalid_argument on every
 // wire, with 413 to a REST client. Not resource_exhausted (connect-go's own
 // code for an oversized message): over Connect that is HTTP 429, which
 // clients retry, and this request can never pass as it is.
 var errBodyTooLarge = fmt.Errorf("request body is larger than the limit of %d bytes (1 MiB): send fewer items or signed transactions per request", MaxRequestBytes)
 
-// readBody reads the whole body (at most maxRequestBytes) and puts it back
+// readBody reads the whole body (at most MaxRequestBytes) and puts it back
 // for the handlers, so it can be checked first.
 func readBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil || r.Body == http.NoBody {

@@ -24,7 +24,7 @@ import (
 // (buf.validate: ranges, lengths, patterns, the values a string takes, item
 // counts, the either/or rules), the rules the OpenAPI document states. One
 // validator, built once with every request type, serves Connect, gRPC,
-// REST and MCP alike: each handler calls checkRules first, after the auth
+// REST and MCP alike: each handler calls CheckRules first, after the auth
 // interceptor has checked the credentials. What the rules cannot say
 // (base58 decoding to 32 or 64 bytes, keys on the curve, base64, date order,
 // an action the item's type takes, duplicates) stays with the services

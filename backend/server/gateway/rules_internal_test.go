@@ -58,7 +58,7 @@ func TestRuleWordsNameRealRules(t *testing.T) {
 	}
 }
 
-// slowRules is checkRules without the items' fast path: the validator
+// slowRules is CheckRules without the items' fast path: the validator
 // walks every item.
 func slowRules(req proto.Message) error {
 	err := requestRules.Validate(req, decodedHere)

@@ -47,7 +47,7 @@ Credentials: the API's own, on every HTTP request: X-Api-Key (a project's API ke
 // handler its REST route and Connect procedure reach (never HTTP to this
 // server), under the same credential rule (requirements), with its
 // arguments checked as a REST body is (checkJSON) and its errors mapped by
-// toConnect into the REST error body.
+// ToConnect into the REST error body.
 type mcpFace struct {
 	gate    *gateway.AuthInterceptor
 	auth    *auth.Authenticator

@@ -7,11 +7,12 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
 	"github.com/reclaim-sol/reclaim/backend/server/gateway"
 )
 
 // ProtectedResourcePath is where /mcp's protected-resource metadata (RFC
-// 9728) is served, and protectedResourcePath+mcpPath the form with the
+// 9728) is served, and ProtectedResourcePath+Path the form with the
 // resource's path the RFC also defines: agents (the MCP Inspector, the
 // SDKs' clients) read it after a 401 to learn how to authenticate.
 const ProtectedResourcePath = "/.well-known/oauth-protected-resource"

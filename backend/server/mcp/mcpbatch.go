@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"connectrpc.com/connect"
+
 	"github.com/reclaim-sol/reclaim/backend/server/gateway"
 )
 
