@@ -17,7 +17,7 @@ import (
 // is the process's CPU time per request, which other work on a shared
 // machine moves less than ns/op (wall time):
 //
-//	go test -run '^$' -bench 'Vanguard' -benchmem -count 6 ./backend/server/
+//	go test -run '^$' -bench Vanguard -benchmem -count 5 -cpu 1 ./backend/server/
 func BenchmarkVanguard(b *testing.B) {
 	e := benchEnv(b)
 	h := e.srv.Config.Handler
