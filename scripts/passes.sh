@@ -16,21 +16,21 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
 	targets=(
 		'net/http.(*ServeMux).findHandler'                       # routing: ServeMux
-		'github.com/reclaim-sol/reclaim/backend/server.(*requestCheck).checkREST' # routing: the front door
+		'github.com/reclaim-sol/reclaim/backend/server/gateway.(*requestCheck).checkREST' # routing: the front door
 		'connectrpc.com/vanguard.(*routeTrie).match'              # routing: vanguard
-		'github.com/reclaim-sol/reclaim/backend/server.checkJSON' # a body checked: two encoding/json passes
-		'github.com/reclaim-sol/reclaim/backend/server.decodeJSON' # a body checked and decoded in one pass
+		'github.com/reclaim-sol/reclaim/backend/server/gateway.checkJSON' # a body checked: two encoding/json passes
+		'github.com/reclaim-sol/reclaim/backend/server/gateway.decodeJSON' # a body checked and decoded in one pass
 		'google.golang.org/protobuf/encoding/protojson.UnmarshalOptions.unmarshal'
 		'google.golang.org/protobuf/encoding/protojson.MarshalOptions.marshal'
 		'encoding/json.(*Decoder).Decode' # also the token's claims and the fake cluster's
 		'encoding/json.(*Encoder).Encode' # also the fake cluster's answers
-		'github.com/reclaim-sol/reclaim/backend/server.(*jsonPlans).appendJSON'
+		'github.com/reclaim-sol/reclaim/backend/server/gateway.(*jsonPlans).appendJSON'
 		'github.com/reclaim-sol/reclaim/backend/pkg/signing.(*Keyring).Verify'
 	)
 fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-pkgs=github.com/reclaim-sol/reclaim/backend/server,github.com/reclaim-sol/reclaim/backend/pkg/signing,connectrpc.com/vanguard,connectrpc.com/connect,google.golang.org/protobuf/encoding/protojson,encoding/json,net/http
+pkgs=github.com/reclaim-sol/reclaim/backend/server,github.com/reclaim-sol/reclaim/backend/server/gateway,github.com/reclaim-sol/reclaim/backend/pkg/signing,connectrpc.com/vanguard,connectrpc.com/connect,google.golang.org/protobuf/encoding/protojson,encoding/json,net/http
 for n in 5 25; do
 	go test -count=1 -run '^$' -bench "^${bench}\$" -benchtime "${n}x" -cpu 1 \
 		-covermode=count -coverpkg="$pkgs" -coverprofile "$work/$n.out" ./backend/server/ >/dev/null

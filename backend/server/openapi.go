@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/reclaim-sol/reclaim/backend/server/gateway"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/gen/openapi"
 )
@@ -21,13 +22,7 @@ const openAPIPath = "/v1/openapi.json"
 // Requirement returns the credentials an operation accepts, by Connect
 // procedure (/reclaim.v1.Service/Method): the OpenAPI document's security
 // comes from it (backend/cmd/openapifix).
-func Requirement(procedure string) (auth.Requirement, bool) {
-	op, ok := policies.of(procedure)
-	if !ok {
-		return auth.Requirement{}, false
-	}
-	return op.require, true
-}
+func Requirement(procedure string) (auth.Requirement, bool) { return gateway.Requirement(procedure) }
 
 //go:embed docs/index.html docs/rapidoc-min.js
 var docsFiles embed.FS

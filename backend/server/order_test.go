@@ -246,7 +246,7 @@ func restCode(t *testing.T, r *response) string {
 
 // Over Connect and gRPC too, the credentials come first: before the body's
 // check (malformed JSON, protobuf that does not parse) and before the rules
-// (checkRules runs in the handler, after the auth interceptor).
+// (CheckRules runs in the handler, after the auth interceptor).
 func TestCredentialsBeforeRulesOverConnect(t *testing.T) {
 	e := newEnv(t)
 	for _, tc := range []struct {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
+	"github.com/reclaim-sol/reclaim/backend/server/gateway"
 )
 
 // Probes: GET /healthz answers 200 while the process serves (liveness: a
@@ -38,7 +39,7 @@ const (
 
 // readiness checks the dependencies a request needs.
 type readiness struct {
-	life   *Lifecycle
+	life   *gateway.Lifecycle
 	log    *slog.Logger
 	checks []dependency
 

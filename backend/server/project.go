@@ -9,6 +9,7 @@ import (
 
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
+	"github.com/reclaim-sol/reclaim/backend/server/gateway"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
@@ -24,12 +25,12 @@ func NewProjectServer(l *ledger.Service, dbTimeout time.Duration) reclaimv1conne
 }
 
 func (s *projectServer) GetStats(ctx context.Context, req *connect.Request[reclaimv1.GetStatsRequest]) (*connect.Response[reclaimv1.GetStatsResponse], error) {
-	if err := checkRules(req.Msg); err != nil {
+	if err := gateway.CheckRules(req.Msg); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.dbTimeout)
 	defer cancel()
-	st, err := s.ledger.Stats(ctx, principalFrom(ctx).ProjectID)
+	st, err := s.ledger.Stats(ctx, gateway.PrincipalFrom(ctx).ProjectID)
 	if err != nil {
 		return nil, dbError(err)
 	}
@@ -46,7 +47,7 @@ func (s *projectServer) GetStats(ctx context.Context, req *connect.Request[recla
 }
 
 func (s *projectServer) GetLeaderboard(ctx context.Context, req *connect.Request[reclaimv1.GetLeaderboardRequest]) (*connect.Response[reclaimv1.GetLeaderboardResponse], error) {
-	if err := checkRules(req.Msg); err != nil {
+	if err := gateway.CheckRules(req.Msg); err != nil {
 		return nil, err
 	}
 	m := req.Msg
@@ -64,7 +65,7 @@ func (s *projectServer) GetLeaderboard(ctx context.Context, req *connect.Request
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.dbTimeout)
 	defer cancel()
-	entries, err := s.ledger.Leaderboard(ctx, principalFrom(ctx).ProjectID, params)
+	entries, err := s.ledger.Leaderboard(ctx, gateway.PrincipalFrom(ctx).ProjectID, params)
 	if err != nil {
 		return nil, dbError(err)
 	}

@@ -1,9 +1,11 @@
 // Package server is the HTTP face of the service: one handler that serves
 // every operation as Connect, gRPC, gRPC-Web and REST (through vanguard) from
-// the same Connect handlers, plus the probes (/healthz, /readyz) and the gRPC
-// health and reflection services. It adapts requests to the domain packages
-// and maps their errors to statuses in one place (toConnect), and observes
-// every request once (observe.go: metrics, traces, the access log).
+// the same Connect handlers, plus the wallet stream's WebSocket, the probes
+// (/healthz, /readyz) and the gRPC health and reflection services. Its
+// handlers adapt requests to the services; the wiring here puts them behind
+// the front door (package gateway: routing, checks, the codec, credentials,
+// idempotency, CORS, the error mapping, observing) and mounts the MCP server
+// (package mcp). Neither imports this package.
 package server
 
 import (
@@ -21,20 +23,38 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/domain/ledger"
 	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
 	"github.com/reclaim-sol/reclaim/backend/pkg/ratelimit"
+	"github.com/reclaim-sol/reclaim/backend/server/gateway"
+	"github.com/reclaim-sol/reclaim/backend/server/mcp"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/backend/service/wallet"
 	"github.com/reclaim-sol/reclaim/backend/telemetry"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
 )
 
-// maxRequestBytes bounds a request body: 100 signed transactions in base64
-// with their tickets fit several times over.
-const maxRequestBytes = 1 << 20
-
 // compressMinBytes is the smallest answer compressed for a client that
 // accepts gzip: below it, compressing costs more (a gzip writer's reset is
 // most of a small request's work) than the bytes it saves.
 const compressMinBytes = 1 << 10
+
+// The settings of the front door (package gateway) Deps carries, by the
+// names the wiring and the tests use.
+type (
+	// Quotas are the credentials' buckets' sizes (gateway.Quotas).
+	Quotas = gateway.Quotas
+	// IdempotencyKeys stores Idempotency-Key answers (gateway.IdempotencyKeys).
+	IdempotencyKeys = gateway.IdempotencyKeys
+	// CORS is the browsers' cross-origin policy (gateway.CORS).
+	CORS = gateway.CORS
+	// Lifecycle drains and stops the server (gateway.Lifecycle).
+	Lifecycle = gateway.Lifecycle
+)
+
+// NewLifecycle returns the lifecycle of a server that is serving.
+func NewLifecycle() *Lifecycle { return gateway.NewLifecycle() }
+
+// Idempotent reports whether an operation (a Connect procedure) honours
+// Idempotency-Key (gateway.Idempotent).
+func Idempotent(procedure string) bool { return gateway.Idempotent(procedure) }
 
 // Deps are the server's dependencies.
 type Deps struct {
@@ -103,11 +123,11 @@ type Deps struct {
 // New returns the service's root handler.
 func New(d Deps) (http.Handler, error) {
 	if d.Lifecycle == nil {
-		d.Lifecycle = NewLifecycle()
+		d.Lifecycle = gateway.NewLifecycle()
 	}
-	obs := newObserver(d)
-	plans := newJSONPlans()
-	codec := newJSONCodec(nil, plans)
+	obs := gateway.NewObserver(d.Log, d.Metrics, d.Tracing, d.Lifecycle)
+	plans := gateway.NewJSONPlans()
+	codec := gateway.NewJSONCodec(nil, plans)
 	if d.Limiter != nil {
 		if err := ratelimit.Check(d.Quotas.Default.RPS, d.Quotas.Default.Burst); err != nil {
 			return nil, fmt.Errorf("server: the default project quota: %w", err)
@@ -116,15 +136,18 @@ func New(d Deps) (http.Handler, error) {
 			return nil, fmt.Errorf("server: the wallet share must be from 0 to 100 percent, got %d", d.Quotas.WalletShare)
 		}
 	}
-	g := &authInterceptor{auth: d.Auth, perIP: d.IPLimiter, ipLimits: d.IPLimits, limiter: d.Limiter,
-		quotas: newQuotaBook(d.Quotas, d.DBTimeout, d.Log), clients: d.ClientIP, log: d.Log}
-	origins := newOriginPolicy(d.CORS, d.Auth, d.DBTimeout, d.Log)
+	g := gateway.NewAuthInterceptor(gateway.GateDeps{Auth: d.Auth, PerIP: d.IPLimiter, IPLimits: d.IPLimits, Limiter: d.Limiter,
+		Quotas: d.Quotas, DBTimeout: d.DBTimeout, Clients: d.ClientIP, Log: d.Log})
+	origins := gateway.NewOriginPolicy(d.CORS, gateway.CORSPaths{
+		API:    []string{mcp.Path},
+		Public: []string{openAPIPath, mcp.ProtectedResourcePath, mcp.ProtectedResourcePath + mcp.Path},
+	}, d.Auth, d.DBTimeout, d.Log)
 	// The handover first: the other interceptors see the whole request.
-	interceptors := append([]connect.Interceptor{handover{}}, obs.interceptors()...)
+	interceptors := append([]connect.Interceptor{gateway.Handover{}}, obs.Interceptors()...)
 	opts := connect.WithHandlerOptions(
-		connect.WithInterceptors(append(interceptors, g, &idempotencyInterceptor{keys: d.Idempotency, log: d.Log})...),
-		connect.WithCodec(connectCodec{json: codec}),
-		connect.WithReadMaxBytes(maxRequestBytes),
+		connect.WithInterceptors(append(interceptors, g, gateway.NewIdempotencyInterceptor(d.Idempotency, d.Log))...),
+		connect.WithCodec(codec.Connect()),
+		connect.WithReadMaxBytes(gateway.MaxRequestBytes),
 		connect.WithCompressMinBytes(compressMinBytes),
 		connect.WithCompression("gzip", newGzipReader, newFastGzipWriter),
 	)
@@ -144,9 +167,9 @@ func New(d Deps) (http.Handler, error) {
 	add(reclaimv1connect.NewProjectServiceHandler(NewProjectServer(d.Ledger, d.DBTimeout), opts))
 
 	transcoder, err := vanguard.NewTranscoder(services,
-		vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec { return newJSONCodec(res, plans) }),
-		vanguard.WithDefaultServiceOptions(vanguard.WithMaxMessageBufferBytes(maxRequestBytes)),
-		vanguard.WithUnknownHandler(http.HandlerFunc(notFound)),
+		vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec { return gateway.NewJSONCodec(res, plans) }),
+		vanguard.WithDefaultServiceOptions(vanguard.WithMaxMessageBufferBytes(gateway.MaxRequestBytes)),
+		vanguard.WithUnknownHandler(http.HandlerFunc(gateway.NotFound)),
 	)
 	if err != nil {
 		return nil, err
@@ -163,35 +186,26 @@ func New(d Deps) (http.Handler, error) {
 	// upgrade); it checks credentials through the auth interceptor.
 	mux.Handle(streamPath, newWalletSocket(g, wallet, codec, origins))
 	mux.Handle("/v1/", transcoder)
-	mux.HandleFunc("/", notFound)
-	descriptors := apiServices
-	ops := mountOps(mux, newReadiness(d), descriptors, connect.WithInterceptors(obs.interceptors()...))
-	obs.known(descriptors, ops)
-	door := &frontDoor{
-		check:    newRequestCheck(descriptors, connect.NewErrorWriter(opts), streamPath),
-		auth:     g,
-		rest:     restErrors(transcoder),
-		mux:      restErrors(mux),
-		services: handlers,
-		ops:      map[string]bool{},
+	mux.HandleFunc("/", gateway.NotFound)
+	descriptors := gateway.APIServices
+	ops := mountOps(mux, newReadiness(d), descriptors, connect.WithInterceptors(obs.Interceptors()...))
+	obs.Known(descriptors, ops)
+	door := &gateway.FrontDoor{
+		Check:    gateway.NewRequestCheck(descriptors, connect.NewErrorWriter(opts), streamPath),
+		Auth:     g,
+		Rest:     gateway.RestErrors(transcoder),
+		Mux:      gateway.RestErrors(mux),
+		Services: handlers,
+		Ops:      map[string]bool{},
 	}
 	for _, p := range ops {
-		door.ops[p] = true
+		door.Ops[p] = true
 	}
-	return obs.wrap(origins.handler(door)), nil
+	return obs.Wrap(origins.Handler(door)), nil
 }
 
 // streamPath is the wallet stream's WebSocket.
 const streamPath = "/v1/wallet/{address}/stream"
-
-// notFound answers a path nothing serves with the REST error body, inside
-// /v1/ and outside alike (a client that mistypes the base path reads the
-// same body as one that mistypes a route). An RPC call to an unknown
-// procedure is the front door's (unimplemented, in the call's protocol).
-func notFound(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	newRESTError(http.StatusNotFound, connect.CodeNotFound, "no route for "+r.Method+" "+r.URL.Path+": see the API reference in the README", "").write(w)
-}
 
 // Answers are compressed with gzip at its fastest level when the client
 // accepts it: a build's answer is mostly base64 transactions and signed

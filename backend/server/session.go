@@ -6,6 +6,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/reclaim-sol/reclaim/backend/server/gateway"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
@@ -21,7 +22,7 @@ func NewSessionServer(issuer *auth.Issuer) reclaimv1connect.SessionServiceHandle
 }
 
 func (s *sessionServer) CreateSession(ctx context.Context, req *connect.Request[reclaimv1.CreateSessionRequest]) (*connect.Response[reclaimv1.CreateSessionResponse], error) {
-	if err := checkRules(req.Msg); err != nil {
+	if err := gateway.CheckRules(req.Msg); err != nil {
 		return nil, err
 	}
 	m := req.Msg
@@ -29,7 +30,7 @@ func (s *sessionServer) CreateSession(ctx context.Context, req *connect.Request[
 	if err != nil {
 		return nil, err
 	}
-	token, exp, err := s.issuer.Issue(principalFrom(ctx), sr)
+	token, exp, err := s.issuer.Issue(gateway.PrincipalFrom(ctx), sr)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/pkg/clientip"
 	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
+	"github.com/reclaim-sol/reclaim/backend/server/gateway"
 	"github.com/reclaim-sol/reclaim/backend/service/wallet"
 	reclaimv1 "github.com/reclaim-sol/reclaim/gen/reclaim/v1"
 	"github.com/reclaim-sol/reclaim/gen/reclaim/v1/reclaimv1connect"
@@ -53,38 +54,38 @@ func (e *streamSendError) Unwrap() error { return e.err }
 
 // walletSocket serves the stream as a WebSocket. Credentials, rate limit and
 // the requirement table are the Connect auth interceptor's
-// (authInterceptor.admit) for the StreamWalletAssets procedure.
+// (AuthInterceptor.Admit) for the StreamWalletAssets procedure.
 type walletSocket struct {
-	auth    *authInterceptor
+	auth    *gateway.AuthInterceptor
 	wallet  *walletServer
-	codec   *jsonCodec
-	origins *originPolicy
+	codec   *gateway.JSONCodec
+	origins *gateway.OriginPolicy
 }
 
-func newWalletSocket(g *authInterceptor, w *walletServer, codec *jsonCodec, origins *originPolicy) http.Handler {
+func newWalletSocket(g *gateway.AuthInterceptor, w *walletServer, codec *gateway.JSONCodec, origins *gateway.OriginPolicy) http.Handler {
 	return &walletSocket{auth: g, wallet: w, codec: codec, origins: origins}
 }
 
 func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
-		newRESTError(http.StatusMethodNotAllowed, connect.CodeUnimplemented,
-			r.Method+" "+r.URL.Path+": the wallet stream takes GET with Upgrade: websocket", "").write(w)
+		gateway.NewRESTError(http.StatusMethodNotAllowed, connect.CodeUnimplemented,
+			r.Method+" "+r.URL.Path+": the wallet stream takes GET with Upgrade: websocket", "").Write(w)
 		return
 	}
-	if !isWebSocket(r) {
+	if !gateway.IsWebSocket(r) {
 		// Credentials first, as on every route: the refusal a WebSocket
 		// would get as its first event.
 		_, note, err := h.credentials(r.Context(), r, r.PathValue("address"))
 		ce := connect.NewError(connect.CodeInvalidArgument, errors.New("this route is a WebSocket: connect with Upgrade: websocket "+
 			"(or use the Connect server stream reclaim.v1.WalletService/StreamWalletAssets)"))
 		if err != nil {
-			ce = toConnectError(r.Context(), h.auth, err)
+			ce = gateway.ToConnectError(r.Context(), h.auth, err)
 		}
-		note.setHeaders(w.Header())
+		note.SetHeaders(w.Header())
 		for k, v := range ce.Meta() {
 			w.Header()[k] = v
 		}
-		restErrorOf(ce).write(w)
+		gateway.RestErrorOf(ce).Write(w)
 		return
 	}
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{
@@ -124,16 +125,16 @@ func (h *walletSocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var sendErr *streamSendError
 	switch {
 	case err == nil:
-		settle(ctx, "", nil)
+		gateway.Settle(ctx, "", nil)
 		_ = c.Close(websocket.StatusNormalClosure, "complete")
-	case errors.Is(context.Cause(ctx), errStopping):
+	case errors.Is(context.Cause(ctx), gateway.ErrStopping):
 		// The server stopped before the stream ended (its drain bound
 		// passed): going away, so the client reconnects elsewhere.
-		settle(ctx, "", connect.NewError(connect.CodeUnavailable, errStopping))
+		gateway.Settle(ctx, "", connect.NewError(connect.CodeUnavailable, gateway.ErrStopping))
 		_ = c.Close(websocket.StatusGoingAway, "server shutting down: reconnect")
 	case errors.As(err, &sendErr), ctx.Err() != nil:
 		// The client left or stopped reading: nobody to tell.
-		settle(ctx, "", connect.NewError(connect.CodeCanceled, err))
+		gateway.Settle(ctx, "", connect.NewError(connect.CodeCanceled, err))
 	default:
 		h.closeWith(ctx, c, err)
 	}
@@ -148,7 +149,7 @@ func (h *walletSocket) admit(ctx context.Context, r *http.Request, address strin
 	}
 	// A browser always sends Origin; other clients need not, and are
 	// admitted as before, and so are pages of this server's own origin.
-	if origin := r.Header.Get("Origin"); origin != "" && !sameHost(origin, r.Host) && !h.origins.allows(ctx, origin, principalFrom(ctx).ProjectID) {
+	if origin := r.Header.Get("Origin"); origin != "" && !gateway.SameHost(origin, r.Host) && !h.origins.Allows(ctx, origin, gateway.PrincipalFrom(ctx).ProjectID) {
 		return ctx, wallet.StreamRequest{}, connect.NewError(connect.CodePermissionDenied, errors.New("origin "+origin+
 			" is not allowed to use this project's sessions: add it to the project's allowed origins in the console's Settings"))
 	}
@@ -161,16 +162,16 @@ func (h *walletSocket) admit(ctx context.Context, r *http.Request, address strin
 	for _, k := range keys {
 		switch {
 		case k != "token" && k != "chunkSize":
-			return ctx, wallet.StreamRequest{}, invalidParam(k, "unknown query parameter %q: the stream takes chunkSize (and token)", k)
+			return ctx, wallet.StreamRequest{}, gateway.InvalidParam(k, "unknown query parameter %q: the stream takes chunkSize (and token)", k)
 		case len(q[k]) > 1: // as REST refuses it
-			return ctx, wallet.StreamRequest{}, invalidParam(k, "%s is given %d times: give it once", k, len(q[k]))
+			return ctx, wallet.StreamRequest{}, gateway.InvalidParam(k, "%s is given %d times: give it once", k, len(q[k]))
 		}
 	}
 	var n *uint32
 	if v := q.Get("chunkSize"); v != "" || q.Has("chunkSize") {
 		u, err := strconv.ParseUint(v, 10, 32)
 		if err != nil {
-			return ctx, wallet.StreamRequest{}, invalidf("chunkSize", "must be from 1 to %d, got %q", assets.MaxChunkSize, v)
+			return ctx, wallet.StreamRequest{}, gateway.Invalidf("chunkSize", "must be from 1 to %d, got %q", assets.MaxChunkSize, v)
 		}
 		u32 := uint32(u)
 		n = &u32
@@ -182,7 +183,7 @@ func (h *walletSocket) admit(ctx context.Context, r *http.Request, address strin
 // credentials authenticates, rate-limits and authorises the stream's
 // request as the interceptor does, with its session token wherever the
 // request carries it.
-func (h *walletSocket) credentials(ctx context.Context, r *http.Request, address string) (context.Context, rateNote, error) {
+func (h *walletSocket) credentials(ctx context.Context, r *http.Request, address string) (context.Context, gateway.RateNote, error) {
 	token, err := socketToken(r)
 	if err != nil {
 		return ctx, nil, err
@@ -192,7 +193,7 @@ func (h *walletSocket) credentials(ctx context.Context, r *http.Request, address
 	if token != "" {
 		hdr.Set("Authorization", "Bearer "+token)
 	}
-	return h.auth.admit(ctx, reclaimv1connect.WalletServiceStreamWalletAssetsProcedure, hdr, r.RemoteAddr,
+	return h.auth.Admit(ctx, reclaimv1connect.WalletServiceStreamWalletAssetsProcedure, hdr, r.RemoteAddr,
 		&reclaimv1.StreamWalletAssetsRequest{Address: address})
 }
 
@@ -244,19 +245,11 @@ func writeEvent(ctx context.Context, c *websocket.Conn, name string, data []byte
 // REST error body, then a close frame with code 4000 + the HTTP status REST
 // would answer (4401, 4429, 4400, 4503, ...) and the message as reason.
 func (h *walletSocket) closeWith(ctx context.Context, c *websocket.Conn, err error) {
-	ce := toConnectError(ctx, h.auth, err)
-	settle(ctx, "", ce)
-	body := restErrorOf(ce)
-	_ = writeEvent(ctx, c, "error", body.encode())
+	ce := gateway.ToConnectError(ctx, h.auth, err)
+	gateway.Settle(ctx, "", ce)
+	body := gateway.RestErrorOf(ce)
+	_ = writeEvent(ctx, c, "error", body.Encode())
 	_ = c.Close(websocket.StatusCode(4000+body.StatusCode), closeReason(body.Message))
-}
-
-func toConnectError(ctx context.Context, g *authInterceptor, err error) *connect.Error {
-	var ce *connect.Error
-	if errors.As(toConnect(ctx, g.log, err), &ce) {
-		return ce
-	}
-	return connect.NewError(connect.CodeInternal, errors.New("internal error"))
 }
 
 // closeReason fits a message into a close frame, on a rune boundary.

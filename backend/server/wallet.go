@@ -12,6 +12,7 @@ import (
 	"github.com/reclaim-sol/reclaim/backend/engine/assets"
 	"github.com/reclaim-sol/reclaim/backend/engine/txbuild"
 	"github.com/reclaim-sol/reclaim/backend/pkg/fault"
+	"github.com/reclaim-sol/reclaim/backend/server/gateway"
 	"github.com/reclaim-sol/reclaim/backend/service/auth"
 	"github.com/reclaim-sol/reclaim/backend/service/relay"
 	"github.com/reclaim-sol/reclaim/backend/service/wallet"
@@ -30,7 +31,7 @@ var _ reclaimv1connect.WalletServiceHandler = (*walletServer)(nil)
 func newWalletServer(svc *wallet.Service) *walletServer { return &walletServer{svc: svc} }
 
 func (s *walletServer) ListAssets(ctx context.Context, req *connect.Request[reclaimv1.ListAssetsRequest]) (*connect.Response[reclaimv1.ListAssetsResponse], error) {
-	if err := checkRules(req.Msg); err != nil {
+	if err := gateway.CheckRules(req.Msg); err != nil {
 		return nil, err
 	}
 	m := req.Msg
@@ -111,7 +112,7 @@ func lookupTableState(lt *assets.LookupTable) *reclaimv1.LookupTableState {
 }
 
 func (s *walletServer) BuildTransactions(ctx context.Context, req *connect.Request[reclaimv1.BuildTransactionsRequest]) (*connect.Response[reclaimv1.BuildTransactionsResponse], error) {
-	if err := checkRules(req.Msg); err != nil {
+	if err := gateway.CheckRules(req.Msg); err != nil {
 		return nil, err
 	}
 	m := req.Msg
@@ -121,7 +122,7 @@ func (s *walletServer) BuildTransactions(ctx context.Context, req *connect.Reque
 	}
 	level := m.PriorityFeeLevel
 	in := wallet.BuildRequest{
-		ProjectID: principalFrom(ctx).ProjectID, Wallet: signer, Items: make([]wallet.Selection, len(m.GetItems())),
+		ProjectID: gateway.PrincipalFrom(ctx).ProjectID, Wallet: signer, Items: make([]wallet.Selection, len(m.GetItems())),
 		SelectAll: m.GetSelectAll(), DonationPercentage: m.DonationPercentage, PriorityFeeLevel: (*wallet.PriorityLevel)(level),
 		TransactionVersion: m.GetTransactionVersion(),
 	}
@@ -169,7 +170,7 @@ func totals(t txbuild.Totals) *reclaimv1.Totals {
 }
 
 func (s *walletServer) GetSummary(ctx context.Context, req *connect.Request[reclaimv1.GetSummaryRequest]) (*connect.Response[reclaimv1.GetSummaryResponse], error) {
-	if err := checkRules(req.Msg); err != nil {
+	if err := gateway.CheckRules(req.Msg); err != nil {
 		return nil, err
 	}
 	m := req.Msg
@@ -179,7 +180,7 @@ func (s *walletServer) GetSummary(ctx context.Context, req *connect.Request[recl
 	}
 	level := m.PriorityFeeLevel
 	sum, err := s.svc.Summary(ctx, wallet.SummaryRequest{
-		ProjectID: principalFrom(ctx).ProjectID, Wallet: signer,
+		ProjectID: gateway.PrincipalFrom(ctx).ProjectID, Wallet: signer,
 		DonationPercentage: m.DonationPercentage, PriorityFeeLevel: (*wallet.PriorityLevel)(level),
 		TransactionVersion: m.GetTransactionVersion(),
 	})
@@ -195,7 +196,7 @@ func (s *walletServer) GetSummary(ctx context.Context, req *connect.Request[recl
 }
 
 func (s *walletServer) SubmitTransactions(ctx context.Context, req *connect.Request[reclaimv1.SubmitTransactionsRequest]) (*connect.Response[reclaimv1.SubmitTransactionsResponse], error) {
-	if err := checkRules(req.Msg); err != nil {
+	if err := gateway.CheckRules(req.Msg); err != nil {
 		return nil, err
 	}
 	m := req.Msg
@@ -207,7 +208,7 @@ func (s *walletServer) SubmitTransactions(ctx context.Context, req *connect.Requ
 	for i, sg := range m.GetSigned() {
 		signed[i] = wallet.Signed{TransactionBase64: sg.GetTransactionBase64(), Ticket: sg.GetSubmissionTicket(), Signature: sg.GetSignature()}
 	}
-	results, err := s.svc.Submit(ctx, principalFrom(ctx).ProjectID, signer, signed)
+	results, err := s.svc.Submit(ctx, gateway.PrincipalFrom(ctx).ProjectID, signer, signed)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +240,7 @@ func selections(items []ticket.Item) []*reclaimv1.ItemSelection {
 }
 
 func (s *walletServer) GetSubmissions(ctx context.Context, req *connect.Request[reclaimv1.GetSubmissionsRequest]) (*connect.Response[reclaimv1.GetSubmissionsResponse], error) {
-	if err := checkRules(req.Msg); err != nil {
+	if err := gateway.CheckRules(req.Msg); err != nil {
 		return nil, err
 	}
 	m := req.Msg
@@ -248,7 +249,7 @@ func (s *walletServer) GetSubmissions(ctx context.Context, req *connect.Request[
 		return nil, err
 	}
 	subs, err := s.svc.Submissions(ctx, wallet.StatusRequest{
-		ProjectID: principalFrom(ctx).ProjectID, Wallet: owner, Signatures: m.GetSignature(), WaitSeconds: m.WaitSeconds,
+		ProjectID: gateway.PrincipalFrom(ctx).ProjectID, Wallet: owner, Signatures: m.GetSignature(), WaitSeconds: m.WaitSeconds,
 		WaitUntil: m.GetWaitUntil(),
 	})
 	if err != nil {
@@ -290,7 +291,7 @@ func (s *walletServer) StreamWalletAssets(ctx context.Context, req *connect.Requ
 	if err := requireWallet(ctx, req.Msg.GetAddress()); err != nil {
 		return err
 	}
-	if err := checkRules(req.Msg); err != nil {
+	if err := gateway.CheckRules(req.Msg); err != nil {
 		return err
 	}
 	in, err := wallet.ParseStream(req.Msg.GetAddress(), req.Msg.ChunkSize)
@@ -329,7 +330,7 @@ func (s *walletServer) streamChunks(ctx context.Context, address string, in wall
 // requireWallet enforces a session's wallet binding where the interceptor
 // cannot see the request (server streams).
 func requireWallet(ctx context.Context, address string) error {
-	p := principalFrom(ctx)
+	p := gateway.PrincipalFrom(ctx)
 	if p.Kind == auth.KindSession && p.Wallet != address {
 		return fault.New(fault.KindUnauthenticated, "wallet mismatch: this session is bound to another wallet")
 	}
