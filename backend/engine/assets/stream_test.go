@@ -181,6 +181,13 @@ func TestAssetsStreamFirstChunkEarly(t *testing.T) {
 	var mu sync.Mutex
 	inner := f.multiple
 	f.multiple = func(keys []solana.PublicKey) (*rpc.GetMultipleAccountsResult, error) {
+		if slices.Contains(keys, solana.SysVarRentPubkey) {
+			// The cluster's state read (cluster.go) runs beside the
+			// pages, in any order with them, and the first chunk waits
+			// for it: it is not a page's read, so it is neither counted
+			// nor held back.
+			return inner(keys)
+		}
 		mu.Lock()
 		calls++
 		n := calls
