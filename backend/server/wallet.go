@@ -100,7 +100,7 @@ func lookupTableState(lt *assets.LookupTable) *reclaimv1.LookupTableState {
 	if lt == nil {
 		return nil
 	}
-	out := &reclaimv1.LookupTableState{Status: lt.Status, Addresses: uint32(min(lt.Addresses, lookuptable.MaxAddresses))} //nolint:gosec // G115: at most 256
+	out := &reclaimv1.LookupTableState{Status: lt.Status, Addresses: uint32(min(lt.Addresses, lookuptable.MaxAddresses))}
 	if lt.Status != assets.TableActive {
 		out.DeactivationSlot = &lt.DeactivationSlot
 	}

@@ -92,6 +92,7 @@ func web3(t *testing.T) golden {
 }
 
 func TestInstructionsMatchWeb3(t *testing.T) {
+	t.Parallel()
 	g := web3(t)
 	created, bump, err := lookuptable.Address(authority, 1000)
 	if err != nil {
@@ -119,6 +120,7 @@ func TestInstructionsMatchWeb3(t *testing.T) {
 }
 
 func TestParseMatchesWeb3(t *testing.T) {
+	t.Parallel()
 	g := web3(t)
 	if len(g.Tables) != len(fixtures) {
 		t.Fatalf("golden has %d tables, want %d", len(g.Tables), len(fixtures))
@@ -140,6 +142,7 @@ func TestParseMatchesWeb3(t *testing.T) {
 }
 
 func TestParseRefuses(t *testing.T) {
+	t.Parallel()
 	bad := map[string][]byte{
 		"short":         make([]byte, 55),
 		"uninitialized": make([]byte, lookuptable.MetaSize),
@@ -170,6 +173,7 @@ func slotHashes(slots ...uint64) []byte {
 // The program's own status cases (state.rs test_lookup_table_meta_status):
 // slot hashes 1..=512, the current slot 10 past the newest.
 func TestStatusAsTheProgramDecides(t *testing.T) {
+	t.Parallel()
 	slots := make([]uint64, 0, lookuptable.SlotHashesEntries)
 	for s := uint64(lookuptable.SlotHashesEntries); s >= 1; s-- {
 		slots = append(slots, s)
@@ -201,6 +205,7 @@ func TestStatusAsTheProgramDecides(t *testing.T) {
 }
 
 func TestParseSlotHashesRefuses(t *testing.T) {
+	t.Parallel()
 	for name, d := range map[string][]byte{
 		"short":     {1, 2},
 		"truncated": slotHashes(3, 2, 1)[:100],

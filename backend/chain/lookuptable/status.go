@@ -70,10 +70,10 @@ const (
 // it (get_lookup_table_status), with the blocks left until it is
 // deactivated (remaining_blocks) while deactivating.
 func (t Table) StatusAt(slot uint64, h SlotHashes) (Status, uint64) {
-	switch {
-	case t.DeactivationSlot == Active:
+	switch t.DeactivationSlot {
+	case Active:
 		return StatusActive, 0
-	case t.DeactivationSlot == slot:
+	case slot:
 		return StatusDeactivating, SlotHashesEntries + 1
 	}
 	if p, ok := h.position(t.DeactivationSlot); ok {

@@ -90,7 +90,7 @@ func tableOf(address solana.PublicKey, a *rpc.Account, wallet solana.PublicKey) 
 	}
 	size := accountSize(a)
 	if size >= lookuptable.MetaSize {
-		t.Addresses = int((size - lookuptable.MetaSize) / 32)
+		t.Addresses = int(min((size-lookuptable.MetaSize)/32, lookuptable.MaxAddresses))
 	}
 	return tableAccount{address: address, lamports: a.Lamports, size: size, table: t}, ""
 }
@@ -137,7 +137,7 @@ func tableItem(t tableAccount, wallet solana.PublicKey, st clusterState, h looku
 		lt.Status, it.Actions = TableDeactivating, []Action{}
 		lt.DeactivationSlot = t.table.DeactivationSlot
 		lt.ClosableSlot = st.clock.Slot + remaining
-		lt.ClosableAt = time.Unix(st.clock.UnixTimestamp, 0).UTC().Add(time.Duration(remaining) * slotDuration)
+		lt.ClosableAt = time.Unix(st.clock.UnixTimestamp, 0).UTC().Add(time.Duration(min(remaining, lookuptable.SlotHashesEntries+1)) * slotDuration)
 	default:
 		lt.Status, it.Actions = TableDeactivated, []Action{ActionClose}
 		lt.DeactivationSlot = t.table.DeactivationSlot
