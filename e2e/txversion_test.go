@@ -73,6 +73,7 @@ func TestV1BuildLands(t *testing.T) {
 		t.Fatalf("the v1 transaction (%d bytes) does not decode: %v", len(raw), err)
 	}
 
+	t.Logf("the v1 transaction: %d bytes; its ticket: %d characters", len(raw), len(built.SubmissionTicket))
 	signed := kitSign(t, built.TransactionBase64, owner)
 	before := v.Balance(t, wallet)
 	var res struct{ Results []submitResult }

@@ -234,7 +234,7 @@ func (f *flow) submitErrors(g *golden, creds badCreds) {
 		[2]string{"no transaction", submitBody(t, entry{"", "t"})},
 		[2]string{"a transaction not base64", submitBody(t, entry{"***", "t"})},
 		[2]string{"a transaction too long", submitBody(t, entry{strings.Repeat("A", 5468), "t"})},
-		[2]string{"a ticket too long", submitBody(t, entry{"AQID", strings.Repeat("t", 9000)})},
+		[2]string{"a ticket too long", submitBody(t, entry{"AQID", strings.Repeat("t", 16400)})},
 	)
 	body := submitBody(t, entry{"AQID", "t"})
 	g.send(call{name: "a wallet not an address", op: opSubmit, address: "nope", cred: f.key, wires: allWires, body: body})

@@ -103,7 +103,7 @@ func TestSubmitValidation(t *testing.T) {
 		{"missing transaction", map[string]any{"signed": []any{signed("", "t")}}, "signed[0].transactionBase64: is required"},
 		{"not base64", map[string]any{"signed": []any{signed("***", "t")}}, "signed[0].transactionBase64: is not valid standard base64"},
 		{"longer than a transaction", map[string]any{"signed": []any{signed(strings.Repeat("A", 5468), "t")}}, "longer than a Solana transaction"},
-		{"ticket too long", map[string]any{"signed": []any{signed("AQID", strings.Repeat("t", 9000))}}, "not a ticket this service issued"},
+		{"ticket too long", map[string]any{"signed": []any{signed("AQID", strings.Repeat("t", 16400))}}, "not a ticket this service issued"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

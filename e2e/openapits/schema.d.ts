@@ -553,7 +553,7 @@ export interface components {
         "reclaim.v1.SignedTransaction": {
             /** @description signature, instead of transaction_base64, reports a transaction the wallet sent itself (signAndSendTransaction): Reclaim follows it and counts it only if the transaction that lands is the ticket's, but for the guards and compute budget a wallet may add (else failed, HASH_MISMATCH). */
             signature?: string;
-            /** @description submission_ticket from the matching BuiltTransaction. */
+            /** @description submission_ticket from the matching BuiltTransaction: at most 16384 characters (a v1 transaction of 55 closes has one of about 9,800). */
             submissionTicket: string;
             /** @description transaction_base64 is the signed VersionedTransaction, for Reclaim to send; leave it out when reporting a signature. At most 5464 characters: the base64 of the largest transaction the cluster takes (4,096 bytes for a v1 transaction; a legacy or v0 one stays within 1,232 bytes, which Reclaim checks once it is decoded). */
             transactionBase64?: string;

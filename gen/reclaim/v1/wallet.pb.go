@@ -1116,7 +1116,8 @@ type SignedTransaction struct {
 	// (4,096 bytes for a v1 transaction; a legacy or v0 one stays within
 	// 1,232 bytes, which Reclaim checks once it is decoded).
 	TransactionBase64 string `protobuf:"bytes,1,opt,name=transaction_base64,json=transactionBase64,proto3" json:"transaction_base64,omitempty"`
-	// submission_ticket from the matching BuiltTransaction.
+	// submission_ticket from the matching BuiltTransaction: at most 16384
+	// characters (a v1 transaction of 55 closes has one of about 9,800).
 	SubmissionTicket string `protobuf:"bytes,2,opt,name=submission_ticket,json=submissionTicket,proto3" json:"submission_ticket,omitempty"`
 	// signature, instead of transaction_base64, reports a transaction the
 	// wallet sent itself (signAndSendTransaction): Reclaim follows it and
@@ -2238,11 +2239,10 @@ const file_reclaim_v1_wallet_proto_rawDesc = "" +
 	"\ftransactions\x18\x01 \x03(\v2\x1c.reclaim.v1.BuiltTransactionR\ftransactions\x12)\n" +
 	"\x10recent_blockhash\x18\x02 \x01(\tR\x0frecentBlockhash\x125\n" +
 	"\x17last_valid_block_height\x18\x03 \x01(\x04R\x14lastValidBlockHeight\x12*\n" +
-	"\x06totals\x18\x04 \x01(\v2\x12.reclaim.v1.TotalsR\x06totals\"\xb2\x04\n" +
+	"\x06totals\x18\x04 \x01(\v2\x12.reclaim.v1.TotalsR\x06totals\"\xb3\x04\n" +
 	"\x11SignedTransaction\x127\n" +
-	"\x12transaction_base64\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xd8*R\x11transactionBase64\x127\n" +
-	"\x11submission_ticket\x18\x02 \x01(\tB\n" +
-	"\xbaH\ar\x05\x10\x01\x18\x80@R\x10submissionTicket\x12E\n" +
+	"\x12transaction_base64\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xd8*R\x11transactionBase64\x128\n" +
+	"\x11submission_ticket\x18\x02 \x01(\tB\v\xbaH\br\x06\x10\x01\x18\x80\x80\x01R\x10submissionTicket\x12E\n" +
 	"\tsignature\x18\x03 \x01(\tB\"\xbaH\x1fr\x1d\x10@\x18X2\x17^[1-9A-HJ-NP-Za-km-z]+$H\x00R\tsignature\x88\x01\x01:\xd5\x02\xbaH\xd1\x02\x1a\xa2\x01\n" +
 	" signed.transaction_and_signature\x12-give transactionBase64 or signature, not both\x1aO!(this.transaction_base64 != '' && has(this.signature) && this.signature != '')\x1a\xa9\x01\n" +
 	"\x1fsigned.transaction_or_signature\x126transactionBase64 is required, unless signature is set\x1aNthis.transaction_base64 != '' || (has(this.signature) && this.signature != '')B\f\n" +
