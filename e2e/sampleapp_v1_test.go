@@ -11,7 +11,9 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/gagliardetto/solana-go"
 
+	"github.com/reclaim-sol/reclaim/e2e/harness"
 	"github.com/reclaim-sol/reclaim/examples/integrator"
 )
 
@@ -21,20 +23,49 @@ import (
 // summary and select-all for transactionVersion 1, Reclaim answers one v1
 // transaction where v0 needs two, the wallet signs it v1, the page submits
 // it and follows it to confirmed, it lands as a v1 transaction, and the
-// wallet's balance rises by exactly the net rebate the page showed.
+// wallet's balance rises by exactly the net rebate the page showed. Then
+// again with a wallet that sends what it signs itself
+// (signAndSendTransaction): it sends the v1 transaction and reports its
+// signature.
 func TestSampleAppV1(t *testing.T) {
 	t.Parallel()
 	v, web, s, ctx := sampleAppEnv(t, "the sample app's v1 browser test", 4*time.Minute)
-	calls := watchWalletCalls(ctx)
 	if err := chromedp.Run(ctx, network.Enable()); err != nil {
 		t.Fatal(err)
 	}
-	owner, _, _ := v.EmptyAccountsWallet(t, 25)
-	o := origin(t, "127.0.0.10", integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: owner, DemoWalletV1: true,
-		ExplorerURL: "https://explorer.solana.com/tx/{id}?cluster=custom"})
-	s.cli("project", "origin", "--project", s.projectID, "--origin", o)
+	for _, tc := range []struct {
+		name, host, rpc string
+	}{
+		{"the page submits", "127.0.0.10", ""},
+		{"the wallet sends", "127.0.0.11", v.URL},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls := watchWalletCalls(ctx)
+			owner, _, _ := v.EmptyAccountsWallet(t, 25)
+			o := origin(t, tc.host, integrator.Options{ReclaimURL: s.url, APIKey: s.apiKey, WebDir: web, DemoWallet: owner, DemoWalletV1: true,
+				DemoWalletRPC: tc.rpc, ExplorerURL: "https://explorer.solana.com/tx/{id}?cluster=custom"})
+			s.cli("project", "origin", "--project", s.projectID, "--origin", o)
+			reclaimV1InBrowser(t, ctx, v, calls, o, owner)
+			var sentBy []string
+			inPage(t, ctx, "who sent", chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="result"]')].map(e => e.dataset.sentBy)`, &sentBy))
+			want := "reclaim"
+			if tc.rpc != "" {
+				want = "wallet"
+			}
+			if len(sentBy) != 1 || sentBy[0] != want {
+				t.Errorf("results sent by %q, want one sent by %s", sentBy, want)
+			}
+		})
+	}
+}
 
-	sigs := reclaimInBrowser(t, ctx, v, o, owner, true)
+// reclaimV1InBrowser runs "Reclaim all safe items" on the page at origin
+// with owner's v1 wallet of 25 empty accounts, and checks that the page
+// asked for v1, got one v1 transaction, the wallet signed it as v1, and it
+// landed as one.
+func reclaimV1InBrowser(t *testing.T, ctx context.Context, v *harness.Validator, calls *walletCalls, origin string, owner solana.PrivateKey) {
+	t.Helper()
+	sigs := reclaimInBrowser(t, ctx, v, origin, owner, true)
 	if len(sigs) != 1 {
 		t.Fatalf("25 closes in %d v1 transactions, want 1", len(sigs))
 	}
