@@ -35,6 +35,9 @@ type Options struct {
 	// DemoWalletGuards makes that wallet append Lighthouse guards, as
 	// Phantom does.
 	DemoWalletGuards bool
+	// DemoWalletV1 makes that wallet advertise and sign v1 transactions
+	// (SIMD-0385), so the page builds v1; not with DemoWalletGuards.
+	DemoWalletV1 bool
 	// DemoWalletRPC, when set, is the cluster's JSON-RPC URL: the demo
 	// wallet then sends what it signs itself (signAndSendTransaction), through
 	// POST /api/demo-send, which forwards sendTransaction alone.
@@ -108,7 +111,7 @@ func (o Options) demoWallet(w http.ResponseWriter, r *http.Request) {
 		send = `, sendUrl: "/api/demo-send"`
 	}
 	fmt.Fprintf(w, "import { registerTestWallet } from \"/dist/testwallet.js\";\n"+
-		"await registerTestWallet(new Uint8Array(%s), { name: \"Demo wallet\", guards: %t%s });\n", key, o.DemoWalletGuards, send)
+		"await registerTestWallet(new Uint8Array(%s), { name: \"Demo wallet\", guards: %t, v1: %t%s });\n", key, o.DemoWalletGuards, o.DemoWalletV1, send)
 }
 
 // demoSend forwards the demo wallet's sendTransaction to DemoWalletRPC (the

@@ -35,11 +35,15 @@ func main() {
 	web := flag.String("web", "examples/web", "the page's directory (index.html, dist/)")
 	demoWallet := flag.String("demo-wallet", "", "a keypair file (solana-keygen JSON) the page offers as a wallet")
 	guards := flag.Bool("guards", false, "the demo wallet appends Lighthouse guards, as Phantom does")
+	v1 := flag.Bool("v1", false, "the demo wallet advertises and signs v1 transactions (not with --guards)")
 	explorer := flag.String("explorer-url", "", "explorer link template with {id} for a transaction's signature")
 	demoFile := flag.String("demo", "", "reclaim's demo.json: the API key, wallet, Reclaim URL and address, followed when it changes")
 	webhookSecret := flag.String("webhook-secret", os.Getenv("RECLAIM_WEBHOOK_SECRET"), "the whsec_ secret of `reclaim webhooks add --url http://<addr>/api/webhooks/reclaim` (RECLAIM_WEBHOOK_SECRET)")
 	flag.Parse()
-	o := integrator.Options{ReclaimURL: *reclaimURL, APIKey: *apiKey, WebDir: *web, DemoWalletGuards: *guards, ExplorerURL: *explorer, WebhookSecret: *webhookSecret}
+	if *v1 && *guards {
+		log.Fatal("integrator: --v1 and --guards: the demo wallet appends guards to legacy and v0 transactions only; choose one")
+	}
+	o := integrator.Options{ReclaimURL: *reclaimURL, APIKey: *apiKey, WebDir: *web, DemoWalletGuards: *guards, DemoWalletV1: *v1, ExplorerURL: *explorer, WebhookSecret: *webhookSecret}
 	var h http.Handler
 	if *demoFile != "" {
 		d, err := integrator.ReadDemo(*demoFile)
