@@ -176,15 +176,16 @@ func TestAssets(t *testing.T) {
 		// No excess rent: the shared validator's rent is not cut (the
 		// accounts hold their minimum exactly).
 		wantCounts := map[assets.ItemType]int{"empty_account": 34, "token": 5, "nft": 2, "fungible_asset": 0, "zk_compressed_token": 0, "cnft": 0,
-			"excess_rent": 0, "program_buffer": 0, "nonce_account": 0, "stake_account": 0}
+			"excess_rent": 0, "program_buffer": 0, "nonce_account": 0, "stake_account": 0, "lookup_table": 0, "mint": 0}
 		if !reflect.DeepEqual(l.Counts, wantCounts) {
 			t.Errorf("counts = %v, want %v", l.Counts, wantCounts)
 		}
 		// Two getTokenAccountsByOwner, the cluster's state (Rent, Clock,
-		// p-token) and its five scans, then 9 mints and their 9 metadata
-		// PDAs in one getMultipleAccounts; no collections.
-		if got := c.calls.Load(); got != 9 {
-			t.Errorf("%d RPC calls, want 9", got)
+		// p-token) and its six scans (the lookup tables' the sixth), then 9
+		// mints and their 9 metadata PDAs in one getMultipleAccounts; no
+		// collections, and no SlotHashes (no deactivated table).
+		if got := c.calls.Load(); got != 10 {
+			t.Errorf("%d RPC calls, want 10", got)
 		}
 	})
 
